@@ -1,0 +1,1 @@
+// Intentionally empty: CLinux only re-exports system headers (see include/CLinux.h).

@@ -1,0 +1,78 @@
+extension ParsedLine {
+    /// The byte range of parameter `index` (0-based), trailing included, or `nil` past the end.
+    ///
+    /// - Complexity: O(bytes of the middle parameters before it); the trailing one is O(1).
+    /// - Allocations: none.
+    public func param(_ index: Int, in line: Span<UInt8>) -> ByteRange? {
+        var cursor = ParamCursor(self)
+        var k = 0
+        while let range = cursor.next(in: line) {
+            if k == index { return range }
+            k += 1
+        }
+        return nil
+    }
+
+    /// The last parameter (for PRIVMSG and friends: the message text), or `nil` when there is none.
+    ///
+    /// - Complexity: O(1) when it is a trailing parameter, else O(bytes of the parameters).
+    public func lastParam(in line: Span<UInt8>) -> ByteRange? {
+        if hasTrailing { return ByteRange(trailingStart, length) }
+        return paramCount == 0 ? nil : param(Int(paramCount) - 1, in: line)
+    }
+
+    /// The source split into nick, user and host (`nick!user@host`); parts that are absent are `nil`.
+    ///
+    /// - Complexity: O(source length). - Allocations: none.
+    public func sourceParts(in line: Span<UInt8>) -> SourceParts? {
+        guard hasSource else { return nil }
+        let lo = Int(sourceRange.lower)
+        let hi = Int(sourceRange.upper)
+        let at = ByteScan.firstIndex(of: UInt8(ascii: "@"), in: line, from: lo, to: hi)
+        let nickEnd = at ?? hi
+        let bang = ByteScan.firstIndex(of: UInt8(ascii: "!"), in: line, from: lo, to: nickEnd)
+        return SourceParts(
+            nick: ByteRange(lo..<(bang ?? nickEnd)),
+            user: bang.map { ByteRange(($0 + 1)..<nickEnd) },
+            host: at.map { ByteRange(($0 + 1)..<hi) })
+    }
+}
+
+/// `nick!user@host`, as ranges into the line.
+public struct SourceParts: Sendable, Equatable {
+    public var nick: ByteRange
+    public var user: ByteRange?
+    public var host: ByteRange?
+}
+
+/// Walks a line's parameters in order, yielding each one's byte range.
+///
+/// - Complexity: O(1) per parameter plus the bytes of middle parameters.
+/// - Allocations: none.
+public struct ParamCursor: Sendable {
+    private var position: Int
+    private var remaining: Int
+    private let trailingStart: Int
+    private let length: Int
+
+    public init(_ line: ParsedLine) {
+        position = Int(line.paramsStart)
+        remaining = Int(line.paramCount)
+        trailingStart = line.hasTrailing ? Int(line.trailingStart) : -1
+        length = Int(line.length)
+    }
+
+    public mutating func next(in line: Span<UInt8>) -> ByteRange? {
+        guard remaining > 0 else { return nil }
+        remaining -= 1
+        if remaining == 0 && trailingStart >= 0 {
+            return ByteRange(trailingStart..<length)
+        }
+        let start = position
+        let end = ByteScan.firstIndex(of: UInt8(ascii: " "), in: line, from: start, to: length) ?? length
+        var next = end
+        while next < length && line[next] == UInt8(ascii: " ") { next += 1 }
+        position = next
+        return ByteRange(start..<end)
+    }
+}

@@ -1,0 +1,105 @@
+/// Why a line could not be parsed, and the byte offset where parsing stopped.
+public enum LineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The line is empty (or only spaces).
+    case empty
+    /// The line is longer than 65,535 bytes.
+    case tooLong(length: Int)
+    /// Tags or a source with no command after them.
+    case missingCommand(offset: Int)
+    /// The command holds a byte that is not an ASCII letter or digit.
+    case invalidCommand(offset: Int)
+    /// More than 255 parameters.
+    case tooManyParams(offset: Int)
+
+    /// Where in the line parsing stopped.
+    public var offset: Int {
+        switch self {
+        case .empty: 0
+        case .tooLong: Int(UInt16.max)
+        case .missingCommand(let o), .invalidCommand(let o), .tooManyParams(let o): o
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .empty: "empty line"
+        case .tooLong(let length): "line of \(length) bytes is longer than 65535"
+        case .missingCommand(let o): "no command (byte \(o))"
+        case .invalidCommand(let o): "invalid byte in command (byte \(o))"
+        case .tooManyParams(let o): "more than 255 parameters (byte \(o))"
+        }
+    }
+}
+
+extension ParsedLine {
+    private static let space = UInt8(ascii: " ")
+
+    /// Parses one IRCv3 line (without CR/LF) into offsets relative to `line`.
+    ///
+    /// Follows the ircdocs rules: atoms are separated by one or more spaces, a parameter starting
+    /// with `:` is the trailing one, trailing spaces after the last middle parameter are ignored.
+    ///
+    /// - Bounds: every range in the result satisfies `0 <= lower <= upper <= line.count`.
+    /// - Complexity: O(n), one pass over `line` (tags and trailing are skipped word-at-a-time).
+    /// - Allocations: none.
+    public static func parse(_ line: Span<UInt8>) throws(LineError) -> ParsedLine {
+        let n = line.count
+        guard n <= Int(UInt16.max) else { throw .tooLong(length: n) }
+        var i = 0
+        var tags: ByteRange? = nil
+        if n > 0 && line[0] == UInt8(ascii: "@") {
+            guard let sp = ByteScan.firstIndex(of: space, in: line, from: 1, to: n) else {
+                throw .missingCommand(offset: n)
+            }
+            tags = ByteRange(1..<sp)
+            i = skipSpaces(line, from: sp)
+        }
+        var source: ByteRange? = nil
+        if i < n && line[i] == UInt8(ascii: ":") {
+            guard let sp = ByteScan.firstIndex(of: space, in: line, from: i + 1, to: n) else {
+                throw .missingCommand(offset: n)
+            }
+            source = ByteRange((i + 1)..<sp)
+            i = skipSpaces(line, from: sp)
+        }
+        if i >= n {
+            if tags == nil && source == nil { throw .empty }
+            throw .missingCommand(offset: i)
+        }
+        let verbStart = i
+        while i < n {
+            let b = line[i]
+            if b == space { break }
+            // ASCII letters and digits only: binary garbage stops here instead of becoming a "verb".
+            guard (b | 0x20) &- UInt8(ascii: "a") < 26 || b &- UInt8(ascii: "0") < 10 else {
+                throw .invalidCommand(offset: i)
+            }
+            i += 1
+        }
+        let verb = ByteRange(verbStart..<i)
+        i = skipSpaces(line, from: i)
+        let paramsStart = i
+        var trailingStart = UInt16.max
+        var count = 0
+        while i < n {
+            if count == 255 { throw .tooManyParams(offset: i) }
+            count += 1
+            if line[i] == UInt8(ascii: ":") {
+                trailingStart = UInt16(i + 1)
+                break
+            }
+            i = ByteScan.firstIndex(of: space, in: line, from: i, to: n) ?? n
+            i = skipSpaces(line, from: i)
+        }
+        return ParsedLine(
+            length: UInt16(n), tags: tags, source: source, verb: verb, paramsStart: UInt16(paramsStart),
+            trailingStart: trailingStart, paramCount: UInt8(count))
+    }
+
+    @inline(__always)
+    private static func skipSpaces(_ line: Span<UInt8>, from start: Int) -> Int {
+        var i = start
+        while i < line.count && line[i] == space { i += 1 }
+        return i
+    }
+}

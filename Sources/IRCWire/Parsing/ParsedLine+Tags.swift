@@ -1,0 +1,137 @@
+extension ParsedLine {
+    /// A cursor over the line's tags in order of appearance (duplicates included).
+    ///
+    /// - Complexity: O(1) to make; O(tag bytes) to walk. - Allocations: none.
+    public var tags: TagCursor { TagCursor(self) }
+
+    /// The raw value of the tag `key` (last occurrence wins), or `nil` when the tag is absent.
+    /// A key-only tag (`key`) and an empty one (`key=`) both give an empty value.
+    ///
+    /// - Complexity: O(tag bytes): the whole tag section is walked so that the last duplicate wins.
+    /// - Allocations: none.
+    public func tag(_ key: StaticString, in line: Span<UInt8>) -> TagValue? {
+        var cursor = tags
+        var found: TagValue? = nil
+        while let tag = cursor.next(in: line) {
+            if line.equals(key, at: tag.key) { found = tag.value }
+        }
+        return found
+    }
+}
+
+/// One tag: the ranges of its key (vendor prefix included) and raw, still escaped value.
+public struct Tag: Sendable, Equatable {
+    public var key: ByteRange
+    public var value: TagValue
+}
+
+/// The still-escaped value of a tag, as a range into the line. Unescape it with ``unescape(in:_:)``.
+public struct TagValue: Sendable, Equatable {
+    public var raw: ByteRange
+
+    @inlinable
+    public init(raw: ByteRange) { self.raw = raw }
+
+    /// Whether the raw value holds any `\` (and so differs from its unescaped form).
+    public func needsUnescaping(in line: Span<UInt8>) -> Bool {
+        ByteScan.firstIndex(of: UInt8(ascii: "\\"), in: line, from: raw.range.lowerBound, to: raw.range.upperBound) != nil
+    }
+
+    /// Calls `emit` with each byte of the unescaped value: `\:` → `;`, `\s` → space, `\\` → `\`,
+    /// `\r` → CR, `\n` → LF, `\x` → `x` for any other `x`, and a lone trailing `\` is dropped.
+    ///
+    /// - Complexity: O(value length). - Allocations: none.
+    @inlinable
+    public func unescape<E: Error>(in line: Span<UInt8>, _ emit: (UInt8) throws(E) -> Void) throws(E) {
+        var i = Int(raw.lower)
+        let end = Int(raw.upper)
+        while i < end {
+            let b = line[i]
+            i += 1
+            guard b == UInt8(ascii: "\\") else {
+                try emit(b)
+                continue
+            }
+            guard i < end else { return }  // lone trailing backslash: dropped
+            let e = line[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: ":"): try emit(UInt8(ascii: ";"))
+            case UInt8(ascii: "s"): try emit(UInt8(ascii: " "))
+            case UInt8(ascii: "r"): try emit(0x0D)
+            case UInt8(ascii: "n"): try emit(0x0A)
+            default: try emit(e)
+            }
+        }
+    }
+
+    /// Whether the unescaped value equals `literal`.
+    ///
+    /// - Complexity: O(value length). - Allocations: none.
+    public func unescapedEquals(_ literal: StaticString, in line: Span<UInt8>) -> Bool {
+        if !needsUnescaping(in: line) { return line.equals(literal, at: raw) }
+        // SAFETY: `utf8Start` points at `utf8CodeUnitCount` bytes; index `k` is checked below.
+        let base = unsafe literal.utf8Start
+        let n = literal.utf8CodeUnitCount
+        var k = 0
+        var same = true
+        unescape(in: line) { b in
+            if k >= n { same = false } else if (unsafe base[k]) != b { same = false }
+            k += 1
+        }
+        return same && k == n
+    }
+
+    /// The value as a decimal integer (optionally negative), or `nil` when it is not one.
+    ///
+    /// - Complexity: O(value length). - Allocations: none.
+    public func integer(in line: Span<UInt8>) -> Int64? {
+        let bytes = line.extracting(raw.range)
+        guard !bytes.isEmpty else { return nil }
+        var i = 0
+        var negative = false
+        if bytes[0] == UInt8(ascii: "-") {
+            negative = true
+            i = 1
+        }
+        guard i < bytes.count else { return nil }
+        var value: Int64 = 0
+        while i < bytes.count {
+            let d = bytes[i] &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(Int64(d))
+            if o1 || o2 { return nil }
+            value = s
+            i += 1
+        }
+        return negative ? -value : value
+    }
+}
+
+/// Walks the tag section `k=v;k2;k3=` of a line.
+///
+/// - Complexity: O(1) per tag plus its bytes. - Allocations: none.
+public struct TagCursor: Sendable {
+    private var position: Int
+    private let end: Int
+
+    public init(_ line: ParsedLine) {
+        position = Int(line.tagsRange.lower)
+        end = Int(line.tagsRange.upper)
+    }
+
+    public mutating func next(in line: Span<UInt8>) -> Tag? {
+        while position < end {
+            let start = position
+            let stop = ByteScan.firstIndex(of: UInt8(ascii: ";"), in: line, from: start, to: end) ?? end
+            position = stop + 1
+            if stop == start { continue }  // empty element (`;;` or a trailing `;`)
+            let eq = ByteScan.firstIndex(of: UInt8(ascii: "="), in: line, from: start, to: stop)
+            let keyEnd = eq ?? stop
+            let valueStart = eq.map { $0 + 1 } ?? stop
+            return Tag(key: ByteRange(start..<keyEnd), value: TagValue(raw: ByteRange(valueStart..<stop)))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,84 @@
+/// What a line is, by its verb: the commands Twitch sends, numerics, and everything else.
+///
+/// Any verb we do not know is ``unknown``: a generic line, never an error.
+public enum TwitchCommand: Sendable, Equatable, Hashable {
+    case privmsg, usernotice, clearchat, clearmsg, roomstate, userstate, globaluserstate
+    case notice, whisper, join, part, cap, ping, pong, reconnect, hosttarget
+    /// RPL_NAMREPLY (353).
+    case names
+    /// RPL_ENDOFNAMES (366).
+    case endOfNames
+    /// Any other three-digit reply (001–004, 372, 375, 376, …).
+    case numeric(UInt16)
+    /// A verb Twitch does not document.
+    case unknown
+
+    /// Classifies the verb of `line`.
+    ///
+    /// - Complexity: O(verb length). - Allocations: none.
+    public init(_ line: ParsedLine, in bytes: Span<UInt8>) {
+        let verb = line.verbRange
+        if verb.count == 3, let code = Self.numericCode(verb, in: bytes) {
+            switch code {
+            case 353: self = .names
+            case 366: self = .endOfNames
+            default: self = .numeric(code)
+            }
+            return
+        }
+        let v = bytes.extracting(verb.range)
+        switch v.count {
+        case 3 where v.equals("CAP"): self = .cap
+        case 4 where v.equals("JOIN"): self = .join
+        case 4 where v.equals("PART"): self = .part
+        case 4 where v.equals("PING"): self = .ping
+        case 4 where v.equals("PONG"): self = .pong
+        case 6 where v.equals("NOTICE"): self = .notice
+        case 7 where v.equals("PRIVMSG"): self = .privmsg
+        case 7 where v.equals("WHISPER"): self = .whisper
+        case 8 where v.equals("CLEARMSG"): self = .clearmsg
+        case 9 where v.equals("CLEARCHAT"): self = .clearchat
+        case 9 where v.equals("ROOMSTATE"): self = .roomstate
+        case 9 where v.equals("USERSTATE"): self = .userstate
+        case 9 where v.equals("RECONNECT"): self = .reconnect
+        case 10 where v.equals("USERNOTICE"): self = .usernotice
+        case 10 where v.equals("HOSTTARGET"): self = .hosttarget
+        case 15 where v.equals("GLOBALUSERSTATE"): self = .globaluserstate
+        default: self = .unknown
+        }
+    }
+
+    private static func numericCode(_ verb: ByteRange, in bytes: Span<UInt8>) -> UInt16? {
+        var code: UInt16 = 0
+        for i in verb.range {
+            let d = bytes[i] &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            code = code * 10 + UInt16(d)
+        }
+        return code
+    }
+
+    /// The name used for this command in output (`privmsg`, `numeric`, …).
+    public var name: StaticString {
+        switch self {
+        case .privmsg: "privmsg"
+        case .usernotice: "usernotice"
+        case .clearchat: "clearchat"
+        case .clearmsg: "clearmsg"
+        case .roomstate: "roomstate"
+        case .userstate: "userstate"
+        case .globaluserstate: "globaluserstate"
+        case .notice: "notice"
+        case .whisper: "whisper"
+        case .join: "join"
+        case .part: "part"
+        case .cap: "cap"
+        case .ping: "ping"
+        case .pong: "pong"
+        case .reconnect: "reconnect"
+        case .hosttarget: "hosttarget"
+        case .names, .endOfNames, .numeric: "numeric"
+        case .unknown: "unknown"
+        }
+    }
+}

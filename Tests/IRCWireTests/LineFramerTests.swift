@@ -1,0 +1,125 @@
+import ChatTestSupport
+import IRCWire
+import Testing
+
+@Suite struct LineFramerTests {
+    static func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+
+    @Test("CRLF and bare LF both end lines; the terminator is reported")
+    func terminators() {
+        let out = FramerVerifier.frame(Self.bytes("a\r\nb\nc\r\n"), chunks: { 1 })
+        #expect(out.items == [
+            .line(Self.bytes("a"), number: 1, offset: 0, terminator: .crlf),
+            .line(Self.bytes("b"), number: 2, offset: 3, terminator: .lf),
+            .line(Self.bytes("c"), number: 3, offset: 5, terminator: .crlf),
+        ])
+    }
+
+    @Test("a final line without terminator is handed out by finish()")
+    func unterminatedTail() {
+        let out = FramerVerifier.frame(Self.bytes("a\r\npartial"), chunks: { 3 })
+        #expect(out.lines == [Self.bytes("a"), Self.bytes("partial")])
+        #expect(out.items.last == .line(Self.bytes("partial"), number: 2, offset: 3, terminator: .none))
+    }
+
+    @Test("empty lines are lines (the parser rejects them, the framer does not hide them)")
+    func emptyLines() {
+        let out = FramerVerifier.frame(Self.bytes("\r\n\n\r\nx\n"), chunks: { 2 })
+        #expect(out.lines == [[], [], [], Self.bytes("x")])
+    }
+
+    @Test("a lone CR inside a line is kept; only CR before LF is a terminator")
+    func loneCarriageReturn() {
+        let out = FramerVerifier.frame(Self.bytes("a\rb\r\n\r\r\n"), chunks: { 1 })
+        #expect(out.lines == [Self.bytes("a\rb"), Self.bytes("\r")])
+    }
+
+    @Test("an over-long line is skipped with its position and framing resynchronises", arguments: [1, 7, 64, 5000])
+    func overLong(chunk: Int) {
+        let long = [UInt8](repeating: UInt8(ascii: "x"), count: 20_000)
+        let input = Self.bytes("ok1\r\n") + long + Self.bytes("\r\nok2\r\n")
+        let out = FramerVerifier.frame(input, chunks: { chunk })
+        #expect(out.lines == [Self.bytes("ok1"), Self.bytes("ok2")])
+        #expect(out.errors == [FramingError(lineNumber: 2, offset: 5, length: 20_000, limit: 16_384)])
+        #expect(out.items.last == .line(Self.bytes("ok2"), number: 3, offset: 20_007, terminator: .crlf))
+    }
+
+    @Test("a line of exactly the limit passes; one byte more is skipped", arguments: [1, 3, 64, 100_000])
+    func limitBoundary(chunk: Int) {
+        let exact = [UInt8](repeating: UInt8(ascii: "a"), count: 100)
+        let over = [UInt8](repeating: UInt8(ascii: "b"), count: 101)
+        let input = exact + Self.bytes("\r\n") + over + Self.bytes("\n") + exact
+        let out = FramerVerifier.frame(input, maxLineLength: 100, chunks: { chunk })
+        #expect(out.lines == [exact, exact])
+        #expect(out.errors.map(\.length) == [101])
+    }
+
+    @Test("an over-long line at end of stream is reported by finish()")
+    func overLongAtEnd() {
+        let input = Self.bytes("x\n") + [UInt8](repeating: 0x41, count: 30_000)
+        let out = FramerVerifier.frame(input, chunks: { 4096 })
+        #expect(out.lines == [Self.bytes("x")])
+        #expect(out.errors == [FramingError(lineNumber: 2, offset: 2, length: 30_000, limit: 16_384)])
+    }
+
+    @Test("drip-fed generated input gives the oracle's lines in every chunking", arguments: [1, 2, 3])
+    func dripFedGenerated(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var input: [UInt8] = []
+        for _ in 0..<400 {
+            let length = Int(rng.next() % 600)
+            for _ in 0..<length {
+                // Printable bytes and the odd lone CR; LF only as a terminator.
+                let r = rng.next() % 100
+                input.append(r == 0 ? 0x0D : UInt8(0x20 + rng.next() % 0x5F))
+            }
+            input += rng.next() % 3 == 0 ? [0x0A] : [0x0D, 0x0A]
+        }
+        let expected = FramerVerifier.oracleLines(input)
+        for (label, output) in FramerVerifier.allChunkings(input, seed: seed) {
+            #expect(output.lines == expected, "\(label)")
+            #expect(output.errors.isEmpty, "\(label)")
+        }
+    }
+
+    @Test("every fixture frames identically in every chunking", arguments: try Fixtures.lineFiles())
+    func dripFedFixtures(file: String) throws {
+        let input = try Fixtures.bytes("lines/" + file)
+        let all = FramerVerifier.allChunkings(input)
+        let reference = all.last!.output
+        #expect(reference.lines.count + reference.errors.count > 0)
+        for (label, output) in all {
+            #expect(output == reference, "\(file): \(label)")
+        }
+    }
+
+    @Test("filling again before draining is a programming error")
+    func fillBeforeDrain() async {
+        await #expect(processExitsWith: .failure) {
+            var framer = LineFramer()
+            framer.fill { free in
+                free.storeBytes(of: 0x0A0A_0A0A, as: UInt32.self)
+                return 4
+            }
+            framer.fill { _ in 0 }
+        }
+    }
+
+    @Test("the buffer is compacted so that an endless stream never needs more memory")
+    func longStream() {
+        var framer = LineFramer(maxLineLength: 100, bufferCapacity: 8192)
+        let line = Self.bytes("PING :tmi.twitch.tv\r\n")
+        var count = 0
+        for _ in 0..<5_000 {
+            line.withUnsafeBytes { raw in
+                let span = Span<UInt8>(_unsafeElements: raw.assumingMemoryBound(to: UInt8.self))
+                framer.feed(span) { event, _ in
+                    if case .line = event { count += 1 }
+                }
+            }
+        }
+        #expect(count == 5_000)
+        #expect(framer.lineCount == 5_000)
+        #expect(framer.streamOffset == UInt64(5_000 * line.count))
+    }
+}
