@@ -57,6 +57,24 @@ public struct LineFramer: ~Copyable {
         unsafe storage.deallocate()
     }
 
+    /// Forgets all pending bytes and counters, as for a new stream (e.g. after a reconnect).
+    ///
+    /// - Returns: how many pending bytes (a partial line) were dropped, so that the caller can report them.
+    /// - Complexity: O(1). - Allocations: none.
+    @discardableResult
+    public mutating func reset() -> Int {
+        let dropped = end - lineStart + (discarded ?? 0)
+        lineStart = 0
+        scanFrom = 0
+        end = 0
+        baseOffset = 0
+        lineNumber = 1
+        discarded = nil
+        lineCount = 0
+        skippedCount = 0
+        return dropped
+    }
+
     /// Bytes received but not yet handed out as lines.
     public var pendingByteCount: Int { end - lineStart }
 

@@ -52,8 +52,9 @@ extension ParsedLine {
                 throw .missingCommand(offset: n)
             }
             tags = ByteRange(1..<sp)
-            i = skipSpaces(line, from: sp)
+            i = sp
         }
+        i = skipSpaces(line, from: i)  // after the tags, or leading spaces of a sloppy line
         var source: ByteRange? = nil
         if i < n && line[i] == UInt8(ascii: ":") {
             guard let sp = ByteScan.firstIndex(of: space, in: line, from: i + 1, to: n) else {

@@ -113,19 +113,21 @@ public struct TagValue: Sendable, Equatable {
 ///
 /// - Complexity: O(1) per tag plus its bytes. - Allocations: none.
 public struct TagCursor: Sendable {
-    private var position: Int
-    private let end: Int
+    private var position: UInt16
+    private let end: UInt16
 
     public init(_ line: ParsedLine) {
-        position = Int(line.tagsRange.lower)
-        end = Int(line.tagsRange.upper)
+        position = line.tagsRange.lower
+        end = line.tagsRange.upper
     }
 
     public mutating func next(in line: Span<UInt8>) -> Tag? {
-        while position < end {
-            let start = position
+        let end = Int(self.end)
+        while Int(position) < end {
+            let start = Int(position)
             let stop = ByteScan.firstIndex(of: UInt8(ascii: ";"), in: line, from: start, to: end) ?? end
-            position = stop + 1
+            // `stop + 1 <= end + 1 <= 65_536`: wraps to 0 only past the end, where the loop stops anyway.
+            position = stop < end ? UInt16(stop + 1) : self.end
             if stop == start { continue }  // empty element (`;;` or a trailing `;`)
             let eq = ByteScan.firstIndex(of: UInt8(ascii: "="), in: line, from: start, to: stop)
             let keyEnd = eq ?? stop

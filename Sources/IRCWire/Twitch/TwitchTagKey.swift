@@ -13,6 +13,7 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
     case systemMsg, messageId, threadId, followersOnly, r9k, slow, subsOnly
     case customRewardId, time, animationId, historical, rmReceivedTs, pinnedChatPaidAmount
     case pinnedChatPaidCurrency, pinnedChatPaidExponent, pinnedChatPaidLevel, pinnedChatPaidIsSystemMessage
+    case pinnedChatPaidCanonicalAmount
 
     /// The key as it appears on the wire.
     public var name: StaticString {
@@ -75,6 +76,7 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
         case .pinnedChatPaidExponent: "pinned-chat-paid-exponent"
         case .pinnedChatPaidLevel: "pinned-chat-paid-level"
         case .pinnedChatPaidIsSystemMessage: "pinned-chat-paid-is-system-message"
+        case .pinnedChatPaidCanonicalAmount: "pinned-chat-paid-canonical-amount"
         }
     }
 

@@ -6,13 +6,15 @@
 public struct TwitchTags: Sendable {
     /// Value ranges packed as `lower << 16 | upper`; `.max` means absent.
     private var slots = InlineArray<64, UInt32>(repeating: .max)
-    /// Tags seen, duplicates included.
-    public private(set) var count = 0
-    /// `msg-param-*` tags seen.
-    public private(set) var msgParamCount = 0
-    /// Tags that are neither documented nor `msg-param-*`.
-    public private(set) var unknownCount = 0
+    private var counts: (all: UInt16, msgParams: UInt16, unknown: UInt16) = (0, 0, 0)
     private let tagCursor: TagCursor
+
+    /// Tags seen, duplicates included.
+    public var count: Int { Int(counts.all) }
+    /// `msg-param-*` tags seen.
+    public var msgParamCount: Int { Int(counts.msgParams) }
+    /// Tags that are neither documented nor `msg-param-*`.
+    public var unknownCount: Int { Int(counts.unknown) }
 
     /// Sorts the tags of `line` into slots.
     ///
@@ -21,13 +23,13 @@ public struct TwitchTags: Sendable {
         tagCursor = line.tags
         var cursor = tagCursor
         while let tag = cursor.next(in: bytes) {
-            count += 1
+            counts.all &+= 1
             if let key = TwitchTagKey(bytes: bytes, tag.key) {
                 slots[Int(key.rawValue)] = UInt32(tag.value.raw.lower) << 16 | UInt32(tag.value.raw.upper)
             } else if Self.isMsgParam(tag.key, in: bytes) {
-                msgParamCount += 1
+                counts.msgParams &+= 1
             } else {
-                unknownCount += 1
+                counts.unknown &+= 1
             }
         }
     }

@@ -1,0 +1,95 @@
+# chatcap — every entry point a developer or CI needs. `make run` and `make test` work on a fresh
+# Debian machine: `deps` installs what is missing (idempotent; root or sudo).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+SWIFT ?= swift
+JOBS ?= 2
+# Debian packages the build and the tests need.
+DEB_PACKAGES := libssl-dev zlib1g-dev pkg-config jq tmux openssl python3 gzip
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+FIXTURE_LINES ?= 1000000
+BENCH_LOG := Fixtures/generated/bench.irc
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 1500
+RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
+
+.PHONY: all deps build release run test unit tsan bench alloc fuzz fixtures golden check format lint clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -j $(JOBS)
+
+release: deps
+	$(SWIFT) build -c release -j $(JOBS)
+
+# The demo: replay a bundled fixture through the whole pipeline as readable text.
+run: deps
+	$(SWIFT) build -c release -j $(JOBS) --product chatcap
+	.build/release/chatcap replay $(RUN_FIXTURE) --format text --color always
+
+# What CI runs (.ci/run): the unit and integration suites.
+test: deps
+	$(SWIFT) build --build-tests -j $(JOBS)
+	$(SWIFT) test --skip-build
+
+# The Store's cross-thread stress test under ThreadSanitizer.
+tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -j $(JOBS) --filter Stress
+
+# Large generated logs for benchmarks (never committed).
+fixtures: $(BENCH_LOG)
+$(BENCH_LOG): Scripts/generate_fixtures.py
+	python3 Scripts/generate_fixtures.py --lines $(FIXTURE_LINES) --out $@
+
+# Release-build throughput figures, with a memchr line-count floor measured in the same run.
+bench: deps fixtures
+	$(SWIFT) build -c release -j $(JOBS) --product ChatBench
+	mkdir -p .build/bench
+	cc -O2 -o .build/bench/memchr-floor Benchmarks/memchr_floor.c
+	.build/release/ChatBench $(BENCH_LOG) --floor .build/bench/memchr-floor
+
+# Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
+alloc: deps
+	$(SWIFT) build -c release -j $(JOBS) --product AllocationChecks
+	LD_PRELOAD=$$(pwd)/.build/release/libMallocInterposerSwift.so .build/release/AllocationChecks
+
+# libFuzzer over framer + parser + Twitch views: FUZZ_RUNS executions or FUZZ_SECONDS, whichever first.
+fuzz: deps
+	mkdir -p .build/fuzz .build/fuzz/corpus
+	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name IRCWireFuzz -package-name chatcap \
+		-enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature InternalImportsByDefault \
+		-enable-upcoming-feature ExistentialAny -strict-memory-safety \
+		$$(find Sources/IRCWire -name '*.swift') Tests/Fuzz/FuzzParser.swift -o .build/fuzz/fuzz-parser
+	cp Fixtures/lines/*.irc .build/fuzz/corpus/
+	.build/fuzz/fuzz-parser -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-print_final_stats=1 .build/fuzz/corpus 2>&1 | tail -n 25
+
+# Re-record golden files, then show what changed.
+golden:
+	RECORD_GOLDEN=1 $(SWIFT) test --filter Golden || true
+	git --no-pager diff --stat -- Fixtures/golden
+
+check: deps
+	$(SWIFT) build -j $(JOBS) -Xswiftc -warnings-as-errors
+	$(MAKE) test
+	$(MAKE) lint
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+
+clean:
+	rm -rf .build .build-tsan

@@ -1,0 +1,71 @@
+// libFuzzer entry for `make fuzz`: compiled together with Sources/IRCWire into one module (see the
+// Makefile), so it calls the parser directly. Every range the parser returns is read back through a
+// bounds-checked Span, so an out-of-range offset crashes the run.
+
+// One framer for the whole run (reset per input), as the ingest loop keeps one per connection. A
+// small limit so that over-long lines and resynchronisation are exercised too.
+nonisolated(unsafe) private var framer = LineFramer(maxLineLength: 512, bufferCapacity: 4096)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: data, count: size))
+    framer.reset()
+    var lines = 0
+    framer.feed(input) { event, framer in
+        guard case .line(let line) = event else { return }
+        lines += 1
+        framer.withBytes(of: line) { bytes in exercise(bytes) }
+    }
+    if case .line(let line)? = framer.finish() {
+        framer.withBytes(of: line) { bytes in exercise(bytes) }
+    }
+    precondition(framer.lineCount >= lines)
+    return 0
+}
+
+private func exercise(_ bytes: Span<UInt8>) {
+    guard let parsed = try? ParsedLine.parse(bytes) else { return }
+    precondition(Int(parsed.length) == bytes.count)
+    var sink: UInt32 = 0
+    var params = ParamCursor(parsed)
+    var count = 0
+    while let p = params.next(in: bytes) {
+        precondition(p.upper <= parsed.length)
+        count += 1
+    }
+    precondition(count == Int(parsed.paramCount))
+    var tags = parsed.tags
+    while let tag = tags.next(in: bytes) {
+        tag.value.unescape(in: bytes) { sink &+= UInt32($0) }
+    }
+    _ = parsed.sourceParts(in: bytes)
+    let message = TwitchMessage(parsed, in: bytes)
+    var badges = message.badges
+    while let b = badges.next(in: bytes) { sink &+= UInt32(b.version.count) }
+    if let text = message.privmsg(in: bytes)?.text {
+        let codePoints = CodePoints.count(in: bytes, text)
+        var emotes = message.emotes
+        while let emote = emotes.next(in: bytes) {
+            if let r = emote.clamped(toCodePointCount: codePoints) {
+                precondition(r.upperBound <= codePoints)
+                let lo = CodePoints.byteOffset(ofCodePoint: r.lowerBound, in: bytes, text)
+                precondition(lo >= Int(text.lower) && lo <= Int(text.upper))
+            }
+        }
+    }
+    _ = message.userNotice(in: bytes)
+    _ = message.clearChat(in: bytes)
+    _ = message.clearMsg(in: bytes)
+    _ = message.roomState(in: bytes)
+    _ = message.userState(in: bytes)
+    _ = message.notice(in: bytes)
+    _ = message.whisper(in: bytes)
+    _ = message.membership(in: bytes)
+    _ = message.hostTarget(in: bytes)
+    _ = message.capReply(in: bytes)
+    _ = message.pingToken(in: bytes)
+    _ = message.sharedChatSource(in: bytes)
+    _ = message.replyParent
+    message.tags.forEachUnknown(in: bytes) { sink &+= UInt32($0.key.count) }
+    if sink == 0xDEAD_BEEF { print("") }  // keep the work observable
+}

@@ -1,0 +1,124 @@
+import ChatTestSupport
+import IRCWire
+import Testing
+
+@Suite struct ParsedLineTests {
+    static func parse(_ s: String) -> Result<ParsedLine, LineError> {
+        let bytes = Array(s.utf8)
+        do throws(LineError) { return .success(try ParsedLine.parse(bytes.span)) } catch { return .failure(error) }
+    }
+
+    @Test("malformed lines are errors with the offset where parsing stopped", arguments: [
+        ("", LineError.empty),
+        ("@a=b;c", .missingCommand(offset: 6)),
+        ("@a=b ", .missingCommand(offset: 5)),
+        (":source", .missingCommand(offset: 7)),
+        (":source   ", .missingCommand(offset: 10)),
+        ("@a :src", .missingCommand(offset: 7)),
+        ("PRIV\u{0}MSG #c :x", .invalidCommand(offset: 4)),
+        ("\u{1}\u{2}garbage", .invalidCommand(offset: 0)),
+        ("@a=b :src PRIV/MSG", .invalidCommand(offset: 14)),
+    ])
+    func errors(input: String, expected: LineError) {
+        #expect(Self.parse(input) == .failure(expected))
+    }
+
+    @Test("a line of spaces is empty")
+    func spaces() {
+        #expect(Self.parse("    ") == .failure(.empty))
+    }
+
+    @Test("lines longer than 16-bit offsets allow are refused, not truncated")
+    func tooLong() {
+        let bytes = [UInt8](repeating: UInt8(ascii: "A"), count: 70_000)
+        #expect(throws: LineError.tooLong(length: 70_000)) { try ParsedLine.parse(bytes.span) }
+    }
+
+    @Test("parameters: count, middle and trailing, leading and repeated spaces")
+    func params() throws {
+        let atoms = try Atoms.parse(Array(":s CMD  a   b :c d ".utf8))
+        #expect(atoms.params == ["a", "b", "c d "])
+        let bytes = Array("CMD a b c".utf8)
+        let p = try ParsedLine.parse(bytes.span)
+        #expect(p.paramCount == 3 && !p.hasTrailing)
+        let last = p.lastParam(in: bytes.span)
+        #expect(last.map { string(bytes.span, $0) } == "c")
+        let none = p.param(3, in: bytes.span)
+        #expect(none == nil)
+    }
+
+    @Test("invalid UTF-8 is kept as bytes")
+    func invalidUTF8() throws {
+        let bytes: [UInt8] = Array(":a PRIVMSG #c :".utf8) + [0xFF, 0xC3, 0x41, 0xF0, 0x9F]
+        let p = try ParsedLine.parse(bytes.span)
+        let last = p.lastParam(in: bytes.span)
+        let text = try #require(last)
+        #expect(Array(bytes[text.range]) == [0xFF, 0xC3, 0x41, 0xF0, 0x9F])
+    }
+
+    @Test("source parts: nick!user@host, nick only, host only")
+    func sourceParts() throws {
+        for (line, nick, user, host) in [
+            (":n!u@h X", "n", "u", "h"), (":n X", "n", nil, nil), (":n@h X", "n", nil, "h"),
+            (":irc.example.com X", "irc.example.com", nil, nil),
+        ] as [(String, String, String?, String?)] {
+            let bytes = Array(line.utf8)
+            let found = try ParsedLine.parse(bytes.span).sourceParts(in: bytes.span)
+            let parts = try #require(found)
+            #expect(string(bytes.span, parts.nick) == nick)
+            #expect(parts.user.map { string(bytes.span, $0) } == user)
+            #expect(parts.host.map { string(bytes.span, $0) } == host)
+        }
+    }
+
+    @Test("tag values unescape lazily: every escape, unknown escapes, a lone trailing backslash", arguments: [
+        ("a\\:b", "a;b"), ("a\\sb", "a b"), ("a\\\\b", "a\\b"), ("a\\rb", "a\rb"), ("a\\nb", "a\nb"),
+        ("a\\xb", "axb"), ("ab\\", "ab"), ("\\s", " "), ("", ""), ("\\\\\\s", "\\ "),
+    ])
+    func unescape(raw: String, expected: String) throws {
+        let bytes = Array("@k=\(raw) X".utf8)
+        let parsed = try ParsedLine.parse(bytes.span)
+        let found = parsed.tag("k", in: bytes.span)
+        let value = try #require(found)
+        #expect(string(bytes.span, value) == expected)
+        #expect(value.needsUnescaping(in: bytes.span) == raw.contains("\\"))
+    }
+
+    @Test("key-only and empty tags are present and empty; absent tags are nil")
+    func keyOnly() throws {
+        let bytes = Array("@a;b=;c=1 X".utf8)
+        let p = try ParsedLine.parse(bytes.span)
+        let a = p.tag("a", in: bytes.span)
+        let b = p.tag("b", in: bytes.span)
+        let z = p.tag("z", in: bytes.span)
+        #expect(a?.raw.isEmpty == true && b?.raw.isEmpty == true && z == nil)
+    }
+
+    @Test("integers in tag values, with overflow and junk refused")
+    func integers() throws {
+        let bytes = Array("@a=123;b=-5;c=x1;d=99999999999999999999;e=;f=- X".utf8)
+        let p = try ParsedLine.parse(bytes.span)
+        var got: [Int64?] = []
+        var cursor = p.tags
+        while let t = cursor.next(in: bytes.span) { got.append(t.value.integer(in: bytes.span)) }
+        #expect(got == [123, -5, nil, nil, nil, nil])
+    }
+
+    @Test("ByteScan finds the first match at every alignment, and nothing past the range")
+    func byteScan() {
+        for length in 0..<40 {
+            for position in 0..<length {
+                var bytes = [UInt8](repeating: 0x41, count: length)
+                bytes[position] = 0x20
+                if position + 3 < length { bytes[position + 3] = 0x20 }
+                #expect(ByteScan.firstIndex(of: 0x20, in: bytes.span) == position)
+                #expect(ByteScan.firstIndex(of: 0x20, in: bytes.span, from: 0, to: position) == nil)
+            }
+        }
+        // High bytes must not be mistaken for matches (the SWAR borrow trick).
+        let high = [UInt8](repeating: 0xA0, count: 33) + [0x20]
+        #expect(ByteScan.firstIndex(of: 0x20, in: high.span) == 33)
+        let zeros = [UInt8](repeating: 0x00, count: 17) + [0x01]
+        #expect(ByteScan.firstIndex(of: 0x01, in: zeros.span) == 17)
+    }
+}
