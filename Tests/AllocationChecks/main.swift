@@ -1,1 +1,120 @@
-print("alloc")
+// `make alloc`: heap allocations per scenario, counted by malloc-interposer (LD_PRELOAD), compared
+// with limits.json. Each scenario runs once to warm up, then several times; the smallest count is
+// compared. Runs alone, in release, because the counters add up every thread of the process.
+
+import ChatTestSupport
+import IRCWire
+import MallocInterposerSwift
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Scenario {
+    var name: String
+    var unit: String
+    var units: Int
+    var body: @MainActor () -> Int
+}
+
+/// Committed fixtures, repeated until the input holds at least `lines` lines.
+func fixtureInput(lines: Int) throws -> [UInt8] {
+    var one: [UInt8] = []
+    for file in try Fixtures.lineFiles() where file != "malformed.irc" {
+        one += try Fixtures.bytes("lines/" + file)
+    }
+    let perCopy = one.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    var all: [UInt8] = []
+    for _ in 0..<((lines + perCopy - 1) / perCopy) { all += one }
+    return all
+}
+
+let input = try fixtureInput(lines: 10_000)
+let inputLines = input.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+var framer = LineFramer()
+
+/// Frames, parses and reads every Twitch field a renderer would use, for every line of `input`.
+@MainActor func frameParseView() -> Int {
+    var sum = 0
+    framer.reset()
+    framer.feed(input.span) { event, framer in
+        guard case .line(let line) = event else { return }
+        sum &+= framer.withBytes(of: line) { bytes -> Int in
+            guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
+            var s = m.tags.count &+ (m.channel?.count ?? 0)
+            if let p = m.privmsg(in: bytes) {
+                s &+= p.text.count &+ p.login.count &+ CodePoints.count(in: bytes, p.text)
+                m.tags[.displayName]?.unescape(in: bytes) { s &+= Int($0) }
+                var badges = m.badges
+                while let b = badges.next(in: bytes) { s &+= b.version.count }
+                var emotes = m.emotes
+                while let e = emotes.next(in: bytes) { s &+= e.start }
+                if let r = m.replyParent { s &+= r.messageId.raw.count }
+                if let src = m.sharedChatSource(in: bytes) { s &+= src.roomId.raw.count }
+            }
+            _ = m.userNotice(in: bytes)?.kind
+            _ = m.clearChat(in: bytes)
+            _ = m.clearMsg(in: bytes)
+            _ = m.roomState(in: bytes)
+            _ = m.notice(in: bytes)
+            m.tags.forEachUnknown(in: bytes) { s &+= $0.key.count }
+            return s
+        }
+    }
+    return sum
+}
+
+let scenarios = [
+    Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView)
+]
+
+// limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.
+let limitsText = String(decoding: try FileBytes.read(Fixtures.root + "/Tests/AllocationChecks/limits.json"), as: UTF8.self)
+func limit(for name: String) -> Int? {
+    guard let range = limitsText.firstRange(of: "\"\(name)\"") else { return nil }
+    let rest = limitsText[range.upperBound...].drop { $0 == ":" || $0 == " " }
+    return Int(rest.prefix { $0.isNumber })
+}
+
+MallocInterposerSwift.initialize()
+
+// Control: 1,000 deliberate allocations must be seen, or the interposer is not loaded (LD_PRELOAD
+// missing) and every 0 below would be meaningless.
+@inline(never) func allocateOnPurpose(_ n: Int) -> Int {
+    var sum = 0
+    for i in 0..<n {
+        let a = [Int](repeating: i, count: 16)
+        sum &+= a[i % 16]
+    }
+    return sum
+}
+MallocInterposerSwift.reset()
+MallocInterposerSwift.hook()
+let control = allocateOnPurpose(1_000)
+MallocInterposerSwift.unhook()
+let seen = MallocInterposerSwift.getStatistics().mallocCount
+guard seen >= 1_000 else {
+    print("control: saw \(seen) of 1000 deliberate allocations (checksum \(control)); is LD_PRELOAD set? FAILED")
+    exit(2)
+}
+print("control: \(seen) allocations seen for 1000 deliberate ones: the interposer counts")
+
+var failed = false
+for scenario in scenarios {
+    _ = scenario.body()  // warm-up: one-time tables and buffers
+    var fewest = Int.max
+    for _ in 0..<5 {
+        MallocInterposerSwift.reset()
+        MallocInterposerSwift.hook()
+        let result = scenario.body()
+        MallocInterposerSwift.unhook()
+        fewest = min(fewest, MallocInterposerSwift.getStatistics().mallocCount)
+        if result == 42 { print("") }  // keep the work observable
+    }
+    let allowed = limit(for: scenario.name)
+    let verdict = allowed.map { fewest <= $0 ? "ok" : "OVER LIMIT" } ?? "NO LIMIT IN limits.json"
+    let perUnit = Double(fewest) / Double(scenario.units)
+    print("\(scenario.name): \(fewest) allocations for \(scenario.units) \(scenario.unit)s (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)")
+    if verdict != "ok" { failed = true }
+}
+exit(failed ? 1 : 0)

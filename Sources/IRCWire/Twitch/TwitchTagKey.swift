@@ -85,50 +85,129 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
     /// - Complexity: O(key length): one hash and usually one comparison.
     /// - Allocations: none (the lookup table is built once per process).
     public init?(bytes line: Span<UInt8>, _ range: ByteRange) {
-        let table = tagKeyTable
-        var slot = Int(TagKeyTable.hash(line, range.range)) & TagKeyTable.mask
-        while true {
-            let entry = table.buckets[slot]
-            if entry == TagKeyTable.empty { return nil }
-            let key = TwitchTagKey(rawValue: entry)!
-            if line.equals(key.name, at: range) {
-                self = key
-                return
-            }
-            slot = (slot + 1) & TagKeyTable.mask
+        // Copy the key into a zero-padded local so that word reads never leave it.
+        guard range.count <= 40 else { return nil }  // longer than any key we know
+        var padded: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        let index = unsafe withUnsafeMutableBytes(of: &padded) { raw -> Int? in
+            for (k, i) in range.range.enumerated() { unsafe raw[k] = line[i] }
+            // SAFETY: `padded` holds 48 bytes: the key (<= 40) plus at least 8 of zero padding.
+            let p = unsafe raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return unsafe tagKeyTable.lookup(p, count: range.count)
         }
+        guard let index else { return nil }
+        self.init(rawValue: UInt8(index))
     }
 }
 
-/// Open-addressing table from a key's FNV-1a hash to its ``TwitchTagKey``.
-struct TagKeyTable: Sendable {
+/// Open-addressing table from a tag key to its ``TwitchTagKey``; built once per process.
+///
+/// Its memory is allocated once and never freed (the table lives as long as the process), so that
+/// lookups on the per-line path touch plain memory: no reference counting, no bounds checks.
+///
+/// ```
+///  buckets[256]   hash slot → key index, 0xFF = empty
+///  lengths[k]     byte length of key k's name
+///  starts[k]      offset of key k's name in `names`
+///  names          every key name, back to back, plus 8 bytes of zero padding for word reads
+/// ```
+@safe
+struct TagKeyTable: @unchecked Sendable {  // immutable after init; the pointers are never written again
     static let size = 256
-    static let mask = size - 1
     static let empty: UInt8 = .max
-    let buckets: [UInt8]
+
+    private let buckets: UnsafeMutablePointer<UInt8>
+    private let lengths: UnsafeMutablePointer<Int>
+    private let starts: UnsafeMutablePointer<Int>
+    private let names: UnsafeMutablePointer<UInt8>
 
     init() {
-        var buckets = [UInt8](repeating: Self.empty, count: Self.size)
-        for key in TwitchTagKey.allCases {
+        let keys = TwitchTagKey.allCases
+        let total = keys.reduce(0) { $0 + $1.name.utf8CodeUnitCount }
+        unsafe buckets = .allocate(capacity: Self.size)
+        unsafe lengths = .allocate(capacity: keys.count)
+        unsafe starts = .allocate(capacity: keys.count)
+        unsafe names = .allocate(capacity: total + 8)
+        unsafe buckets.initialize(repeating: Self.empty, count: Self.size)
+        unsafe names.initialize(repeating: 0, count: total + 8)
+        var offset = 0
+        for key in keys {
             let name = key.name
-            // SAFETY: `utf8Start` points at `utf8CodeUnitCount` initialised bytes of a static string.
-            let bytes = unsafe UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            let h = unsafe Self.hash(Span(_unsafeElements: bytes), 0..<bytes.count)
-            var slot = Int(h) & Self.mask
-            while buckets[slot] != Self.empty { slot = (slot + 1) & Self.mask }
-            buckets[slot] = key.rawValue
+            let k = Int(key.rawValue)
+            unsafe lengths[k] = name.utf8CodeUnitCount
+            unsafe starts[k] = offset
+            // SAFETY: `utf8Start` holds `utf8CodeUnitCount` bytes; `offset + count <= total`.
+            unsafe (names + offset).update(from: name.utf8Start, count: name.utf8CodeUnitCount)
+            let h = unsafe Self.hash(names + offset, count: name.utf8CodeUnitCount)
+            var slot = h
+            // SAFETY: slots are masked to `0 ..< size`.
+            while unsafe buckets[slot] != Self.empty { slot = (slot + 1) & (Self.size - 1) }
+            unsafe buckets[slot] = key.rawValue
+            offset += name.utf8CodeUnitCount
         }
-        self.buckets = buckets
     }
 
+    /// A bucket index for the `count` bytes at `key`, from its first and last eight bytes and length.
+    ///
+    /// - Precondition (caller): `key[0 ..< max(count, 8)]` is readable (keys shorter than 8 bytes are
+    ///   read as a whole word and masked).
+    @unsafe
     @inline(__always)
-    static func hash(_ line: Span<UInt8>, _ range: Range<Int>) -> UInt32 {
-        var h: UInt32 = 2_166_136_261
-        for i in range {
-            h = (h ^ UInt32(line[i])) &* 16_777_619
+    static func hash(_ key: UnsafePointer<UInt8>, count: Int) -> Int {
+        let first: UInt64
+        let last: UInt64
+        if count >= 8 {
+            first = unsafe Words.load(key, 0)
+            last = unsafe Words.load(key, count &- 8)
+        } else {
+            first = unsafe Words.load(key, 0) & ((1 << (UInt64(count) &* 8)) &- 1)
+            last = 0
         }
-        return h ^ (h >> 16)
+        var h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: count)
+        h = (h ^ (h >> 31)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: h >> 56)
+    }
+
+    /// The index (``TwitchTagKey`` raw value) of the key spelled by the `count` bytes at `key`.
+    ///
+    /// - Precondition (caller): `key[0 ..< max(count, 8)]` is readable.
+    /// - Complexity: O(count / 8) expected. - Allocations: none.
+    @unsafe
+    @inline(__always)
+    func lookup(_ key: UnsafePointer<UInt8>, count: Int) -> Int? {
+        var slot = unsafe Self.hash(key, count: count)
+        while true {
+            // SAFETY: `slot` is masked to `0 ..< size`; `entry` indexes `lengths`/`starts` (one element
+            // per key); word reads of `name` stay within `names` (8 bytes of padding at the end) and
+            // of `key` within `count` (the caller's bytes).
+            let entry = unsafe buckets[slot]
+            if entry == Self.empty { return nil }
+            let index = Int(entry)
+            if unsafe lengths[index] == count, unsafe Self.equal(key, names + starts[index], count: count) {
+                return index
+            }
+            slot = (slot &+ 1) & (Self.size - 1)
+        }
+    }
+
+    @unsafe
+    @inline(__always)
+    private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+        if count < 8 {
+            var k = 0
+            while k < count {
+                if unsafe a[k] != b[k] { return false }
+                k &+= 1
+            }
+            return true
+        }
+        var k = 0
+        while k &+ 8 < count {
+            if unsafe Words.load(a, k) != Words.load(b, k) { return false }
+            k &+= 8
+        }
+        return unsafe Words.load(a, count &- 8) == Words.load(b, count &- 8)
     }
 }
 
+/// The one table, built on first use.
 let tagKeyTable = TagKeyTable()
