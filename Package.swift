@@ -60,6 +60,12 @@ let package = Package(
         .testTarget(
             name: "ChatStoreTests", dependencies: ["ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatIOTests", dependencies: ["ChatIO", "ChatStore", "IRCWire", "ChatTestSupport", "CZlib"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "CLITests", dependencies: ["ChatTestSupport"],
+            swiftSettings: commonSettings),
 
         // Counts heap allocations per scenario; run in release by `make alloc`, never in parallel tests.
         .executableTarget(

@@ -1,1 +1,1 @@
-public enum ChatIOModule {}
+public enum ChatIOModule: Sendable {}

@@ -1,1 +1,1 @@
-public enum ChatStoreModule {}
+public enum ChatStoreModule: Sendable {}
