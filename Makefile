@@ -38,14 +38,15 @@ run: deps
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
 	.build/release/chatcap replay $(RUN_FIXTURE) --format text --color always
 
-# What CI runs (.ci/run): the unit and integration suites.
+# What CI runs (.ci/run): the unit and integration suites, then the stress test under TSan.
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(SWIFT) test --skip-build
+	$(MAKE) tsan
 
-# The Store's cross-thread stress test under ThreadSanitizer.
+# The store's cross-thread stress test under ThreadSanitizer (its own build folder).
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan -j $(JOBS) --filter Stress
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan -j $(JOBS) --filter Stress
 
 # Large generated logs for benchmarks (never committed).
 fixtures: $(BENCH_LOG)

@@ -1,3 +1,4 @@
+import ChatStore
 import ChatTestSupport
 import IRCWire
 
@@ -9,6 +10,8 @@ struct BenchOptions {
     var file = ""
     var floorTool: String? = nil
     var passes = 5
+    /// Run only the measurements whose section is named so (`parser`, `store`).
+    var only: String? = nil
 }
 
 /// The measurements. Nonisolated on purpose: closures on the measured path must not carry actor checks.
@@ -27,6 +30,10 @@ struct Bench {
     mutating func run() {
         print("input: \(options.file): \(lineCount) lines, \(data.count / 1_000_000) MB, \(data.count / max(lineCount, 1)) bytes/line; best of \(options.passes) passes")
         floorNsPerLine = options.floorTool.flatMap(measureFloor)
+        if options.only == "store" {
+            runStore()
+            return
+        }
         if let floor = floorNsPerLine { print("\(pad("memchr floor (C)", 30)) \(pad(fmt(floor, 1), 8, left: true)) ns/line") }
 
         report("frame", best { frameAll { $0.count } })
@@ -45,6 +52,7 @@ struct Bench {
         report("frame + parse + Twitch tags", best {
             frameAll { bytes in (try? TwitchMessage.parse(bytes))?.tags.count ?? 0 }
         })
+        defer { if options.only != "parser" { runStore() } }
         report("frame + parse + Twitch view", best {
             frameAll { bytes in
                 guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
@@ -60,6 +68,73 @@ struct Bench {
                 return sum
             }
         })
+    }
+
+    /// The ring and view model: ingest (parse + append + coalesced publish), forced publishes for two
+    /// window sizes, window resolves, and the memory of full rings.
+    func runStore() {
+        print("")
+        print("store: ChatStore with 2,500 entries per channel")
+        // Steady state: one pass fills the rings (warm-up), the measured passes run on full rings.
+        let store = ChatStore()
+        var time: Int64 = 0
+        func ingestAll() -> Int {
+            var n = 0
+            return frameAll { bytes in
+                time &+= 1
+                guard let p = try? store.ingest(bytes, receivedAt: time) else { return 0 }
+                n &+= 1
+                if n & 63 == 0 { store.publish(now: time) }
+                return Int(p.seq & 1)
+            }
+        }
+        _ = ingestAll()
+        let ingest = best { ingestAll() }
+        report("frame+parse+append+publish", ingest)
+
+        // Publishing is O(1): the same cost for N = 150 and N = 2,500.
+        for size in [150, 2_500] {
+            let s = ChatStore(windowSize: size)
+            _ = frameAll { bytes in (try? s.ingest(bytes, receivedAt: 0)).map { Int($0.seq & 1) } ?? 0 }
+            let log = (0..<s.channelCount).map { s.log(at: $0)! }.max { $0.ring.count < $1.ring.count }!
+            let mailbox = s.viewModel.observe(channel: log.index)
+            let publishes = 1_000_000
+            let seconds = best {
+                for k in 0..<publishes { s.viewModel.publish(log, now: Int64(k), force: true) }
+                return mailbox.take()?.coalesced ?? 0
+            }
+            print("\(pad("publish window, N = \(size)", 34)) \(pad(fmt(seconds * 1e9 / Double(publishes), 1), 8, left: true)) ns/publish")
+        }
+
+        // Resolving a 150-entry window through the ring with a reader.
+        let log = (0..<store.channelCount).map { store.log(at: $0)! }.max { $0.ring.count < $1.ring.count }!
+        let reader = store.readers.makeReader()!
+        let window = store.viewModel.window(of: log)
+        let resolves = 20_000
+        let resolveSeconds = best {
+            var sum = 0
+            for _ in 0..<resolves {
+                log.ring.withEntries(in: window.range, reader: reader) { info, bytes in sum &+= bytes.count &+ Int(info.seq & 1) }
+            }
+            return sum
+        }
+        let perWindow = resolveSeconds * 1e9 / Double(resolves)
+        print("\(pad("resolve window, N = 150", 34)) \(pad(fmt(perWindow, 1), 8, left: true)) ns/window  (\(fmt(perWindow / 150, 2)) ns/entry)")
+
+        // Memory of the full rings against the raw bytes they hold.
+        var raw = 0
+        var reserved = 0
+        var metadata = 0
+        for c in 0..<store.channelCount {
+            let ring = store.log(at: c)!.ring
+            guard ring.isFull else { continue }
+            ring.withEntries(in: ring.liveRange, reader: reader) { _, bytes in raw += bytes.count }
+            reserved += ring.byteCapacity
+            metadata += ring.capacity * EntryRing.metadataBytesPerEntry
+        }
+        if raw > 0 {
+            print("memory of full rings: raw \(raw / 1024) KiB, byte storage \(reserved / 1024) KiB (\(fmt(Double(reserved) / Double(raw), 3))x raw), + metadata \(metadata / 1024) KiB (\(EntryRing.metadataBytesPerEntry) B/entry) = \(fmt(Double(reserved + metadata) / Double(raw), 3))x raw")
+        }
     }
 
     /// Runs the framer over the whole input; `body` sees each line.

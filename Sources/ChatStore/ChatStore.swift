@@ -1,1 +1,150 @@
-public enum ChatStoreModule: Sendable {}
+import Synchronization
+public import IRCWire
+
+/// All kept chat of a process: one ``ChannelLog`` per channel (created on first sight), one
+/// ``Interner`` for every channel, the shared-chat index, the reader registry and the view model.
+///
+/// Threads: ``ingest(_:receivedAt:)`` and the other mutating calls run on the owner (the ingest
+/// loop). Other threads find logs with ``log(at:)``/``log(named:)`` (lock-free: logs are published
+/// into a fixed table) and read them through a ``Reader`` from ``readers``.
+@safe
+public final class ChatStore: @unchecked Sendable {  // owner-only mutable state; the log table is published atomically
+    /// The most channels one store can hold.
+    public static let maximumChannels = 4_096
+    public let capacity: Int
+    public let interner: Interner
+    public let readers = ReaderRegistry()
+    public let viewModel: ViewModel
+    /// Mark shared-chat mirrors (same `source-id` already kept in another channel) as such.
+    public var dedupeSharedChat: Bool
+
+    private let logs: UnsafeMutablePointer<ChannelLog?>
+    private let logCount = Atomic<Int>(0)
+    private let byName: HashIndex
+    private let shared: HashIndex
+
+    /// - Parameters:
+    ///   - capacity: entries kept per channel (default 2,500).
+    ///   - windowSize: entries per view-model window (default 150).
+    ///   - interval: view-model coalescing interval in milliseconds.
+    public init(capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false) {
+        self.capacity = capacity
+        interner = Interner()
+        viewModel = ViewModel(windowSize: windowSize, interval: interval)
+        self.dedupeSharedChat = dedupeSharedChat
+        unsafe logs = .allocate(capacity: Self.maximumChannels)
+        unsafe logs.initialize(repeating: nil, count: Self.maximumChannels)
+        byName = HashIndex(minimumCapacity: Self.maximumChannels)
+        shared = HashIndex(minimumCapacity: 4 * capacity)
+    }
+
+    deinit {
+        unsafe logs.deinitialize(count: Self.maximumChannels)
+        unsafe logs.deallocate()
+    }
+
+    /// Channels known so far.
+    public var channelCount: Int { logCount.load(ordering: .acquiring) }
+
+    /// The log at `index` (any thread).
+    public func log(at index: Int) -> ChannelLog? {
+        guard index >= 0 && index < logCount.load(ordering: .acquiring) else { return nil }
+        // SAFETY: slots below the published count were written before the count was released.
+        return unsafe logs[index]
+    }
+
+    /// The log of channel `name` (login without `#`; "" for connection-level lines), any thread.
+    public func log(named name: String) -> ChannelLog? {
+        for i in 0..<logCount.load(ordering: .acquiring) where unsafe logs[i]!.name == name { return unsafe logs[i] }
+        return nil
+    }
+
+    /// Where an ingested line went.
+    public struct Placement: Sendable, Equatable {
+        public var channel: Int
+        public var seq: UInt64
+        /// The entry pushed out to make room, if the ring was full.
+        public var evicted: UInt64?
+    }
+
+    /// Parses nothing: appends an already parsed line to its channel's log (creating the log on
+    /// first sight) and applies its moderation. Owner thread only.
+    ///
+    /// - Complexity: O(line). - Allocations: none in steady state (one per new channel).
+    public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64) throws(StoreError) -> Placement {
+        let log = try logFor(channel: message.channel, in: bytes)
+        var sourceIdHash: UInt64 = 0
+        var isMirror = false
+        if let source = message.tags[.sourceId], !source.raw.isEmpty, message.command == .privmsg || message.command == .usernotice {
+            sourceIdHash = hashBytes(bytes, source.raw.range)
+            if let first = shared.value(for: sourceIdHash), Int(first >> 48) != log.index {
+                isMirror = dedupeSharedChat
+            } else {
+                shared.set(UInt64(log.index) << 48 | (log.ring.nextSeq & 0xFFFF_FFFF_FFFF), for: sourceIdHash)
+            }
+        }
+        var evicted: ChannelLog.Evicted? = nil
+        let seq = log.append(
+            bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
+            evicted: &evicted)
+        if let e = evicted, e.sourceIdHash != 0,
+            shared.value(for: e.sourceIdHash) == UInt64(log.index) << 48 | (e.seq & 0xFFFF_FFFF_FFFF)
+        {
+            shared.remove(e.sourceIdHash)
+        }
+        return Placement(channel: log.index, seq: seq, evicted: evicted?.seq)
+    }
+
+    /// Parses one line and appends it. Owner thread only.
+    public func ingest(_ bytes: Span<UInt8>, receivedAt: Int64) throws(StoreError) -> Placement {
+        let message: TwitchMessage
+        do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch { throw .malformed(error) }
+        return try append(bytes, message: message, receivedAt: receivedAt)
+    }
+
+    /// Publishes every channel's window (coalesced per the view model's interval). Owner thread only.
+    ///
+    /// - Complexity: O(channels). - Allocations: none in steady state.
+    public func publish(now: Int64, force: Bool = false) {
+        for i in 0..<logCount.load(ordering: .relaxed) {
+            viewModel.publish(unsafe logs[i]!, now: now, force: force)
+        }
+    }
+
+    private func logFor(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
+        let range = channel?.range ?? 0..<0
+        let key = range.isEmpty ? 1 : hashBytes(bytes, range) | 2  // "" has its own key, never 0
+        var probe = key
+        while let index = byName.value(for: probe) {
+            // SAFETY: indexes in `byName` are below the published count.
+            let log = unsafe logs[Int(index)]!
+            if Self.equal(log.nameBytes, bytes, range) { return log }
+            probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
+        }
+        let index = logCount.load(ordering: .relaxed)
+        guard index < Self.maximumChannels else { throw .tooManyChannels(Self.maximumChannels) }
+        var name: [UInt8] = []
+        for i in range { name.append(bytes[i]) }
+        let log = ChannelLog(name: String(decoding: name, as: UTF8.self), index: index, capacity: capacity, interner: interner)
+        unsafe logs[index] = log
+        logCount.store(index + 1, ordering: .releasing)
+        byName.set(UInt64(index), for: probe)
+        return log
+    }
+
+    private static func equal(_ a: [UInt8], _ b: Span<UInt8>, _ range: Range<Int>) -> Bool {
+        guard a.count == range.count else { return false }
+        var k = 0
+        for i in range {
+            if a[k] != b[i] { return false }
+            k += 1
+        }
+        return true
+    }
+}
+
+/// Why the store refused a line.
+public enum StoreError: Error, Sendable, Equatable {
+    case malformed(LineError)
+    case tooManyChannels(Int)
+}

@@ -2,6 +2,7 @@
 // with limits.json. Each scenario runs once to warm up, then several times; the smallest count is
 // compared. Runs alone, in release, because the counters add up every thread of the process.
 
+import ChatStore
 import ChatTestSupport
 import IRCWire
 import MallocInterposerSwift
@@ -64,8 +65,50 @@ var framer = LineFramer()
     return sum
 }
 
+/// A store with the default 2,500-entry rings, warmed up until the busiest ring is full.
+let store = ChatStore()
+var clock: Int64 = 0
+@MainActor func ingestAll() -> Int {
+    var sum = 0
+    framer.reset()
+    framer.feed(input.span) { event, framer in
+        guard case .line(let line) = event else { return }
+        clock += 1
+        sum &+= framer.withBytes(of: line) { bytes in (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0 }
+    }
+    return sum
+}
+_ = ingestAll()
+let busiest = (0..<store.channelCount).map { store.log(at: $0)! }.max { $0.ring.count < $1.ring.count }!
+guard busiest.ring.isFull else {
+    print("warm-up did not fill the busiest ring (\(busiest.ring.count) entries): FAILED")
+    exit(2)
+}
+let mailbox = store.viewModel.observe(channel: busiest.index)
+let reader = store.readers.makeReader()!
+
+@MainActor func publishWindows() -> Int {
+    for _ in 0..<1_000 {
+        clock += 1
+        store.viewModel.publish(busiest, now: clock, force: true)
+    }
+    return mailbox.take()?.coalesced ?? 0
+}
+
+@MainActor func resolveWindows() -> Int {
+    var sum = 0
+    for _ in 0..<1_000 {
+        let window = store.viewModel.window(of: busiest)
+        busiest.ring.withEntries(in: window.range, reader: reader) { info, bytes in sum &+= bytes.count &+ Int(info.seq & 1) }
+    }
+    return sum
+}
+
 let scenarios = [
-    Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView)
+    Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
+    Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
+    Scenario(name: "window-publish", unit: "publish", units: 1_000, body: publishWindows),
+    Scenario(name: "window-resolve", unit: "resolve", units: 1_000, body: resolveWindows),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.
@@ -114,7 +157,7 @@ for scenario in scenarios {
     let allowed = limit(for: scenario.name)
     let verdict = allowed.map { fewest <= $0 ? "ok" : "OVER LIMIT" } ?? "NO LIMIT IN limits.json"
     let perUnit = Double(fewest) / Double(scenario.units)
-    print("\(scenario.name): \(fewest) allocations for \(scenario.units) \(scenario.unit)s (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)")
+    print("\(scenario.name): \(fewest) allocations for \(scenario.units) × \(scenario.unit) (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)")
     if verdict != "ok" { failed = true }
 }
 exit(failed ? 1 : 0)

@@ -1,0 +1,54 @@
+public import IRCWire
+
+/// An interned string's identity: equal tokens mean equal strings (while both are live).
+///
+/// Index in the low 20 bits, a reuse generation above, so a renderer may cache by token safely.
+/// `0` means "absent or empty".
+public struct Token: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public static let none = Token(rawValue: 0)
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public var description: String { "#\(rawValue & 0xFFFFF)/\(rawValue >> 20)" }
+}
+
+/// The interned metadata of an entry's sender.
+public struct SenderTokens: Sendable, Hashable {
+    public var login = Token.none
+    public var displayName = Token.none
+    public var color = Token.none
+    public var badges = Token.none
+    public init() {}
+}
+
+/// What a reader learns about an entry besides its bytes. A value: copy it out freely.
+public struct EntryInfo: Sendable {
+    /// The entry's sequence number in its channel log.
+    public var seq: UInt64
+    /// Offsets of the parsed line, relative to the entry's bytes.
+    public var parsed: ParsedLine
+    public var command: TwitchCommand
+    /// Receive time, milliseconds since 1970 (UTC).
+    public var receivedAt: Int64
+    public var tombstone: Tombstone
+    public var sender: SenderTokens
+    /// A shared-chat copy of a message already kept in another channel (see de-duplication).
+    public var isMirror: Bool
+}
+
+/// What the owner stores per slot. Written before the entry is published; immutable afterwards
+/// (the tombstone lives in its own atomic).
+struct EntryMeta {
+    var parsed: ParsedLine
+    var command: TwitchCommand
+    var isMirror: Bool
+    var byteStart: UInt64
+    var receivedAt: Int64
+    var sender: SenderTokens
+    /// Hashes of the `id`, `user-id` and `source-id` tags (0 when absent), for the moderation and
+    /// shared-chat indexes.
+    var messageIdHash: UInt64
+    var userIdHash: UInt64
+    var sourceIdHash: UInt64
+    /// The previous live entry of the same user (`UInt64.max` when none).
+    var previousOfUser: UInt64
+}

@@ -1,0 +1,59 @@
+/// The owner's running record of what changed in a channel log since the view model last
+/// published: newest appended sequence, newest evicted one, and modified entries (bounded).
+struct ChangeLog {
+    private(set) var appendedThrough: UInt64? = nil
+    private(set) var evictedThrough: UInt64? = nil
+    private(set) var modified = ModifiedSeqs()
+
+    mutating func appended(_ seq: UInt64) { appendedThrough = seq }
+    mutating func evicted(through seq: UInt64) { evictedThrough = seq }
+    mutating func modified(_ seq: UInt64) { modified.insert(seq) }
+    mutating func reset() { self = ChangeLog() }
+    mutating func clearModified() { modified = ModifiedSeqs() }
+}
+
+/// A small set of modified sequence numbers that never allocates: up to 32, beyond which it only
+/// remembers that it overflowed (observers then refresh every visible row).
+public struct ModifiedSeqs: Sendable, Equatable {
+    public static let capacity = 32
+    private var storage = InlineArray<32, UInt64>(repeating: 0)
+    public private(set) var count = 0
+    /// More modifications happened than fit: treat every row as modified.
+    public private(set) var overflowed = false
+
+    public init() {}
+
+    public mutating func insert(_ seq: UInt64) {
+        guard !overflowed, !contains(seq) else { return }
+        guard count < Self.capacity else {
+            overflowed = true
+            return
+        }
+        storage[count] = seq
+        count += 1
+    }
+
+    /// Marks the set as overflowed: every visible row counts as modified.
+    public mutating func markAllModified() { overflowed = true }
+
+    public func contains(_ seq: UInt64) -> Bool {
+        for i in 0..<count where storage[i] == seq { return true }
+        return false
+    }
+
+    public mutating func formUnion(_ other: ModifiedSeqs) {
+        if other.overflowed { overflowed = true }
+        for i in 0..<other.count { insert(other.storage[i]) }
+    }
+
+    /// The members, in insertion order (empty meaning "all" when ``overflowed``).
+    public func forEach(_ body: (UInt64) -> Void) {
+        for i in 0..<count { body(storage[i]) }
+    }
+
+    public static func == (a: ModifiedSeqs, b: ModifiedSeqs) -> Bool {
+        guard a.count == b.count, a.overflowed == b.overflowed else { return false }
+        for i in 0..<a.count where !b.contains(a.storage[i]) { return false }
+        return true
+    }
+}

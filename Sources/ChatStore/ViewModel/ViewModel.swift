@@ -1,0 +1,103 @@
+/// Publishes, per channel, the window of the last N entries and tells observers what changed,
+/// coalesced to at most one change set per interval.
+///
+/// Publishing is O(1) and independent of N: a window is two sequence numbers, and the change set
+/// is computed from the owner's ``ChangeLog`` (newest appended, newest evicted, a bounded set of
+/// modified entries). Nothing about the visible entries is copied or rebuilt.
+///
+/// Owned by the ingest loop. Observers on other threads receive ``WindowChange``s through their
+/// ``WindowMailbox`` and resolve the window through the ring with a ``Reader``.
+public final class ViewModel {
+    /// Entries per window (default 150).
+    public let windowSize: Int
+    /// Minimum time between two change sets for the same channel, in milliseconds.
+    public let interval: Int64
+
+    private struct Observer {
+        var channel: Int
+        var mailbox: WindowMailbox
+    }
+
+    private struct ChannelState {
+        var published: Window? = nil
+        var lastDelivery: Int64? = nil
+        var dirty = false
+    }
+
+    private var observers: [Observer] = []
+    private var states: [ChannelState] = []
+    /// Change sets delivered so far (all channels).
+    public private(set) var deliveries = 0
+
+    public init(windowSize: Int = 150, interval: Int64 = 33) {
+        precondition(windowSize > 0, "window size must be positive")
+        self.windowSize = windowSize
+        self.interval = interval
+    }
+
+    /// Registers an observer of `channel`'s window; its mailbox gets the current window at the next
+    /// publish. Owner thread only.
+    public func observe(channel: Int) -> WindowMailbox {
+        let mailbox = WindowMailbox()
+        observers.append(Observer(channel: channel, mailbox: mailbox))
+        ensureState(channel)
+        states[channel].dirty = true
+        states[channel].lastDelivery = nil
+        return mailbox
+    }
+
+    private func ensureState(_ channel: Int) {
+        while states.count <= channel { states.append(ChannelState()) }
+    }
+
+    /// The window of the last N entries of `log`, right now.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public func window(of log: ChannelLog) -> Window {
+        let live = log.ring.liveRange
+        let lower = max(live.lowerBound, live.upperBound >= UInt64(windowSize) ? live.upperBound - UInt64(windowSize) : 0)
+        return Window(channel: log.index, range: lower..<live.upperBound, generation: log.generation)
+    }
+
+    /// Publishes `log`'s window to its observers if something changed and the interval has passed
+    /// (or `force`). Only the latest state is delivered; skipped updates are folded into the next.
+    ///
+    /// - Returns: whether a change set was delivered.
+    /// - Complexity: O(observers of this channel). - Allocations: none in steady state.
+    @discardableResult
+    public func publish(_ log: ChannelLog, now: Int64, force: Bool = false) -> Bool {
+        ensureState(log.index)
+        let changes = log.changes
+        if changes.appendedThrough != nil || changes.evictedThrough != nil || changes.modified.count > 0
+            || changes.modified.overflowed
+        {
+            states[log.index].dirty = true
+        }
+        guard states[log.index].dirty else { return false }
+        if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
+        let window = window(of: log)
+        let previous = states[log.index].published
+        let change: WindowChange
+        if let previous, previous.generation == window.generation {
+            change = WindowChange(
+                window: window,
+                inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
+                evicted: previous.range.lowerBound..<max(previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
+                modified: changes.modified, coalesced: 1)
+        } else {
+            var all = ModifiedSeqs()
+            if previous != nil { all.markAllModified() }
+            change = WindowChange(window: window, inserted: window.range, evicted: 0..<0, modified: all, coalesced: 1)
+        }
+        for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
+        states[log.index].published = window
+        states[log.index].lastDelivery = now
+        states[log.index].dirty = false
+        log.changes.reset()
+        deliveries += 1
+        return true
+    }
+}
+
+@available(*, unavailable)
+extension ViewModel: Sendable {}

@@ -1,0 +1,125 @@
+@testable import ChatStore
+import ChatTestSupport
+import IRCWire
+import Testing
+
+/// Feeds a fixture through framer → parser → store, as the ingest loop does.
+func ingestFixture(_ file: String, into store: ChatStore) throws -> [Int: [UInt64]] {
+    let input = try Fixtures.bytes("lines/" + file)
+    var framer = LineFramer()
+    var byLine: [Int: [UInt64]] = [:]
+    var time: Int64 = 1_763_700_000_000
+    framer.feed(input.span) { event, framer in
+        guard case .line(let l) = event else { return }
+        framer.withBytes(of: l) { bytes in
+            time += 1
+            if let p = try? store.ingest(bytes, receivedAt: time) { byLine[l.number] = [UInt64(p.channel), p.seq] }
+        }
+    }
+    return byLine
+}
+
+struct NotLive: Error { var seq: UInt64 }
+
+@Suite struct ChatStoreTests {
+    func tombstone(_ store: ChatStore, _ channel: Int, _ seq: UInt64) throws -> Tombstone {
+        let reader = try #require(store.readers.makeReader())
+        let found = store.log(at: channel)!.ring.withEntry(seq, reader: reader) { info, _ in info.tombstone }
+        guard case .found(let t) = found else { throw NotLive(seq: seq) }
+        return t
+    }
+
+    @Test("moderation.irc: CLEARMSG deletes, CLEARCHAT times out / bans / clears, in place, strongest wins")
+    func moderation() throws {
+        let store = ChatStore()
+        let at = try ingestFixture("moderation.irc", into: store)
+        let ch = Int(at[1]![0])
+        func mark(_ line: Int) throws -> Tombstone { try tombstone(store, ch, at[line]![1]) }
+        #expect(try mark(1) == .timedOut(seconds: 600))  // deleted (line 6), then its sender timed out (line 8)
+        #expect(try mark(2) == .banned)  // deleted (line 7), then its sender banned (line 10)
+        #expect(try mark(4) == .timedOut(seconds: 600))  // same sender as line 1
+        #expect(try mark(3) == .cleared)  // the whole chat cleared at line 12
+        #expect(try mark(9) == .cleared)
+        #expect(try mark(11) == .cleared)
+        #expect(try mark(5) == .timedOut(seconds: 1))  // cleared, then its sender timed out (line 14)
+        #expect(try mark(13) == .none)  // after the clear, from a user nobody moderated
+        #expect(store.log(at: ch)!.lastClear == at[12]![1])
+        // The moderation lines themselves are kept, unmarked.
+        #expect(try mark(6) == .none && mark(8) == .none && mark(12) == .none)
+    }
+
+    @Test("lines go to their channel's log; connection-level lines to the unnamed log")
+    func routing() throws {
+        let store = ChatStore()
+        _ = try ingestFixture("session.irc", into: store)
+        let names = (0..<store.channelCount).map { store.log(at: $0)!.name }.sorted()
+        #expect(names.contains("") && names.contains("pixelharbor"))
+        let total = (0..<store.channelCount).reduce(0) { $0 + store.log(at: $1)!.ring.count }
+        #expect(total == 32)
+    }
+
+    @Test("shared chat: mirrors are recognised by source-id and marked only when de-duplication is asked for")
+    func sharedChat() throws {
+        for dedupe in [false, true] {
+            let store = ChatStore(dedupeSharedChat: dedupe)
+            _ = try ingestFixture("shared-chat.irc", into: store)
+            let reader = try #require(store.readers.makeReader())
+            var kept: [TwitchCommand: Int] = [:]
+            var mirrors = 0
+            for c in 0..<store.channelCount {
+                let ring = store.log(at: c)!.ring
+                ring.withEntries(in: ring.liveRange, reader: reader) { info, _ in
+                    if info.isMirror { mirrors += 1 } else { kept[info.command, default: 0] += 1 }
+                }
+            }
+            if dedupe {
+                #expect(kept[.privmsg] == 5 && kept[.usernotice] == 2)
+                #expect(mirrors == 6)
+            } else {
+                #expect(mirrors == 0 && kept[.privmsg] == 9 && kept[.usernotice] == 4)
+            }
+        }
+    }
+
+    @Test("interning: one table for all channels; equal names share a token; pruned with the last entry")
+    func interning() throws {
+        let store = ChatStore(capacity: 3)
+        let reader = try #require(store.readers.makeReader())
+        func add(_ channel: String, _ login: String, _ n: Int) throws -> UInt64 {
+            let bytes = Array("@display-name=\(login.uppercased());color=#FF0000;user-id=\(login.count) :\(login)!x@x PRIVMSG #\(channel) :m\(n)".utf8)
+            return try store.ingest(bytes.span, receivedAt: 0).seq
+        }
+        let a = try add("one", "alice", 0)
+        _ = try add("two", "alice", 1)
+        let tokens = { (channel: String, seq: UInt64) -> SenderTokens? in
+            let r = store.log(named: channel)!.ring.withEntry(seq, reader: reader) { info, _ in info.sender }
+            if case .found(let t) = r { return t }
+            return nil
+        }
+        let t1 = try #require(tokens("one", a))
+        let t2 = try #require(tokens("two", 0))
+        #expect(t1 == t2)
+        #expect(store.interner.referenceCount(t1.login) == 2)
+        #expect(store.interner.withBytes(t1.displayName) { String(decoding: $0, as: UTF8.self) } == "ALICE")
+        // Push alice out of both rings: her strings are pruned; colour stays while others use it.
+        for n in 0..<3 {
+            _ = try add("one", "bob", n)
+            _ = try add("two", "carol", n)
+        }
+        #expect(store.interner.referenceCount(t1.login) == 0)
+        #expect(store.interner.withBytes(t1.login) { _ in true } == nil)
+        #expect(store.interner.referenceCount(t1.color) == 6)
+        #expect(store.interner.count == 5)  // bob, BOB, carol, CAROL, #FF0000 (no badges tag: nothing)
+    }
+
+    @Test("indexes stay bounded by the live entries")
+    func boundedIndexes() throws {
+        let store = ChatStore(capacity: 100)
+        for n in 0..<5_000 {
+            let bytes = Array("@id=id\(n);user-id=\(n % 1_000);display-name=U\(n % 1_000) :u\(n % 1_000)!u@u PRIVMSG #c :hi".utf8)
+            _ = try store.ingest(bytes.span, receivedAt: 0)
+        }
+        #expect(store.interner.count <= 2 * 100)
+        #expect(store.log(named: "c")!.ring.count == 100)
+    }
+}

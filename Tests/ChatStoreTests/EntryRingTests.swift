@@ -1,0 +1,124 @@
+@testable import ChatStore
+import IRCWire
+import Testing
+
+@Suite struct EntryRingTests {
+    let registry = ReaderRegistry()
+
+    @Test("every wrap position of small rings: live range, contents, eviction answers gone",
+          arguments: [1, 2, 3, 5])
+    func wrapPositions(capacity: Int) throws {
+        let reader = try #require(registry.makeReader())
+        for start in 0..<capacity {
+            let first = UInt64(1_000 + start)  // slot of the first entry: `start`
+            let ring = EntryRing(capacity: capacity, firstSeq: first)
+            #expect(ring.liveRange == first..<first)
+            for k in 0..<(3 * capacity + 1) {
+                let seq = append(ring, line(first + UInt64(k)))
+                #expect(seq == first + UInt64(k))
+                let live = ring.liveRange
+                #expect(live.upperBound == seq + 1)
+                #expect(live.count == min(k + 1, capacity))
+                for s in live { #expect(text(ring, s, reader) == "message \(s)") }
+                if live.lowerBound > first {
+                    #expect(text(ring, live.lowerBound - 1, reader) == nil)
+                    let gone = ring.withEntry(live.lowerBound - 1, reader: reader) { _, _ in 0 }
+                    guard case .gone = gone else { Issue.record("expected gone"); return }
+                }
+                let future = ring.withEntry(seq + 1, reader: reader) { _, _ in 0 }
+                guard case .notYet = future else { Issue.record("expected notYet"); return }
+            }
+        }
+    }
+
+    @Test("the default ring around 2,499 / 2,500 / 2,501 appends, and a window across the physical end")
+    func defaultCapacity() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing()
+        #expect(ring.capacity == 2_500)
+        for n in 0..<2_499 { append(ring, line(UInt64(n))) }
+        #expect(ring.liveRange == 0..<2_499 && !ring.isFull)
+        append(ring, line(2_499))
+        #expect(ring.liveRange == 0..<2_500 && ring.isFull)
+        append(ring, line(2_500))
+        #expect(ring.liveRange == 1..<2_501)
+        #expect(text(ring, 0, reader) == nil)
+        #expect(text(ring, 1, reader) == "message 1")
+        #expect(text(ring, 2_500, reader) == "message 2500")
+        // Slots 2,450 … 2,499 then 0 … 99: a 150-entry window crossing the end of the slot array.
+        for n in 2_501..<2_600 { append(ring, line(UInt64(n))) }
+        var seen: [UInt64] = []
+        let read = ring.withEntries(in: 2_450..<2_600, reader: reader) { info, bytes in
+            seen.append(info.seq)
+            let last = info.parsed.lastParam(in: bytes)!
+            #expect(bytes[last.range.lowerBound + 8] != 0)  // bytes are there
+        }
+        #expect(seen == Array(2_450..<2_600))
+        #expect(read.missed == 0 && read.visited == 2_450..<2_600)
+    }
+
+    @Test("a reader that fell behind learns exactly how many entries it missed")
+    func missed() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 10)
+        for n in 0..<25 { append(ring, line(UInt64(n))) }
+        var seen: [UInt64] = []
+        let read = ring.withEntries(in: 5..<25, reader: reader) { info, _ in seen.append(info.seq) }
+        #expect(read.missed == 10)
+        #expect(seen == Array(15..<25))
+        let none = ring.withEntries(in: 0..<3, reader: reader) { _, _ in Issue.record("nothing is live there") }
+        #expect(none.missed == 3 && none.visited.isEmpty)
+    }
+
+    @Test("long lines grow the byte storage without losing or corrupting entries")
+    func growth() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 50, initialBytes: 1)
+        let before = ring.byteCapacity
+        for n in 0..<200 { append(ring, line(UInt64(n), padding: n % 13 == 0 ? 12_000 : n % 300)) }
+        #expect(ring.byteCapacity > before)
+        for s in ring.liveRange { #expect(text(ring, s, reader)?.hasPrefix("message \(s)") == true) }
+    }
+
+    @Test("steady state: byte storage settles near 1.1x the live bytes")
+    func memoryBound() {
+        let ring = EntryRing(capacity: 2_500)
+        var live: [Int] = []
+        for n in 0..<10_000 {
+            let l = line(UInt64(n), padding: 250 + n % 150)
+            append(ring, l)
+            live.append(l.count)
+        }
+        let liveBytes = live.suffix(2_500).reduce(0, +)
+        let ratio = Double(ring.byteCapacity) / Double(liveBytes)
+        #expect(ratio <= 1.2, "byte storage is \(ratio)x the live bytes")
+    }
+
+    @Test("tombstones: the strongest mark wins; readers see them")
+    func tombstones() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 4)
+        append(ring, line(0))
+        #expect(ring.setTombstone(0, .deleted))
+        #expect(ring.setTombstone(0, .timedOut(seconds: 600)))
+        #expect(!ring.setTombstone(0, .cleared))
+        #expect(ring.setTombstone(0, .banned))
+        let found = ring.withEntry(0, reader: reader) { info, _ in info.tombstone }
+        guard case .found(let t) = found else { Issue.record("missing"); return }
+        #expect(t == .banned)
+        #expect(!ring.setTombstone(7, .deleted))  // not live
+    }
+
+    @Test("appending to a full ring without evicting is a programming error")
+    func appendFull() async {
+        await #expect(processExitsWith: .failure) {
+            let ring = EntryRing(capacity: 1)
+            append(ring, line(0))
+            let bytes = line(1)
+            let m = try! TwitchMessage.parse(bytes.span)
+            ring.append(bytes.span, meta: EntryMeta(
+                parsed: m.line, command: m.command, isMirror: false, byteStart: 0, receivedAt: 0, sender: SenderTokens(),
+                messageIdHash: 0, userIdHash: 0, sourceIdHash: 0, previousOfUser: .max))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+@testable import ChatStore
+import Testing
+
+@Suite struct HashIndexTests {
+    @Test("insert, replace, remove with backward shift keeps every other key reachable")
+    func churn() {
+        var index = HashIndex(minimumCapacity: 64)
+        var model: [UInt64: UInt64] = [:]
+        var rng: UInt64 = 12345
+        for step in 0..<20_000 {
+            rng = rng &* 6364136223846793005 &+ 1442695040888963407
+            let key = (rng >> 33) % 100 + 1
+            if step % 3 == 0 {
+                index.remove(key)
+                model[key] = nil
+            } else if model.count < 60 || model[key] != nil {
+                let stored = index.set(UInt64(step), for: key)
+                #expect(stored)
+                model[key] = UInt64(step)
+            }
+            if step % 97 == 0 {
+                for k in 1...100 as ClosedRange<UInt64> { #expect(index.value(for: k) == model[k]) }
+                #expect(index.count == model.count)
+            }
+        }
+    }
+
+    @Test("a full table refuses instead of growing")
+    func full() {
+        var index = HashIndex(minimumCapacity: 4)
+        var accepted = 0
+        for k in 1...100 as ClosedRange<UInt64> where index.set(k, for: k) { accepted += 1 }
+        #expect(accepted == index.capacity / 2)
+    }
+}
