@@ -65,6 +65,9 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         public var seq: UInt64
         /// The entry pushed out to make room, if the ring was full.
         public var evicted: UInt64?
+        /// A shared-chat copy of a message already kept in another channel (marked only when
+        /// de-duplication is on).
+        public var isMirror: Bool
     }
 
     /// Parses nothing: appends an already parsed line to its channel's log (creating the log on
@@ -92,7 +95,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         {
             shared.remove(e.sourceIdHash)
         }
-        return Placement(channel: log.index, seq: seq, evicted: evicted?.seq)
+        return Placement(channel: log.index, seq: seq, evicted: evicted?.seq, isMirror: isMirror)
     }
 
     /// Parses one line and appends it. Owner thread only.
@@ -109,6 +112,11 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         for i in 0..<logCount.load(ordering: .relaxed) {
             viewModel.publish(unsafe logs[i]!, now: now, force: force)
         }
+    }
+
+    /// The log `message` goes to, created on first sight. Owner thread only.
+    public func log(for message: TwitchMessage, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
+        try logFor(channel: message.channel, in: bytes)
     }
 
     private func logFor(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes bytes to a file descriptor (standard output by default) through a buffer allocated once.
+///
+/// Flushes after every line when the descriptor is a pipe or a terminal (so `jq` sees each message at
+/// once), and in large blocks otherwise (files, `/dev/null`). A closed pipe (EPIPE) is reported as
+/// ``OutputError/closed``: the reader went away, which is not a failure of ours.
+public final class OutputSink {
+    public let descriptor: Int32
+    /// Flush after each ``endLine()``.
+    public let flushesLines: Bool
+    private var buffer: [UInt8] = []
+    private let capacity: Int
+    /// Bytes written so far.
+    public private(set) var bytesWritten = 0
+
+    /// - Parameter lineBuffered: `nil` decides from the descriptor (pipe or terminal: per line).
+    public init(descriptor: Int32 = 1, lineBuffered: Bool? = nil, capacity: Int = 256 * 1024) {
+        self.descriptor = descriptor
+        self.capacity = capacity
+        buffer.reserveCapacity(capacity)
+        if let lineBuffered {
+            flushesLines = lineBuffered
+        } else {
+            var info = stat()
+            // SAFETY: `info` is a local `stat` buffer that `fstat` fills.
+            let isPipe = unsafe fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+            flushesLines = isPipe || isatty(descriptor) != 0
+        }
+    }
+
+    /// Whether the descriptor is a terminal.
+    public var isTerminal: Bool { isatty(descriptor) != 0 }
+
+    /// Appends `bytes` to the buffer (writing it out when full).
+    ///
+    /// - Complexity: O(`bytes.count`). - Allocations: none.
+    public func write(_ bytes: [UInt8]) throws(OutputError) {
+        if buffer.count + bytes.count > capacity { try flush() }
+        if bytes.count > capacity {
+            try writeAll(bytes)
+            return
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends `span` to the buffer.
+    public func write(_ span: Span<UInt8>) throws(OutputError) {
+        if buffer.count + span.count > capacity { try flush() }
+        for i in span.indices { buffer.append(span[i]) }
+    }
+
+    /// Marks the end of an output line: flushes when line-buffered.
+    public func endLine() throws(OutputError) {
+        if flushesLines || buffer.count > capacity / 2 { try flush() }
+    }
+
+    /// Writes out everything buffered.
+    public func flush() throws(OutputError) {
+        guard !buffer.isEmpty else { return }
+        try writeAll(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(OutputError) {
+        var offset = 0
+        while offset < bytes.count {
+            // SAFETY: `offset < bytes.count`; `write` reads `count - offset` bytes from there.
+            let n = unsafe bytes.withUnsafeBytes { raw in
+                unsafe Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if n < 0 {
+                let e = errno
+                if e == EINTR { continue }
+                if e == EAGAIN {
+                    var fds = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    // SAFETY: one local `pollfd`.
+                    _ = unsafe poll(&fds, 1, 1000)
+                    continue
+                }
+                if e == EPIPE { throw .closed }
+                throw .failed(errno: e, message: InputError.text(errno: e))
+            }
+            offset += n
+            bytesWritten += n
+        }
+    }
+}
+
+@available(*, unavailable)
+extension OutputSink: Sendable {}
+
+/// Why output stopped.
+public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reader closed the pipe (EPIPE): stop quietly.
+    case closed
+    /// A write failed (disk full, I/O error…).
+    case failed(errno: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .closed: "output closed by its reader"
+        case .failed(let e, let m): "cannot write output: \(m) (errno \(e))"
+        }
+    }
+}

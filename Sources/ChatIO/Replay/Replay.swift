@@ -1,0 +1,281 @@
+public import ChatStore
+import IRCWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs recorded chat through the live path — framer, parser, channel rings, view model — and writes
+/// it out in one of the output formats.
+///
+/// Without moderation each line is written as soon as it is appended (one line out per line in).
+/// With ``ReplayOptions/applyModeration`` lines wait in their channel's ring — the ring is the delay
+/// line — and are written, in input order, when the ring must make room or at the end, carrying any
+/// tombstone a later CLEARMSG/CLEARCHAT put on them.
+///
+/// Owns the store while it runs (the ingest thread); not `Sendable`.
+public final class Replay {
+    public let options: ReplayOptions
+    public let store: ChatStore
+    private let sink: OutputSink?
+    private let diagnose: (String) -> Void
+    private var writer = JSONWriter()
+    private let text: TextRenderer
+    public private(set) var summary = ReplaySummary()
+    private var reported = 0
+    /// Lines appended but not yet written (moderation mode), oldest first.
+    private var pending = PlacementQueue()
+    private let reader: Reader
+    private let channelFilter: [[UInt8]]
+    private let userFilter: [[UInt8]]
+    private var pace: Pacer?
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+
+    /// - Parameters:
+    ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
+    ///   - diagnose: receives one message per problem (file and line number included).
+    public init(options: ReplayOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
+        self.options = options
+        store = ChatStore(capacity: options.capacity, dedupeSharedChat: options.dedupeShared)
+        self.sink = sink
+        self.diagnose = diagnose
+        text = TextRenderer(color: options.color)
+        reader = store.readers.makeReader()!
+        channelFilter = options.channels.map { Array($0.utf8) }
+        userFilter = options.users.map { Array($0.lowercased().utf8) }
+        pace = options.speed.map { Pacer(speed: $0) }
+        started = clock.now
+    }
+
+    /// Reads every event of `input`, then writes what is still held back.
+    public func run(_ input: MergeReader) throws(OutputError) {
+        var failure: OutputError? = nil
+        input.forEach { event, bytes in
+            guard failure == nil else { return }
+            do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        try finish()
+    }
+
+    /// Handles one event of a ``MergeReader``.
+    public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) throws(OutputError) {
+        switch event {
+        case .line(let at, let message):
+            summary.lines += 1
+            if let t = at.timestamp { pace?.wait(until: t) }
+            try ingest(bytes, message, at)
+        case .malformed(let at, let error):
+            summary.malformed += 1
+            report("\(at.inputName):\(at.lineNumber): malformed line: \(error) — skipped")
+        case .skipped(let at, let error):
+            summary.skipped += 1
+            report("\(at.inputName):\(at.lineNumber): \(error)")
+        case .inputFailed(let at, let error, let dropped):
+            if error.isDamage { summary.damagedInputs += 1 } else { summary.failedInputs += 1 }
+            let tail = dropped > 0 ? " (\(dropped) bytes of a partial last line dropped)" : ""
+            diagnose("\(error)\(tail)")
+            _ = at
+        }
+    }
+
+    /// Writes every held-back line and flushes.
+    public func finish() throws(OutputError) {
+        while let next = pending.popFirst() { try writeHeld(next) }
+        store.publish(now: elapsedMilliseconds(), force: true)
+        try sink?.flush()
+    }
+
+    private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
+        if options.applyModeration, sink != nil {
+            // Make room in order: everything up to this channel's oldest entry is written first.
+            if let log = try? store.log(for: message, in: bytes), log.ring.isFull {
+                let oldest = log.ring.liveRange.lowerBound
+                while let next = pending.popFirst() {
+                    try writeHeld(next)
+                    if next.channel == log.index && next.seq == oldest { break }
+                }
+            }
+        }
+        let placement: ChatStore.Placement
+        do throws(StoreError) {
+            placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
+        } catch {
+            report("\(at.inputName):\(at.lineNumber): \(error)")
+            return
+        }
+        store.publish(now: elapsedMilliseconds())
+        guard let sink else { return }
+        if options.applyModeration {
+            pending.append(PlacementQueue.Item(channel: placement.channel, seq: placement.seq))
+            return
+        }
+        let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
+        try write(bytes, message, context, terminator: at.terminator, to: sink)
+    }
+
+    private func writeHeld(_ item: PlacementQueue.Item) throws(OutputError) {
+        guard let sink, let log = store.log(at: item.channel) else { return }
+        var failure: OutputError? = nil
+        let found = log.ring.withEntry(item.seq, reader: reader) { info, bytes in
+            let message = TwitchMessage(info.parsed, in: bytes)
+            let time = LineTime(of: message, in: bytes).timestamp
+            let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
+            // Held lines come back from the ring, which keeps no terminator: raw output uses CRLF.
+            do throws(OutputError) { try write(bytes, message, context, terminator: .crlf, to: sink) } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        if case .gone = found { report("internal: held line \(item.seq) of channel \(item.channel) was evicted") }
+    }
+
+    private func write(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, terminator: LineTerminator,
+        to sink: OutputSink
+    ) throws(OutputError) {
+        guard passes(bytes, message, context) else { return }
+        writer.reset()
+        switch options.format {
+        case .raw:
+            writer.raw(bytes, 0..<bytes.count)
+            switch terminator {
+            case .crlf: writer.raw("\r\n")
+            case .lf, .none: writer.raw(byte: 0x0A)  // a last line without terminator still ends the output line
+            }
+        case .irc:
+            IRCAtomsEncoder.encode(bytes, message, into: &writer)
+            writer.raw(byte: 0x0A)
+        case .json:
+            TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &writer)
+            writer.raw(byte: 0x0A)
+        case .text:
+            text.render(bytes, message, context, into: &writer)
+        }
+        try sink.write(writer.bytes)
+        try sink.endLine()
+        summary.written += 1
+    }
+
+    // MARK: Filters
+
+    private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext) -> Bool {
+        if options.dedupeShared && context.isMirror { return false }
+        if options.since != nil || options.until != nil {
+            guard let t = context.timestamp else { return false }
+            if let since = options.since, t < since { return false }
+            if let until = options.until, t >= until { return false }
+        }
+        if !channelFilter.isEmpty {
+            guard let channel = message.channel, channelFilter.contains(where: { Self.equal($0, bytes, channel) }) else {
+                return false
+            }
+        }
+        if !userFilter.isEmpty {
+            let login = message.command == .usernotice ? message.tags[.login]?.raw : message.senderLogin(in: bytes)
+            guard let login, userFilter.contains(where: { Self.equalFolded($0, bytes, login) }) else { return false }
+        }
+        if !options.types.isEmpty && !options.types.contains(message.command.name.description) { return false }
+        if let grep = options.grep {
+            guard let t = message.text(in: bytes) ?? message.privmsg(in: bytes)?.text else { return false }
+            var copy: [UInt8] = []
+            copy.reserveCapacity(t.count)
+            for i in t.range { copy.append(bytes[i]) }
+            guard String(decoding: copy, as: UTF8.self).contains(grep) else { return false }
+        }
+        return true
+    }
+
+    private static func equal(_ a: [UInt8], _ bytes: Span<UInt8>, _ r: ByteRange) -> Bool {
+        guard a.count == r.count else { return false }
+        for (k, i) in r.range.enumerated() where a[k] != bytes[i] { return false }
+        return true
+    }
+
+    private static func equalFolded(_ a: [UInt8], _ bytes: Span<UInt8>, _ r: ByteRange) -> Bool {
+        guard a.count == r.count else { return false }
+        for (k, i) in r.range.enumerated() {
+            let b = bytes[i]
+            let lower = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
+            if a[k] != lower { return false }
+        }
+        return true
+    }
+
+    // MARK: Helpers
+
+    /// The line's own time (not one inherited from an earlier line).
+    private func ownTime(_ at: MergedLine) -> Timestamp? {
+        switch at.timeSource {
+        case .timeTag, .tmiSentTs: at.timestamp
+        case .inherited, .none: nil
+        }
+    }
+
+    private func report(_ message: String) {
+        reported += 1
+        if reported <= options.reportLimit {
+            diagnose(message)
+        } else if reported == options.reportLimit + 1 {
+            diagnose("(further problems are only counted; see the summary)")
+        }
+    }
+
+    private func elapsedMilliseconds() -> Int64 {
+        let d = clock.now - started
+        return d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+    }
+}
+
+@available(*, unavailable)
+extension Replay: Sendable {}
+
+/// Sleeps so that lines come out at their recorded pace divided by `speed`.
+struct Pacer {
+    let speed: Double
+    private var origin: (line: Timestamp, wall: ContinuousClock.Instant)? = nil
+    private let clock = ContinuousClock()
+
+    init(speed: Double) { self.speed = speed }
+
+    mutating func wait(until t: Timestamp) {
+        guard let origin else {
+            self.origin = (t, clock.now)
+            return
+        }
+        let offset = Double(t.milliseconds - origin.line.milliseconds) / speed
+        guard offset > 0 else { return }
+        let due = origin.wall.advanced(by: .milliseconds(Int64(offset)))
+        let remaining = due - clock.now
+        guard remaining > .zero else { return }
+        var request = timespec(tv_sec: Int(remaining.components.seconds), tv_nsec: Int(remaining.components.attoseconds / 1_000_000_000))
+        var left = timespec()
+        // SAFETY: two local timespec values; on EINTR sleep again for what is left.
+        while unsafe nanosleep(&request, &left) != 0 && errno == EINTR { request = left }
+    }
+}
+
+/// A FIFO of (channel, sequence) that grows as needed and reuses its storage.
+struct PlacementQueue {
+    struct Item: Equatable {
+        var channel: Int
+        var seq: UInt64
+    }
+    private var items: [Item] = []
+    private var head = 0
+
+    mutating func append(_ item: Item) {
+        if head > 4096 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        items.append(item)
+    }
+
+    mutating func popFirst() -> Item? {
+        guard head < items.count else { return nil }
+        defer { head += 1 }
+        return items[head]
+    }
+}

@@ -1,0 +1,64 @@
+public import IRCWire
+
+/// Encodes a line as one JSON object with exactly the atoms of the ircdocs msg-split suite:
+/// `"tags"` (unescaped values, key-only tags as `""`, omitted when the line has no tags),
+/// `"source"` (without its colon, omitted when absent), `"verb"`, `"params"`.
+public enum IRCAtomsEncoder: Sendable {
+    /// - Complexity: O(line). - Allocations: none once the writer's buffer has grown.
+    public static func encode(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter) {
+        let line = message.line
+        out.beginObject()
+        if line.hasTags {
+            out.key("tags")
+            writeTags(bytes, message, into: &out)
+        }
+        if line.hasSource {
+            out.key("source")
+            out.string(bytes, line.sourceRange)
+        }
+        out.key("verb")
+        out.string(bytes, line.verbRange)
+        out.key("params")
+        out.beginArray()
+        var params = ParamCursor(line)
+        while let p = params.next(in: bytes) { out.string(bytes, p) }
+        out.endArray()
+        out.endObject()
+    }
+
+    /// Writes the tags as an object, each key once with its last value (duplicates: last wins).
+    public static func writeTags(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter) {
+        out.beginObject()
+        var cursor = message.line.tags
+        while let tag = cursor.next(in: bytes) {
+            guard isLastOccurrence(tag, bytes, message) else { continue }
+            out.key(bytes: bytes, tag.key)
+            out.string(bytes, tag: tag.value)
+        }
+        out.endObject()
+    }
+
+    /// Whether no later tag has the same key. Known Twitch keys answer in O(1) from their slot;
+    /// others scan the rest of the tags.
+    private static func isLastOccurrence(_ tag: Tag, _ bytes: Span<UInt8>, _ message: TwitchMessage) -> Bool {
+        if let key = TwitchTagKey(bytes: bytes, tag.key) {
+            return message.tags[key]?.raw == tag.value.raw
+        }
+        var later = message.line.tags
+        // Skip to just after `tag`, then look for the same key.
+        while let t = later.next(in: bytes), t.key != tag.key {}
+        while let t = later.next(in: bytes) {
+            if t.key.count == tag.key.count && equal(bytes, t.key, tag.key) { return false }
+        }
+        return true
+    }
+
+    private static func equal(_ bytes: Span<UInt8>, _ a: ByteRange, _ b: ByteRange) -> Bool {
+        var j = Int(b.lower)
+        for i in a.range {
+            if bytes[i] != bytes[j] { return false }
+            j += 1
+        }
+        return true
+    }
+}

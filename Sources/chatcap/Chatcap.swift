@@ -1,0 +1,18 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Chatcap: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chatcap",
+        abstract: "Capture, pipe, watch and replay Twitch chat over IRC.",
+        discussion: """
+            Exit status: 0 success (also when the reader of a pipe goes away), 64 usage error, \
+            65 malformed input with --strict or no valid line at all, 66 an input cannot be opened \
+            or a directory holds no logs, 74 an output error.
+            """,
+        subcommands: [ReplayCommand.self, DumpCommand.self, StatsCommand.self])
+}

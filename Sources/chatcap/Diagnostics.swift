@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Messages for people, on standard error.
+enum Diagnostics {
+    static func error(_ message: String) { write("chatcap: error: \(message)\n") }
+    static func warning(_ message: String) { write("chatcap: warning: \(message)\n") }
+    static func note(_ message: String) { write("chatcap: \(message)\n") }
+
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+}
+
+enum Environment {
+    static func value(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        return String(cString: v)
+    }
+}
+
+/// A closed pipe must end the program quietly, not kill it.
+func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
+}

@@ -1,0 +1,59 @@
+public import ArgumentParser
+import ChatIO
+public import ChatStore
+
+/// The inputs every reading command takes.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
+    var inputs: [String] = ["-"]
+
+    @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
+    var capacity = 2_500
+
+    @Flag(help: "Fail with exit status 65 when any input line is malformed or an input is damaged.")
+    var strict = false
+
+    func validate() throws {
+        guard capacity > 0 else { throw ValidationError("--capacity must be positive") }
+        guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
+    }
+
+    /// Opens the inputs, or exits 66 with a clear message.
+    func makeReader(follow: FollowMode? = nil) throws -> MergeReader {
+        do {
+            return try MergeReader(arguments: inputs, follow: follow)
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(66)
+        }
+    }
+}
+
+/// How lines are written.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Output format: text, json (typed NDJSON), irc (ircdocs atoms as NDJSON) or raw.")
+    var format: OutputFormat = .text
+
+    @Option(help: "Colour in text output: auto (when stdout is a terminal and NO_COLOR is unset), always or never.")
+    var color: ColorChoice = .auto
+
+    @Flag(help: "Add every tag to json output as \"tags\".")
+    var withTags = false
+
+    @Flag(help: "Add the raw line to json output as \"raw\".")
+    var withRaw = false
+
+    func useColor(_ sink: OutputSink) -> Bool {
+        switch color {
+        case .always: true
+        case .never: false
+        case .auto: sink.isTerminal && Environment.value("NO_COLOR").map(\.isEmpty) ?? true
+        }
+    }
+}
+
+enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
+    case auto, always, never
+}
+
+extension OutputFormat: ExpressibleByArgument {}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import ChatIO
+import ChatStore
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run recorded chat through the live pipeline and write it out.",
+        discussion: """
+            Inputs are read in time order across files (IRCv3 time tag, else tmi-sent-ts). Malformed \
+            lines are reported on standard error with file and line number and counted in the summary.
+            """)
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: "Pace lines by their timestamps at this many times real time, or max for no pacing.")
+    var speed: String = "max"
+
+    @Flag(help: "Keep reading a growing file, like tail -f (one input).")
+    var follow = false
+
+    @Option(help: "Only lines at or after this time (RFC 3339 or YYYY-MM-DD, UTC).")
+    var since: String?
+
+    @Option(help: "Only lines before this time (RFC 3339 or YYYY-MM-DD, UTC).")
+    var until: String?
+
+    @Option(name: .customLong("channel"), help: "Only this channel (login, with or without #); repeatable.")
+    var channels: [String] = []
+
+    @Option(name: .customLong("user"), help: "Only lines from this login; repeatable.")
+    var users: [String] = []
+
+    @Option(name: .customLong("type"), help: "Only this type (privmsg, usernotice, clearchat, notice, …); repeatable.")
+    var types: [String] = []
+
+    @Option(help: "Only lines whose message text matches this regular expression.")
+    var grep: String?
+
+    @Flag(help: "Show messages a later CLEARMSG/CLEARCHAT removed with their tombstone (holds lines back).")
+    var applyModeration = false
+
+    @Flag(help: "Show a shared-chat message once, not once per joined channel.")
+    var dedupeShared = false
+
+    func validate() throws {
+        if speed != "max" {
+            guard let s = Double(speed), s > 0, s.isFinite else {
+                throw ValidationError("--speed must be a positive number or max, not '\(speed)'")
+            }
+        }
+        if let since, Timestamp.interval(parsingArgument: since) == nil {
+            throw ValidationError("--since: cannot read '\(since)' as a time (use RFC 3339 or YYYY-MM-DD)")
+        }
+        if let until, Timestamp.interval(parsingArgument: until) == nil {
+            throw ValidationError("--until: cannot read '\(until)' as a time (use RFC 3339 or YYYY-MM-DD)")
+        }
+        if let grep {
+            do { _ = try Regex(grep) } catch { throw ValidationError("--grep: invalid regular expression: \(error)") }
+        }
+        let known = Set(["privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate",
+                         "notice", "whisper", "join", "part", "reconnect", "ping", "pong", "cap", "numeric", "hosttarget",
+                         "unknown"])
+        for t in types where !known.contains(t) {
+            throw ValidationError("--type: unknown type '\(t)' (one of \(known.sorted().joined(separator: ", ")))")
+        }
+        if follow && input.inputs.count != 1 { throw ValidationError("--follow reads exactly one input") }
+    }
+
+    func run() throws {
+        ignoreBrokenPipes()
+        let sink = OutputSink()
+        var options = ReplayOptions()
+        options.format = output.format
+        options.color = output.useColor(sink)
+        options.json = JSONOptions(withTags: output.withTags, withRaw: output.withRaw)
+        options.speed = speed == "max" ? nil : Double(speed)
+        options.since = since.flatMap { Timestamp.interval(parsingArgument: $0)?.lowerBound }
+        options.until = until.flatMap { Timestamp.interval(parsingArgument: $0) }.map { r in
+            // A bare date means "until the end of that day".
+            until!.count == 10 ? r.upperBound : r.lowerBound
+        }
+        options.channels = Set(channels.map { $0.hasPrefix("#") ? String($0.dropFirst()).lowercased() : $0.lowercased() })
+        options.users = Set(users.map { $0.lowercased() })
+        options.types = Set(types)
+        options.grep = try grep.map { try Regex($0) }
+        options.applyModeration = applyModeration
+        options.dedupeShared = dedupeShared
+        options.strict = input.strict
+        options.capacity = input.capacity
+        let reader = try input.makeReader(follow: follow ? FollowMode() : nil)
+        let replay = Replay(options: options, sink: sink) { Diagnostics.write("chatcap: \($0)\n") }
+        try finish(strict: input.strict) {
+            try replay.run(reader)
+            return replay.summary
+        }
+    }
+}
+
+/// Runs `body`, maps output errors to exit statuses, prints the summary when something went wrong,
+/// and applies `--strict`.
+func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
+    let summary: ReplaySummary
+    do {
+        summary = try body()
+    } catch OutputError.closed {
+        return  // the reader of our output went away: not a failure
+    } catch let error as OutputError {
+        Diagnostics.error("\(error)")
+        throw ExitCode(74)
+    }
+    if summary.hasProblems { Diagnostics.note("summary: \(summary.description)") }
+    if summary.lines == 0 && summary.malformed + summary.skipped > 0 {
+        Diagnostics.error("no valid IRC line in the input")
+        throw ExitCode(65)
+    }
+    if summary.lines == 0 && !summary.hasProblems { Diagnostics.warning("the input holds no lines") }
+    if strict && summary.hasProblems { throw ExitCode(65) }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import ChatIO
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Count lines per channel and per command or msg-id, rates, time span and malformed lines.")
+
+    @OptionGroup var input: InputOptions
+
+    @Flag(help: "Write one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        ignoreBrokenPipes()
+        let reader = try input.makeReader()
+        let stats = StatsCollector()
+        reader.forEach { event, bytes in stats.handle(event, bytes) }
+        let sink = OutputSink()
+        do {
+            try sink.write(json ? stats.json() : Array(stats.text().utf8))
+            try sink.flush()
+        } catch OutputError.closed {
+            return
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(74)
+        }
+        if stats.lines == 0 && stats.malformed + stats.skipped > 0 {
+            Diagnostics.error("no valid IRC line in the input")
+            throw ExitCode(65)
+        }
+        if input.strict && stats.malformed + stats.skipped + stats.damagedInputs > 0 { throw ExitCode(65) }
+    }
+}
