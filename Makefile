@@ -49,9 +49,11 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan -j $(JOBS) --filter Stress
 
 # Large generated logs for benchmarks (never committed).
-fixtures: $(BENCH_LOG)
+fixtures: $(BENCH_LOG) $(BENCH_LOG).gz
 $(BENCH_LOG): Scripts/generate_fixtures.py
 	python3 Scripts/generate_fixtures.py --lines $(FIXTURE_LINES) --out $@
+$(BENCH_LOG).gz: $(BENCH_LOG)
+	gzip -c $< > $@
 
 # Release-build throughput figures, with a memchr line-count floor measured in the same run.
 bench: deps fixtures
@@ -59,6 +61,8 @@ bench: deps fixtures
 	mkdir -p .build/bench
 	cc -O2 -o .build/bench/memchr-floor Benchmarks/memchr_floor.c
 	.build/release/ChatBench $(BENCH_LOG) --floor .build/bench/memchr-floor
+	$(SWIFT) build -c release -j $(JOBS) --product chatcap
+	Benchmarks/replay_bench.sh .build/release/chatcap $(BENCH_LOG).gz
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
 alloc: deps

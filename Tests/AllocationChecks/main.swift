@@ -104,11 +104,34 @@ let reader = store.readers.makeReader()!
     return sum
 }
 
+/// Encodes every line as typed NDJSON, ircdocs atoms and text into reused writers (the output
+/// edge of replay), as `replay --format json|irc|text` does per line.
+var jsonWriter = JSONWriter()
+let renderer = TextRenderer(color: true)
+@MainActor func encodeAll() -> Int {
+    var sum = 0
+    framer.reset()
+    framer.feed(input.span) { event, framer in
+        guard case .line(let line) = event else { return }
+        sum &+= framer.withBytes(of: line) { bytes -> Int in
+            guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
+            let context = LineContext(timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: .none, isMirror: false)
+            jsonWriter.reset()
+            TypedJSONEncoder.encode(bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
+            IRCAtomsEncoder.encode(bytes, m, into: &jsonWriter)
+            renderer.render(bytes, m, context, into: &jsonWriter)
+            return jsonWriter.bytes.count
+        }
+    }
+    return sum
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
     Scenario(name: "window-publish", unit: "publish", units: 1_000, body: publishWindows),
     Scenario(name: "window-resolve", unit: "resolve", units: 1_000, body: resolveWindows),
+    Scenario(name: "encode-json-irc-text", unit: "line", units: inputLines, body: encodeAll),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.

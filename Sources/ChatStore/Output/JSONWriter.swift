@@ -69,20 +69,21 @@ public struct JSONWriter: Sendable {
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        raw("null")
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        raw(value ? "true" : "false")
     }
 
     public mutating func number(_ value: Int64) {
         separate()
+        decimal(value)
+    }
+
+    /// Appends the decimal digits of `value` (no separator: for text output too).
+    public mutating func decimal(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits = InlineArray<20, UInt8>(repeating: 0)
@@ -169,14 +170,14 @@ public struct JSONWriter: Sendable {
     @inline(__always)
     private mutating func escape(_ b: UInt8) {
         switch b {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
         case 0..<0x20, 0x7F:
             let hex: StaticString = "0123456789abcdef"
-            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            raw("\\u00")
             unsafe bytes.append(hex.utf8Start[Int(b >> 4)])
             unsafe bytes.append(hex.utf8Start[Int(b & 0xF)])
         default: bytes.append(b)

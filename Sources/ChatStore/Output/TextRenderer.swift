@@ -9,6 +9,11 @@ public struct TextRenderer: Sendable {
 
     public init(color: Bool) { self.color = color }
 
+    /// Twitch's default name colours, for users who never chose one.
+    private static let palette: InlineArray<15, UInt32> = [
+        0xFF0000, 0x0000FF, 0x008000, 0xB22222, 0xFF7F50, 0x9ACD32, 0xFF4500, 0x2E8B57, 0xDAA520, 0xD2691E,
+        0x5F9EA0, 0x1E90FF, 0xFF69B4, 0x8A2BE2, 0x00FF7F,
+    ]
     private static let reset: StaticString = "\u{1B}[0m"
     private static let dim: StaticString = "\u{1B}[2m"
     private static let italic: StaticString = "\u{1B}[3m"
@@ -198,11 +203,7 @@ public struct TextRenderer: Sendable {
         out.raw(byte: UInt8(ascii: "0") + UInt8(n % 10))
     }
 
-    private func decimal(_ n: Int64, into out: inout JSONWriter) {
-        var w = JSONWriter(capacity: 0)
-        w.number(n)
-        for b in w.bytes { out.raw(byte: b) }
-    }
+    private func decimal(_ n: Int64, into out: inout JSONWriter) { out.decimal(n) }
 
     private func setting(_ label: StaticString, _ value: Int64?, into out: inout JSONWriter) {
         guard let value else { return }
@@ -247,14 +248,10 @@ public struct TextRenderer: Sendable {
             }
             if ok { return (UInt8(v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)) }
         }
-        let palette: [(UInt8, UInt8, UInt8)] = [
-            (0xFF, 0x00, 0x00), (0x00, 0x00, 0xFF), (0x00, 0x80, 0x00), (0xB2, 0x22, 0x22), (0xFF, 0x7F, 0x50),
-            (0x9A, 0xCD, 0x32), (0xFF, 0x45, 0x00), (0x2E, 0x8B, 0x57), (0xDA, 0xA5, 0x20), (0xD2, 0x69, 0x1E),
-            (0x5F, 0x9E, 0xA0), (0x1E, 0x90, 0xFF), (0xFF, 0x69, 0xB4), (0x8A, 0x2B, 0xE2), (0x00, 0xFF, 0x7F),
-        ]
         var h: UInt32 = 0
         for i in login.range { h = h &* 31 &+ UInt32(bytes[i]) }
-        return palette[Int(h % UInt32(palette.count))]
+        let c = Self.palette[Int(h % UInt32(Self.palette.count))]
+        return (UInt8(c >> 16), UInt8(truncatingIfNeeded: c >> 8), UInt8(truncatingIfNeeded: c))
     }
 
     private func mark(_ t: Tombstone, into out: inout JSONWriter) {

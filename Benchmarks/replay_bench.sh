@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make bench, part 2: replay of a generated gzip log to typed NDJSON into /dev/null, against
+# `zcat FILE | wc -l` measured in the same run. Prints lines/s, MB/s (uncompressed input) and CPU.
+set -euo pipefail
+bin=${1:?usage: replay_bench.sh CHATCAP FILE.gz}
+log=${2:?usage: replay_bench.sh CHATCAP FILE.gz}
+lines=$(zcat "$log" | wc -l)
+bytes=$(zcat "$log" | wc -c)
+
+measure() {  # best wall time of 3 runs, in seconds
+    local best=999999999999999
+    for _ in 1 2 3; do
+        local t0 t1
+        t0=$(date +%s%N)
+        bash -c "$1" > /dev/null
+        t1=$(date +%s%N)
+        best=$(( (t1 - t0) < best ? (t1 - t0) : best ))
+    done
+    echo "$best"
+}
+
+report() {  # name nanoseconds
+    awk -v n="$1" -v ns="$2" -v lines="$lines" -v bytes="$bytes" 'BEGIN {
+        s = ns / 1e9
+        printf "%-44s %7.3f s  %9.0f lines/s  %7.1f MB/s\n", n, s, lines / s, bytes / s / 1e6 }'
+}
+
+echo "replay: $log: $lines lines, $((bytes / 1000000)) MB uncompressed; best of 3 runs"
+floor=$(measure "zcat '$log' | wc -l")
+report "zcat | wc -l (floor)" "$floor"
+for format in json irc raw; do
+    t=$(measure "'$bin' replay '$log' --format $format > /dev/null")
+    report "chatcap replay --format $format > /dev/null" "$t"
+    [ "$format" = json ] && awk -v a="$t" -v b="$floor" 'BEGIN { printf "  json replay / zcat floor: %.2fx\n", a / b }'
+done
