@@ -65,7 +65,7 @@ struct DumpCommand: ParsableCommand {
                 TypedJSONEncoder.encode(bytes, message, context, options: JSONOptions(withTags: withTags, withRaw: withRaw), into: &writer)
                 writer.raw(byte: 0x0A)
                 do throws(OutputError) {
-                    try sink.write(writer.bytes)
+                    try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
                     try sink.endLine()
                     written += 1
                 } catch { failure = error }

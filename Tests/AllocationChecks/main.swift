@@ -115,12 +115,12 @@ let renderer = TextRenderer(color: true)
         guard case .line(let line) = event else { return }
         sum &+= framer.withBytes(of: line) { bytes -> Int in
             guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
-            let context = LineContext(timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: .none, isMirror: false)
+            let context = LineContext(timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: Tombstone.none, isMirror: false)
             jsonWriter.reset()
             TypedJSONEncoder.encode(bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
             IRCAtomsEncoder.encode(bytes, m, into: &jsonWriter)
             renderer.render(bytes, m, context, into: &jsonWriter)
-            return jsonWriter.bytes.count
+            return jsonWriter.count
         }
     }
     return sum

@@ -82,7 +82,7 @@ enum Golden {
         let path = Fixtures.directory + "/golden/" + name
         if ProcessInfo.processInfo.environment["RECORD_GOLDEN"] == "1" {
             try? FileManager.default.createDirectory(atPath: Fixtures.directory + "/golden", withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data(actual))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(actual))
             return "recorded \(name) (RECORD_GOLDEN=1): re-run without it"
         }
         guard let expected = FileManager.default.contents(atPath: path) else { return "missing golden file \(name) (make golden)" }

@@ -78,7 +78,7 @@ import Testing
         #expect(missing.stderr.contains("/nonexistent/chat.irc"))
 
         let empty = dir.appendingPathComponent("empty.irc")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         let e = try CLI.run(["replay", empty.path])
         #expect(e.status == 0 && e.stdout.isEmpty)
         #expect(e.stderr.contains("no lines"))
@@ -91,7 +91,7 @@ import Testing
 
         var rng = SplitMix64(seed: 7)
         let garbage = dir.appendingPathComponent("garbage.bin")
-        FileManager.default.createFile(atPath: garbage.path, contents: Data((0..<50_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
+        _ = FileManager.default.createFile(atPath: garbage.path, contents: Data((0..<50_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
         let g = try CLI.run(["replay", garbage.path, "--format", "json"])
         #expect(g.status == 65, "\(g.stderr)")
         #expect(g.stderr.contains("no valid IRC line"))
@@ -103,7 +103,7 @@ import Testing
         // A gzip cut in the middle: the lines before the damage come out, the damage is reported.
         let gz = dir.appendingPathComponent("cut.irc.gz")
         let zipped = try CLI.shell("gzip -c Fixtures/lines/privmsg.irc")
-        FileManager.default.createFile(atPath: gz.path, contents: Data(zipped.stdout.prefix(zipped.stdout.count * 2 / 3)))
+        _ = FileManager.default.createFile(atPath: gz.path, contents: Data(zipped.stdout.prefix(zipped.stdout.count * 2 / 3)))
         let t = try CLI.run(["replay", gz.path, "--format", "raw"])
         #expect(t.status == 0, "\(t.stderr)")
         #expect(t.lineCount > 5)

@@ -4,7 +4,7 @@ import Testing
 @Suite struct HashIndexTests {
     @Test("insert, replace, remove with backward shift keeps every other key reachable")
     func churn() {
-        var index = HashIndex(minimumCapacity: 64)
+        let index = HashIndex(minimumCapacity: 64)
         var model: [UInt64: UInt64] = [:]
         var rng: UInt64 = 12345
         for step in 0..<20_000 {
@@ -27,7 +27,7 @@ import Testing
 
     @Test("a full table refuses instead of growing")
     func full() {
-        var index = HashIndex(minimumCapacity: 4)
+        let index = HashIndex(minimumCapacity: 4)
         var accepted = 0
         for k in 1...100 as ClosedRange<UInt64> where index.set(k, for: k) { accepted += 1 }
         #expect(accepted == index.capacity / 2)

@@ -49,7 +49,8 @@ public final class OutputSink {
     /// Appends `span` to the buffer.
     public func write(_ span: Span<UInt8>) throws(OutputError) {
         if buffer.count + span.count > capacity { try flush() }
-        for i in span.indices { buffer.append(span[i]) }
+        // SAFETY: the span's bytes are valid for the call; they are copied at once.
+        unsafe span.withUnsafeBufferPointer { p in unsafe buffer.append(contentsOf: p) }
     }
 
     /// Marks the end of an output line: flushes when line-buffered.

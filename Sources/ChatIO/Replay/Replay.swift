@@ -153,7 +153,7 @@ public final class Replay {
         case .text:
             text.render(bytes, message, context, into: &writer)
         }
-        try sink.write(writer.bytes)
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
         try sink.endLine()
         summary.written += 1
     }

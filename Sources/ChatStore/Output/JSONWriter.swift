@@ -3,65 +3,119 @@ public import IRCWire
 /// Appends JSON to a reusable byte buffer: objects, keys, strings escaped from raw or tag-escaped
 /// bytes, numbers, booleans, null. Invalid UTF-8 is repaired to U+FFFD here, at the output edge.
 ///
-/// The buffer keeps its capacity between lines (``reset()``), so steady-state output allocates
-/// nothing. The writer does not check nesting; encoders are written to be balanced.
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+/// The writer owns its buffer (raw memory, grown by doubling, kept by ``reset()``), so steady-state
+/// output allocates nothing and a byte costs a store, not a uniqueness check. `~Copyable`: the
+/// buffer has one owner. The writer does not check nesting; encoders are written to be balanced.
+///
+/// ```
+///  base: [ written … count | free … capacity ]
+/// ```
+@safe
+public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes written since the last ``reset()``.
+    public private(set) var count = 0
     /// Whether the next member or element needs a comma first.
     private var needsComma = false
 
-    public init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 64)
+        unsafe base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { unsafe base.deallocate() }
 
     /// Empties the buffer, keeping its capacity.
     public mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
         needsComma = false
+    }
+
+    /// Lends the bytes written so far.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public func withBytes<R: ~Copyable, E: Error>(_ body: (Span<UInt8>) throws(E) -> R) throws(E) -> R {
+        // SAFETY: `base[0 ..< count]` is initialised and owned by `self`, which is borrowed for the call.
+        try body(unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: count)))
+    }
+
+    /// A copy of the bytes written so far (for callers that keep them).
+    public var bytes: [UInt8] {
+        // SAFETY: see `withBytes`.
+        unsafe Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    @inline(__always)
+    private mutating func put(_ b: UInt8) {
+        if count == capacity { grow(1) }
+        // SAFETY: `count < capacity` after the check.
+        unsafe base[count] = b
+        count &+= 1
+    }
+
+    @inline(__always)
+    private mutating func put(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        if capacity - count < n { grow(n) }
+        // SAFETY: `count + n <= capacity` after the check; source and buffer do not overlap.
+        unsafe (base + count).update(from: p, count: n)
+        count &+= n
+    }
+
+    private mutating func grow(_ extra: Int) {
+        let next = max(capacity * 2, count + extra)
+        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: next)
+        // SAFETY: `count <= capacity` bytes of the old buffer are initialised.
+        unsafe fresh.update(from: base, count: count)
+        unsafe base.deallocate()
+        unsafe base = fresh
+        capacity = next
     }
 
     // MARK: Structure
 
     public mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         needsComma = false
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        put(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         needsComma = false
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes `"name":` (a key from a literal; keys are plain ASCII).
     public mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         // SAFETY: a StaticString's `utf8Start` holds `utf8CodeUnitCount` bytes.
-        unsafe bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        unsafe put(name.utf8Start, name.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// Writes a key given as raw bytes (a tag name), escaped.
     public mutating func key(bytes span: Span<UInt8>, _ range: ByteRange) {
         string(span, range)
-        bytes.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         needsComma = false
     }
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { put(UInt8(ascii: ",")) }
         needsComma = true
     }
 
@@ -84,7 +138,7 @@ public struct JSONWriter: Sendable {
 
     /// Appends the decimal digits of `value` (no separator: for text output too).
     public mutating func decimal(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits = InlineArray<20, UInt8>(repeating: 0)
         var n = 0
@@ -95,7 +149,7 @@ public struct JSONWriter: Sendable {
         } while magnitude > 0
         while n > 0 {
             n -= 1
-            bytes.append(digits[n])
+            put(digits[n])
         }
     }
 
@@ -107,15 +161,15 @@ public struct JSONWriter: Sendable {
         separate()
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
-        bytes.append(contentsOf: "\((value * scale).rounded() / scale)".utf8)
+        for b in "\((value * scale).rounded() / scale)".utf8 { put(b) }
     }
 
     /// A string from a literal (ASCII, nothing to escape).
     public mutating func string(_ literal: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        unsafe bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        unsafe put(literal.utf8Start, literal.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
     }
 
     /// A string from raw bytes of a line, escaped for JSON, invalid UTF-8 repaired.
@@ -123,49 +177,56 @@ public struct JSONWriter: Sendable {
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         var repair = UTF8Repair()
         for i in range.range { repair.feed(span[i]) { escape($0) } }
         repair.finish { escape($0) }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     /// A string from a tag value: IRCv3-unescaped, then escaped for JSON, invalid UTF-8 repaired.
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         var repair = UTF8Repair()
         value.unescape(in: span) { b in repair.feed(b) { escape($0) } }
         repair.finish { escape($0) }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     /// A string from a `String` (for values we make ourselves, e.g. a msg-id name).
     public mutating func string(_ text: String) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         for b in text.utf8 { escape(b) }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     /// A string of a timestamp in RFC 3339 with milliseconds (`2025-11-21T04:26:41.971Z`).
     public mutating func timestamp(_ t: Timestamp) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(addingCapacity: Timestamp.rfc3339ByteCount) { out in t.writeRFC3339(to: &out) }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        if capacity - count < Timestamp.rfc3339ByteCount { grow(Timestamp.rfc3339ByteCount) }
+        // SAFETY: 24 free bytes at `base + count` (checked above); the OutputSpan lives in this scope.
+        let free = unsafe UnsafeMutableBufferPointer(start: base + count, count: Timestamp.rfc3339ByteCount)
+        var out = unsafe OutputSpan(buffer: free, initializedCount: 0)
+        t.writeRFC3339(to: &out)
+        count &+= unsafe out.finalize(for: free)
+        put(UInt8(ascii: "\""))
     }
 
     /// Appends raw bytes as they are (for text output built with the same buffer).
     public mutating func raw(_ span: Span<UInt8>, _ range: Range<Int>) {
-        for i in range { bytes.append(span[i]) }
+        precondition(range.lowerBound >= 0 && range.upperBound <= span.count, "range outside the span")
+        // SAFETY: `range` lies within `span` (checked above).
+        unsafe span.withUnsafeBufferPointer { p in unsafe put(p.baseAddress! + range.lowerBound, range.count) }
     }
 
     public mutating func raw(_ literal: StaticString) {
-        unsafe bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        unsafe put(literal.utf8Start, literal.utf8CodeUnitCount)
     }
 
-    public mutating func raw(byte: UInt8) { bytes.append(byte) }
+    public mutating func raw(byte: UInt8) { put(byte) }
 
     @inline(__always)
     private mutating func escape(_ b: UInt8) {
@@ -178,9 +239,9 @@ public struct JSONWriter: Sendable {
         case 0..<0x20, 0x7F:
             let hex: StaticString = "0123456789abcdef"
             raw("\\u00")
-            unsafe bytes.append(hex.utf8Start[Int(b >> 4)])
-            unsafe bytes.append(hex.utf8Start[Int(b & 0xF)])
-        default: bytes.append(b)
+            put(unsafe hex.utf8Start[Int(b >> 4)])
+            put(unsafe hex.utf8Start[Int(b & 0xF)])
+        default: put(b)
         }
     }
 }
@@ -254,3 +315,6 @@ public struct UTF8Repair: Sendable {
         emit(Self.replacement.2)
     }
 }
+
+@available(*, unavailable)
+extension JSONWriter: Sendable {}

@@ -1,0 +1,44 @@
+/// Which channels one connection joins and when it opens: the result of splitting a channel list
+/// over several connections.
+public struct ConnectionPlan: Sendable, Equatable {
+    /// 0-based position of the connection.
+    public var index: Int
+    /// Channel logins, normalised (lower case, no `#`), at most ``ConnectionSettings/maxChannelsPerConnection``.
+    public var channels: [String]
+    /// Delay of the first connect, counted from the start of the session.
+    public var openAfterMs: Int64
+
+    public init(index: Int, channels: [String], openAfterMs: Int64) {
+        self.index = index
+        self.channels = channels
+        self.openAfterMs = openAfterMs
+    }
+
+    /// Splits `channels` into groups of at most `maxPerConnection`, keeping their order and dropping
+    /// duplicates, and spaces the connections' first opens `spacingMs` apart.
+    ///
+    /// - Returns: no plan for an empty list.
+    /// - Complexity: O(`channels.count`). - Allocations: the plans.
+    public static func split(
+        channels: [String], maxPerConnection: Int = ConnectionSettings.maxChannelsPerConnection,
+        spacingMs: Int64 = 2_000
+    ) -> [ConnectionPlan] {
+        precondition(maxPerConnection > 0, "maxPerConnection must be positive")
+        precondition(spacingMs >= 0, "spacingMs must not be negative")
+        var seen = Set<String>()
+        let unique = channels.map(normalize).filter { !$0.isEmpty && seen.insert($0).inserted }
+        return stride(from: 0, to: unique.count, by: maxPerConnection).enumerated().map { index, start in
+            ConnectionPlan(
+                index: index, channels: Array(unique[start..<min(start + maxPerConnection, unique.count)]),
+                openAfterMs: Int64(index) * spacingMs)
+        }
+    }
+
+    /// A channel login as the server echoes it: trimmed, without a leading `#`, lower case.
+    public static func normalize(_ channel: String) -> String {
+        var login = Substring(channel)
+        while let first = login.first, first == " " || first == "#" { login = login.dropFirst() }
+        while let last = login.last, last == " " { login = login.dropLast() }
+        return login.lowercased()
+    }
+}

@@ -1,0 +1,66 @@
+import IRCWire
+
+/// The limits and timeouts of one chat connection. The defaults follow Twitch's documented limits.
+public struct ConnectionSettings: Sendable, Equatable {
+    /// Most channels one connection joins (Twitch recommends staying well below its hard limits).
+    public static let maxChannelsPerConnection = 90
+
+    /// Capabilities requested with `CAP REQ` right after connecting.
+    public var capabilities: [String] = OutgoingMessage.twitchCapabilities
+    /// How long to wait for `CAP ACK`/`NAK` before going on without the capabilities.
+    public var capabilityTimeoutMs: Int64 = 5_000
+    /// How long to wait for the welcome (`001`) after connecting before giving up on the connection.
+    public var registrationTimeoutMs: Int64 = 20_000
+    /// How long a JOIN may go unanswered (no echo, no NOTICE) before it is reported as timed out.
+    public var joinTimeoutMs: Int64 = 10_000
+    /// JOINs allowed per ``joinWindowMs`` (a sliding window): Twitch allows 20 per 10 s.
+    public var joinLimit = 20
+    public var joinWindowMs: Int64 = 10_000
+    /// Silence (no line received) after which we send our own PING.
+    public var idleTimeoutMs: Int64 = 60_000
+    /// How long our PING may go unanswered (no line at all) before the connection counts as dead.
+    public var pongTimeoutMs: Int64 = 10_000
+    /// Reconnect delays.
+    public var backoff = BackoffPolicy()
+
+    public init() {}
+}
+
+/// Exponential back-off between reconnect attempts: `base · 2^attempt`, capped, with jitter, reset
+/// after a connection that stayed up for ``healthyAfterMs``.
+public struct BackoffPolicy: Sendable, Equatable {
+    /// The ceiling of the first delay.
+    public var baseMs: Int64 = 1_000
+    /// No delay is longer.
+    public var capMs: Int64 = 60_000
+    public var jitter: Jitter = .full
+    /// A connection that stayed up this long resets the attempt count.
+    public var healthyAfterMs: Int64 = 60_000
+
+    public init(baseMs: Int64 = 1_000, capMs: Int64 = 60_000, jitter: Jitter = .full, healthyAfterMs: Int64 = 60_000) {
+        precondition(baseMs > 0 && capMs >= baseMs, "back-off needs 0 < base <= cap")
+        self.baseMs = baseMs
+        self.capMs = capMs
+        self.jitter = jitter
+        self.healthyAfterMs = healthyAfterMs
+    }
+
+    /// The delay ceiling for the `attempt`-th consecutive reconnect (0-based): `min(cap, base · 2^attempt)`.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public func ceiling(forAttempt attempt: Int) -> Int64 {
+        let shift = min(max(attempt, 0), 40)
+        let (value, overflow) = baseMs.multipliedReportingOverflow(by: Int64(1) << shift)
+        return overflow ? capMs : min(capMs, value)
+    }
+
+    /// How the delay is drawn below its ceiling.
+    public enum Jitter: Sendable, Equatable {
+        /// Exactly the ceiling.
+        case none
+        /// Uniform in `0...ceiling` (spreads reconnects best).
+        case full
+        /// Uniform in `ceiling/2...ceiling` (never reconnects at once).
+        case equal
+    }
+}

@@ -1,0 +1,107 @@
+/// Something worth recording about a session: connections, capability outcomes, JOIN outcomes,
+/// gaps in the capture, and fatal errors. Times are wall-clock milliseconds since 1970.
+public enum SessionRecord: Sendable, Equatable, CustomStringConvertible {
+    /// A connection is up (`attempt` counts connections made by this machine, from 1).
+    case connected(attempt: Int, at: Int64)
+    /// What became of the capability request.
+    case capabilities(CapabilityOutcome, at: Int64)
+    /// Our own JOIN echo arrived: the channel is captured from now on.
+    case joined(channel: String, at: Int64)
+    /// The channel could not be joined on this connection.
+    case joinFailed(channel: String, reason: JoinFailure, at: Int64)
+    /// The channel was not captured during this interval.
+    case gap(Gap)
+    /// The connection ended.
+    case disconnected(DisconnectReason, at: Int64)
+    /// The next connection attempt opens after `afterMs` (the `attempt`-th in a row since the last
+    /// healthy connection).
+    case reconnectScheduled(afterMs: Int64, attempt: Int, at: Int64)
+    /// The session cannot go on; no reconnect will follow.
+    case fatal(String, at: Int64)
+
+    public var description: String {
+        switch self {
+        case .connected(let attempt, _): "connected (connection \(attempt))"
+        case .capabilities(let outcome, _): outcome.description
+        case .joined(let channel, _): "joined #\(channel)"
+        case .joinFailed(let channel, let reason, _): "could not join #\(channel): \(reason)"
+        case .gap(let gap): gap.description
+        case .disconnected(let reason, _): "disconnected: \(reason)"
+        case .reconnectScheduled(let afterMs, let attempt, _): "reconnecting in \(afterMs) ms (attempt \(attempt))"
+        case .fatal(let message, _): "fatal: \(message)"
+        }
+    }
+}
+
+/// An interval in which one channel was not captured: from the moment the connection was lost (for a
+/// dead connection: the last line received) to the moment our JOIN echo arrived again (or the
+/// session gave up on the channel).
+public struct Gap: Sendable, Equatable, CustomStringConvertible {
+    public var channel: String
+    public var fromWallMs: Int64
+    public var toWallMs: Int64
+    public var reason: DisconnectReason
+
+    public init(channel: String, fromWallMs: Int64, toWallMs: Int64, reason: DisconnectReason) {
+        self.channel = channel
+        self.fromWallMs = fromWallMs
+        self.toWallMs = toWallMs
+        self.reason = reason
+    }
+
+    public var durationMs: Int64 { toWallMs - fromWallMs }
+
+    public var description: String {
+        "gap in #\(channel) from \(fromWallMs) to \(toWallMs) (\(durationMs) ms): \(reason)"
+    }
+}
+
+/// Why a JOIN did not succeed.
+public enum JoinFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The server refused with a NOTICE (`msg_channel_suspended`, `msg_banned`, `tos_ban`,
+    /// `msg_room_not_found`, …). Not retried on later connections.
+    case refused(msgId: String, text: String)
+    /// Neither an echo nor a NOTICE within the timeout. Retried on the next connection.
+    case timedOut(afterMs: Int64)
+
+    public var description: String {
+        switch self {
+        case .refused(let msgId, let text): "\(text) (\(msgId))"
+        case .timedOut(let afterMs): "no answer within \(afterMs) ms"
+        }
+    }
+}
+
+/// What became of `CAP REQ`.
+public enum CapabilityOutcome: Sendable, Equatable, CustomStringConvertible {
+    /// The server granted all requested capabilities.
+    case acknowledged([String])
+    /// The server granted only some; the rest are missing (tags or membership data may be absent).
+    case partial(granted: [String], missing: [String])
+    /// The server refused them (`CAP NAK`): going on without; tags and Twitch commands will be missing.
+    case rejected([String])
+    /// No answer within the timeout: going on without.
+    case noAnswer(afterMs: Int64)
+
+    /// Whether the session runs without some of the capabilities it asked for.
+    public var isDegraded: Bool {
+        if case .acknowledged = self { return false }
+        return true
+    }
+
+    public var description: String {
+        switch self {
+        case .acknowledged(let caps):
+            "capabilities granted: \(caps.joined(separator: " "))"
+        case .partial(let granted, let missing):
+            "capabilities partly granted (\(granted.joined(separator: " "))); continuing without "
+                + "\(missing.joined(separator: " ")): some tags or events will be missing"
+        case .rejected(let caps):
+            "capabilities refused (CAP NAK \(caps.joined(separator: " "))); continuing without them: "
+                + "tags and Twitch-specific events will be missing"
+        case .noAnswer(let afterMs):
+            "no answer to CAP REQ within \(afterMs) ms; continuing without capabilities: "
+                + "tags and Twitch-specific events will be missing"
+        }
+    }
+}
