@@ -26,23 +26,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Only lines before this time (RFC 3339 or YYYY-MM-DD, UTC).")
     var until: String?
 
-    @Option(name: .customLong("channel"), help: "Only this channel (login, with or without #); repeatable.")
-    var channels: [String] = []
-
-    @Option(name: .customLong("user"), help: "Only lines from this login; repeatable.")
-    var users: [String] = []
-
-    @Option(name: .customLong("type"), help: "Only this type (privmsg, usernotice, clearchat, notice, …); repeatable.")
-    var types: [String] = []
-
-    @Option(help: "Only lines whose message text matches this regular expression.")
-    var grep: String?
-
-    @Flag(help: "Show messages a later CLEARMSG/CLEARCHAT removed with their tombstone (holds lines back).")
-    var applyModeration = false
-
-    @Flag(help: "Show a shared-chat message once, not once per joined channel.")
-    var dedupeShared = false
+    @OptionGroup var filters: FilterOptions
 
     func validate() throws {
         if speed != "max" {
@@ -55,15 +39,6 @@ struct ReplayCommand: ParsableCommand {
         }
         if let until, Timestamp.interval(parsingArgument: until) == nil {
             throw ValidationError("--until: cannot read '\(until)' as a time (use RFC 3339 or YYYY-MM-DD)")
-        }
-        if let grep {
-            do { _ = try Regex(grep) } catch { throw ValidationError("--grep: invalid regular expression: \(error)") }
-        }
-        let known = Set(["privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate",
-                         "notice", "whisper", "join", "part", "reconnect", "ping", "pong", "cap", "numeric", "hosttarget",
-                         "unknown"])
-        for t in types where !known.contains(t) {
-            throw ValidationError("--type: unknown type '\(t)' (one of \(known.sorted().joined(separator: ", ")))")
         }
         if follow && input.inputs.count != 1 { throw ValidationError("--follow reads exactly one input") }
     }
@@ -81,12 +56,7 @@ struct ReplayCommand: ParsableCommand {
             // A bare date means "until the end of that day".
             until!.count == 10 ? r.upperBound : r.lowerBound
         }
-        options.channels = Set(channels.map { $0.hasPrefix("#") ? String($0.dropFirst()).lowercased() : $0.lowercased() })
-        options.users = Set(users.map { $0.lowercased() })
-        options.types = Set(types)
-        options.grep = try grep.map { try Regex($0) }
-        options.applyModeration = applyModeration
-        options.dedupeShared = dedupeShared
+        try filters.apply(to: &options)
         options.strict = input.strict
         options.capacity = input.capacity
         let reader = try input.makeReader(follow: follow ? FollowMode() : nil)

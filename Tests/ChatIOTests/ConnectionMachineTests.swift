@@ -9,7 +9,7 @@ import Testing
         #expect(driver.startMachine() == [.connect(after: 0)])
         let actions = driver.send(.connected)
         #expect(actions.records == [.connected(attempt: 1, at: SessionDriver.start.wallMs)])
-        #expect(actions.sentVerbs == ["CAP", "NICK"])
+        #expect(actions.sentVerbs == ["CAP", "NICK", "USER"])
         #expect(actions.sent[0] == .capabilityRequest())
         let wire = try String(decoding: actions.sent[0].wireBytes(), as: UTF8.self)
         #expect(wire == "CAP REQ :twitch.tv/tags twitch.tv/commands twitch.tv/membership\r\n")
@@ -33,7 +33,7 @@ import Testing
         var driver = SessionDriver(channels: ["a"], credentials: credentials)
         driver.startMachine()
         let sent = driver.send(.connected).sent
-        #expect(sent.map(\.verb) == ["CAP", "PASS", "NICK"])
+        #expect(sent.map(\.verb) == ["CAP", "PASS", "NICK", "USER"])
         #expect(sent[1] == .pass(token: "abc123secret"))
         #expect(sent[1].isSecret)
         #expect(sent[2] == .nick("nightowl"))

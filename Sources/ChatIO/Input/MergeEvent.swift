@@ -13,6 +13,8 @@ public struct MergedLine: Sendable {
         case inherited
         /// Neither the line nor any earlier line of its input had a time; it sorts first.
         case none
+        /// A live line without a time tag: the time we received it.
+        case received
     }
 
     /// The input's name (its path, or `(standard input)`).

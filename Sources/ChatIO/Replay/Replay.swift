@@ -80,6 +80,17 @@ public final class Replay {
         }
     }
 
+    /// Writes a session record of a live source: always on stderr, and as a JSON object in the
+    /// `json` format (so that a gap is never a silent hole in the data).
+    public func record(_ record: SessionRecord) throws(OutputError) {
+        diagnose("\(record)")
+        guard options.format == .json, let sink else { return }
+        writer.reset()
+        RecordEncoder.encode(record, into: &writer)
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        try sink.endLine()
+    }
+
     /// Writes every held-back line and flushes.
     public func finish() throws(OutputError) {
         while let next = pending.popFirst() { try writeHeld(next) }
@@ -208,7 +219,7 @@ public final class Replay {
     /// The line's own time (not one inherited from an earlier line).
     private func ownTime(_ at: MergedLine) -> Timestamp? {
         switch at.timeSource {
-        case .timeTag, .tmiSentTs: at.timestamp
+        case .timeTag, .tmiSentTs, .received: at.timestamp
         case .inherited, .none: nil
         }
     }

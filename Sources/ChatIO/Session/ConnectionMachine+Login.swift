@@ -26,6 +26,8 @@ extension ConnectionMachine {
         }
         if let pass = credentials.passMessage { actions.append(.send(pass)) }
         actions.append(.send(.nick(nick)))
+        // Standard IRC servers complete registration only after USER; Twitch accepts and ignores it.
+        actions.append(.send(.user(nick)))
     }
 
     mutating func didReceive(_ line: ServerLine, at now: Moment, _ actions: inout [ConnectionAction]) {

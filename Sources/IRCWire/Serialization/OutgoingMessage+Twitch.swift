@@ -16,6 +16,14 @@ extension OutgoingMessage {
     /// `NICK login`
     public static func nick(_ login: String) -> OutgoingMessage { OutgoingMessage(verb: "NICK", params: [login]) }
 
+    /// `USER login 0 * :login`: completes registration on standard IRC servers (Twitch ignores it).
+    public static func user(_ login: String) -> OutgoingMessage {
+        OutgoingMessage(verb: "USER", params: [login, "0", "*", login])
+    }
+
+    /// `CAP END`: ends capability negotiation.
+    public static func capabilityEnd() -> OutgoingMessage { OutgoingMessage(verb: "CAP", params: ["END"]) }
+
     /// `JOIN #a,#b` for channel logins given with or without `#`.
     public static func join(_ channels: [String]) -> OutgoingMessage {
         OutgoingMessage(verb: "JOIN", params: [channels.map(hashed).joined(separator: ",")])

@@ -1,0 +1,272 @@
+import ChatStore
+public import IRCWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where and how to connect.
+public struct Endpoint: Sendable, Equatable {
+    public var host: String
+    public var port: UInt16
+    /// TLS settings, or `nil` for plain TCP.
+    public var tls: TLSConfiguration?
+    /// Connect and handshake timeout.
+    public var timeoutMs: Int64
+
+    public init(host: String = "irc.chat.twitch.tv", port: UInt16? = nil, tls: TLSConfiguration? = .default, timeoutMs: Int64 = 10_000) {
+        self.host = host
+        self.port = port ?? (tls == nil ? 6667 : 6697)
+        self.tls = tls
+        self.timeoutMs = timeoutMs
+    }
+}
+
+/// Live chat: one ingest thread running an epoll loop over the connections of a ``ConnectionPlan``,
+/// each driven by its ``ConnectionMachine``. Bytes are read straight into each connection's
+/// ``LineFramer`` (allocated once), lines are parsed in place and handed to `onLine` — no copy and no
+/// thread hop per line. Session records (connections, JOIN outcomes, gaps) go to `onRecord`.
+///
+/// Connecting (name resolution, TCP connect, TLS handshake) blocks the loop for at most the
+/// endpoint's timeout; chat of other connections waits meanwhile (documented trade-off: connections
+/// are opened at least 2 s apart and rarely).
+public final class LiveSession {
+    public typealias LineHandler = (Span<UInt8>, TwitchMessage, _ receivedAt: Moment, _ lineNumber: Int) -> Void
+    public typealias RecordHandler = (SessionRecord) -> Void
+
+    private final class Connection {
+        var machine: ConnectionMachine
+        var stream: LiveStream? = nil
+        var framer = LineFramer()
+        var connectAt: Int64? = nil
+        var lines = 0
+        init(machine: ConnectionMachine) { self.machine = machine }
+    }
+
+    public let endpoint: Endpoint
+    private let connections: [Connection]
+    private let loop: EventLoop
+    private let tlsContext: TLSContext?
+    private let onLine: LineHandler
+    private let onRecord: RecordHandler
+    /// Raised (from any thread, e.g. a signal handler's flag poller) to end ``run(until:)``.
+    public let stop = StopFlag()
+    private var actions: [ConnectionAction] = []
+    /// Set when a machine reports a fatal record.
+    public private(set) var fatal: String? = nil
+
+    public init(
+        channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings = ConnectionSettings(),
+        onLine: @escaping LineHandler, onRecord: @escaping RecordHandler
+    ) throws {
+        self.endpoint = endpoint
+        let plans = ConnectionPlan.split(channels: channels)
+        connections = plans.map { Connection(machine: ConnectionMachine(plan: $0, credentials: credentials, settings: settings)) }
+        loop = try EventLoop()
+        tlsContext = try endpoint.tls.map { try TLSContext($0) }
+        self.onLine = onLine
+        self.onRecord = onRecord
+        actions.reserveCapacity(16)
+    }
+
+    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes.
+    public func run(until deadline: Int64? = nil) {
+        let start = Moment.now()
+        for c in connections { perform(c.machine.start(at: start), on: c) }
+        while !stop.isRaised && fatal == nil {
+            let now = Moment.now()
+            if let deadline, now.monotonicMs >= deadline { break }
+            for c in connections {
+                if let at = c.connectAt, at <= now.monotonicMs {
+                    c.connectAt = nil
+                    open(c)
+                }
+                if let due = c.machine.nextDeadline, due <= now.monotonicMs {
+                    actions.removeAll(keepingCapacity: true)
+                    c.machine.handle(.tick, at: now, into: &actions)
+                    perform(actions, on: c)
+                }
+            }
+            var timeout: Int64 = 250
+            for c in connections {
+                if let at = c.connectAt { timeout = min(timeout, at - now.monotonicMs) }
+                if let due = c.machine.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
+            }
+            if let deadline { timeout = min(timeout, deadline - now.monotonicMs) }
+            _ = try? loop.wait(timeoutMs: Int32(clamping: max(0, timeout))) { fd, readiness in
+                guard let c = connections.first(where: { $0.stream?.fileDescriptor == fd }) else { return }
+                service(c, readiness)
+            }
+        }
+        let end = Moment.now()
+        for c in connections { perform(c.machine.stop(at: end), on: c) }
+    }
+
+    private func service(_ c: Connection, _ readiness: EventLoop.Readiness) {
+        guard let stream = c.stream else { return }
+        if readiness.contains(.writable) || stream.hasPendingWrites {
+            do { try stream.flush() } catch {
+                lost(c, .failed("\(error)"))
+                return
+            }
+        }
+        // Read until the stream would block: TLS may hold decrypted bytes the socket no longer signals.
+        while c.stream != nil {
+            let outcome: ReadOutcome
+            do { outcome = try stream.read(into: &c.framer) } catch {
+                lost(c, .failed("\(error)"))
+                return
+            }
+            drain(c)
+            switch outcome {
+            case .bytes: continue
+            case .wouldBlock:
+                try? loop.modify(stream.fileDescriptor, interest: stream.interest)
+                return
+            case .endOfStream:
+                if c.framer.pendingByteCount > 0 {
+                    onRecord(.fatal("the server closed the connection mid-line (\(c.framer.pendingByteCount) bytes dropped)", at: Moment.now().wallMs))
+                }
+                lost(c, .endOfStream)
+                return
+            }
+        }
+    }
+
+    /// Hands every complete line to the machine and to `onLine`.
+    private func drain(_ c: Connection) {
+        while let event = c.framer.nextLine() {
+            switch event {
+            case .skipped(let error):
+                onRecord(.fatal("skipped an over-long line from the server: \(error)", at: Moment.now().wallMs))
+            case .line(let line):
+                let now = Moment.now()
+                c.lines += 1
+                c.framer.withBytes(of: line) { bytes in
+                    guard let message = try? TwitchMessage.parse(bytes) else { return }
+                    // Every line counts for liveness; control lines also drive the session.
+                    actions.removeAll(keepingCapacity: true)
+                    c.machine.handle(.lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions)
+                    onLine(bytes, message, now, c.lines)
+                }
+                perform(actions, on: c)
+                actions.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    private func lost(_ c: Connection, _ reason: DisconnectReason) {
+        close(c)
+        let now = Moment.now()
+        actions.removeAll(keepingCapacity: true)
+        c.machine.handle(.closed(reason), at: now, into: &actions)
+        perform(actions, on: c)
+    }
+
+    private func perform(_ list: [ConnectionAction], on c: Connection) {
+        for action in list {
+            switch action {
+            case .send(let message):
+                guard let stream = c.stream else { continue }
+                do {
+                    try stream.enqueue(message)
+                    try stream.flush()
+                    try? loop.modify(stream.fileDescriptor, interest: stream.interest)
+                } catch {
+                    lost(c, .failed("\(error)"))
+                }
+            case .connect(let after):
+                c.connectAt = Moment.now().monotonicMs + after
+            case .close:
+                close(c)
+            case .report(let record):
+                if case .fatal(let message, _) = record { fatal = message }
+                onRecord(record)
+            }
+        }
+    }
+
+    private func open(_ c: Connection) {
+        let now = Moment.now()
+        do {
+            let stream = try LiveStream.connect(endpoint, context: tlsContext)
+            c.stream = stream
+            c.framer.reset()
+            try loop.register(stream.fileDescriptor, interest: stream.interest)
+            actions.removeAll(keepingCapacity: true)
+            c.machine.handle(.connected, at: now, into: &actions)
+        } catch {
+            c.stream = nil
+            actions.removeAll(keepingCapacity: true)
+            c.machine.handle(.closed(.connectFailed("\(error)")), at: now, into: &actions)
+        }
+        let list = actions
+        perform(list, on: c)
+    }
+
+    private func close(_ c: Connection) {
+        guard let stream = c.stream else { return }
+        try? loop.remove(stream.fileDescriptor)
+        c.stream = nil  // the stream closes its descriptor when released
+        c.framer.reset()
+    }
+}
+
+@available(*, unavailable)
+extension LiveSession: Sendable {}
+
+/// A plain or TLS connection behind one interface for the loop.
+enum LiveStream {
+    case tcp(TCPConnection)
+    case tls(TLSConnection)
+
+    static func connect(_ endpoint: Endpoint, context: TLSContext?) throws -> LiveStream {
+        if let context {
+            return .tls(try TLSConnection.connect(host: endpoint.host, port: endpoint.port, context: context, timeoutMs: endpoint.timeoutMs))
+        }
+        return .tcp(try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs))
+    }
+
+    var fileDescriptor: Int32 {
+        switch self {
+        case .tcp(let s): s.fileDescriptor
+        case .tls(let s): s.fileDescriptor
+        }
+    }
+
+    var interest: EventLoop.Interest {
+        switch self {
+        case .tcp(let s): s.interest
+        case .tls(let s): s.interest
+        }
+    }
+
+    var hasPendingWrites: Bool {
+        switch self {
+        case .tcp(let s): s.hasPendingWrites
+        case .tls(let s): s.hasPendingWrites
+        }
+    }
+
+    func read(into framer: inout LineFramer) throws -> ReadOutcome {
+        switch self {
+        case .tcp(let s): try s.read(into: &framer)
+        case .tls(let s): try s.read(into: &framer)
+        }
+    }
+
+    func enqueue(_ message: OutgoingMessage) throws {
+        switch self {
+        case .tcp(let s): try s.enqueue(message)
+        case .tls(let s): try s.enqueue(message)
+        }
+    }
+
+    @discardableResult
+    func flush() throws -> Bool {
+        switch self {
+        case .tcp(let s): try s.flush()
+        case .tls(let s): try s.flush()
+        }
+    }
+}

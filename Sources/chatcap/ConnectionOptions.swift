@@ -1,0 +1,48 @@
+import ArgumentParser
+import ChatIO
+
+/// Where and as whom to connect, shared by the live commands.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "Server host.")
+    var host = "irc.chat.twitch.tv"
+
+    @Option(help: "Server port (default 6697 with TLS, 6667 with --plain).")
+    var port: UInt16?
+
+    @Flag(help: "Connect without TLS.")
+    var plain = false
+
+    @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.")
+    var caFile: String?
+
+    @Flag(help: "Do not verify the server's certificate (said loudly on stderr; for tests only).")
+    var insecure = false
+
+    @Option(help: "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login.")
+    var tokenFile: String?
+
+    @Option(help: "Login for the OAuth token (default: CHATCAP_LOGIN).")
+    var login: String?
+
+    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    var duration: Double?
+
+    func validate() throws {
+        if plain && (caFile != nil || insecure) { throw ValidationError("--ca-file and --insecure need TLS (drop --plain)") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+    }
+
+    var endpoint: Endpoint {
+        Endpoint(host: host, port: port, tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure))
+    }
+
+    /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.
+    func credentials() throws -> Credentials {
+        do {
+            return try Credentials.resolve(tokenFile: tokenFile, login: login)
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(64)
+        }
+    }
+}

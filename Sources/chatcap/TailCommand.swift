@@ -1,0 +1,93 @@
+import ArgumentParser
+import ChatIO
+import ChatStore
+import IRCWire
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct TailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tail",
+        abstract: "Connect to Twitch chat and print it live, in every format replay has.",
+        discussion: """
+            Reconnects with back-off after RECONNECT, errors or a dead connection, rejoins every channel, \
+            and reports each interval without capture as a gap (stderr, and a "gap" record in json). \
+            Anonymous by default; an OAuth token comes from --token-file or CHATCAP_TOKEN, never from \
+            the command line.
+            """)
+
+    @Argument(help: "Channels to join (logins, with or without #).")
+    var channels: [String]
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var filters: FilterOptions
+
+    @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
+    var capacity = 2_500
+
+    func validate() throws {
+        guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
+        for c in channels {
+            let login = c.hasPrefix("#") ? String(c.dropFirst()) : c
+            guard !login.isEmpty, login.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 | 0x20) &- 97 < 26 || $0 &- 48 < 10 })
+            else { throw ValidationError("'\(c)' is not a channel login (letters, digits and _)") }
+        }
+    }
+
+    func run() throws {
+        ignoreBrokenPipes()
+        if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
+        let credentials = try connection.credentials()
+        let sink = OutputSink()
+        var options = ReplayOptions()
+        options.format = output.format
+        options.color = output.useColor(sink)
+        options.json = JSONOptions(withTags: output.withTags, withRaw: output.withRaw)
+        options.capacity = capacity
+        try filters.apply(to: &options)
+        let pipeline = Replay(options: options, sink: sink) { Diagnostics.write("chatcap: \($0)\n") }
+        var failure: OutputError? = nil
+        let session = try LiveSession(
+            channels: channels, credentials: credentials, endpoint: connection.endpoint,
+            onLine: { bytes, message, receivedAt, number in
+                guard failure == nil else { return }
+                let time = LineTime(of: message, in: bytes)
+                let at = MergedLine(
+                    inputName: "live", inputIndex: 0, lineNumber: number, byteOffset: 0,
+                    timestamp: time.timestamp ?? Timestamp(milliseconds: receivedAt.wallMs),
+                    timeSource: time.origin == .timeTag ? .timeTag : (time.origin == .tmiSentTs ? .tmiSentTs : .received))
+                do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
+            },
+            onRecord: { record in
+                guard failure == nil else { return }
+                do throws(OutputError) { try pipeline.record(record) } catch { failure = error }
+            })
+        Interrupts.install(session.stop)
+        let deadline = connection.duration.map { Moment.now().monotonicMs + Int64($0 * 1000) }
+        session.run(until: deadline)
+        try finish(strict: false) {
+            if let failure { throw failure }
+            try pipeline.finish()
+            return pipeline.summary
+        }
+        if let fatal = session.fatal {
+            Diagnostics.error(fatal)
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// SIGINT and SIGTERM raise a stop flag that the ingest loop polls (it wakes at least every 250 ms).
+enum Interrupts {
+    nonisolated(unsafe) static var flag: StopFlag? = nil
+
+    static func install(_ flag: StopFlag) {
+        self.flag = flag
+        signal(SIGINT) { _ in Interrupts.flag?.raise() }
+        signal(SIGTERM) { _ in Interrupts.flag?.raise() }
+    }
+}
