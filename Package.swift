@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "AllocationChecks",
             dependencies: [
-                "IRCWire", "ChatStore", "ChatTestSupport",
+                "IRCWire", "ChatStore", "ChatIO", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

@@ -2,6 +2,7 @@
 // with limits.json. Each scenario runs once to warm up, then several times; the smallest count is
 // compared. Runs alone, in release, because the counters add up every thread of the process.
 
+import ChatIO
 import ChatStore
 import ChatTestSupport
 import IRCWire
@@ -126,12 +127,41 @@ let renderer = TextRenderer(color: true)
     return sum
 }
 
+/// The live read path over a socketpair: bytes written into one end are read by a TCPConnection
+/// straight into a LineFramer, parsed in place and appended to full rings (as LiveSession does).
+var pair: [Int32] = [0, 0]
+guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { fatalError("socketpair failed") }
+let socketReader = try TCPConnection(adopting: pair[0], peer: "socketpair")
+var socketFramer = LineFramer()
+@MainActor func socketPath() -> Int {
+    var sum = 0
+    var sent = 0
+    while sent < input.count {
+        let n = input.withUnsafeBytes { raw in write(pair[1], raw.baseAddress! + sent, min(65_536, raw.count - sent)) }
+        if n > 0 { sent += n }
+        while true {
+            guard let outcome = try? socketReader.read(into: &socketFramer) else { return -1 }
+            while let event = socketFramer.nextLine() {
+                guard case .line(let line) = event else { continue }
+                clock += 1
+                sum &+= socketFramer.withBytes(of: line) { bytes in
+                    (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
+                }
+            }
+            if case .bytes = outcome { continue }
+            break
+        }
+    }
+    return sum
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
     Scenario(name: "window-publish", unit: "publish", units: 1_000, body: publishWindows),
     Scenario(name: "window-resolve", unit: "resolve", units: 1_000, body: resolveWindows),
     Scenario(name: "encode-json-irc-text", unit: "line", units: inputLines, body: encodeAll),
+    Scenario(name: "socket-read-parse-ring", unit: "line", units: inputLines, body: socketPath),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.
