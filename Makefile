@@ -26,6 +26,7 @@ deps:
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 
 build: deps
 	$(SWIFT) build -j $(JOBS)

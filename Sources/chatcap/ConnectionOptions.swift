@@ -27,9 +27,39 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Stop after this many seconds (default: run until interrupted).")
     var duration: Double?
 
+    @Option(help: "Send our own PING after this many seconds without a line.")
+    var idleTimeout: Double = 60
+
+    @Option(help: "Treat the connection as dead when our PING gets no answer within this many seconds.")
+    var pongTimeout: Double = 10
+
+    @Option(help: "First reconnect delay in seconds; doubles up to --reconnect-max (with jitter).")
+    var reconnectBase: Double = 1
+
+    @Option(help: "Longest reconnect delay in seconds.")
+    var reconnectMax: Double = 60
+
+    @Option(help: "Seconds a connection must stay up before the reconnect delay starts again from --reconnect-base.")
+    var healthyAfter: Double = 60
+
     func validate() throws {
         if plain && (caFile != nil || insecure) { throw ValidationError("--ca-file and --insecure need TLS (drop --plain)") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        for (name, value) in [("--idle-timeout", idleTimeout), ("--pong-timeout", pongTimeout),
+                              ("--reconnect-base", reconnectBase), ("--reconnect-max", reconnectMax),
+                              ("--healthy-after", healthyAfter)] where !(value > 0 && value.isFinite) {
+            throw ValidationError("\(name) must be a positive number of seconds")
+        }
+        if reconnectMax < reconnectBase { throw ValidationError("--reconnect-max must be at least --reconnect-base") }
+    }
+
+    var settings: ConnectionSettings {
+        var s = ConnectionSettings()
+        s.idleTimeoutMs = Int64(idleTimeout * 1000)
+        s.pongTimeoutMs = Int64(pongTimeout * 1000)
+        s.backoff = BackoffPolicy(
+            baseMs: Int64(reconnectBase * 1000), capMs: Int64(reconnectMax * 1000), healthyAfterMs: Int64(healthyAfter * 1000))
+        return s
     }
 
     var endpoint: Endpoint {

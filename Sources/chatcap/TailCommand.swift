@@ -52,7 +52,7 @@ struct TailCommand: ParsableCommand {
         let pipeline = Replay(options: options, sink: sink) { Diagnostics.write("chatcap: \($0)\n") }
         var failure: OutputError? = nil
         let session = try LiveSession(
-            channels: channels, credentials: credentials, endpoint: connection.endpoint,
+            channels: channels, credentials: credentials, endpoint: connection.endpoint, settings: connection.settings,
             onLine: { bytes, message, receivedAt, number in
                 guard failure == nil else { return }
                 let time = LineTime(of: message, in: bytes)

@@ -40,6 +40,18 @@ import Testing
         }
     }
 
+    @Test("every json and irc line of the golden files validates against the documented JSON Schemas")
+    func schemas() throws {
+        let json = try CLI.shell("python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json Fixtures/golden/*.json Fixtures/golden/moderation.dump")
+        #expect(json.status == 0, "\(json.text)\(json.stderr)")
+        #expect(json.text.contains("lines valid"))
+        let irc = try CLI.shell("python3 Scripts/check_ndjson_schema.py docs/irc-atoms.schema.json Fixtures/golden/*.irc")
+        #expect(irc.status == 0, "\(irc.text)\(irc.stderr)")
+        // And live output of a fixture with every optional field, not only the committed files.
+        let live = try CLI.shell(".build/debug/chatcap replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -")
+        #expect(live.status == 0, "\(live.text)\(live.stderr)")
+    }
+
     @Test("a real pipe into jq selects the chat texts")
     func pipeIntoJq() throws {
         let run = try CLI.shell(".build/debug/chatcap replay Fixtures/lines/privmsg.irc --format json | jq -r 'select(.type == \"privmsg\") | .text' | head -n 2")

@@ -8,32 +8,32 @@
 /// exclusivity checks.
 ///
 /// ```
-///  slot:   0      1      2     …   capacity-1
-///  keys:  [k0 ] [ 0 ] [k2 ]   …   [k  ]        0 = empty
-///  values:[v0 ] [   ] [v2 ]   …   [v  ]
+///  slot:   0         1         2        …   capacity-1
+///         [k0 v0 ]  [ 0    ]  [k2 v2 ]  …   [k  v  ]      key 0 = empty; key and value share a
+///                                                         cache line, so a probe costs one miss
 /// ```
 /// Owner-only (the ingest loop).
-/// - Allocations: two buffers at init; none afterwards.
+/// - Allocations: one buffer at init; none afterwards.
 @safe
 final class HashIndex {
-    private let keys: UnsafeMutablePointer<UInt64>
-    private let values: UnsafeMutablePointer<UInt64>
+    private struct Slot {
+        var key: UInt64
+        var value: UInt64
+    }
+    private let slots: UnsafeMutablePointer<Slot>
     private let mask: Int
     private(set) var count = 0  // owner-only: no overlapping access
 
     init(minimumCapacity: Int) {
         var size = 16
         while size < minimumCapacity * 2 { size <<= 1 }
-        unsafe keys = .allocate(capacity: size)
-        unsafe values = .allocate(capacity: size)
-        unsafe keys.initialize(repeating: 0, count: size)
-        unsafe values.initialize(repeating: 0, count: size)
+        unsafe slots = .allocate(capacity: size)
+        unsafe slots.initialize(repeating: Slot(key: 0, value: 0), count: size)
         mask = size - 1
     }
 
     deinit {
-        unsafe keys.deallocate()
-        unsafe values.deallocate()
+        unsafe slots.deallocate()
     }
 
     var capacity: Int { mask + 1 }
@@ -41,16 +41,16 @@ final class HashIndex {
     @inline(__always)
     private func home(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask }
 
-    // SAFETY (all methods): every slot index is masked to `0 ... mask`, inside both buffers.
+    // SAFETY (all methods): every slot index is masked to `0 ... mask`, inside the buffer.
 
     /// - Complexity: O(1) expected. - Allocations: none.
     func value(for key: UInt64) -> UInt64? {
         precondition(key != 0, "key 0 is reserved")
         var i = home(key)
         while true {
-            let k = unsafe keys[i]
-            if k == key { return unsafe values[i] }
-            if k == 0 { return nil }
+            let slot = unsafe slots[i]
+            if slot.key == key { return slot.value }
+            if slot.key == 0 { return nil }
             i = (i &+ 1) & mask
         }
     }
@@ -64,15 +64,14 @@ final class HashIndex {
         precondition(key != 0, "key 0 is reserved")
         var i = home(key)
         while true {
-            let k = unsafe keys[i]
+            let k = unsafe slots[i].key
             if k == key {
-                unsafe values[i] = value
+                unsafe slots[i].value = value
                 return true
             }
             if k == 0 {
                 guard count < capacity / 2 else { return false }
-                unsafe keys[i] = key
-                unsafe values[i] = value
+                unsafe slots[i] = Slot(key: key, value: value)
                 count += 1
                 return true
             }
@@ -86,26 +85,25 @@ final class HashIndex {
     func remove(_ key: UInt64) {
         precondition(key != 0, "key 0 is reserved")
         var i = home(key)
-        while unsafe keys[i] != key {
-            if unsafe keys[i] == 0 { return }
+        while unsafe slots[i].key != key {
+            if unsafe slots[i].key == 0 { return }
             i = (i &+ 1) & mask
         }
         // Backward shift: move later members of the probe run into the hole when that keeps them
         // reachable from their home slot.
         var hole = i
         var j = (i &+ 1) & mask
-        while unsafe keys[j] != 0 {
-            let h = home(unsafe keys[j])
+        while unsafe slots[j].key != 0 {
+            let h = home(unsafe slots[j].key)
             // `j` may move to `hole` if its home is not in the cyclic interval (hole, j].
             let between = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j)
             if !between {
-                unsafe keys[hole] = keys[j]
-                unsafe values[hole] = values[j]
+                unsafe slots[hole] = slots[j]
                 hole = j
             }
             j = (j &+ 1) & mask
         }
-        unsafe keys[hole] = 0
+        unsafe slots[hole].key = 0
         count -= 1
     }
 }

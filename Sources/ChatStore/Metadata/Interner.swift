@@ -5,65 +5,107 @@
 /// is pruned and its index reused under a new generation (so a stale token never matches).
 /// Memory stays proportional to the distinct strings of the live entries.
 ///
+/// Storage is raw memory behind one pointer the instance owns (entries, string arena, free list),
+/// grown by doubling and never shrunk: interning a known string costs a hash, a probe, a compare and
+/// an increment — no reference counting, uniqueness or exclusivity checks on the per-line path.
+///
+/// ```
+///  entries[i]: hash · refCount · generation · start · length      (index 0 unused: Token.none)
+///  arena:      [ (index, length) "nightowlgg" | (index, length) "NightOwlGG" | … ]   8-byte headers
+///  free:       indexes of pruned entries, reused first
+/// ```
 /// Owned by the ingest loop (the owner of the rings); not for use from other threads.
+@safe
 public final class Interner {
+    private struct Entry {
+        var hash: UInt64 = 0
+        var refCount: UInt32 = 0
+        var generation: UInt16 = 0
+        var start = 0
+        var length = 0
+    }
+
+    /// All mutable state, reached through `state` (a `let`): one owner, no overlapping access.
+    @unsafe
+    private struct State {
+        var entries: UnsafeMutablePointer<Entry>
+        var entryCount = 1
+        var entryCapacity: Int
+        var arena: UnsafeMutablePointer<UInt8>
+        var arenaCount = 0
+        var arenaCapacity: Int
+        var free: UnsafeMutablePointer<UInt32>
+        var freeCount = 0
+        var deadBytes = 0
+        var live = 0
+    }
+
     private var table: HashIndex
-    private var hashes: [UInt64] = [0]
-    private var refCounts: [UInt32] = [0]
-    private var generations: [UInt16] = [0]
-    private var starts: [Int] = [0]
-    private var lengths: [Int] = [0]
-    private var free: [UInt32] = []
-    private var arena: [UInt8] = []
-    /// The other half of the arena's double buffer, used by compaction (keeps its capacity).
-    private var spare: [UInt8] = []
-    private var deadBytes = 0
+    private let state: UnsafeMutablePointer<State>
 
     /// Strings live now.
-    public private(set) var count = 0
+    public var count: Int { unsafe state.pointee.live }
 
     /// - Parameter expected: distinct strings to hold without growing (several per live entry of
-    ///   every ring). Beyond it the table rebuilds itself larger (an allocation, outside steady state).
+    ///   every ring). Beyond it the storage grows (an allocation, outside steady state).
     public init(expected: Int = 16_384) {
-        table = HashIndex(minimumCapacity: expected)
-        hashes.reserveCapacity(expected + 1)
-        refCounts.reserveCapacity(expected + 1)
-        generations.reserveCapacity(expected + 1)
-        starts.reserveCapacity(expected + 1)
-        lengths.reserveCapacity(expected + 1)
-        free.reserveCapacity(expected)
-        arena.reserveCapacity(expected * 24)
-        spare.reserveCapacity(expected * 24)
+        let capacity = max(expected, 16) + 1
+        table = HashIndex(minimumCapacity: capacity)
+        let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        unsafe entries.initialize(repeating: Entry(), count: capacity)
+        let arenaCapacity = capacity * 24
+        unsafe state = .allocate(capacity: 1)
+        unsafe state.initialize(to: State(
+            entries: entries, entryCapacity: capacity, arena: .allocate(capacity: arenaCapacity),
+            arenaCapacity: arenaCapacity, free: .allocate(capacity: capacity)))
     }
+
+    deinit {
+        unsafe state.pointee.entries.deallocate()
+        unsafe state.pointee.arena.deallocate()
+        unsafe state.pointee.free.deallocate()
+        unsafe state.deallocate()
+    }
+
+    // SAFETY (whole type): `state` is allocated in init and freed in deinit; every entry index used
+    // below is `< entryCount <= entryCapacity`, every arena offset `< arenaCount <= arenaCapacity`,
+    // checked where it is produced. The owner thread is the only user, and no method re-enters.
 
     /// The token for `bytes[range]`, taking one reference; ``Token/none`` for an empty range.
     ///
     /// - Complexity: O(`range.count`) expected. - Allocations: none in steady state.
     public func intern(_ bytes: Span<UInt8>, _ range: Range<Int>) -> Token {
         guard !range.isEmpty else { return .none }
+        precondition(range.upperBound <= bytes.count, "range outside the bytes")
         let h = hashBytes(bytes, range)
         var probe = h
         // Keys of the table are hash variants: on a (rare) collision with a different string, the
         // next variant is tried, so equal hashes never merge different strings.
         while let index = table.value(for: probe) {
             let i = Int(index)
-            if lengths[i] == range.count && equalsArena(bytes, range, at: starts[i]) {
-                refCounts[i] += 1
+            let same = unsafe bytes.withUnsafeBufferPointer { p in
+                unsafe state.pointee.entries[i].length == range.count
+                    && equalsArena(p.baseAddress! + range.lowerBound, range.count, at: state.pointee.entries[i].start)
+            }
+            if same {
+                unsafe state.pointee.entries[i].refCount += 1
                 return token(i)
             }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 1
         }
         let i = allocateIndex()
-        hashes[i] = probe
-        refCounts[i] = 1
-        starts[i] = arena.count
-        lengths[i] = range.count
-        for k in range { arena.append(bytes[k]) }
+        let start = reserveArena(Self.header + range.count) + Self.header
+        unsafe writeHeader(at: start - Self.header, index: i, length: range.count)
+        unsafe bytes.withUnsafeBufferPointer { p in
+            unsafe (state.pointee.arena + start).update(from: p.baseAddress! + range.lowerBound, count: range.count)
+        }
+        unsafe state.pointee.entries[i] = Entry(
+            hash: probe, refCount: 1, generation: state.pointee.entries[i].generation, start: start, length: range.count)
         if !table.set(UInt64(i), for: probe) {
             rebuild(capacity: table.capacity)
             table.set(UInt64(i), for: probe)
         }
-        count += 1
+        unsafe state.pointee.live += 1
         return token(i)
     }
 
@@ -73,74 +115,145 @@ public final class Interner {
     public func release(_ token: Token) {
         guard token != .none else { return }
         let i = Int(token.rawValue & 0xFFFFF)
-        precondition(i < refCounts.count && generations[i] == UInt16(token.rawValue >> 20), "stale token released")
-        refCounts[i] -= 1
-        guard refCounts[i] == 0 else { return }
-        table.remove(hashes[i])
-        generations[i] = (generations[i] &+ 1) & 0xFFF
-        deadBytes += lengths[i]
-        lengths[i] = 0
-        free.append(UInt32(i))
-        count -= 1
-        if deadBytes > 4096 && deadBytes > arena.count / 2 { compact() }
+        precondition(isLive(token), "stale token released")
+        unsafe state.pointee.entries[i].refCount -= 1
+        guard unsafe state.pointee.entries[i].refCount == 0 else { return }
+        table.remove(unsafe state.pointee.entries[i].hash)
+        unsafe state.pointee.entries[i].generation = (state.pointee.entries[i].generation &+ 1) & 0xFFF
+        unsafe state.pointee.deadBytes += Self.header + state.pointee.entries[i].length
+        unsafe state.pointee.entries[i].length = 0
+        unsafe state.pointee.free[state.pointee.freeCount] = UInt32(i)
+        unsafe state.pointee.freeCount += 1
+        unsafe state.pointee.live -= 1
+        if unsafe state.pointee.deadBytes > 4096 && state.pointee.deadBytes > state.pointee.arenaCount / 2 { compact() }
     }
 
     /// The bytes of a live token, for display and tests.
     public func withBytes<R>(_ token: Token, _ body: (ArraySlice<UInt8>) -> R) -> R? {
-        let i = Int(token.rawValue & 0xFFFFF)
-        guard token != .none, i < refCounts.count, refCounts[i] > 0, generations[i] == UInt16(token.rawValue >> 20)
-        else { return nil }
-        return body(arena[starts[i]..<(starts[i] + lengths[i])])
+        guard isLive(token) else { return nil }
+        let e = unsafe state.pointee.entries[Int(token.rawValue & 0xFFFFF)]
+        return body(unsafe Array(UnsafeBufferPointer(start: state.pointee.arena + e.start, count: e.length))[...])
     }
 
     /// References held on a live token (0 when pruned).
     public func referenceCount(_ token: Token) -> Int {
-        let i = Int(token.rawValue & 0xFFFFF)
-        guard token != .none, i < refCounts.count, generations[i] == UInt16(token.rawValue >> 20) else { return 0 }
-        return Int(refCounts[i])
+        guard isLive(token) else { return 0 }
+        return Int(unsafe state.pointee.entries[Int(token.rawValue & 0xFFFFF)].refCount)
     }
 
     /// Bytes held for strings, live and not yet compacted.
-    public var arenaBytes: Int { arena.count }
+    public var arenaBytes: Int { unsafe state.pointee.arenaCount }
 
-    private func token(_ i: Int) -> Token { Token(rawValue: UInt32(i) | UInt32(generations[i]) << 20) }
-
-    private func allocateIndex() -> Int {
-        if let i = free.popLast() { return Int(i) }
-        precondition(hashes.count < 0xFFFFF, "interner full")
-        hashes.append(0)
-        refCounts.append(0)
-        generations.append(0)
-        starts.append(0)
-        lengths.append(0)
-        return hashes.count - 1
+    private func isLive(_ token: Token) -> Bool {
+        let i = Int(token.rawValue & 0xFFFFF)
+        guard token != .none, unsafe i < state.pointee.entryCount else { return false }
+        let e = unsafe state.pointee.entries[i]
+        return e.refCount > 0 && e.generation == UInt16(token.rawValue >> 20)
     }
 
-    private func equalsArena(_ bytes: Span<UInt8>, _ range: Range<Int>, at start: Int) -> Bool {
-        var k = start
-        for i in range {
-            if arena[k] != bytes[i] { return false }
-            k += 1
+    private func token(_ i: Int) -> Token {
+        Token(rawValue: UInt32(i) | UInt32(unsafe state.pointee.entries[i].generation) << 20)
+    }
+
+    private func allocateIndex() -> Int {
+        if unsafe state.pointee.freeCount > 0 {
+            unsafe state.pointee.freeCount -= 1
+            return Int(unsafe state.pointee.free[state.pointee.freeCount])
+        }
+        if unsafe state.pointee.entryCount == state.pointee.entryCapacity { growEntries() }
+        precondition(unsafe state.pointee.entryCount < 0xFFFFF, "interner full")
+        unsafe state.pointee.entryCount += 1
+        return unsafe state.pointee.entryCount - 1
+    }
+
+    private func growEntries() {
+        let old = unsafe state.pointee
+        let capacity = unsafe old.entryCapacity * 2
+        let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        unsafe entries.moveInitialize(from: old.entries, count: old.entryCapacity)
+        unsafe (entries + old.entryCapacity).initialize(repeating: Entry(), count: capacity - old.entryCapacity)
+        let free = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        unsafe free.update(from: old.free, count: old.freeCount)
+        unsafe old.entries.deallocate()
+        unsafe old.free.deallocate()
+        unsafe state.pointee.entries = entries
+        unsafe state.pointee.free = free
+        unsafe state.pointee.entryCapacity = capacity
+        rebuild(capacity: capacity)
+    }
+
+    /// Offset of `count` free arena bytes (compacting or growing when needed).
+    private func reserveArena(_ count: Int) -> Int {
+        if unsafe state.pointee.arenaCapacity - state.pointee.arenaCount < count {
+            compact()
+            if unsafe state.pointee.arenaCapacity - state.pointee.arenaCount < count {
+                let s = unsafe state.pointee
+                let capacity = unsafe max(s.arenaCapacity * 2, s.arenaCount + count)
+                let arena = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+                unsafe arena.update(from: s.arena, count: s.arenaCount)
+                unsafe s.arena.deallocate()
+                unsafe state.pointee.arena = arena
+                unsafe state.pointee.arenaCapacity = capacity
+            }
+        }
+        let start = unsafe state.pointee.arenaCount
+        unsafe state.pointee.arenaCount += count
+        return start
+    }
+
+    @unsafe
+    private func equalsArena(_ key: UnsafePointer<UInt8>, _ count: Int, at start: Int) -> Bool {
+        let stored = unsafe state.pointee.arena + start
+        var k = 0
+        while k < count {
+            if unsafe key[k] != stored[k] { return false }
+            k &+= 1
         }
         return true
     }
 
-    /// Copies the live strings into the spare arena and swaps the two (both keep their capacity,
-    /// so compaction does not allocate once they have reached their high-water mark).
+    /// Bytes before each string in the arena: its entry index and length (UInt32 each).
+    private static let header = 8
+
+    @unsafe
+    private func writeHeader(at offset: Int, index: Int, length: Int) {
+        let raw = unsafe UnsafeMutableRawPointer(state.pointee.arena + offset)
+        unsafe raw.storeBytes(of: UInt32(index), toByteOffset: 0, as: UInt32.self)
+        unsafe raw.storeBytes(of: UInt32(length), toByteOffset: 4, as: UInt32.self)
+    }
+
+    /// Slides the live strings to the front of the arena in one pass, keeping its capacity: each
+    /// string's header names its entry; a string is live if that entry still points at it.
+    ///
+    /// - Complexity: O(arena bytes). - Allocations: none.
     private func compact() {
-        spare.removeAll(keepingCapacity: true)
-        for i in 1..<refCounts.count where refCounts[i] > 0 {
-            let s = starts[i]
-            starts[i] = spare.count
-            spare.append(contentsOf: arena[s..<(s + lengths[i])])
+        let arena = unsafe state.pointee.arena
+        let end = unsafe state.pointee.arenaCount
+        var read = 0
+        var write = 0
+        while read < end {
+            let raw = unsafe UnsafeRawPointer(arena + read)
+            let index = Int(unsafe raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            let length = Int(unsafe raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            let size = Self.header + length
+            let e = unsafe state.pointee.entries[index]
+            if e.refCount > 0 && e.start == read + Self.header {
+                if read != write { unsafe (arena + write).update(from: arena + read, count: size) }
+                unsafe state.pointee.entries[index].start = write + Self.header
+                write += size
+            }
+            read += size
         }
-        swap(&arena, &spare)
-        deadBytes = 0
+        unsafe state.pointee.arenaCount = write
+        unsafe state.pointee.deadBytes = 0
     }
 
     private func rebuild(capacity: Int) {
         let next = HashIndex(minimumCapacity: capacity)
-        for i in 1..<refCounts.count where refCounts[i] > 0 { next.set(UInt64(i), for: hashes[i]) }
+        let count = unsafe state.pointee.entryCount
+        for i in 1..<count where unsafe state.pointee.entries[i].refCount > 0 {
+            next.set(UInt64(i), for: unsafe state.pointee.entries[i].hash)
+        }
         table = next
     }
 }
