@@ -89,5 +89,12 @@ enum Interrupts {
         self.flag = flag
         signal(SIGINT) { _ in Interrupts.flag?.raise() }
         signal(SIGTERM) { _ in Interrupts.flag?.raise() }
+        // A parent may have started us with these signals blocked (a thread's mask is inherited):
+        // unblock them, or Ctrl-C and `kill` would be ignored until --duration ends.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
     }
 }

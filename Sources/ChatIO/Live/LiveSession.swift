@@ -40,6 +40,8 @@ public final class LiveSession {
         var framer = LineFramer()
         var connectAt: Int64? = nil
         var lines = 0
+        /// The read budget ran out before the stream would block: service again before waiting.
+        var hasMore = false
         init(machine: ConnectionMachine) { self.machine = machine }
     }
 
@@ -52,6 +54,8 @@ public final class LiveSession {
     /// Raised (from any thread, e.g. a signal handler's flag poller) to end ``run(until:)``.
     public let stop = StopFlag()
     private var actions: [ConnectionAction] = []
+    /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
+    static let readBudget = 16
     /// Set when a machine reports a fatal record.
     public private(set) var fatal: String? = nil
 
@@ -87,7 +91,14 @@ public final class LiveSession {
                     perform(actions, on: c)
                 }
             }
-            var timeout: Int64 = 250
+            // Connections whose read budget ran out go first, and the wait below does not block.
+            var busy = false
+            for c in connections where c.hasMore {
+                c.hasMore = false
+                service(c, [])
+                busy = busy || c.hasMore
+            }
+            var timeout: Int64 = busy ? 0 : 250
             for c in connections {
                 if let at = c.connectAt { timeout = min(timeout, at - now.monotonicMs) }
                 if let due = c.machine.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
@@ -110,8 +121,16 @@ public final class LiveSession {
                 return
             }
         }
-        // Read until the stream would block: TLS may hold decrypted bytes the socket no longer signals.
+        // Read until the stream would block — TLS may hold decrypted bytes the socket no longer
+        // signals — but at most `readBudget` times per wake-up, so that a server sending without
+        // pause cannot starve timers, other connections or the stop flag.
+        var budget = Self.readBudget
         while c.stream != nil {
+            if budget == 0 {
+                c.hasMore = true
+                return
+            }
+            budget -= 1
             let outcome: ReadOutcome
             do { outcome = try stream.read(into: &c.framer) } catch {
                 lost(c, .failed("\(error)"))
