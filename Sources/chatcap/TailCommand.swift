@@ -29,6 +29,9 @@ struct TailCommand: ParsableCommand {
     @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
     var capacity = 2_500
 
+    @Flag(help: "On exit, print lines read, lines per second and the CPU time used on stderr.")
+    var stats = false
+
     func validate() throws {
         guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
         for c in channels {
@@ -68,7 +71,18 @@ struct TailCommand: ParsableCommand {
             })
         Interrupts.install(session.stop)
         let deadline = connection.duration.map { Moment.now().monotonicMs + Int64($0 * 1000) }
+        let started = Moment.now().monotonicMs
         session.run(until: deadline)
+        if stats {
+            let seconds = Double(Moment.now().monotonicMs - started) / 1000
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            let lines = pipeline.summary.lines
+            Diagnostics.note(
+                "stats: \(lines) lines in \(seconds) s = \(Int(Double(lines) / max(seconds, 0.001))) lines/s; CPU \(cpu) s (\(Int(cpu / max(seconds, 0.001) * 100)) % of one core)")
+        }
         try finish(strict: false) {
             if let failure { throw failure }
             try pipeline.finish()
