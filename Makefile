@@ -64,6 +64,7 @@ bench: deps fixtures
 	.build/release/ChatBench $(BENCH_LOG) --floor .build/bench/memchr-floor
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
 	Benchmarks/replay_bench.sh .build/release/chatcap $(BENCH_LOG).gz
+	Benchmarks/live_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
 alloc: deps

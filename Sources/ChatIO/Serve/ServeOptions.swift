@@ -1,0 +1,86 @@
+/// How `chatcap serve` listens, paces and misbehaves: everything ``ChatServer`` needs besides its inputs.
+///
+/// A plain value built by the command line (or a test) and handed to the server once.
+public struct ServeOptions: Sendable, Equatable {
+    /// The address to bind: an IP literal or a name (`127.0.0.1` by default).
+    public var host: String
+    /// The port to bind; 0 lets the kernel pick a free one (read it back from ``ChatServer/port``).
+    public var port: UInt16
+    /// Replay pace as a multiple of real time (`2` = twice as fast); `nil` for as fast as each client
+    /// reads.
+    public var speed: Double?
+    /// Start a client's replay over when it reaches the end of the log.
+    public var loop: Bool
+    /// PEM certificate chain and private key: serve TLS instead of plain TCP.
+    public var tls: ServeTLSFiles?
+    /// Test switches: what to do to a client after it was sent a number of replayed lines.
+    public var faults: ServeFaults
+
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 6667, speed: Double? = 1, loop: Bool = false,
+        tls: ServeTLSFiles? = nil, faults: ServeFaults = ServeFaults()
+    ) {
+        precondition(speed.map { $0 > 0 && $0.isFinite } ?? true, "speed must be positive and finite")
+        self.host = host
+        self.port = port
+        self.speed = speed
+        self.loop = loop
+        self.tls = tls
+        self.faults = faults
+    }
+}
+
+/// The certificate chain and key a TLS server presents, as PEM file paths.
+public struct ServeTLSFiles: Sendable, Equatable {
+    /// PEM file with the server certificate first, then any intermediates.
+    public var certificate: String
+    /// PEM file with the certificate's private key (unencrypted).
+    public var key: String
+
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
+}
+
+/// Misbehaviour on purpose, for testing clients: each fires once per connection, when that client
+/// has been sent the given number of replayed lines (0: as soon as its replay starts). When several
+/// are set, the one with the smallest count fires first; a connection closed or stalled by it never
+/// reaches the others.
+public struct ServeFaults: Sendable, Equatable {
+    /// Send `:tmi.twitch.tv RECONNECT`, then close the connection.
+    public var reconnectAfter: Int?
+    /// Close the connection without a word.
+    public var dropAfter: Int?
+    /// Stop sending anything and stop answering PING, but keep the connection open.
+    public var stallAfter: Int?
+    /// Channel logins (lower case, without `#`) whose JOIN is answered with Twitch's
+    /// `msg_channel_suspended` NOTICE instead of the JOIN echo.
+    public var refusedChannels: Set<String>
+
+    public init(
+        reconnectAfter: Int? = nil, dropAfter: Int? = nil, stallAfter: Int? = nil, refusedChannels: Set<String> = []
+    ) {
+        precondition([reconnectAfter, dropAfter, stallAfter].allSatisfy { ($0 ?? 0) >= 0 }, "counts must be >= 0")
+        self.reconnectAfter = reconnectAfter
+        self.dropAfter = dropAfter
+        self.stallAfter = stallAfter
+        self.refusedChannels = refusedChannels
+    }
+
+    /// The fault due after `sent` replayed lines, if any (the earliest threshold wins; ties go to
+    /// stall, then drop, then reconnect — the order in which they leave the client least able to go on).
+    func due(afterSent sent: Int) -> ServeFault? {
+        var best: (count: Int, fault: ServeFault)? = nil
+        for (count, fault) in [(stallAfter, ServeFault.stall), (dropAfter, .drop), (reconnectAfter, .reconnect)] {
+            guard let count, sent >= count else { continue }
+            if best == nil || count < best!.count { best = (count, fault) }
+        }
+        return best?.fault
+    }
+}
+
+/// One of the ``ServeFaults`` as it fires.
+enum ServeFault: Sendable, Equatable {
+    case reconnect, drop, stall
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import ChatIO
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a fake Twitch chat server that replays a log to every client that joins.",
+        discussion: """
+            Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123), JOIN channels, and \
+            get the log's lines of those channels from its start, each client at its own position, paced by \
+            the lines' timestamps. On start one line 'listening on HOST:PORT' goes to standard output; \
+            connections, joins and disconnects (with the lines sent) are reported on standard error. \
+            Files are read lazily per client; standard input is read to its end before listening, and held \
+            in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: 64 usage error, 66 an input \
+            cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
+            certificate or key cannot be loaded.
+            """)
+
+    @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
+    var inputs: [String] = ["-"]
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one (see the 'listening on' line).")
+    var port: Int = 6667
+
+    @Option(help: ArgumentHelp("PEM certificate chain to serve TLS with (needs --tls-key).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("PEM private key of the --tls-cert certificate.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Pace lines by their timestamps at this many times real time, or max for as fast as each client reads.",
+            valueName: "x|max"))
+    var speed: String = "1"
+
+    @Flag(help: "Start a client's replay over when it reaches the end of the log.")
+    var loop = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Test switch: send RECONNECT to a client after this many replayed lines, then close it.", valueName: "n"))
+    var reconnectAfter: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Test switch: close a client's connection without a word after this many replayed lines.", valueName: "n"))
+    var dropAfter: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Test switch: after this many replayed lines stop sending and stop answering PING, but keep the "
+                + "connection open.", valueName: "n"))
+    var stallAfter: Int?
+
+    @Option(
+        name: .customLong("refuse-join"),
+        help: ArgumentHelp(
+            "Test switch: answer JOIN of this channel with Twitch's msg_channel_suspended NOTICE; repeatable.",
+            valueName: "channel"))
+    var refusedChannels: [String] = []
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
+        if speed != "max" {
+            guard let s = Double(speed), s > 0, s.isFinite else {
+                throw ValidationError("--speed must be a positive number or max, not '\(speed)'")
+            }
+        }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        for (name, value) in [
+            ("--reconnect-after", reconnectAfter), ("--drop-after", dropAfter), ("--stall-after", stallAfter),
+        ] {
+            if let value, value < 0 { throw ValidationError("\(name) must be 0 or more, not \(value)") }
+        }
+        for channel in refusedChannels where Self.login(channel).isEmpty {
+            throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
+        }
+    }
+
+    func run() throws {
+        ignoreBrokenPipes()
+        var options = ServeOptions(
+            host: host, port: UInt16(port), speed: speed == "max" ? nil : Double(speed), loop: loop)
+        if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
+        options.faults = ServeFaults(
+            reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
+            refusedChannels: Set(refusedChannels.map(Self.login)))
+        let server: ChatServer
+        do {
+            server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }
+        } catch {
+            Diagnostics.error("\(error)")
+            if case .input = error { throw ExitCode(66) }
+            throw ExitCode(74)
+        }
+        Self.stopOnSignals(server.stopHandle)
+        Self.printListening(server.address)
+        do {
+            try server.run()
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(74)
+        }
+    }
+
+    /// `#Name` or `name` → `name`.
+    static func login(_ channel: String) -> String {
+        (channel.hasPrefix("#") ? String(channel.dropFirst()) : channel).lowercased()
+    }
+
+    /// Writes `listening on HOST:PORT` to standard output at once (scripts wait for it).
+    static func printListening(_ address: String) {
+        let bytes = Array("listening on \(address)\n".utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
+
+    /// SIGINT and SIGTERM stop the server: both are blocked in this thread (and so in every thread
+    /// started later) and taken by `sigwait` on a Dispatch worker, which raises the stop handle. No
+    /// signal handler runs, so nothing async-signal-unsafe can happen; and it works the same when a
+    /// parent started us with the signals blocked or ignored.
+    static func stopOnSignals(_ handle: ServeStopHandle) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let signals = set
+        DispatchQueue.global().async {
+            var set = signals
+            var number: Int32 = 0
+            while sigwait(&set, &number) != 0 {}
+            handle.stop()
+        }
+    }
+}

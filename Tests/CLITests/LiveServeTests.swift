@@ -1,0 +1,197 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `chatcap tail` against `chatcap serve` (our fake Twitch server) on 127.0.0.1, processes started and
+/// stopped by PID: every served line arrives in order in every format, RECONNECT is honoured, a
+/// stalled server is detected by the PONG timeout, and a server killed and restarted 20 times
+/// leaves exactly-once output with a gap record per outage.
+@Suite(.serialized) struct LiveServeTests {
+    /// A running `chatcap serve`.
+    final class Server {
+        let process = Process()
+        let port: Int
+        init(_ arguments: [String], port: Int = 0) throws {
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = ["serve"] + arguments + ["--port", "\(port)"]
+            process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The first line says where it listens: "listening on HOST:PORT".
+            var line: [UInt8] = []
+            let handle = out.fileHandleForReading
+            while true {
+                let byte = handle.readData(ofLength: 1)
+                if byte.isEmpty || byte.first == 0x0A { break }
+                line.append(byte.first!)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard text.hasPrefix("listening on "), let p = text.split(separator: ":").last.flatMap({ Int($0) }) else {
+                kill(process.processIdentifier, SIGKILL)
+                throw CLITestError(description: "serve did not start: '\(text)'")
+            }
+            self.port = p
+        }
+        func stop(signal: Int32 = SIGKILL) {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+        }
+        deinit { if process.isRunning { stop() } }
+    }
+
+    struct CLITestError: Error, CustomStringConvertible { var description: String }
+
+    /// Runs `chatcap tail` for at most `seconds`, returning its output.
+    static func tail(_ arguments: [String], seconds: Double) throws -> CLIRun {
+        try CLI.run(["tail"] + arguments + ["--duration", "\(seconds)"])
+    }
+
+    static func tlsMaterial(in dir: String) throws {
+        let pki = try CLI.shell("""
+            cd \(dir) && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=chatcap test CA" \
+            && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" \
+            && printf "subjectAltName=DNS:localhost,IP:127.0.0.1\\n" > ext.cnf \
+            && openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf
+            """)
+        guard pki.status == 0 else { throw CLITestError(description: pki.stderr) }
+    }
+
+    static func tempDir(_ name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The lines of `fixture` whose channel is `#channel`, as bytes without terminators.
+    static func channelLines(_ fixture: String, _ channel: String) throws -> [[UInt8]] {
+        FramerVerifier.oracleLines(try Fixtures.bytes("lines/\(fixture)")).filter {
+            String(decoding: $0, as: UTF8.self).contains(" #\(channel) ") || String(decoding: $0, as: UTF8.self).hasSuffix(" #\(channel)")
+        }
+    }
+
+    @Test("tail over TLS receives every served line of its channel, in order, in every format")
+    func everyLineInOrder() throws {
+        let dir = try Self.tempDir("serve-tls")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.tlsMaterial(in: dir)
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--loop",
+                                 "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key"])
+        defer { server.stop() }
+        let expected = try Self.channelLines("privmsg.irc", "pixelharbor")
+        #expect(expected.count > 10)
+        let common = ["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--ca-file", "\(dir)/ca.pem"]
+
+        // raw: the served lines appear byte for byte, in order (the log loops: check the first pass).
+        let raw = try Self.tail(common + ["--format", "raw"], seconds: 3)
+        #expect(raw.status == 0, "\(raw.stderr)")
+        let got = FramerVerifier.oracleLines(raw.stdout)
+        guard let first = got.firstIndex(of: expected[0]) else {
+            Issue.record("the first served line never arrived: \(raw.stderr)")
+            return
+        }
+        #expect(Array(got[first..<min(got.count, first + expected.count)]) == expected)
+
+        for format in ["json", "irc", "text"] {
+            let run = try Self.tail(common + ["--format", format, "--color", "never"], seconds: 2)
+            #expect(run.status == 0, "\(format): \(run.stderr)")
+            let lines = run.text.split(separator: "\n")
+            let chat: Int
+            switch format {
+            case "json": chat = lines.filter { $0.contains("\"type\":\"privmsg\"") }.count
+            case "irc": chat = lines.filter { $0.contains("\"verb\":\"PRIVMSG\"") }.count
+            default: chat = lines.filter { $0.contains("#pixelharbor ") && !$0.contains(" -- ") }.count
+            }
+            #expect(chat >= expected.count, "\(format): \(chat) chat lines for \(expected.count) served")
+        }
+    }
+
+    @Test("RECONNECT is honoured: the client reconnects, rejoins, records a gap and goes on")
+    func reconnect() throws {
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--reconnect-after", "5", "--loop"])
+        defer { server.stop() }
+        let run = try Self.tail(["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                                 "--format", "json", "--reconnect-base", "0.1", "--reconnect-max", "0.2"], seconds: 3)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("RECONNECT"), "\(run.stderr)")
+        let joins = run.text.split(separator: "\n").filter { $0.contains("\"event\":\"joined\"") }
+        #expect(joins.count >= 2, "rejoined after RECONNECT")
+        #expect(run.text.contains("\"type\":\"gap\""))
+    }
+
+    @Test("a stalled server (no PONG) is detected and the client reconnects")
+    func stalledServer() throws {
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--stall-after", "3"])
+        defer { server.stop() }
+        let run = try Self.tail(["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                                 "--format", "json", "--idle-timeout", "0.5", "--pong-timeout", "0.5",
+                                 "--reconnect-base", "0.1", "--reconnect-max", "0.2"], seconds: 4)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("no PONG"), "\(run.stderr)")
+        #expect(run.text.contains("\"type\":\"gap\""))
+    }
+
+    @Test("the server killed and restarted 20 times: every line printed once, in order, a gap per outage")
+    func killedAndRestarted() throws {
+        let dir = try Self.tempDir("faults")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Instance k serves its own lines "k-i", 5 ms apart, so each instance is cut off mid-stream.
+        let rounds = 20
+        for k in 0..<rounds {
+            var text = ""
+            for i in 0..<400 {
+                text += "@id=m\(k)-\(i);tmi-sent-ts=\(1_763_700_000_000 + i * 5) :u!u@u PRIVMSG #c :\(k)-\(i)\r\n"
+            }
+            try text.write(toFile: "\(dir)/\(k).irc", atomically: true, encoding: .utf8)
+        }
+        var server = try Server(["\(dir)/0.irc", "--speed", "1"])
+        let port = server.port
+        let tail = Process()
+        tail.executableURL = URL(fileURLWithPath: CLI.binary)
+        tail.arguments = ["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "json",
+                          "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
+                          "--duration", "30"]
+        let out = Pipe()
+        let err = Pipe()
+        tail.standardOutput = out
+        tail.standardError = err
+        try tail.run()
+        defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
+        // Read output concurrently so that the pipe never fills.
+        nonisolated(unsafe) var stdout = Data()
+        let reader = Thread { stdout = out.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        for k in 1..<rounds {
+            Thread.sleep(forTimeInterval: 0.6)
+            server.stop()
+            server = try Server(["\(dir)/\(k).irc", "--speed", "1"], port: port)
+        }
+        Thread.sleep(forTimeInterval: 0.6)
+        server.stop()
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(tail.processIdentifier, SIGINT)
+        tail.waitUntilExit()
+        while reader.isExecuting || !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        let lines = String(decoding: stdout, as: UTF8.self).split(separator: "\n")
+        let texts = lines.filter { $0.contains("\"type\":\"privmsg\"") }.compactMap { line -> String? in
+            guard let r = line.range(of: "\"text\":\"") else { return nil }
+            return String(line[r.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(Set(texts).count == texts.count, "no line printed twice")
+        var perInstance: [Int: [Int]] = [:]
+        for t in texts {
+            let parts = t.split(separator: "-").compactMap { Int($0) }
+            if parts.count == 2 { perInstance[parts[0], default: []].append(parts[1]) }
+        }
+        #expect(perInstance.count >= rounds - 2, "lines from (nearly) every instance: \(perInstance.keys.sorted())")
+        for (k, seen) in perInstance {
+            #expect(seen == Array(0..<seen.count), "instance \(k): in order and without holes")
+        }
+        let gaps = lines.filter { $0.contains("\"type\":\"gap\"") }
+        #expect(gaps.count >= rounds - 1, "a gap record per outage (\(gaps.count))")
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(tail.terminationStatus == 0, "\(stderr.suffix(2000))")
+    }
+}

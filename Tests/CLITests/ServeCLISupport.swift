@@ -1,0 +1,212 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// A `chatcap serve` process for end-to-end tests: started with its standard output on a pipe (for
+/// the `listening on` line) and its standard error in a file, stopped by PID.
+final class ServeProcess {
+    let process = Process()
+    let port: UInt16
+    let listeningLine: String
+    private let errorFile: String
+    private let output: Pipe
+
+    /// The binary: `$CHATCAP_BIN`, else the `chatcap` built next to this test bundle (whatever the
+    /// scratch path), else the default debug build.
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["CHATCAP_BIN"] { return path }
+        let sibling = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("chatcap").path
+        return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : CLI.binary
+    }
+
+    /// Starts `chatcap serve arguments…` in the repository root and waits (at most 10 s) for its
+    /// `listening on HOST:PORT` line.
+    init(_ arguments: [String]) throws {
+        errorFile = NSTemporaryDirectory() + "chatcap-serve-\(UUID().uuidString).err"
+        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
+        output = Pipe()
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let line = Self.readLine(output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
+        guard let line, line.hasPrefix("listening on "),
+            let port = line.split(separator: ":").last.flatMap({ UInt16($0) })
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw ServeCLIFailure(
+                description: "no 'listening on' line (got \(line ?? "nothing")): \(Self.text(errorFile))")
+        }
+        listeningLine = line
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: errorFile)
+    }
+
+    /// What the server wrote to standard error so far.
+    var stderr: String { Self.text(errorFile) }
+
+    /// Sends `signal` and waits (at most 5 s) for the exit; returns the exit status, or `nil` if it
+    /// did not exit (it is then killed).
+    func stop(with signal: Int32 = SIGTERM) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+
+    /// Waits (at most `timeoutMs`) until standard error contains `text`.
+    func waitForStderr(containing text: String, timeoutMs: Int = 5_000) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    private static func text(_ path: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
+
+    /// One line from `descriptor`, read a byte at a time so nothing after it is consumed.
+    private static func readLine(_ descriptor: Int32, timeoutMs: Int32) -> String? {
+        var bytes: [UInt8] = []
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) >= 0 else { return nil }
+            guard poller.revents != 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(descriptor, &byte, 1) == 1 else {
+                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
+            if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return nil
+    }
+}
+
+/// Runs `chatcap arguments…` (the binary of ``ServeProcess/binary``) to its end in the repository root.
+func serveRun(_ arguments: [String]) throws -> CLIRun {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ServeProcess.binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Short outputs (help, one error line): reading one pipe after the other cannot block.
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CLIRun(
+        status: process.terminationStatus, stdout: [UInt8](output), stderr: String(decoding: errors, as: UTF8.self))
+}
+
+struct ServeCLIFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A blocking IRC client on a plain Glibc socket to 127.0.0.1, with a receive timeout.
+final class ServeLineClient {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private(set) var ended = false
+
+    init(port: UInt16) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw ServeCLIFailure(description: "connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ lines: String...) {
+        let bytes = Array(lines.map { $0 + "\r\n" }.joined().utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// The next line (without CR LF), or `nil` after `timeoutMs` or at the end of the stream.
+    func line(timeoutMs: Int = 5_000) -> String? {
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                var line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                if line.last == 0x0D { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            guard !ended, Date() < deadline else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count > 0 {
+                buffer += chunk[..<count]
+            } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                ended = true
+            }
+        }
+    }
+
+    /// Lines up to and including the first that `predicate` accepts.
+    func lines(until predicate: (String) -> Bool, timeoutMs: Int = 5_000) -> [String] {
+        var result: [String] = []
+        while let line = line(timeoutMs: timeoutMs) {
+            result.append(line)
+            if predicate(line) { break }
+        }
+        return result
+    }
+}
+
+/// The PRIVMSG texts of `#channel` in a fixture, in order (a CTCP ACTION as its text, without the
+/// `\u{1}ACTION` wrapper).
+func servePrivmsgTexts(_ fixture: String, channel: String) throws -> [String] {
+    let marker = " PRIVMSG #\(channel) :"
+    // Split bytes, not Characters: "\r\n" is one Character in Swift.
+    return try Fixtures.bytes("lines/\(fixture)").split(separator: 0x0A).compactMap { bytes -> String? in
+        let line = String(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes, as: UTF8.self)
+        guard let range = line.range(of: marker) else { return nil }
+        var message = String(line[range.upperBound...])
+        if message.hasPrefix("\u{1}ACTION ") {
+            message = String(message.dropFirst("\u{1}ACTION ".count)).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\u{1}"))
+        }
+        return message
+    }
+}
