@@ -68,6 +68,20 @@ struct TailCommand: ParsableCommand {
             onRecord: { record in
                 guard failure == nil else { return }
                 do throws(OutputError) { try pipeline.record(record) } catch { failure = error }
+            },
+            onProblem: { problem in
+                guard failure == nil else { return }
+                let at = { (line: Int) in
+                    MergedLine(inputName: "live", inputIndex: 0, lineNumber: line, byteOffset: 0, timestamp: nil, timeSource: .none)
+                }
+                do throws(OutputError) {
+                    switch problem {
+                    case .malformed(let line, let error): try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
+                    case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
+                    case .cutOff(let dropped):
+                        pipeline.noteProblem("the server closed the connection mid-line: \(dropped) bytes of a partial line dropped")
+                    }
+                } catch { failure = error }
             })
         Interrupts.install(session.stop)
         let deadline = connection.duration.map { Moment.now().monotonicMs + Int64($0 * 1000) }

@@ -33,6 +33,7 @@ public struct Endpoint: Sendable, Equatable {
 public final class LiveSession {
     public typealias LineHandler = (Span<UInt8>, TwitchMessage, _ receivedAt: Moment, _ lineNumber: Int) -> Void
     public typealias RecordHandler = (SessionRecord) -> Void
+    public typealias ProblemHandler = (LiveProblem) -> Void
 
     private final class Connection {
         var machine: ConnectionMachine
@@ -51,6 +52,7 @@ public final class LiveSession {
     private let tlsContext: TLSContext?
     private let onLine: LineHandler
     private let onRecord: RecordHandler
+    private let onProblem: ProblemHandler
     /// Raised (from any thread, e.g. a signal handler's flag poller) to end ``run(until:)``.
     public let stop = StopFlag()
     private var actions: [ConnectionAction] = []
@@ -61,7 +63,7 @@ public final class LiveSession {
 
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings = ConnectionSettings(),
-        onLine: @escaping LineHandler, onRecord: @escaping RecordHandler
+        onLine: @escaping LineHandler, onRecord: @escaping RecordHandler, onProblem: @escaping ProblemHandler
     ) throws {
         self.endpoint = endpoint
         let plans = ConnectionPlan.split(channels: channels)
@@ -70,6 +72,7 @@ public final class LiveSession {
         tlsContext = try endpoint.tls.map { try TLSContext($0) }
         self.onLine = onLine
         self.onRecord = onRecord
+        self.onProblem = onProblem
         actions.reserveCapacity(16)
     }
 
@@ -143,9 +146,7 @@ public final class LiveSession {
                 try? loop.modify(stream.fileDescriptor, interest: stream.interest)
                 return
             case .endOfStream:
-                if c.framer.pendingByteCount > 0 {
-                    onRecord(.fatal("the server closed the connection mid-line (\(c.framer.pendingByteCount) bytes dropped)", at: Moment.now().wallMs))
-                }
+                if c.framer.pendingByteCount > 0 { onProblem(.cutOff(droppedBytes: c.framer.pendingByteCount)) }
                 lost(c, .endOfStream)
                 return
             }
@@ -157,12 +158,16 @@ public final class LiveSession {
         while let event = c.framer.nextLine() {
             switch event {
             case .skipped(let error):
-                onRecord(.fatal("skipped an over-long line from the server: \(error)", at: Moment.now().wallMs))
+                onProblem(.skipped(error))
             case .line(let line):
                 let now = Moment.now()
                 c.lines += 1
                 c.framer.withBytes(of: line) { bytes in
-                    guard let message = try? TwitchMessage.parse(bytes) else { return }
+                    let message: TwitchMessage
+                    do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                        onProblem(.malformed(lineNumber: line.number, error))
+                        return
+                    }
                     // Every line counts for liveness; control lines also drive the session.
                     actions.removeAll(keepingCapacity: true)
                     c.machine.handle(.lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions)
@@ -233,6 +238,16 @@ public final class LiveSession {
 
 @available(*, unavailable)
 extension LiveSession: Sendable {}
+
+/// A line from the server that could not be used: reported and counted, never dropped silently.
+public enum LiveProblem: Sendable, Equatable {
+    /// The parser rejected line `lineNumber` of the current connection.
+    case malformed(lineNumber: Int, LineError)
+    /// A line longer than the framer's limit, skipped whole.
+    case skipped(FramingError)
+    /// The server closed the connection in the middle of a line; its bytes were dropped.
+    case cutOff(droppedBytes: Int)
+}
 
 /// A plain or TLS connection behind one interface for the loop.
 enum LiveStream {

@@ -91,6 +91,12 @@ public final class Replay {
         try sink.endLine()
     }
 
+    /// Reports and counts a problem of a live source that is not tied to one line.
+    public func noteProblem(_ message: String) {
+        summary.skipped += 1
+        report(message)
+    }
+
     /// Writes every held-back line and flushes.
     public func finish() throws(OutputError) {
         while let next = pending.popFirst() { try writeHeld(next) }

@@ -1,0 +1,84 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// Bad input from the network ends in a clear message and a reconnect, never a crash or a hang:
+/// garbage bytes, an over-long line and a close in the middle of a line from a deliberately broken
+/// server (a few lines of Python on 127.0.0.1), and a TLS certificate for the wrong name.
+@Suite(.serialized) struct LiveBadNetworkTests {
+    @Test("garbage, an over-long line and a close mid-line: reported, then a reconnect")
+    func brokenServer() throws {
+        let script = """
+            import socket, sys
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", 0)); s.listen(5)
+            print(s.getsockname()[1], flush=True)
+            for attempt in range(3):
+                c, _ = s.accept()
+                c.recv(4096)
+                c.sendall(b":tmi.twitch.tv 001 justinfan1 :Welcome, GLHF!\\r\\n")
+                c.sendall(bytes(range(1, 256)) * 8 + b"\\r\\n")              # garbage
+                c.sendall(b":a!a@a PRIVMSG #c :" + b"A" * 20000 + b"\\r\\n")  # over-long
+                c.sendall(b":a!a@a PRIVMSG #c :fine line\\r\\n")
+                c.sendall(b":a!a@a PRIVMSG #c :cut in the mid")              # no CRLF, then close
+                # Close gracefully (FIN, not RST): unread client bytes would make the kernel reset
+                # the connection and drop what is still in flight.
+                c.shutdown(socket.SHUT_WR)
+                c.settimeout(2)
+                try:
+                    while c.recv(4096): pass
+                except OSError:
+                    pass
+                c.close()
+            """
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", script]
+        let out = Pipe()
+        server.standardOutput = out
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        var portText: [UInt8] = []
+        while true {
+            let b = out.fileHandleForReading.readData(ofLength: 1)
+            if b.isEmpty || b.first == 0x0A { break }
+            portText.append(b.first!)
+        }
+        let port = try #require(Int(String(decoding: portText, as: UTF8.self)))
+        let run = try CLI.run(["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "raw",
+                               "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.text.contains("PRIVMSG #c :fine line"))
+        #expect(!run.text.contains("cut in the mid"), "a partial line is never printed")
+        #expect(run.stderr.contains("malformed line"), "garbage is reported: \(run.stderr)")
+        #expect(run.stderr.contains("exceed the 16384-byte line limit"), "the over-long line is reported")
+        #expect(run.stderr.contains("mid-line"), "the close mid-line is reported")
+        #expect(run.stderr.contains("reconnecting"), "and we reconnect")
+    }
+
+    @Test("a TLS certificate for another name: a clear message, retries, no hang")
+    func wrongCertificateName() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-badname-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pki = try CLI.shell("""
+            cd \(dir) && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=test CA" \
+            && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=elsewhere.example" \
+            && printf "subjectAltName=DNS:elsewhere.example\\n" > ext.cnf \
+            && openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf
+            """)
+        try #require(pki.status == 0, "\(pki.stderr)")
+        let server = try LiveServeTests.Server([
+            "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
+        ])
+        defer { server.stop() }
+        let run = try CLI.run(["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)",
+                               "--ca-file", "\(dir)/ca.pem", "--reconnect-base", "0.2", "--reconnect-max", "0.4",
+                               "--duration", "2"])
+        #expect(run.status == 0)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("mismatch"), "\(run.stderr)")
+        #expect(run.stderr.contains("reconnecting"))
+    }
+}
