@@ -1,0 +1,85 @@
+public import IRCWire
+
+/// The `/` filter of `watch`: keeps chat whose sender login, display name or text contains the
+/// needle (`@login` matches that login exactly), ASCII letters compared without case.
+///
+/// Applies to chat lines and to moderation lines about a user (matched by their login and text);
+/// other system lines are hidden while a filter is on.
+public struct WatchFilter: Sendable, Equatable {
+    /// What the user typed.
+    public let text: String
+    private let needle: [UInt8]
+    /// `@login`: match the sender exactly, not the text.
+    private let exact: Bool
+
+    /// `nil` for an empty needle.
+    public init?(_ text: String) {
+        let bytes = Array(text.utf8).map(Self.fold)
+        guard !bytes.isEmpty else { return nil }
+        self.text = text
+        exact = bytes.count > 1 && bytes.first == UInt8(ascii: "@")
+        needle = exact ? Array(bytes.dropFirst()) : bytes
+    }
+
+    /// Whether the line passes.
+    ///
+    /// - Complexity: O(text × needle) at worst. - Allocations: none.
+    public func matches(_ message: TwitchMessage, in bytes: Span<UInt8>) -> Bool {
+        switch message.command {
+        case .privmsg, .whisper:
+            if let l = message.senderLogin(in: bytes), user(bytes, l.range) { return true }
+            if let d = message.tags[.displayName], user(bytes, d.raw.range) { return true }
+            return text(message, bytes)
+        case .usernotice:
+            if let l = message.tags[.login], user(bytes, l.raw.range) { return true }
+            if let d = message.tags[.displayName], user(bytes, d.raw.range) { return true }
+            return text(message, bytes)
+        case .clearchat:
+            guard let c = message.clearChat(in: bytes) else { return false }
+            switch c.action {
+            case .clearAll: return false
+            case .ban(let l), .timeout(let l, _): return user(bytes, l.range)
+            }
+        case .clearmsg:
+            if let l = message.tags[.login], user(bytes, l.raw.range) { return true }
+            return text(message, bytes)
+        default:
+            return false
+        }
+    }
+
+    private func user(_ bytes: Span<UInt8>, _ range: Range<Int>) -> Bool {
+        guard exact else { return contains(bytes, range) }
+        guard range.count == needle.count else { return false }
+        var k = 0
+        for i in range {
+            if Self.fold(bytes[i]) != needle[k] { return false }
+            k += 1
+        }
+        return true
+    }
+
+    private func text(_ message: TwitchMessage, _ bytes: Span<UInt8>) -> Bool {
+        guard !exact, let t = message.text(in: bytes) else { return false }
+        return contains(bytes, t.range)
+    }
+
+    private func contains(_ bytes: Span<UInt8>, _ range: Range<Int>) -> Bool {
+        guard needle.count <= range.count else { return false }
+        var start = range.lowerBound
+        while start + needle.count <= range.upperBound {
+            var k = 0
+            while k < needle.count && Self.fold(bytes[start + k]) == needle[k] { k += 1 }
+            if k == needle.count { return true }
+            start += 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    private static func fold(_ b: UInt8) -> UInt8 {
+        b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
+    }
+
+    public static func == (a: WatchFilter, b: WatchFilter) -> Bool { a.needle == b.needle && a.exact == b.exact }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import ChatIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Show replayed chat full-screen, with scrollback, a filter and one view per channel.",
+        discussion: """
+            Replays the inputs through the live pipeline and shows each channel's latest messages: \
+            time (UTC), badges (B broadcaster, M moderator, V VIP, S subscriber), the name in its \
+            colour, emotes highlighted, and deleted, timed-out or banned messages struck through with \
+            the reason. The header shows the room settings (slow, followers, sub-only, emote-only), \
+            messages per second and the feed's state. The view stays open when the replay ends.
+
+            Keys: q quit · k/j or Up/Down one message · PgUp/PgDn (b/space) one page · g/Home oldest \
+            · G/End back to live · / filter by login or text (Enter applies, Esc clears) · Tab and \
+            Shift-Tab next and previous channel · Ctrl-L redraw. With several channels (repeat \
+            --channel, or inputs that hold several), Tab switches between them. Scrolling pauses the \
+            live tail; the footer counts the new messages below.
+
+            The keyboard and screen are the terminal (/dev/tty), so chat can come from standard input.
+            """)
+
+    @OptionGroup var input: InputOptions
+
+    @Option(help: "Pace lines by their timestamps at this many times real time, or max for no pacing.")
+    var speed: String = "1"
+
+    @Option(
+        name: .customLong("channel"), help: "Show this channel (login, with or without #); repeatable, Tab switches.")
+    var channels: [String] = []
+
+    @Flag(help: "On exit, print redraws, redraws/s and terminal bytes/s to stderr (also CHATCAP_WATCH_STATS=1).")
+    var stats = false
+
+    func validate() throws {
+        if speed != "max" {
+            guard let s = Double(speed), s > 0, s.isFinite else {
+                throw ValidationError("--speed must be a positive number or max, not '\(speed)'")
+            }
+        }
+        for c in channels where Self.login(c).isEmpty || !Self.isLogin(Self.login(c)) {
+            throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
+        }
+        for path in input.inputs where path != "-" && access(path, F_OK) != 0 && Self.isLogin(Self.login(path)) {
+            throw ValidationError(
+                "'\(path)' is not a file or directory; watching a live channel is not built yet "
+                    + "(give a log file, a capture directory or -)")
+        }
+    }
+
+    func run() throws {
+        ignoreBrokenPipes()
+        let reader = try input.makeReader()
+        var options = WatchSession.Options()
+        options.channels = channels.map(Self.login)
+        options.capacity = input.capacity
+        let session = WatchSession(options: options)
+        let feed = ReplayFeed(reader: reader, speed: speed == "max" ? nil : Double(speed))
+        let report: WatchSession.Report
+        do {
+            report = try session.run(feed)
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(74)
+        }
+        for problem in report.problems { Diagnostics.write("chatcap: \(problem)\n") }
+        if report.problemCount > report.problems.count {
+            Diagnostics.note("(\(report.problemCount - report.problems.count) further input problems)")
+        }
+        if stats || Environment.value("CHATCAP_WATCH_STATS").map({ !$0.isEmpty && $0 != "0" }) == true {
+            Diagnostics.note(report.stats.summary)
+        }
+        if input.strict && report.problemCount > 0 { throw ExitCode(65) }
+    }
+
+    private static func login(_ c: String) -> String { (c.hasPrefix("#") ? String(c.dropFirst()) : c).lowercased() }
+
+    private static func isLogin(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 | 0x20) &- 97 < 26 || $0 &- 48 < 10 }
+    }
+}
