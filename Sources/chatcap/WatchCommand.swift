@@ -8,7 +8,7 @@ import Glibc
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Show replayed chat full-screen, with scrollback, a filter and one view per channel.",
+        abstract: "Show live or replayed chat full-screen, with scrollback, a filter and one view per channel.",
         discussion: """
             Replays the inputs through the live pipeline and shows each channel's latest messages: \
             time (UTC), badges (B broadcaster, M moderator, V VIP, S subscriber), the name in its \
@@ -26,6 +26,7 @@ struct WatchCommand: ParsableCommand {
             """)
 
     @OptionGroup var input: InputOptions
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: "Pace lines by their timestamps at this many times real time, or max for no pacing.")
     var speed: String = "1"
@@ -46,21 +47,37 @@ struct WatchCommand: ParsableCommand {
         for c in channels where Self.login(c).isEmpty || !Self.isLogin(Self.login(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
-        for path in input.inputs where path != "-" && access(path, F_OK) != 0 && Self.isLogin(Self.login(path)) {
-            throw ValidationError(
-                "'\(path)' is not a file or directory; watching a live channel is not built yet "
-                    + "(give a log file, a capture directory or -)")
+        let live = input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 }
+        if !live.isEmpty && live.count != input.inputs.count {
+            throw ValidationError("give either log files and directories, or channels to watch live, not both")
         }
+        for c in live where !Self.isLogin(Self.login(c)) {
+            throw ValidationError("'\(c)' is neither a file or directory nor a channel login")
+        }
+    }
+
+    /// Channels to watch live: every argument names no file, directory or `-`.
+    private var liveChannels: [String]? {
+        let names = input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 }
+        return names.isEmpty ? nil : names.map(Self.login)
     }
 
     func run() throws {
         ignoreBrokenPipes()
-        let reader = try input.makeReader()
         var options = WatchSession.Options()
         options.channels = channels.map(Self.login)
         options.capacity = input.capacity
+        let feed: any WatchFeed
+        if let live = liveChannels {
+            if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
+            if options.channels.isEmpty { options.channels = live }
+            feed = LiveFeed(
+                channels: live, credentials: try connection.credentials(), endpoint: connection.endpoint,
+                settings: connection.settings, seconds: connection.duration)
+        } else {
+            feed = ReplayFeed(reader: try input.makeReader(), speed: speed == "max" ? nil : Double(speed))
+        }
         let session = WatchSession(options: options)
-        let feed = ReplayFeed(reader: reader, speed: speed == "max" ? nil : Double(speed))
         let report: WatchSession.Report
         do {
             report = try session.run(feed)

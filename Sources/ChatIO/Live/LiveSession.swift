@@ -54,7 +54,9 @@ public final class LiveSession {
     private let onRecord: RecordHandler
     private let onProblem: ProblemHandler
     /// Raised (from any thread, e.g. a signal handler's flag poller) to end ``run(until:)``.
-    public let stop = StopFlag()
+    public let stop: StopFlag
+    /// Called on the ingest thread at least every 250 ms (e.g. to publish view-model windows).
+    public var onTick: (() -> Void)? = nil
     private var actions: [ConnectionAction] = []
     /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
     static let readBudget = 16
@@ -63,9 +65,11 @@ public final class LiveSession {
 
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings = ConnectionSettings(),
+        stop: StopFlag = StopFlag(),
         onLine: @escaping LineHandler, onRecord: @escaping RecordHandler, onProblem: @escaping ProblemHandler
     ) throws {
         self.endpoint = endpoint
+        self.stop = stop
         let plans = ConnectionPlan.split(channels: channels)
         connections = plans.map { Connection(machine: ConnectionMachine(plan: $0, credentials: credentials, settings: settings)) }
         loop = try EventLoop()
@@ -101,7 +105,8 @@ public final class LiveSession {
                 service(c, [])
                 busy = busy || c.hasMore
             }
-            var timeout: Int64 = busy ? 0 : 250
+            onTick?()
+            var timeout: Int64 = busy ? 0 : (onTick == nil ? 250 : 30)
             for c in connections {
                 if let at = c.connectAt { timeout = min(timeout, at - now.monotonicMs) }
                 if let due = c.machine.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }

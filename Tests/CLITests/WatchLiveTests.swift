@@ -1,0 +1,29 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `chatcap watch CHANNEL` live, against `chatcap serve` on 127.0.0.1, inside tmux.
+@Suite(.serialized) struct WatchLiveTests {
+    @Test("watch a live channel: header says live, served rows appear, q restores the terminal")
+    func liveChannel() throws {
+        let server = try LiveServeTests.Server(["Fixtures/lines/moderation.irc", "--speed", "max"])
+        defer { server.stop() }
+        let tmux = try WatchTmux()
+        defer { tmux.kill() }
+        try tmux.line(
+            "clear; echo MARKER-BEFORE-WATCH; \(WatchTests.binary) watch pixelharbor --host 127.0.0.1 --port \(server.port) --plain; echo EXIT=$?"
+        )
+        let (shown, screen) = tmux.wait(timeout: 15) { s in
+            s.first?.contains("live") == true && s.contains { $0.contains("-- lurk_lord was timed out for 1s") }
+        }
+        try #require(shown, "\(screen.joined(separator: "\n"))")
+        #expect(screen[0].hasPrefix(" #pixelharbor"))
+        #expect(screen.contains { $0.contains("trollface99: this streamer is so bad LUL [timed out 600s]") })
+        #expect(screen.contains { $0.contains("LinkSpammer: cheap viewers at example dot com [banned]") })
+        try tmux.keys("q")
+        #expect(tmux.waitAlternate(false))
+        let after = tmux.wait(for: "EXIT=0")
+        #expect(after.ok, "\(after.screen.joined(separator: "\n"))")
+        #expect(after.screen.contains { $0.contains("MARKER-BEFORE-WATCH") })
+    }
+}
