@@ -62,13 +62,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let pki = try CLI.shell("""
-            cd \(dir) && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=test CA" \
-            && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=elsewhere.example" \
-            && printf "subjectAltName=DNS:elsewhere.example\\n" > ext.cnf \
-            && openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf
-            """)
-        try #require(pki.status == 0, "\(pki.stderr)")
+        try TestPKI.make(in: dir, subjectAltName: "DNS:elsewhere.example")
         let server = try LiveServeTests.Server([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])

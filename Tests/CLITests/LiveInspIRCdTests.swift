@@ -13,13 +13,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // A test CA and a server certificate for 127.0.0.1, made now.
-        let pki = try CLI.shell("""
-            cd \(dir) && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=chatcap test CA" \
-            && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" \
-            && printf "subjectAltName=DNS:localhost,IP:127.0.0.1\\n" > ext.cnf \
-            && openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf
-            """)
-        try #require(pki.status == 0, "\(pki.stderr)")
+        try TestPKI.make(in: dir)
         let plain = 20_000 + Int(getpid() % 20_000)
         let tls = plain + 1
         let server = Process()

@@ -48,15 +48,7 @@ import Testing
         try CLI.run(["tail"] + arguments + ["--duration", "\(seconds)"])
     }
 
-    static func tlsMaterial(in dir: String) throws {
-        let pki = try CLI.shell("""
-            cd \(dir) && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=chatcap test CA" \
-            && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" \
-            && printf "subjectAltName=DNS:localhost,IP:127.0.0.1\\n" > ext.cnf \
-            && openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf
-            """)
-        guard pki.status == 0 else { throw CLITestError(description: pki.stderr) }
-    }
+    static func tlsMaterial(in dir: String) throws { try TestPKI.make(in: dir) }
 
     static func tempDir(_ name: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
