@@ -65,6 +65,7 @@ bench: deps fixtures
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
 	Benchmarks/replay_bench.sh .build/release/chatcap $(BENCH_LOG).gz
 	Benchmarks/live_bench.sh .build/release/chatcap $(BENCH_LOG)
+	Benchmarks/watch_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
 alloc: deps
