@@ -1,0 +1,83 @@
+/// The live status of a capture, rendered as one terminal line or one JSON object.
+///
+/// Each ``render(_:now:)`` compares the writer's counters with the previous call to get rates.
+/// Confined to the capture thread (it reads the writer).
+public struct CaptureStatus {
+    private var lastMs: Int64? = nil
+    private var lastLines: [String: UInt64] = [:]
+    private let startMs: Int64
+
+    public init(startedAt: Moment) { startMs = startedAt.monotonicMs }
+
+    /// A snapshot of the counters with per-channel rates since the previous snapshot.
+    public struct Snapshot: Sendable {
+        public struct Channel: Sendable {
+            public var name: String
+            public var lines: UInt64
+            public var perSecond: Double
+            public var meanLagMs: Int64?
+        }
+        public var uptimeSeconds: Double
+        public var channels: [Channel]
+        public var lines: UInt64
+        public var bytesWritten: UInt64
+        public var bytesIn: UInt64
+        public var reconnects: Int
+        public var gaps: Int
+
+        /// `#a 12.0/s lag 310ms  #b 3.5/s | 1234 lines  56.7 KiB  reconnects 0  gaps 0`.
+        public var line: String {
+            var parts: [String] = []
+            for c in channels where c.name != "_session" {
+                var s = "#\(c.name) \(Self.rate(c.perSecond))/s"
+                if let lag = c.meanLagMs { s += " lag \(lag)ms" }
+                parts.append(s)
+            }
+            return parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
+                + "\(lines) lines  \(Self.size(bytesWritten))  reconnects \(reconnects)  gaps \(gaps)"
+        }
+
+        /// One JSON object (no newline).
+        public var json: String {
+            let chans = channels.map { c in
+                "{\"channel\":\"\(c.name)\",\"lines\":\(c.lines),\"per_second\":\(Self.rate(c.perSecond))"
+                    + (c.meanLagMs.map { ",\"mean_lag_ms\":\($0)" } ?? "") + "}"
+            }
+            return "{\"type\":\"capture_status\",\"uptime_s\":\(Self.rate(uptimeSeconds)),\"lines\":\(lines),"
+                + "\"bytes_written\":\(bytesWritten),\"bytes_in\":\(bytesIn),\"reconnects\":\(reconnects),"
+                + "\"gaps\":\(gaps),\"channels\":[\(chans.joined(separator: ","))]}"
+        }
+
+        static func rate(_ v: Double) -> String {
+            let tenths = Int((v * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10)"
+        }
+
+        static func size(_ bytes: UInt64) -> String {
+            if bytes < 1024 { return "\(bytes) B" }
+            if bytes < 1 << 20 { return rate(Double(bytes) / 1024) + " KiB" }
+            if bytes < 1 << 30 { return rate(Double(bytes) / 1_048_576) + " MiB" }
+            return rate(Double(bytes) / 1_073_741_824) + " GiB"
+        }
+    }
+
+    /// The counters of `writer` now, with rates since the previous call (since the start, the first time).
+    public mutating func snapshot(_ writer: CaptureWriter, now: Moment) -> Snapshot {
+        let since = lastMs ?? startMs
+        let seconds = max(Double(now.monotonicMs - since) / 1000, 0.001)
+        var channels: [Snapshot.Channel] = []
+        for c in writer.channelCounters {
+            let before = lastLines[c.channel] ?? 0
+            channels.append(.init(name: c.channel, lines: c.lines, perSecond: Double(c.lines - before) / seconds, meanLagMs: c.meanLagMs))
+            lastLines[c.channel] = c.lines
+        }
+        lastMs = now.monotonicMs
+        return Snapshot(
+            uptimeSeconds: Double(now.monotonicMs - startMs) / 1000, channels: channels, lines: writer.lineCount,
+            bytesWritten: writer.compressedByteCount, bytesIn: writer.uncompressedByteCount,
+            reconnects: writer.reconnects, gaps: writer.gaps)
+    }
+}
+
+@available(*, unavailable)
+extension CaptureStatus: Sendable {}
