@@ -66,6 +66,7 @@ bench: deps fixtures
 	Benchmarks/replay_bench.sh .build/release/chatcap $(BENCH_LOG).gz
 	Benchmarks/live_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/watch_bench.sh .build/release/chatcap $(BENCH_LOG)
+	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
 alloc: deps
