@@ -174,34 +174,8 @@ public final class TLSConnection: ByteStream {
         if !isHandshakeComplete {
             guard try handshake() == .complete else { return .wouldBlock }
         }
-        ERR_clear_error()
-        errno = 0
-        // SAFETY: OpenSSL writes at most `buffer.count` bytes (clamped to `Int32`) into the lent buffer.
-        let count = unsafe SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
-        if count > 0 {
-            needsWritable = false
-            return .bytes(Int(count))
-        }
-        let code = errno
-        // SAFETY: `ssl` is live.
-        switch unsafe SSL_get_error(ssl, count) {
-        case SSL_ERROR_WANT_READ:
-            needsWritable = false
-            return .wouldBlock
-        case SSL_ERROR_WANT_WRITE:
-            needsWritable = true
-            return .wouldBlock
-        case SSL_ERROR_ZERO_RETURN:
-            return .endOfStream
-        case SSL_ERROR_SYSCALL where code == 0:
-            return .endOfStream
-        case SSL_ERROR_SYSCALL:
-            hasFailed = true
-            throw .connectionFailed(peer: peer, reason: "\(SocketError.systemMessage(code)) (errno \(code))")
-        default:
-            hasFailed = true
-            throw .connectionFailed(peer: peer, reason: TLSContext.errorQueueText())
-        }
+        return try unsafe TLSRecordIO.read(
+            ssl, into: buffer, peer: peer, needsWritable: &needsWritable, hasFailed: &hasFailed)
     }
 
     public func enqueue(_ message: OutgoingMessage) throws(SerializationError) {
@@ -233,30 +207,7 @@ public final class TLSConnection: ByteStream {
     }
 
     private func write(_ pending: UnsafeRawBufferPointer) throws(TLSError) -> Int {
-        ERR_clear_error()
-        errno = 0
-        // SAFETY: OpenSSL reads at most `pending.count` bytes (clamped to `Int32`) from the lent buffer.
-        let count = unsafe SSL_write(ssl, pending.baseAddress, Int32(clamping: pending.count))
-        if count > 0 {
-            needsWritable = false
-            return Int(count)
-        }
-        let code = errno
-        // SAFETY: `ssl` is live.
-        switch unsafe SSL_get_error(ssl, count) {
-        case SSL_ERROR_WANT_WRITE:
-            needsWritable = true
-            return 0
-        case SSL_ERROR_WANT_READ:
-            needsWritable = false
-            return 0
-        case SSL_ERROR_SYSCALL where code != 0:
-            hasFailed = true
-            throw .connectionFailed(peer: peer, reason: "\(SocketError.systemMessage(code)) (errno \(code))")
-        default:
-            hasFailed = true
-            throw .connectionFailed(peer: peer, reason: TLSContext.errorQueueText())
-        }
+        try unsafe TLSRecordIO.write(ssl, pending, peer: peer, needsWritable: &needsWritable, hasFailed: &hasFailed)
     }
 }
 

@@ -28,15 +28,7 @@ public final class TLSContext {
         }
         unsafe self.context = context
         unsafe bioMethod = method
-        // SAFETY (all calls below): `context` is the live context created above.
-        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
-        // Partial writes and a moving write buffer: the write queue may compact between retries.
-        let mode = Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER)
-        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_MODE, mode, nil)
-        // SSL_OP_IGNORE_UNEXPECTED_EOF (a function-like macro, `SSL_OP_BIT(7)`): a server that closes
-        // without close_notify is an end of stream, not an error. Lines are framed, so a cut-off
-        // line is still detected.
-        _ = unsafe SSL_CTX_set_options(context, UInt64(1) << 7)
+        unsafe Self.applyCommonOptions(context)
         if configuration.insecure {
             // SAFETY: `context` is live; no verify callback.
             unsafe SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
@@ -62,6 +54,19 @@ public final class TLSContext {
         // context holds a reference to it, so no SSL or BIO using them is left.
         unsafe SSL_CTX_free(context)
         unsafe BIO_meth_free(bioMethod)
+    }
+
+    /// The settings client and server contexts share: TLS 1.2 or later; partial writes and a moving
+    /// write buffer (the write queue may compact between retries); and a peer that closes without
+    /// close_notify is an end of stream, not an error (`SSL_OP_IGNORE_UNEXPECTED_EOF`, the
+    /// function-like macro `SSL_OP_BIT(7)`) — lines are framed, so a cut-off line is still detected.
+    @unsafe
+    static func applyCommonOptions(_ context: OpaquePointer) {
+        // SAFETY: the caller passes a live context.
+        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
+        let mode = Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER)
+        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_MODE, mode, nil)
+        _ = unsafe SSL_CTX_set_options(context, UInt64(1) << 7)
     }
 
     /// Empties OpenSSL's thread-local error queue into one line (`reason; reason`).

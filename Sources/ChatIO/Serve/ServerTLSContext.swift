@@ -39,12 +39,7 @@ final class ServerTLSContext {
         // From here on `deinit` frees both, also when a check below throws.
         // SAFETY (all calls below): `context` is the live context created above; paths are bridged
         // to NUL-terminated C strings for each call and copied by OpenSSL as needed.
-        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
-        let mode = Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER)
-        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_MODE, mode, nil)
-        // SSL_OP_IGNORE_UNEXPECTED_EOF (`SSL_OP_BIT(7)`): a client that hangs up without
-        // close_notify is an end of stream, not an error.
-        _ = unsafe SSL_CTX_set_options(context, UInt64(1) << 7)
+        unsafe TLSContext.applyCommonOptions(context)
         guard unsafe SSL_CTX_use_certificate_chain_file(context, files.certificate) == 1 else {
             throw .tls("cannot load the certificate '\(files.certificate)': \(TLSContext.errorQueueText())")
         }
