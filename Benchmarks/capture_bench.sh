@@ -15,7 +15,7 @@ port=$(head -1 "$dir/serve.out" | sed 's/.*://')
 echo "capture: serve $log --speed max → capture ($channels) for ${seconds}s, gzip"
 start=$(date +%s%N)
 # shellcheck disable=SC2086
-"$bin" capture $channels --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain --duration "$seconds" --quiet
+"$bin" capture $channels --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain --duration "$seconds" --quiet ${CAPTURE_ARGS:-}
 end=$(date +%s%N)
 lines=$(zcat "$dir"/cap/*/*.gz | wc -l)
 raw=$(zcat "$dir"/cap/*/*.gz | wc -c)

@@ -15,9 +15,11 @@ struct CaptureCommand: ParsableCommand {
             time tag (receive time) added first, and DIR/_session/<YYYY-MM-DD>.log.gz with the lines that \
             have no channel and our own CAPTURE records (connections, joins, gaps). Files are flushed at \
             least every 0.5 s, so after a crash everything received before is readable by zcat and replay; \
-            a restart appends a new gzip member. Writes are synchronous: a slow disk stops reading the \
-            socket instead of growing memory. SIGINT/SIGTERM close every file and exit 0; a write error \
-            (e.g. disk full) names the file and exits 74.
+            a restart appends a new gzip member. Lines the parser rejects are stored in the _session file \
+            as received. Compressed chat waits for the disk in memory up to --buffer (plus about 320 KiB \
+            per open file); when that is full, capture says so, stops reading the socket until half is \
+            written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
+            file and exit 0; a write error (e.g. disk full) names the file and exits 74.
             """)
 
     enum StatusMode: String, ExpressibleByArgument, CaseIterable {
@@ -32,6 +34,12 @@ struct CaptureCommand: ParsableCommand {
 
     @Option(help: "Rotate files daily, hourly, or at a size such as 100M (also daily).")
     var rotate = "daily"
+
+    @Option(help: "gzip compression level, 1 (fastest) to 9 (smallest).")
+    var level: Int32 = CaptureOptions.defaultLevel
+
+    @Option(help: "Most compressed chat waiting for the disk before reading stops, such as 16M.")
+    var buffer = "16M"
 
     @Flag(help: "Store the received bytes unchanged, without the added time tag.")
     var verbatim = false
@@ -57,6 +65,10 @@ struct CaptureCommand: ParsableCommand {
         guard CaptureRotation(argument: rotate) != nil else {
             throw ValidationError("--rotate must be daily, hourly or a size such as 100M (got '\(rotate)')")
         }
+        guard let limit = CaptureRotation.byteCount(buffer), limit >= 1 << 20, limit <= 1 << 32 else {
+            throw ValidationError("--buffer must be a size from 1M to 4G, such as 16M (got '\(buffer)')")
+        }
+        guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9 (got \(level))") }
         guard statusInterval > 0 && statusInterval.isFinite else { throw ValidationError("--status-interval must be positive") }
     }
 
@@ -65,7 +77,8 @@ struct CaptureCommand: ParsableCommand {
         if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
         let credentials = try connection.credentials()
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
-        options.level = GzipWriter.defaultLevel
+        options.level = level
+        options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
         let writer: CaptureWriter
         do throws(CaptureError) {
             writer = try CaptureWriter(directory: dir, options: options)
@@ -82,7 +95,7 @@ struct CaptureCommand: ParsableCommand {
         }
         writer.onNotice = say
         var failure: CaptureError? = nil
-        var problems = 0
+        var unusable = 0
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint, settings: connection.settings,
             onLine: { bytes, message, receivedAt, _ in
@@ -100,13 +113,27 @@ struct CaptureCommand: ParsableCommand {
                 do throws(CaptureError) { try writer.record(record) } catch { failure = error }
             },
             onProblem: { problem in
-                problems += 1
+                let (event, text): (String, String)
                 switch problem {
-                case .malformed(let line, let error): say("line \(line) is malformed (\(error)) and was not stored")
-                case .skipped(let error): say("a line was too long and was skipped: \(error)")
-                case .cutOff(let dropped): say("the server closed the connection mid-line: \(dropped) bytes of a partial line dropped")
+                case .malformed(let line, let error):
+                    say("line \(line) of the connection is malformed (\(error)); stored as received in _session")
+                    return
+                case .skipped(let error):
+                    (event, text) = ("skipped", "a line was too long and was skipped: \(error)")
+                case .cutOff(let dropped):
+                    (event, text) = ("cut-off", "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped")
+                }
+                unusable += 1
+                say(text)
+                guard failure == nil else { return }
+                do throws(CaptureError) { try writer.note(event: event, text: text, atWallMs: Moment.now().wallMs) } catch {
+                    failure = error
                 }
             })
+        session.onMalformedLine = { bytes, receivedAt in
+            guard failure == nil else { return }
+            do throws(CaptureError) { try writer.appendUnparsed(bytes, receivedAt: receivedAt) } catch { failure = error }
+        }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : Int64(statusInterval * 1000))
@@ -120,7 +147,7 @@ struct CaptureCommand: ParsableCommand {
                 return
             }
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
-            let snapshot = statusBoard.snapshot(writer, now: now)
+            let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
             if terminal {
                 Diagnostics.write("\r\u{1B}[K" + snapshot.line)
                 nextStatusMs = now.monotonicMs + 250
@@ -143,11 +170,17 @@ struct CaptureCommand: ParsableCommand {
             Diagnostics.error(failure.description)
             throw ExitCode(74)
         }
+        if json {
+            Diagnostics.write(statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable).json + "\n")
+        }
         if !quiet {
+            let pressure = writer.backPressure
             Diagnostics.note(
-                "captured \(writer.lineCount) lines, \(writer.compressedByteCount) bytes written "
+                "captured \(writer.lineCount) lines, \(writer.diskCounters.written) bytes written "
                     + "(\(writer.uncompressedByteCount) before compression)"
-                    + (problems > 0 ? ", \(problems) unusable lines reported" : ""))
+                    + (writer.unparsedLines > 0 ? ", \(writer.unparsedLines) malformed lines stored in _session" : "")
+                    + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
+                    + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
         }
         if let fatal = session.fatal {
             Diagnostics.error(fatal)

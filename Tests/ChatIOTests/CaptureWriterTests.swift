@@ -71,6 +71,7 @@ import Testing
         try Self.append(writer, ":u PRIVMSG #c :after", Self.at("2026-01-01T00:00:00.000Z", mono: 1))
         // The old day's file is finished at rotation: gzip -t passes while the writer is still open.
         let old = dir.path + "/c/2025-12-31.log.gz"
+        try writer.waitForWrites()
         #expect(try InputShell.run("gzip -t \(InputShell.quote(old))").status == 0)
         try writer.close()
         #expect(Self.files(dir.path) == ["c/2025-12-31.log.gz", "c/2026-01-01.log.gz"])
@@ -153,8 +154,10 @@ import Testing
         try writer.tick(now: t)
         try Self.append(writer, ":u PRIVMSG #c :x", t)
         try writer.tick(now: t.advanced(byMs: 100))
+        try writer.waitForWrites()
         #expect(FileManager.default.contents(atPath: path)?.isEmpty ?? true, "not flushed before the interval")
         try writer.tick(now: t.advanced(byMs: 500))
+        try writer.waitForWrites()
         let r = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null")
         #expect(String(decoding: r.output, as: UTF8.self) == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :x\r\n")
         try writer.close()
@@ -169,6 +172,7 @@ import Testing
         let t = Self.at("2025-11-21T01:00:00.000Z")
         try Self.append(writer, ":u PRIVMSG #c :kept", t)
         try writer.flushAll()
+        try writer.waitForWrites()
         let path = dir.path + "/c/2025-11-21.log.gz"
         let flushed = UInt64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int)
         // Reopen with a failing writer: the next day's file fails at once.
@@ -212,5 +216,55 @@ import Testing
         #expect(text.hasPrefix("@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE connected * :connected (connection 2)\r\n"))
         #expect(text.contains("@time=2025-11-21T01:00:00.000Z;gap-from=2025-11-21T00:59:58.500Z;gap-to=2025-11-21T01:00:00.000Z :chatcap CAPTURE gap #c :gap in #c"))
         #expect(writer.reconnects == 1 && writer.gaps == 1)
+    }
+
+    @Test("a line the parser rejected is stored in the session file as received (time tag added, or verbatim)")
+    func unparsedLines() throws {
+        let dir = try InputTempDirectory()
+        let t = Self.at("2025-11-21T04:26:41.971Z")
+        let writer = try CaptureWriter(directory: dir.path)
+        let bad: [UInt8] = Array("@a=b".utf8)  // tags and nothing else
+        #expect(throws: LineError.self) { try TwitchMessage.parse(bad.span) }
+        try writer.appendUnparsed(bad.span, receivedAt: t)
+        try writer.appendUnparsed([0xFF, 0x20, 0x01].span, receivedAt: t)
+        try writer.close()
+        #expect(writer.unparsedLines == 2 && writer.lineCount == 2)
+        let stored = try InputShell.run("zcat \(InputShell.quote(dir.path + "/_session/2025-11-21.log.gz"))").output
+        #expect(stored == Array("@time=2025-11-21T04:26:41.971Z;a=b\r\n@time=2025-11-21T04:26:41.971Z ".utf8) + [0xFF, 0x20, 0x01, 13, 10])
+
+        let raw = try InputTempDirectory()
+        let verbatim = try CaptureWriter(directory: raw.path, options: CaptureOptions(verbatim: true))
+        try verbatim.appendUnparsed(bad.span, receivedAt: t)
+        try verbatim.close()
+        #expect(try Self.zcat(raw.path + "/_session/2025-11-21.log.gz") == "@a=b\r\n")
+    }
+
+    @Test("the status line and JSON object: per-channel rate and lag, totals, queue, back-pressure, bad lines")
+    func statusSnapshot() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let start = Self.at("2025-11-21T01:00:00.000Z", mono: 1_000)
+        var status = CaptureStatus(startedAt: start)
+        for i in 0..<30 {
+            try Self.append(writer, "@tmi-sent-ts=\(Self.ms("2025-11-21T00:59:59.800Z")) :u PRIVMSG #a :\(i)", start)
+        }
+        try Self.append(writer, ":u PRIVMSG #b :x", start)
+        try writer.record(.connected(attempt: 1, at: start.wallMs))
+        try writer.record(.connected(attempt: 2, at: start.wallMs))
+        try writer.waitForWrites()
+        let first = status.snapshot(writer, now: start.advanced(byMs: 2_000), unusableLines: 3)
+        #expect(first.line.hasPrefix("#a 15.0/s lag 200ms  #b 0.5/s | 31 lines  "), "\(first.line)")
+        #expect(first.line.contains("reconnects 1  gaps 0") && first.line.hasSuffix("unusable 3"), "\(first.line)")
+        let json = try JSONSerialization.jsonObject(with: Data(first.json.utf8)) as! [String: Any]
+        #expect(json["type"] as? String == "capture_status")
+        #expect(json["lines"] as? Int == 31 && json["reconnects"] as? Int == 1 && json["unusable_lines"] as? Int == 3)
+        #expect(json["back_pressure_events"] as? Int == 0 && json["queued_bytes"] as? Int == 0)
+        let channels = json["channels"] as! [[String: Any]]
+        #expect(channels.map { $0["channel"] as! String } == ["a", "b", "_session"])
+        #expect(channels[0]["per_second"] as? Double == 15.0 && channels[0]["mean_lag_ms"] as? Int == 200)
+        // Rates are since the previous snapshot: nothing new in the next second.
+        let second = status.snapshot(writer, now: start.advanced(byMs: 3_000))
+        #expect(second.line.hasPrefix("#a 0.0/s lag 200ms  #b 0.0/s | 31 lines"), "\(second.line)")
+        try writer.close()
     }
 }

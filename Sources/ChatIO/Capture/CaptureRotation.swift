@@ -23,20 +23,25 @@ public enum CaptureRotation: Sendable, Equatable, CustomStringConvertible {
         case "daily": self = .daily
         case "hourly": self = .hourly
         default:
-            var digits = Substring(text)
-            var unit: UInt64 = 1
-            switch digits.last {
-            case "k", "K": unit = 1 << 10
-            case "m", "M": unit = 1 << 20
-            case "g", "G": unit = 1 << 30
-            default: break
-            }
-            if unit != 1 { digits = digits.dropLast() }
-            guard let n = UInt64(digits), n > 0 else { return nil }
-            let (bytes, overflow) = n.multipliedReportingOverflow(by: unit)
-            guard !overflow else { return nil }
+            guard let bytes = Self.byteCount(text) else { return nil }
             self = .size(bytes)
         }
+    }
+
+    /// Parses a positive size such as `100M`, `512K`, `2G` or `1048576` (K/M/G are powers of 1,024).
+    public static func byteCount(_ text: String) -> UInt64? {
+        var digits = Substring(text)
+        var unit: UInt64 = 1
+        switch digits.last {
+        case "k", "K": unit = 1 << 10
+        case "m", "M": unit = 1 << 20
+        case "g", "G": unit = 1 << 30
+        default: break
+        }
+        if unit != 1 { digits = digits.dropLast() }
+        guard let n = UInt64(digits), n > 0 else { return nil }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : bytes
     }
 
     public var description: String {

@@ -1,6 +1,6 @@
 /// The live status of a capture, rendered as one terminal line or one JSON object.
 ///
-/// Each ``render(_:now:)`` compares the writer's counters with the previous call to get rates.
+/// Each ``snapshot(_:now:unusableLines:)`` compares the writer's counters with the previous call to get rates.
 /// Confined to the capture thread (it reads the writer).
 public struct CaptureStatus {
     private var lastMs: Int64? = nil
@@ -24,8 +24,18 @@ public struct CaptureStatus {
         public var bytesIn: UInt64
         public var reconnects: Int
         public var gaps: Int
+        /// Compressed bytes waiting for the disk now.
+        public var queuedBytes: Int
+        /// Stops of the socket reading for a full write queue, and their total time.
+        public var backPressureEvents: Int
+        public var backPressureMs: Int64
+        /// Lines the parser rejected (stored in the session file) and lines that could not be stored
+        /// (too long, or cut off by the server), from the caller's counts.
+        public var unparsedLines: Int
+        public var unusableLines: Int
 
-        /// `#a 12.0/s lag 310ms  #b 3.5/s | 1234 lines  56.7 KiB  reconnects 0  gaps 0`.
+        /// `#a 12.0/s lag 310ms  #b 3.5/s | 1234 lines  56.7 KiB  reconnects 0  gaps 0`, then the
+        /// queue, back-pressure and bad lines once there are any.
         public var line: String {
             var parts: [String] = []
             for c in channels where c.name != "_session" {
@@ -33,8 +43,13 @@ public struct CaptureStatus {
                 if let lag = c.meanLagMs { s += " lag \(lag)ms" }
                 parts.append(s)
             }
-            return parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
+            var text = parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
                 + "\(lines) lines  \(Self.size(bytesWritten))  reconnects \(reconnects)  gaps \(gaps)"
+            if queuedBytes > 0 { text += "  queued \(Self.size(UInt64(queuedBytes)))" }
+            if backPressureEvents > 0 { text += "  back-pressure \(backPressureEvents) (\(backPressureMs) ms)" }
+            if unparsedLines > 0 { text += "  malformed \(unparsedLines)" }
+            if unusableLines > 0 { text += "  unusable \(unusableLines)" }
+            return text
         }
 
         /// One JSON object (no newline).
@@ -45,7 +60,9 @@ public struct CaptureStatus {
             }
             return "{\"type\":\"capture_status\",\"uptime_s\":\(Self.rate(uptimeSeconds)),\"lines\":\(lines),"
                 + "\"bytes_written\":\(bytesWritten),\"bytes_in\":\(bytesIn),\"reconnects\":\(reconnects),"
-                + "\"gaps\":\(gaps),\"channels\":[\(chans.joined(separator: ","))]}"
+                + "\"gaps\":\(gaps),\"queued_bytes\":\(queuedBytes),\"back_pressure_events\":\(backPressureEvents),"
+                + "\"back_pressure_ms\":\(backPressureMs),\"malformed_lines\":\(unparsedLines),"
+                + "\"unusable_lines\":\(unusableLines),\"channels\":[\(chans.joined(separator: ","))]}"
         }
 
         static func rate(_ v: Double) -> String {
@@ -62,7 +79,9 @@ public struct CaptureStatus {
     }
 
     /// The counters of `writer` now, with rates since the previous call (since the start, the first time).
-    public mutating func snapshot(_ writer: CaptureWriter, now: Moment) -> Snapshot {
+    ///
+    /// - Parameter unusableLines: lines the caller could not hand to the writer (too long, cut off).
+    public mutating func snapshot(_ writer: CaptureWriter, now: Moment, unusableLines: Int = 0) -> Snapshot {
         let since = lastMs ?? startMs
         let seconds = max(Double(now.monotonicMs - since) / 1000, 0.001)
         var channels: [Snapshot.Channel] = []
@@ -72,10 +91,14 @@ public struct CaptureStatus {
             lastLines[c.channel] = c.lines
         }
         lastMs = now.monotonicMs
+        let disk = writer.diskCounters
+        let pressure = writer.backPressure
         return Snapshot(
             uptimeSeconds: Double(now.monotonicMs - startMs) / 1000, channels: channels, lines: writer.lineCount,
-            bytesWritten: writer.compressedByteCount, bytesIn: writer.uncompressedByteCount,
-            reconnects: writer.reconnects, gaps: writer.gaps)
+            bytesWritten: disk.written, bytesIn: writer.uncompressedByteCount,
+            reconnects: writer.reconnects, gaps: writer.gaps, queuedBytes: disk.queued,
+            backPressureEvents: pressure.events, backPressureMs: pressure.totalMs,
+            unparsedLines: writer.unparsedLines, unusableLines: unusableLines)
     }
 }
 

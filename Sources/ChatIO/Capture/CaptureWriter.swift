@@ -20,9 +20,14 @@ public import IRCWire
 /// ``CaptureOptions/flushIntervalMs`` has passed, and at rotation; files are only ever appended to, and
 /// reopening a file (a restart) adds a new gzip member after repairing a torn tail (``GzipWriter``).
 ///
-/// Back-pressure: writing is synchronous on the caller's (ingest) thread. A disk slower than chat
-/// blocks the caller, which stops reading the socket; nothing is queued, so memory is bounded by one
-/// ``CaptureOptions/outputCapacity`` buffer plus zlib's state per open file, and no line is dropped.
+/// Back-pressure: lines are compressed on the caller's (ingest) thread; the compressed chunks
+/// (``CaptureOptions/outputCapacity`` each) are written by a ``WriteSpool`` thread, so a disk that
+/// pauses does not stall chat. A disk slower than chat lets chunks queue up to
+/// ``CaptureOptions/bufferLimit``; then the caller is stopped inside ``append(_:message:receivedAt:)``
+/// — it stops reading the socket, nothing is dropped — until half of that is written. Each stop is
+/// counted (``backPressure``), reported through ``onNotice`` and stored as a `back-pressure` session
+/// record. Memory: the buffer limit (or one chunk per open file, if more) plus zlib's ~256 KiB per
+/// open file.
 ///
 /// Errors are sticky: after a failed write every call throws the same ``CaptureError``; ``close()``
 /// still closes every other file properly.
@@ -42,6 +47,10 @@ public final class CaptureWriter {
     private var lastFlushMs: Int64? = nil
     private var failure: CaptureError? = nil
     private var closed = false
+    /// Does the `write(2)`s of every file.
+    let spool: WriteSpool
+    /// Session records waiting for the next ``tick(now:)`` (made where writing them could re-enter a file).
+    private var pendingNotes: [(event: String, text: String, atWallMs: Int64)] = []
 
     /// Connections made after the first one, and gaps recorded (from ``record(_:at:)``).
     public internal(set) var reconnects = 0
@@ -71,6 +80,8 @@ public final class CaptureWriter {
         try Self.checkWritable(sessionLane.directory)
         line.reserveCapacity(16 * 1024 + 64)
         stamp.reserveCapacity(Timestamp.rfc3339ByteCount)
+        spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
+        spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
     }
 
     deinit {
@@ -95,6 +106,25 @@ public final class CaptureWriter {
             lane.lagSumMs += receivedAt.wallMs - sent
             lane.lagCount += 1
         }
+        try store(bytes, in: lane, receivedAt: receivedAt)
+    }
+
+    /// Stores a line the parser rejected, as received (with the `time` tag unless verbatim), in the
+    /// session file: nothing received is lost, and replay reports it again with its position.
+    ///
+    /// - Throws: ``CaptureError`` (sticky).
+    /// - Complexity: O(`bytes.count`). - Allocations: none once the session file is open.
+    public func appendUnparsed(_ bytes: Span<UInt8>, receivedAt: Moment) throws(CaptureError) {
+        try checkUsable()
+        unparsedLines += 1
+        try store(bytes, in: sessionLane, receivedAt: receivedAt)
+    }
+
+    /// Lines stored by ``appendUnparsed(_:receivedAt:)``.
+    public private(set) var unparsedLines = 0
+
+    /// Adds the time tag (unless verbatim) and CR LF, and writes the line to `lane`'s file.
+    private func store(_ bytes: Span<UInt8>, in lane: CaptureLane, receivedAt: Moment) throws(CaptureError) {
         line.removeAll(keepingCapacity: true)
         if options.verbatim {
             append(bytes)
@@ -123,6 +153,15 @@ public final class CaptureWriter {
     /// - Complexity: O(1) between flushes, O(open files) at a flush. - Allocations: none.
     public func tick(now: Moment) throws(CaptureError) {
         try checkUsable()
+        if let error = spool.firstFailure {
+            failure = .file(error)
+            throw .file(error)
+        }
+        if !pendingNotes.isEmpty {
+            let notes = pendingNotes
+            pendingNotes.removeAll()
+            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
+        }
         guard let last = lastFlushMs else {
             lastFlushMs = now.monotonicMs
             return
@@ -144,8 +183,17 @@ public final class CaptureWriter {
         }
     }
 
-    /// Finishes and closes every file. After an error, the other files are still closed properly and
-    /// the first error is thrown. Closing twice does nothing.
+    /// Waits until everything handed to the spool so far is written (or failed). For tests and
+    /// before reading the files back; ``tick(now:)`` never waits.
+    public func waitForWrites() throws(CaptureError) {
+        spool.drain()
+        if let error = spool.firstFailure, failure == nil { failure = .file(error) }
+        if let failure { throw failure }
+    }
+
+    /// Finishes and closes every file and waits until the spool has written everything. After an
+    /// error, the other files are still closed properly and the first error is thrown. Closing twice
+    /// does nothing.
     public func close() throws(CaptureError) {
         guard !closed else { return }
         closed = true
@@ -155,8 +203,35 @@ public final class CaptureWriter {
                 if first == nil { first = error }
             }
         }
+        spool.shutdown()
+        if first == nil, let error = spool.firstFailure { first = .file(error) }
         if let first, failure == nil { failure = first }
         if let first { throw first }
+    }
+
+    /// Back-pressure so far: stops of the ingest thread for a full write queue, and their total time.
+    public var backPressure: (events: Int, totalMs: Int64) {
+        let c = spool.counterSnapshot
+        return (c.backPressureEvents, c.backPressureMs)
+    }
+
+    /// Compressed bytes on disk so far, and waiting in the spool's queue now.
+    public var diskCounters: (written: UInt64, queued: Int, peakQueued: Int) {
+        let c = spool.counterSnapshot
+        return (c.writtenBytes, c.queuedBytes, c.peakQueuedBytes)
+    }
+
+    private func backPressure(_ event: WriteSpool.BackPressure) {
+        switch event {
+        case .began(let queued, let limit):
+            onNotice?(
+                "the disk is slower than chat: \(CaptureStatus.Snapshot.size(UInt64(queued))) waiting to be written "
+                    + "(limit \(CaptureStatus.Snapshot.size(UInt64(limit)))); stopped reading the socket until half is written")
+        case .ended(let ms, let n):
+            let text = "back-pressure \(n): stopped reading the socket for \(ms) ms while the disk caught up"
+            onNotice?("resumed: " + text)
+            pendingNotes.append((event: "back-pressure", text: text, atWallMs: Moment.now().wallMs))
+        }
     }
 
     // MARK: - Counters
@@ -243,7 +318,7 @@ public final class CaptureWriter {
         }
         let writer: GzipWriter
         do throws(GzipWriterError) {
-            writer = try GzipWriter(path: path, level: options.level, outputCapacity: options.outputCapacity)
+            writer = try GzipWriter(path: path, level: options.level, outputCapacity: options.outputCapacity, spool: spool)
         } catch {
             failure = .file(error)
             throw .file(error)

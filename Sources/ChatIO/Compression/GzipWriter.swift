@@ -21,7 +21,12 @@ import CZlib
 /// ```
 ///  write(bytes) ──deflate──▶ output [ compressed … | free ] ──write(2) when full or on flush──▶ file
 /// ```
-/// The output buffer and zlib's state (about 256 KiB at level 6) are allocated once, in `init`.
+/// The output buffer and zlib's state (about 256 KiB at any level) are allocated once, in `init`.
+///
+/// With a ``WriteSpool``, the output buffer is one of the spool's chunks: a full or flushed chunk is
+/// handed to the spool's thread for `write(2)` and the writer goes on with a fresh chunk, so a slow
+/// disk does not stall the caller until the spool's limit is reached. Errors of those writes come
+/// back through the spool and make this writer fail at its next call.
 ///
 /// Errors are typed and sticky: after a failed `write(2)` (e.g. `ENOSPC`, `EIO`) every call throws
 /// the same ``GzipWriterError``, which carries the path and `errno`.
@@ -37,7 +42,10 @@ public final class GzipWriter {
     private let closesDescriptor: Bool
     /// zlib's stream state; at a fixed address, because zlib checks that it does not move.
     private let stream: UnsafeMutablePointer<z_stream>
-    private let output: UnsafeMutableRawBufferPointer
+    private var output: UnsafeMutableRawBufferPointer
+    /// The spool doing this writer's `write(2)`/`close(2)` calls, and this file's handle in it.
+    private let spool: WriteSpool?
+    private var spoolFile: WriteSpool.File? = nil
     /// Compressed bytes in `output` not yet written.
     private var pending = 0
     private var state = State.open
@@ -46,7 +54,8 @@ public final class GzipWriter {
 
     /// Uncompressed bytes taken by ``write(_:)`` so far.
     public private(set) var uncompressedByteCount: UInt64 = 0
-    /// Compressed bytes written to the file by this writer so far (repairs not counted).
+    /// Compressed bytes written to the file by this writer so far — with a spool, handed to the spool
+    /// (repairs not counted).
     public private(set) var compressedByteCount: UInt64 = 0
 
     /// Test hook: make `write(2)` fail with `errno` once `compressedByteCount` would pass `afterBytes`
@@ -72,9 +81,10 @@ public final class GzipWriter {
     ///   ``GzipWriterError/repairFailed(path:errno:)``, ``GzipWriterError/compressorUnavailable(path:reason:)``.
     /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end.
     /// - Allocations: the buffers and zlib's state, once.
-    public convenience init(path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024)
-        throws(GzipWriterError)
-    {
+    ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
+    public convenience init(
+        path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil
+    ) throws(GzipWriterError) {
         var fd: Int32
         repeat {
             // SAFETY: `path` is bridged to a NUL-terminated C string that lives for the call.
@@ -97,7 +107,7 @@ public final class GzipWriter {
         }
         try self.init(
             descriptor: fd, path: path, closesDescriptor: true, level: level, outputCapacity: outputCapacity,
-            existingSize: isRegular ? UInt64(info.st_size) : 0)
+            existingSize: isRegular ? UInt64(info.st_size) : 0, spool: spool)
     }
 
     /// Writes a new gzip member to an open descriptor (e.g. standard output) at its current position.
@@ -111,18 +121,18 @@ public final class GzipWriter {
     ) throws(GzipWriterError) {
         try self.init(
             descriptor: descriptor, path: path, closesDescriptor: closesDescriptor, level: level,
-            outputCapacity: outputCapacity, existingSize: 0)
+            outputCapacity: outputCapacity, existingSize: 0, spool: nil)
     }
 
     private init(
         descriptor: Int32, path: String, closesDescriptor: Bool, level: Int32, outputCapacity: Int,
-        existingSize: UInt64
+        existingSize: UInt64, spool: WriteSpool?
     ) throws(GzipWriterError) {
         precondition(level >= 0 && level <= 9, "gzip level must be in 0...9")
         precondition(outputCapacity >= 64 && outputCapacity <= Int(UInt32.max), "outputCapacity out of range")
-        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
+        let output = unsafe spool?.acquire() ?? UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
         func giveUp(_ error: GzipWriterError) -> GzipWriterError {
-            unsafe output.deallocate()
+            if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
             if closesDescriptor { Glibc.close(descriptor) }
             return error
         }
@@ -155,6 +165,8 @@ public final class GzipWriter {
         ownsOpenDescriptor = closesDescriptor
         unsafe self.stream = stream
         unsafe self.output = output
+        self.spool = spool
+        spoolFile = spool?.register(descriptor: descriptor, path: path)
     }
 
     deinit {
@@ -166,7 +178,7 @@ public final class GzipWriter {
         unsafe deflateEnd(stream)
         unsafe stream.deinitialize(count: 1)
         unsafe stream.deallocate()
-        unsafe output.deallocate()
+        if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
         _ = closeDescriptor()
     }
 
@@ -210,6 +222,10 @@ public final class GzipWriter {
         try checkOpen()
         try deflateAll(Z_SYNC_FLUSH)
         try writePending()
+        if durable, let spool {
+            spool.drain()
+            try checkOpen()
+        }
         if durable && fsync(descriptor) != 0 {
             try fail(.syncFailed(path: path, errno: errno))
         }
@@ -255,9 +271,14 @@ public final class GzipWriter {
     }
 
     /// Closes the descriptor if this writer owns it and has not closed it yet; the `errno` of a failure.
+    /// With a spool, queues the close after the file's writes (its error comes back through the spool).
     private func closeDescriptor() -> Int32? {
         guard ownsOpenDescriptor else { return nil }
         ownsOpenDescriptor = false
+        if let spool, let spoolFile {
+            spool.close(file: spoolFile)
+            return nil
+        }
         return Glibc.close(descriptor) == 0 ? nil : errno
     }
 
@@ -270,7 +291,9 @@ public final class GzipWriter {
 
     private func checkOpen() throws(GzipWriterError) {
         switch state {
-        case .open: return
+        case .open:
+            if let spool, let spoolFile, let error = spool.failure(of: spoolFile) { try fail(error) }
+            return
         case .failed(let error): throw error
         case .closed: preconditionFailure("\(path): GzipWriter used after close()")
         }
@@ -303,8 +326,30 @@ public final class GzipWriter {
         }
     }
 
-    /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR`.
+    /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
+    /// hands them to the spool and goes on with a fresh chunk.
     private func writePending() throws(GzipWriterError) {
+        if let spool, let spoolFile {
+            guard pending > 0 else { return }
+            var count = pending
+            var failWith: Int32? = nil
+            if let injected = injectedFailure {
+                let room = injected.afterBytes > compressedByteCount ? injected.afterBytes - compressedByteCount : 0
+                if room == 0 { try fail(.writeFailed(path: path, errno: injected.errno)) }
+                if room < UInt64(count) {
+                    count = Int(room)
+                    failWith = injected.errno
+                }
+            }
+            do throws(GzipWriterError) {
+                unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
+            } catch {
+                try fail(error)
+            }
+            compressedByteCount += UInt64(count)
+            pending = 0
+            return
+        }
         var done = 0
         while done < pending {
             var count = pending - done

@@ -57,6 +57,9 @@ public final class LiveSession {
     public let stop: StopFlag
     /// Called on the ingest thread at least every 250 ms (e.g. to publish view-model windows).
     public var onTick: (() -> Void)? = nil
+    /// Called with the bytes of a line the parser rejected (e.g. to store it), just before
+    /// `onProblem` reports it.
+    public var onMalformedLine: ((Span<UInt8>, _ receivedAt: Moment) -> Void)? = nil
     private var actions: [ConnectionAction] = []
     /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
     static let readBudget = 16
@@ -170,6 +173,7 @@ public final class LiveSession {
                 c.framer.withBytes(of: line) { bytes in
                     let message: TwitchMessage
                     do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                        onMalformedLine?(bytes, now)
                         onProblem(.malformed(lineNumber: line.number, error))
                         return
                     }
