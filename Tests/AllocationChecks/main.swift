@@ -155,6 +155,30 @@ var socketFramer = LineFramer()
     return sum
 }
 
+/// Capture: every line parsed and appended to a CaptureWriter (time tag, gzip level 1, a flush
+/// every 1,000 lines handing chunks to the spool thread, whose allocations count too).
+let captureDirectory = "/tmp/chatcap-alloc-\(getpid())"
+let captureWriter = try CaptureWriter(directory: captureDirectory)
+var captureClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
+@MainActor func captureAppend() -> Int {
+    var offset = 0
+    var stored = 0
+    input.withUnsafeBufferPointer { all in
+        while offset < all.count {
+            var end = offset
+            while all[end] != 0x0A { end += 1 }
+            let stop = end > offset && all[end - 1] == 0x0D ? end - 1 : end
+            let bytes = all.span.extracting(offset..<stop)
+            offset = end + 1
+            guard let message = try? TwitchMessage.parse(bytes) else { continue }
+            captureClock.monotonicMs += 1
+            if (try? captureWriter.append(bytes, message: message, receivedAt: captureClock)) != nil { stored += 1 }
+            if stored % 1_000 == 0 { try? captureWriter.tick(now: captureClock.advanced(byMs: 1_000)) }
+        }
+    }
+    return stored
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -162,6 +186,7 @@ let scenarios = [
     Scenario(name: "window-resolve", unit: "resolve", units: 1_000, body: resolveWindows),
     Scenario(name: "encode-json-irc-text", unit: "line", units: inputLines, body: encodeAll),
     Scenario(name: "socket-read-parse-ring", unit: "line", units: inputLines, body: socketPath),
+    Scenario(name: "capture-append-gzip", unit: "line", units: inputLines, body: captureAppend),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.
@@ -213,4 +238,6 @@ for scenario in scenarios {
     print("\(scenario.name): \(fewest) allocations for \(scenario.units) × \(scenario.unit) (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)")
     if verdict != "ok" { failed = true }
 }
+try? captureWriter.close()
+_ = system("rm -rf '\(captureDirectory)'")
 exit(failed ? 1 : 0)

@@ -6,45 +6,71 @@ import Testing
 /// garbage bytes, an over-long line and a close in the middle of a line from a deliberately broken
 /// server (a few lines of Python on 127.0.0.1), and a TLS certificate for the wrong name.
 @Suite(.serialized) struct LiveBadNetworkTests {
+    /// A deliberately broken IRC server (Python on 127.0.0.1) that, on each of three connections,
+    /// sends a welcome, garbage bytes, an over-long line, one good PRIVMSG to #c and a partial line,
+    /// then closes. Stopped by PID when released.
+    final class BrokenServer {
+        let process = Process()
+        let port: Int
+
+        init() throws {
+            let script = """
+                import socket, sys
+                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("127.0.0.1", 0)); s.listen(5)
+                print(s.getsockname()[1], flush=True)
+                for attempt in range(3):
+                    c, _ = s.accept()
+                    c.recv(4096)
+                    c.sendall(b":tmi.twitch.tv 001 justinfan1 :Welcome, GLHF!\\r\\n")
+                    c.sendall(bytes(range(1, 256)) * 8 + b"\\r\\n")              # garbage
+                    c.sendall(b":a!a@a PRIVMSG #c :" + b"A" * 20000 + b"\\r\\n")  # over-long
+                    c.sendall(b":a!a@a PRIVMSG #c :fine line\\r\\n")
+                    c.sendall(b":a!a@a PRIVMSG #c :cut in the mid")              # no CRLF, then close
+                    # Close gracefully (FIN, not RST): unread client bytes would make the kernel reset
+                    # the connection and drop what is still in flight.
+                    c.shutdown(socket.SHUT_WR)
+                    c.settimeout(2)
+                    try:
+                        while c.recv(4096): pass
+                    except OSError:
+                        pass
+                    c.close()
+                """
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            var portText: [UInt8] = []
+            while true {
+                let b = out.fileHandleForReading.readData(ofLength: 1)
+                if b.isEmpty || b.first == 0x0A { break }
+                portText.append(b.first!)
+            }
+            guard let port = Int(String(decoding: portText, as: UTF8.self)) else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw ServeCLIFailure(description: "the broken server did not say its port")
+            }
+            self.port = port
+        }
+
+        /// The garbage the server sends, split into lines as a framer splits it (on LF, CR before LF dropped).
+        static var garbageLines: [[UInt8]] {
+            FramerVerifier.oracleLines(Array(repeating: Array((1...255).map { UInt8($0) }), count: 8).flatMap { $0 } + [13, 10])
+        }
+
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     @Test("garbage, an over-long line and a close mid-line: reported, then a reconnect")
     func brokenServer() throws {
-        let script = """
-            import socket, sys
-            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("127.0.0.1", 0)); s.listen(5)
-            print(s.getsockname()[1], flush=True)
-            for attempt in range(3):
-                c, _ = s.accept()
-                c.recv(4096)
-                c.sendall(b":tmi.twitch.tv 001 justinfan1 :Welcome, GLHF!\\r\\n")
-                c.sendall(bytes(range(1, 256)) * 8 + b"\\r\\n")              # garbage
-                c.sendall(b":a!a@a PRIVMSG #c :" + b"A" * 20000 + b"\\r\\n")  # over-long
-                c.sendall(b":a!a@a PRIVMSG #c :fine line\\r\\n")
-                c.sendall(b":a!a@a PRIVMSG #c :cut in the mid")              # no CRLF, then close
-                # Close gracefully (FIN, not RST): unread client bytes would make the kernel reset
-                # the connection and drop what is still in flight.
-                c.shutdown(socket.SHUT_WR)
-                c.settimeout(2)
-                try:
-                    while c.recv(4096): pass
-                except OSError:
-                    pass
-                c.close()
-            """
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-c", script]
-        let out = Pipe()
-        server.standardOutput = out
-        try server.run()
-        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
-        var portText: [UInt8] = []
-        while true {
-            let b = out.fileHandleForReading.readData(ofLength: 1)
-            if b.isEmpty || b.first == 0x0A { break }
-            portText.append(b.first!)
-        }
-        let port = try #require(Int(String(decoding: portText, as: UTF8.self)))
+        let server = try BrokenServer()
+        let port = server.port
         let run = try CLI.run(["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "raw",
                                "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "3"])
         #expect(run.status == 0, "\(run.stderr)")

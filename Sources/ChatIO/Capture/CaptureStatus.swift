@@ -4,7 +4,7 @@
 /// Confined to the capture thread (it reads the writer).
 public struct CaptureStatus {
     private var lastMs: Int64? = nil
-    private var lastLines: [String: UInt64] = [:]
+    private var last: [String: (lines: UInt64, lagSumMs: Int64, lagCount: Int64)] = [:]
     private let startMs: Int64
 
     public init(startedAt: Moment) { startMs = startedAt.monotonicMs }
@@ -15,6 +15,7 @@ public struct CaptureStatus {
             public var name: String
             public var lines: UInt64
             public var perSecond: Double
+            /// Mean lag (receive time minus `tmi-sent-ts`) of the lines since the previous snapshot.
             public var meanLagMs: Int64?
         }
         public var uptimeSeconds: Double
@@ -24,8 +25,9 @@ public struct CaptureStatus {
         public var bytesIn: UInt64
         public var reconnects: Int
         public var gaps: Int
-        /// Compressed bytes waiting for the disk now.
+        /// Memory held by compressed chunks waiting for the disk now, and the limit that stops reading.
         public var queuedBytes: Int
+        public var bufferLimit: Int
         /// Stops of the socket reading for a full write queue, and their total time.
         public var backPressureEvents: Int
         public var backPressureMs: Int64
@@ -40,12 +42,15 @@ public struct CaptureStatus {
             var parts: [String] = []
             for c in channels where c.name != "_session" {
                 var s = "#\(c.name) \(Self.rate(c.perSecond))/s"
-                if let lag = c.meanLagMs { s += " lag \(lag)ms" }
+                if let lag = c.meanLagMs { s += " lag " + Self.duration(ms: lag) }
                 parts.append(s)
             }
             var text = parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
                 + "\(lines) lines  \(Self.size(bytesWritten))  reconnects \(reconnects)  gaps \(gaps)"
-            if queuedBytes > 0 { text += "  queued \(Self.size(UInt64(queuedBytes)))" }
+            // A chunk or two is always in flight; a quarter of the limit means the disk falls behind.
+            if queuedBytes > bufferLimit / 4 {
+                text += "  queued \(Self.size(UInt64(queuedBytes)))/\(Self.size(UInt64(bufferLimit)))"
+            }
             if backPressureEvents > 0 { text += "  back-pressure \(backPressureEvents) (\(backPressureMs) ms)" }
             if unparsedLines > 0 { text += "  malformed \(unparsedLines)" }
             if unusableLines > 0 { text += "  unusable \(unusableLines)" }
@@ -60,7 +65,7 @@ public struct CaptureStatus {
             }
             return "{\"type\":\"capture_status\",\"uptime_s\":\(Self.rate(uptimeSeconds)),\"lines\":\(lines),"
                 + "\"bytes_written\":\(bytesWritten),\"bytes_in\":\(bytesIn),\"reconnects\":\(reconnects),"
-                + "\"gaps\":\(gaps),\"queued_bytes\":\(queuedBytes),\"back_pressure_events\":\(backPressureEvents),"
+                + "\"gaps\":\(gaps),\"queued_bytes\":\(queuedBytes),\"buffer_limit\":\(bufferLimit),\"back_pressure_events\":\(backPressureEvents),"
                 + "\"back_pressure_ms\":\(backPressureMs),\"malformed_lines\":\(unparsedLines),"
                 + "\"unusable_lines\":\(unusableLines),\"channels\":[\(chans.joined(separator: ","))]}"
         }
@@ -68,6 +73,17 @@ public struct CaptureStatus {
         static func rate(_ v: Double) -> String {
             let tenths = Int((v * 10).rounded())
             return "\(tenths / 10).\(tenths % 10)"
+        }
+
+        /// `310ms`, `12.3s`, `5m`, `2h`, `365d`.
+        package static func duration(ms: Int64) -> String {
+            let a = abs(ms)
+            let sign = ms < 0 ? "-" : ""
+            if a < 10_000 { return "\(ms)ms" }
+            if a < 60_000 { return sign + rate(Double(a) / 1000) + "s" }
+            if a < 3_600_000 { return sign + "\(a / 60_000)m" }
+            if a < 86_400_000 { return sign + "\(a / 3_600_000)h" }
+            return sign + "\(a / 86_400_000)d"
         }
 
         static func size(_ bytes: UInt64) -> String {
@@ -86,9 +102,13 @@ public struct CaptureStatus {
         let seconds = max(Double(now.monotonicMs - since) / 1000, 0.001)
         var channels: [Snapshot.Channel] = []
         for c in writer.channelCounters {
-            let before = lastLines[c.channel] ?? 0
-            channels.append(.init(name: c.channel, lines: c.lines, perSecond: Double(c.lines - before) / seconds, meanLagMs: c.meanLagMs))
-            lastLines[c.channel] = c.lines
+            let before = last[c.channel] ?? (0, 0, 0)
+            let lags = c.lagCount - before.lagCount
+            channels.append(
+                .init(
+                    name: c.channel, lines: c.lines, perSecond: Double(c.lines - before.lines) / seconds,
+                    meanLagMs: lags > 0 ? (c.lagSumMs - before.lagSumMs) / lags : nil))
+            last[c.channel] = (c.lines, c.lagSumMs, c.lagCount)
         }
         lastMs = now.monotonicMs
         let disk = writer.diskCounters
@@ -96,7 +116,7 @@ public struct CaptureStatus {
         return Snapshot(
             uptimeSeconds: Double(now.monotonicMs - startMs) / 1000, channels: channels, lines: writer.lineCount,
             bytesWritten: disk.written, bytesIn: writer.uncompressedByteCount,
-            reconnects: writer.reconnects, gaps: writer.gaps, queuedBytes: disk.queued,
+            reconnects: writer.reconnects, gaps: writer.gaps, queuedBytes: disk.queued, bufferLimit: writer.options.bufferLimit,
             backPressureEvents: pressure.events, backPressureMs: pressure.totalMs,
             unparsedLines: writer.unparsedLines, unusableLines: unusableLines)
     }

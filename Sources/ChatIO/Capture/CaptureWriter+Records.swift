@@ -6,7 +6,8 @@ import ChatStore
 /// @time=<RFC 3339>[;gap-from=<RFC 3339>;gap-to=<RFC 3339>] :chatcap CAPTURE <event> <target> :<text>
 /// ```
 /// - `event`: `start`, `stop`, `connected`, `capabilities`, `joined`, `join-failed`, `gap`,
-///   `disconnected`, `reconnect`, `fatal`.
+///   `disconnected`, `reconnect`, `fatal`; `back-pressure` (the socket was not read while the disk
+///   caught up), `skipped` (a line over the length limit) and `cut-off` (a partial line at a close).
 /// - `target`: `#channel` for `joined`, `join-failed` and `gap`, else `*`.
 /// - `text`: the human-readable description (``SessionRecord/description``), CR and LF replaced by spaces.
 /// - `time`: when it happened (for a gap: its end, with its start and end in `gap-from`/`gap-to`).

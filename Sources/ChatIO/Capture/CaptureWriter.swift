@@ -37,7 +37,10 @@ public import IRCWire
 public final class CaptureWriter {
     public let directory: String
     public let options: CaptureOptions
+    /// Channel lanes in first-seen order.
     private var lanes: [CaptureLane] = []
+    /// `lanes` and then the session lane, kept up to date, so that flushing allocates nothing.
+    private(set) var allLanes: [CaptureLane] = []
     let sessionLane: CaptureLane
     /// The lane of the last line: chat comes in runs from one channel.
     private var lastLane: CaptureLane? = nil
@@ -75,6 +78,7 @@ public final class CaptureWriter {
         self.options = options
         try Self.makeDirectory(dir, parents: true)
         sessionLane = CaptureLane(key: Array("_session".utf8), directory: dir + "/_session")
+        allLanes = [sessionLane]
         try Self.makeDirectory(sessionLane.directory, parents: false)
         try Self.checkWritable(dir)
         try Self.checkWritable(sessionLane.directory)
@@ -243,15 +247,14 @@ public final class CaptureWriter {
     /// Bytes handed to the compressor so far (lines with their tags and CRLF).
     public var uncompressedByteCount: UInt64 { allLanes.reduce(0) { $0 + $1.uncompressedBytes } }
 
-    /// Per channel (in first-seen order; `_session` last): lines so far and the mean lag
-    /// (receive time minus `tmi-sent-ts`) in milliseconds, if any line carried `tmi-sent-ts`.
-    public var channelCounters: [(channel: String, lines: UInt64, meanLagMs: Int64?)] {
-        allLanes.map { ($0.name, $0.lines, $0.lagCount > 0 ? $0.lagSumMs / $0.lagCount : nil) }
+    /// Per channel (in first-seen order; `_session` last): lines so far, and the sum and number of
+    /// lags (receive time minus `tmi-sent-ts`, milliseconds) of the lines that carried `tmi-sent-ts`.
+    public var channelCounters: [(channel: String, lines: UInt64, lagSumMs: Int64, lagCount: Int64)] {
+        allLanes.map { ($0.name, $0.lines, $0.lagSumMs, $0.lagCount) }
     }
 
     // MARK: - Internals
 
-    var allLanes: [CaptureLane] { lanes + [sessionLane] }
 
     func checkUsable() throws(CaptureError) {
         if let failure { throw failure }
@@ -284,6 +287,7 @@ public final class CaptureWriter {
             throw error
         }
         lanes.append(lane)
+        allLanes.insert(lane, at: allLanes.count - 1)
         lastLane = lane
         return lane
     }

@@ -1,0 +1,215 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `chatcap capture` showing and keeping its health: the status line on a terminal, `--status json`,
+/// back-pressure from a disk slower than chat (a named pipe read slowly by the test), lines that
+/// cannot be parsed, and reading a capture directory back with `stats` and `serve`.
+@Suite(.serialized) struct CaptureHealthCLITests {
+    typealias Server = LiveServeTests.Server
+
+    static func capture(_ channel: String, dir: String, port: Int, _ extra: [String]) -> [String] {
+        ["capture", channel, "--dir", dir, "--host", "127.0.0.1", "--port", "\(port)", "--plain"] + extra
+    }
+
+    static func quoted(_ words: [String]) -> String {
+        words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+    }
+
+    /// Every stored line of `paths` (a shell glob), CRLF-split.
+    static func stored(_ glob: String) throws -> [String] {
+        String(decoding: try CLI.shell("zcat \(glob) 2>/dev/null; true").stdout, as: UTF8.self)
+            .split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    @Test("on a terminal: one status line, redrawn at most 4 times a second; no status line without a terminal")
+    func statusLineOnTerminal() throws {
+        let dir = try LiveServeTests.tempDir("capture-status")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.stop() }
+        // `script` gives the capture a pseudo-terminal as standard error (and output).
+        let command = Self.quoted([CLI.binary] + Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "3"]))
+        let run = try CLI.shell("script -qefc \(Self.quoted([command])) /dev/null < /dev/null")
+        #expect(run.status == 0, "\(run.stderr)")
+        let screen = run.text
+        let redraw = /\r\u{1B}\[K#pixelharbor (\d+\.\d)\/s(?: lag \S+)? \| (\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0/
+        let draws = screen.matches(of: redraw)
+        #expect(draws.count >= 4 && draws.count <= 13, "3 s at most 4 a second: \(draws.count) redraws\n\(screen.prefix(600))")
+        let counts = draws.map { Int($0.2)! }
+        #expect(counts == counts.sorted() && (counts.last ?? 0) > 0, "lines only grow: \(counts)")
+        #expect(draws.contains { Double($0.1)! > 0 }, "a rate is shown")
+        let total = try #require(screen.firstMatch(of: /captured (\d+) lines/).map { Int($0.1)! })
+        #expect(total >= counts.last ?? 0)
+        #expect(total == (try Self.stored("\(dir)/cap/*/*.log.gz")).filter { !$0.contains(" CAPTURE ") }.count)
+        // Not a terminal: no redraws, only the notes.
+        let piped = try CLI.run(Self.capture("pixelharbor", dir: "\(dir)/cap2", port: server.port, ["--duration", "1"]))
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("\u{1B}[K") && piped.stderr.contains("captured "), "\(piped.stderr)")
+    }
+
+    @Test("--status json: one object per interval, counters that grow, the last one matching the files")
+    func statusJSON() throws {
+        let dir = try LiveServeTests.tempDir("capture-json")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.stop() }
+        let run = try CLI.run(
+            Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port,
+                         ["--duration", "3", "--status", "json", "--status-interval", "0.5"]))
+        #expect(run.status == 0, "\(run.stderr)")
+        let objects = try run.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+        }
+        #expect(objects.count >= 5 && objects.count <= 8, "every 0.5 s for 3 s, and one at the end: \(objects.count)")
+        #expect(objects.allSatisfy { $0["type"] as? String == "capture_status" })
+        let uptimes = objects.map { $0["uptime_s"] as! Double }
+        let lines = objects.map { $0["lines"] as! Int }
+        #expect(uptimes == uptimes.sorted() && lines == lines.sorted(), "\(uptimes) \(lines)")
+        for key in ["bytes_written", "bytes_in", "reconnects", "gaps", "queued_bytes", "buffer_limit", "back_pressure_events",
+                    "back_pressure_ms", "malformed_lines", "unusable_lines"] {
+            #expect(objects.allSatisfy { $0[key] is Int }, "\(key)")
+        }
+        let channels = try #require(objects.last?["channels"] as? [[String: Any]])
+        let chat = try #require(channels.first { $0["channel"] as? String == "pixelharbor" })
+        #expect((chat["lines"] as! Int) > 20 && chat["per_second"] is Double)
+        // The last object is written after the files are closed: its totals are what is on disk.
+        let onDisk = try Self.stored("\(dir)/cap/*/*.log.gz").filter { !$0.contains(" CAPTURE ") }.count
+        #expect(lines.last == onDisk)
+        let written = try CLI.shell("cat \(dir)/cap/*/*.log.gz | wc -c").text.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(objects.last?["bytes_written"] as? Int == Int(written), "bytes_written counts what reached the files")
+    }
+
+    @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
+    func backPressureFromSlowDisk() throws {
+        let dir = try LiveServeTests.tempDir("capture-slow")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 30,000 numbered lines of hex noise (about 5 MB; gzip keeps about half of it).
+        var text = ""
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in 0..<30_000 {
+            var noise = ""
+            for _ in 0..<8 {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                noise += String(x, radix: 16)
+            }
+            text += "@id=m\(i) :u!u@u PRIVMSG #c :\(i) \(noise)\r\n"
+        }
+        try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
+        // Not across midnight UTC: the day file below is today's.
+        let secondsToMidnight = 86_400 - Int(Date().timeIntervalSince1970) % 86_400
+        if secondsToMidnight < 30 { Thread.sleep(forTimeInterval: Double(secondsToMidnight + 1)) }
+        let day = ISO8601DateFormatter.withFractions.string(from: Date()).prefix(10)
+        try FileManager.default.createDirectory(atPath: "\(dir)/cap/c", withIntermediateDirectories: true)
+        let fifo = "\(dir)/cap/c/\(day).log.gz"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // The "disk": about 1 MB/s through the pipe, read until the capture closes it.
+        nonisolated(unsafe) var drained: [UInt8] = []
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let fd = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while fd >= 0 {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                drained += buffer[0..<n]
+                usleep(15_000)
+            }
+            if fd >= 0 { close(fd) }
+            done.signal()
+        }
+        let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
+        defer { server.stop() }
+        let run = try CLI.run(
+            Self.capture("c", dir: "\(dir)/cap", port: server.port,
+                         ["--buffer", "1M", "--duration", "6", "--status", "json", "--status-interval", "0.25"]))
+        if done.wait(timeout: .now() + 30) == .timedOut {
+            // Never opened by the capture: release the reader.
+            let w = open(fifo, O_WRONLY | O_NONBLOCK)
+            if w >= 0 { close(w) }
+            _ = done.wait(timeout: .now() + 5)
+            Issue.record("the pipe was not closed by the capture")
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("the disk is slower than chat"), "\(run.stderr.prefix(2000))")
+        #expect(run.stderr.contains("stopped reading the socket"))
+        #expect(run.stderr.contains("resumed: back-pressure 1: stopped reading the socket for "))
+        let events = try #require(run.stderr.firstMatch(of: /back-pressure (\d+) times \((\d+) ms\)/))
+        #expect(Int(events.1)! >= 1 && Int(events.2)! > 0, "\(events.0)")
+        // The queue never held more than the limit plus the chunk being handed over.
+        let queued = run.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["queued_bytes"] as? Int
+        }
+        #expect(!queued.isEmpty && queued.allSatisfy { $0 <= (1 << 20) + 64 * 1024 }, "\(queued.max() ?? -1)")
+        // Nothing lost: every served line, in order, once.
+        let path = "\(dir)/drained.gz"
+        FileManager.default.createFile(atPath: path, contents: Data(drained))
+        let chat = String(decoding: try CLI.shell("zcat '\(path)'").stdout, as: UTF8.self)
+            .split(separator: "\r\n").filter { $0.contains(" PRIVMSG #c :") }
+        #expect(chat.count == 30_000, "\(chat.count) of 30000 lines")
+        for (i, line) in chat.enumerated() where !line.contains(";id=m\(i) :u!u@u PRIVMSG #c :\(i) ") {
+            Issue.record("line \(i) is \(line.prefix(80))")
+            break
+        }
+        let session = try Self.stored("\(dir)/cap/_session/*.log.gz")
+        #expect(session.contains { $0.contains(" :chatcap CAPTURE back-pressure * :back-pressure 1: stopped reading") })
+    }
+
+    @Test("lines the parser rejects are stored in _session as received; too long and cut-off lines are recorded")
+    func unusableLinesAreKept() throws {
+        let dir = try LiveServeTests.tempDir("capture-bad-lines")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try LiveBadNetworkTests.BrokenServer()
+        let run = try CLI.run(
+            Self.capture("c", dir: "\(dir)/cap", port: server.port,
+                         ["--verbatim", "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "2.5",
+                          "--status", "none"]))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("stored as received in _session"), "\(run.stderr)")
+        let raw = try CLI.shell("zcat \(dir)/cap/_session/*.log.gz").stdout
+        let sessionLines = FramerVerifier.oracleLines(raw)
+        // Every garbage line the server sent (parsed or not, it has no channel) is in _session, byte for byte.
+        for line in LiveBadNetworkTests.BrokenServer.garbageLines {
+            #expect(sessionLines.contains(line), "missing: \(line.prefix(16))…")
+        }
+        let text = String(decoding: raw, as: UTF8.self)
+        #expect(text.contains(" :chatcap CAPTURE skipped * :a line was too long"))
+        #expect(text.contains(" :chatcap CAPTURE cut-off * :the server closed the connection mid-line"))
+        let malformed = try #require(run.stderr.firstMatch(of: /, (\d+) malformed lines stored in _session/))
+        #expect(Int(malformed.1)! >= 1)
+        #expect(try Self.stored("\(dir)/cap/c/*.log.gz").contains(":a!a@a PRIVMSG #c :fine line"))
+        // Replay reads them back and reports each with its file and line.
+        let replay = try CLI.run(["replay", "--format", "raw", "\(dir)/cap"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stderr.contains("_session/") && replay.stderr.contains("malformed line"), "\(replay.stderr)")
+    }
+
+    @Test("stats DIR counts every stored line; serve DIR gives a channel's captured chat back, in order")
+    func readingCaptures() throws {
+        let dir = try LiveServeTests.tempDir("capture-read")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
+        let run = try CLI.run(
+            ["capture", "pixelharbor", "lunafrost", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
+             "--plain", "--duration", "2", "--status", "none"])
+        server.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try Self.stored("\(dir)/cap/*/*.log.gz")
+        let chat = try Self.stored("\(dir)/cap/pixelharbor/*.log.gz").filter { $0.contains(" PRIVMSG #pixelharbor ") }
+        try #require(chat.count > 10)
+        let stats = try CLI.run(["stats", "--json", "\(dir)/cap"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any])
+        #expect(json["lines"] as? Int == files.count, "stats counts every stored line: \(stats.text.prefix(300))")
+        // serve DIR replays the capture in time order; a client of #pixelharbor gets its chat back.
+        let again = try Server(["\(dir)/cap", "--speed", "max"])
+        defer { again.stop() }
+        let tail = try CLI.run(["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(again.port)", "--plain",
+                                "--format", "raw", "--duration", "2"])
+        #expect(tail.status == 0, "\(tail.stderr)")
+        let served = tail.text.split(separator: "\r\n").map(String.init).filter { $0.contains(" PRIVMSG #pixelharbor ") }
+        let differs = (0..<min(served.count, chat.count)).first { served[$0] != chat[$0] }
+        let detail = differs.map { "first difference at \($0): \(served[$0].suffix(120)) vs \(chat[$0].suffix(120))" } ?? ""
+        #expect(served.count == chat.count && differs == nil, "served \(served.count) of \(chat.count); \(detail)")
+    }
+}
