@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make bench, part 5: a local `chatcap serve --speed max --loop` into `chatcap capture` (gzip, one
-# core), every channel of the log joined. Prints lines/s and MB/s into the files and the
-# compression ratio achieved.
+# make bench, part 5: a local `chatcap serve --speed max --loop` into `chatcap capture` (gzip on the ingest
+# thread, at the default level 1 and at --level 6; the spool thread only writes), every channel of the log joined.
+# Prints lines/s and MB/s into the files and the compression ratio achieved, and the capture's CPU
+# time per wall second (about 1.0: one core).
 set -euo pipefail
 bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
@@ -12,15 +13,23 @@ channels=$(set +o pipefail; head -c 4000000 "$log" | grep -o 'PRIVMSG #[a-z0-9_]
 "$bin" serve "$log" --port 0 --speed max --loop > "$dir/serve.out" 2> /dev/null &
 for _ in $(seq 1 100); do [ -s "$dir/serve.out" ] && break; sleep 0.05; done
 port=$(head -1 "$dir/serve.out" | sed 's/.*://')
-echo "capture: serve $log --speed max → capture ($channels) for ${seconds}s, gzip"
-start=$(date +%s%N)
-# shellcheck disable=SC2086
-"$bin" capture $channels --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain --duration "$seconds" --quiet ${CAPTURE_ARGS:-}
-end=$(date +%s%N)
-lines=$(zcat "$dir"/cap/*/*.gz | wc -l)
-raw=$(zcat "$dir"/cap/*/*.gz | wc -c)
-compressed=$(cat "$dir"/cap/*/*.gz | wc -c)
-awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" 'BEGIN {
-    s = ns / 1e9
-    printf "  %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1)\n",
-        l, s, l / s, r / s / 1e6, c / 1e6, r / c }'
+run() {
+    rm -rf "$dir/cap"
+    local start end lines raw compressed
+    start=$(date +%s%N)
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%U %S" -o "$dir/cpu" \
+        "$bin" capture $channels --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain --duration "$seconds" --quiet "$@"
+    end=$(date +%s%N)
+    read -r user sys < "$dir/cpu"
+    lines=$(zcat "$dir"/cap/*/*.gz | wc -l)
+    raw=$(zcat "$dir"/cap/*/*.gz | wc -c)
+    compressed=$(cat "$dir"/cap/*/*.gz | wc -c)
+    awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" -v what="$*" -v u="$user" -v k="$sys" 'BEGIN {
+        s = ns / 1e9
+        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores\n",
+            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s }'
+}
+echo "capture: serve $log --speed max → capture ($channels) for ${seconds}s each, gzip on the ingest thread"
+run
+run --level 6
