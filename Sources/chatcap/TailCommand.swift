@@ -113,10 +113,13 @@ struct TailCommand: ParsableCommand {
 enum Interrupts {
     nonisolated(unsafe) static var flag: StopFlag? = nil
 
+    /// The first SIGINT/SIGTERM raises `flag` (finish the current lines, close files, exit 0); a
+    /// second one, while the first is still being honoured (e.g. a capture waiting for a stuck
+    /// disk), exits at once with 130 — what a crash leaves (flushed data) stays readable.
     static func install(_ flag: StopFlag) {
         self.flag = flag
-        signal(SIGINT) { _ in Interrupts.flag?.raise() }
-        signal(SIGTERM) { _ in Interrupts.flag?.raise() }
+        signal(SIGINT) { _ in Interrupts.received() }
+        signal(SIGTERM) { _ in Interrupts.received() }
         // A parent may have started us with these signals blocked (a thread's mask is inherited):
         // unblock them, or Ctrl-C and `kill` would be ignored until --duration ends.
         var set = sigset_t()
@@ -124,5 +127,15 @@ enum Interrupts {
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
         sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Async-signal-safe: an atomic flag, `write(2)` and `_exit(2)` only.
+    private static func received() {
+        guard let flag, !flag.isRaised else {
+            let text = "\nchatcap: second interrupt: exiting now\n"
+            _ = text.utf8.withContiguousStorageIfAvailable { write(2, $0.baseAddress, $0.count) }
+            _exit(130)
+        }
+        flag.raise()
     }
 }

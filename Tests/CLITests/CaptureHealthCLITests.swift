@@ -80,11 +80,8 @@ import Testing
         #expect(objects.last?["bytes_written"] as? Int == Int(written), "bytes_written counts what reached the files")
     }
 
-    @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
-    func backPressureFromSlowDisk() throws {
-        let dir = try LiveServeTests.tempDir("capture-slow")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        // 30,000 numbered lines of hex noise (about 5 MB; gzip keeps about half of it).
+    /// 30,000 numbered lines of hex noise for #c (about 5 MB; gzip keeps about half of it).
+    static func writeNoiseFeed(to path: String) throws {
         var text = ""
         var x: UInt64 = 0x9E37_79B9_7F4A_7C15
         for i in 0..<30_000 {
@@ -95,14 +92,27 @@ import Testing
             }
             text += "@id=m\(i) :u!u@u PRIVMSG #c :\(i) \(noise)\r\n"
         }
-        try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        // Not across midnight UTC: the day file below is today's.
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// A named pipe in place of today's day file in `directory`: a "disk" as slow as its reader.
+    /// Not across midnight UTC: waits for the new day if it is less than 30 s away.
+    static func makeDayPipe(in directory: String) throws -> String {
         let secondsToMidnight = 86_400 - Int(Date().timeIntervalSince1970) % 86_400
         if secondsToMidnight < 30 { Thread.sleep(forTimeInterval: Double(secondsToMidnight + 1)) }
         let day = ISO8601DateFormatter.withFractions.string(from: Date()).prefix(10)
-        try FileManager.default.createDirectory(atPath: "\(dir)/cap/c", withIntermediateDirectories: true)
-        let fifo = "\(dir)/cap/c/\(day).log.gz"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let fifo = "\(directory)/\(day).log.gz"
         #expect(mkfifo(fifo, 0o644) == 0)
+        return fifo
+    }
+
+    @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
+    func backPressureFromSlowDisk() throws {
+        let dir = try LiveServeTests.tempDir("capture-slow")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
+        let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         // The "disk": about 1 MB/s through the pipe, read until the capture closes it.
         nonisolated(unsafe) var drained: [UInt8] = []
         let done = DispatchSemaphore(value: 0)
@@ -143,7 +153,7 @@ import Testing
         #expect(!queued.isEmpty && queued.allSatisfy { $0 <= (1 << 20) + 64 * 1024 }, "\(queued.max() ?? -1)")
         // Nothing lost: every served line, in order, once.
         let path = "\(dir)/drained.gz"
-        FileManager.default.createFile(atPath: path, contents: Data(drained))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(drained))
         let chat = String(decoding: try CLI.shell("zcat '\(path)'").stdout, as: UTF8.self)
             .split(separator: "\r\n").filter { $0.contains(" PRIVMSG #c :") }
         #expect(chat.count == 30_000, "\(chat.count) of 30000 lines")
@@ -211,5 +221,70 @@ import Testing
         let differs = (0..<min(served.count, chat.count)).first { served[$0] != chat[$0] }
         let detail = differs.map { "first difference at \($0): \(served[$0].suffix(120)) vs \(chat[$0].suffix(120))" } ?? ""
         #expect(served.count == chat.count && differs == nil, "served \(served.count) of \(chat.count); \(detail)")
+    }
+
+    @Test("a stuck disk: the first SIGTERM waits for it, a second one exits at once (130), written data intact")
+    func secondSignalWhileStuck() throws {
+        let dir = try LiveServeTests.tempDir("capture-stuck")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
+        let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
+        // The "disk" takes 200 KB/s for 1.5 s, then gets stuck (the pipe stays open, unread).
+        nonisolated(unsafe) var drained: [UInt8] = []
+        let stuck = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let fd = open(fifo, O_RDONLY)
+            let until = Date().addingTimeInterval(1.5)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while fd >= 0 && Date() < until {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                drained += buffer[0..<n]
+                usleep(20_000)
+            }
+            stuck.signal()
+            release.wait()
+            if fd >= 0 { close(fd) }
+        }
+        defer { release.signal() }
+        let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
+        defer { server.stop() }
+        let errors = "\(dir)/stderr"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        let capture = Process()
+        capture.executableURL = URL(fileURLWithPath: CLI.binary)
+        capture.arguments = Self.capture("c", dir: "\(dir)/cap", port: server.port, ["--buffer", "1M", "--duration", "60"])
+        capture.standardOutput = FileHandle.nullDevice
+        capture.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try capture.run()
+        defer { if capture.isRunning { kill(capture.processIdentifier, SIGKILL); capture.waitUntilExit() } }
+        func stderr() -> String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
+        #expect(stuck.wait(timeout: .now() + 15) == .success)
+        let deadline = Date().addingTimeInterval(15)
+        while !stderr().contains("the disk is slower than chat") && Date() < deadline { usleep(50_000) }
+        try #require(stderr().contains("the disk is slower than chat"), "\(stderr())")
+        usleep(1_000_000)  // well past the last flush of every file
+        kill(capture.processIdentifier, SIGTERM)
+        usleep(1_000_000)
+        #expect(capture.isRunning, "the first SIGTERM waits for the queued chat to be written")
+        kill(capture.processIdentifier, SIGTERM)
+        let exitBy = Date().addingTimeInterval(5)
+        while capture.isRunning && Date() < exitBy { usleep(20_000) }
+        #expect(!capture.isRunning)
+        capture.waitUntilExit()
+        #expect(capture.terminationStatus == 130)
+        #expect(stderr().contains("second interrupt: exiting now"), "\(stderr())")
+        // What reached the "disk" before it got stuck is readable: a gapless start of the chat. (The
+        // session file's flushes queued behind the chat's chunks: files share the one write queue.)
+        let path = "\(dir)/drained.gz"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(drained))
+        let chat = String(decoding: try CLI.shell("zcat '\(path)' 2>/dev/null; true").stdout, as: UTF8.self)
+            .split(separator: "\r\n").filter { $0.contains(" PRIVMSG #c :") }
+        #expect(chat.count > 100, "\(chat.count) lines drained before the disk got stuck")
+        for (i, line) in chat.enumerated() where !line.contains(";id=m\(i) :u!u@u PRIVMSG #c :\(i) ") {
+            Issue.record("line \(i) is \(line.prefix(80))")
+            break
+        }
     }
 }

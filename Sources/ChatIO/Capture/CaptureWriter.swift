@@ -27,7 +27,8 @@ public import IRCWire
 /// — it stops reading the socket, nothing is dropped — until half of that is written. Each stop is
 /// counted (``backPressure``), reported through ``onNotice`` and stored as a `back-pressure` session
 /// record. Memory: the buffer limit (or one chunk per open file, if more) plus zlib's ~256 KiB per
-/// open file.
+/// open file. While the disk is behind, the queued chunks are what a crash would lose (the status
+/// shows them); all files share the one queue, so a flush waits behind chunks queued before it.
 ///
 /// Errors are sticky: after a failed write every call throws the same ``CaptureError``; ``close()``
 /// still closes every other file properly.
