@@ -165,4 +165,19 @@ import Testing
             #expect(try InputShell.run("zcat \(InputShell.quote(try dir.file("f\(i).gz")))").output == content)
         }
     }
+
+    @Test("a writer released after shutdown still finishes and closes its file (on the caller's thread)")
+    func lateWriterAfterShutdown() throws {
+        let dir = try InputTempDirectory()
+        let spool = WriteSpool(chunkBytes: 512, limitBytes: 4096)
+        let content = GzipWriterTests.noisyLines(200, seed: 5)
+        do {
+            let writer = try GzipWriter(path: try dir.file("late.gz"), level: 6, outputCapacity: 512, spool: spool)
+            try writer.write(content.span)
+            spool.shutdown()
+            try writer.close()
+        }
+        #expect(spool.firstFailure == nil)
+        #expect(try InputShell.run("zcat \(InputShell.quote(try dir.file("late.gz")))").output == content)
+    }
 }

@@ -14,7 +14,7 @@ import Synchronization
 ///        └────────────── free chunks ◀──────────────────────┘
 /// ```
 /// Only whole chunks cross the thread boundary (one hand-off per 64 KiB of compressed output, not per
-/// line). A slow disk lets chunks queue up to ``limitBytes``; then ``submit(_:count:file:)`` stops the
+/// line). A slow disk lets chunks queue up to ``limitBytes``; then ``submit(_:count:file:failWith:)`` stops the
 /// producer until the queue has drained to half the limit: the caller stops reading its socket
 /// (back-pressure) instead of dropping lines or growing memory further. Each such stop is counted
 /// (``Counters/backPressureEvents``) and reported through ``onBackPressure``.
@@ -27,9 +27,9 @@ import Synchronization
 /// up to the last flush stays intact), its close still closes the descriptor, and ``failure(of:)``
 /// and ``firstFailure`` report the error to the producer, which makes it sticky.
 ///
-/// Thread safety: ``submit(_:count:file:)``, ``acquire()``, ``recycle(_:)``, ``close(file:)``,
+/// Thread safety: ``submit(_:count:file:failWith:)``, ``acquire()``, ``recycle(_:)``, ``close(file:)``,
 /// ``drain()`` and ``shutdown()`` are for the one producer thread; the counters may be read from
-/// any thread.
+/// any thread. After ``shutdown()``, jobs still handed in (a writer released late) run on the caller.
 @safe
 public final class WriteSpool: @unchecked Sendable {
     /// A file registered with the spool: its descriptor (owned by the spool from then on) and path.
@@ -210,7 +210,7 @@ public final class WriteSpool: @unchecked Sendable {
         unlock()
     }
 
-    /// Finishes every queued job and ends the spool thread. Later submissions are a programming error.
+    /// Finishes every queued job and ends the spool thread. Later jobs run on the caller's thread.
     public func shutdown() {
         guard let thread else { return }
         self.thread = nil
@@ -251,7 +251,16 @@ public final class WriteSpool: @unchecked Sendable {
 
     private func enqueue(_ job: Job, bytes: Int) {
         lock()
-        precondition(!stopping, "WriteSpool used after shutdown()")
+        if stopping {
+            // After shutdown (e.g. a writer released late closes its file): do it here, in order.
+            counters.queuedBytes += bytes
+            unlock()
+            let (written, error) = perform(job)
+            lock()
+            finished(job, written: written, error: error)
+            unlock()
+            return
+        }
         if jobHead > 0 && jobHead == jobs.count {
             jobs.removeAll(keepingCapacity: true)
             jobHead = 0
@@ -279,20 +288,25 @@ public final class WriteSpool: @unchecked Sendable {
             let (written, error) = perform(job)
             lock()
             busy = false
-            counters.writtenBytes += UInt64(written)
-            if case .write(_, let chunk, _, _) = job {
-                unsafe free.append(chunk)
-                counters.queuedBytes -= chunkBytes
-            }
-            if let error, case let file = job.file, failures[file.id] == nil {
-                failures[file.id] = error
-                if first == nil { first = error }
-                failureCount.add(1, ordering: .releasing)
-            }
-            // SAFETY: `spaceReady` was initialised in init.
-            unsafe pthread_cond_broadcast(spaceReady)
+            finished(job, written: written, error: error)
         }
         unlock()
+    }
+
+    /// Books a done job: frees its chunk, counts, records a failure, wakes the producer. Lock held.
+    private func finished(_ job: Job, written: Int, error: GzipWriterError?) {
+        counters.writtenBytes += UInt64(written)
+        if case .write(_, let chunk, _, _) = job {
+            unsafe free.append(chunk)
+            counters.queuedBytes -= chunkBytes
+        }
+        if let error, case let file = job.file, failures[file.id] == nil {
+            failures[file.id] = error
+            if first == nil { first = error }
+            failureCount.add(1, ordering: .releasing)
+        }
+        // SAFETY: `spaceReady` was initialised in init.
+        unsafe pthread_cond_broadcast(spaceReady)
     }
 
     /// Does one job without the lock; returns the bytes written and the error, if any.
