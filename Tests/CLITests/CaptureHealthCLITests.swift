@@ -107,39 +107,79 @@ import Testing
         return fifo
     }
 
+    /// A named pipe's reader standing in for a disk: `chunk` bytes per read, `pauseMs` after each,
+    /// until the writer closes it — or, with `stuckAfter`, no more reads after that many seconds (the
+    /// pipe stays open, so the writer blocks) until ``finish(within:)``.
+    final class PipeDisk: @unchecked Sendable {  // `bytes` is read after `done`
+        private var bytes: [UInt8] = []
+        private let done = DispatchSemaphore(value: 0)
+        private let release = DispatchSemaphore(value: 0)
+        private let path: String
+        let stuck = DispatchSemaphore(value: 0)
+
+        init(_ path: String, chunk: Int, pauseMs: UInt32, stuckAfter: Double? = nil) {
+            self.path = path
+            Thread.detachNewThread { [self] in
+                let fd = open(path, O_RDONLY)
+                let until = stuckAfter.map { Date().addingTimeInterval($0) }
+                var buffer = [UInt8](repeating: 0, count: chunk)
+                while fd >= 0 && until.map({ Date() < $0 }) ?? true {
+                    let n = read(fd, &buffer, buffer.count)
+                    if n <= 0 { break }
+                    bytes += buffer[0..<n]
+                    usleep(pauseMs * 1000)
+                }
+                if until != nil {
+                    stuck.signal()
+                    release.wait()
+                }
+                if fd >= 0 { close(fd) }
+                done.signal()
+            }
+        }
+
+        /// What was read, once the reader is done (within `seconds`), or `nil` if it never was (a
+        /// writer that never opened or closed the pipe; the reader is then released).
+        func finish(within seconds: Double) -> [UInt8]? {
+            release.signal()
+            if done.wait(timeout: .now() + seconds) == .timedOut {
+                let w = open(path, O_WRONLY | O_NONBLOCK)
+                if w >= 0 { close(w) }
+                _ = done.wait(timeout: .now() + 5)
+                return nil
+            }
+            return bytes
+        }
+    }
+
+    /// Decodes `gzip` (possibly cut short) and checks that its #c lines are the noise feed's first
+    /// lines, in order, without a gap; returns how many there are.
+    static func checkNoiseChat(_ gzip: [UInt8], in dir: String) throws -> Int {
+        let path = "\(dir)/drained.gz"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(gzip))
+        let chat = String(decoding: try CLI.shell("zcat '\(path)' 2>/dev/null; true").stdout, as: UTF8.self)
+            .split(separator: "\r\n").filter { $0.contains(" PRIVMSG #c :") }
+        for (i, line) in chat.enumerated() where !line.contains(";id=m\(i) :u!u@u PRIVMSG #c :\(i) ") {
+            Issue.record("line \(i) is \(line.prefix(80))")
+            break
+        }
+        return chat.count
+    }
+
     @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
     func backPressureFromSlowDisk() throws {
         let dir = try LiveServeTests.tempDir("capture-slow")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
-        // The "disk": about 1 MB/s through the pipe, read until the capture closes it.
-        nonisolated(unsafe) var drained: [UInt8] = []
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let fd = open(fifo, O_RDONLY)
-            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-            while fd >= 0 {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                drained += buffer[0..<n]
-                usleep(15_000)
-            }
-            if fd >= 0 { close(fd) }
-            done.signal()
-        }
+        let disk = PipeDisk(fifo, chunk: 16 * 1024, pauseMs: 15)  // about 1 MB/s, until the capture closes it
         let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
         defer { server.stop() }
         let run = try CLI.run(
             Self.capture("c", dir: "\(dir)/cap", port: server.port,
                          ["--buffer", "1M", "--duration", "6", "--status", "json", "--status-interval", "0.25"]))
-        if done.wait(timeout: .now() + 30) == .timedOut {
-            // Never opened by the capture: release the reader.
-            let w = open(fifo, O_WRONLY | O_NONBLOCK)
-            if w >= 0 { close(w) }
-            _ = done.wait(timeout: .now() + 5)
-            Issue.record("the pipe was not closed by the capture")
-        }
+        let drained = disk.finish(within: 30)
+        #expect(drained != nil, "the pipe was not closed by the capture")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("the disk is slower than chat"), "\(run.stderr.prefix(2000))")
         #expect(run.stderr.contains("stopped reading the socket"))
@@ -152,15 +192,7 @@ import Testing
         }
         #expect(!queued.isEmpty && queued.allSatisfy { $0 <= (1 << 20) + 64 * 1024 }, "\(queued.max() ?? -1)")
         // Nothing lost: every served line, in order, once.
-        let path = "\(dir)/drained.gz"
-        _ = FileManager.default.createFile(atPath: path, contents: Data(drained))
-        let chat = String(decoding: try CLI.shell("zcat '\(path)'").stdout, as: UTF8.self)
-            .split(separator: "\r\n").filter { $0.contains(" PRIVMSG #c :") }
-        #expect(chat.count == 30_000, "\(chat.count) of 30000 lines")
-        for (i, line) in chat.enumerated() where !line.contains(";id=m\(i) :u!u@u PRIVMSG #c :\(i) ") {
-            Issue.record("line \(i) is \(line.prefix(80))")
-            break
-        }
+        #expect(try Self.checkNoiseChat(drained ?? [], in: dir) == 30_000)
         let session = try Self.stored("\(dir)/cap/_session/*.log.gz")
         #expect(session.contains { $0.contains(" :chatcap CAPTURE back-pressure * :back-pressure 1: stopped reading") })
     }
@@ -230,24 +262,7 @@ import Testing
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         // The "disk" takes 200 KB/s for 1.5 s, then gets stuck (the pipe stays open, unread).
-        nonisolated(unsafe) var drained: [UInt8] = []
-        let stuck = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let fd = open(fifo, O_RDONLY)
-            let until = Date().addingTimeInterval(1.5)
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while fd >= 0 && Date() < until {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                drained += buffer[0..<n]
-                usleep(20_000)
-            }
-            stuck.signal()
-            release.wait()
-            if fd >= 0 { close(fd) }
-        }
-        defer { release.signal() }
+        let disk = PipeDisk(fifo, chunk: 4096, pauseMs: 20, stuckAfter: 1.5)
         let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
         defer { server.stop() }
         let errors = "\(dir)/stderr"
@@ -260,11 +275,10 @@ import Testing
         try capture.run()
         defer { if capture.isRunning { kill(capture.processIdentifier, SIGKILL); capture.waitUntilExit() } }
         func stderr() -> String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
-        #expect(stuck.wait(timeout: .now() + 15) == .success)
+        #expect(disk.stuck.wait(timeout: .now() + 15) == .success)
         let deadline = Date().addingTimeInterval(15)
         while !stderr().contains("the disk is slower than chat") && Date() < deadline { usleep(50_000) }
         try #require(stderr().contains("the disk is slower than chat"), "\(stderr())")
-        usleep(1_000_000)  // well past the last flush of every file
         kill(capture.processIdentifier, SIGTERM)
         usleep(1_000_000)
         #expect(capture.isRunning, "the first SIGTERM waits for the queued chat to be written")
@@ -277,14 +291,7 @@ import Testing
         #expect(stderr().contains("second interrupt: exiting now"), "\(stderr())")
         // What reached the "disk" before it got stuck is readable: a gapless start of the chat. (The
         // session file's flushes queued behind the chat's chunks: files share the one write queue.)
-        let path = "\(dir)/drained.gz"
-        _ = FileManager.default.createFile(atPath: path, contents: Data(drained))
-        let chat = String(decoding: try CLI.shell("zcat '\(path)' 2>/dev/null; true").stdout, as: UTF8.self)
-            .split(separator: "\r\n").filter { $0.contains(" PRIVMSG #c :") }
-        #expect(chat.count > 100, "\(chat.count) lines drained before the disk got stuck")
-        for (i, line) in chat.enumerated() where !line.contains(";id=m\(i) :u!u@u PRIVMSG #c :\(i) ") {
-            Issue.record("line \(i) is \(line.prefix(80))")
-            break
-        }
+        let drained = disk.finish(within: 5)
+        #expect(try Self.checkNoiseChat(drained ?? [], in: dir) > 100, "lines drained before the disk got stuck")
     }
 }
