@@ -33,7 +33,7 @@ import Testing
         let run = try CLI.shell("script -qefc \(Self.quoted([command])) /dev/null < /dev/null")
         #expect(run.status == 0, "\(run.stderr)")
         let screen = run.text
-        let redraw = /\r\u{1B}\[K#pixelharbor (\d+\.\d)\/s(?: lag \S+)? \| (\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0/
+        let redraw = /\r\u{1B}\[K#pixelharbor (\d+\.\d) msg\/s(?: lag \S+)? \| (\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0/
         let draws = screen.matches(of: redraw)
         #expect(draws.count >= 4 && draws.count <= 13, "3 s at most 4 a second: \(draws.count) redraws\n\(screen.prefix(600))")
         let counts = draws.map { Int($0.2)! }
@@ -72,7 +72,7 @@ import Testing
         }
         let channels = try #require(objects.last?["channels"] as? [[String: Any]])
         let chat = try #require(channels.first { $0["channel"] as? String == "pixelharbor" })
-        #expect((chat["lines"] as! Int) > 20 && chat["per_second"] is Double)
+        #expect((chat["messages"] as! Int) > 20 && chat["messages_per_second"] is Double)
         // The last object is written after the files are closed: its totals are what is on disk.
         let onDisk = try Self.stored("\(dir)/cap/*/*.log.gz").filter { !$0.contains(" CAPTURE ") }.count
         #expect(lines.last == onDisk)

@@ -249,23 +249,25 @@ import Testing
             try Self.append(writer, "@tmi-sent-ts=\(Self.ms("2025-11-21T00:59:59.800Z")) :u PRIVMSG #a :\(i)", start)
         }
         try Self.append(writer, ":u PRIVMSG #b :x", start)
+        try Self.append(writer, ":me!me@me JOIN #a", start)
         try writer.record(.connected(attempt: 1, at: start.wallMs))
         try writer.record(.connected(attempt: 2, at: start.wallMs))
         try writer.waitForWrites()
         let first = status.snapshot(writer, now: start.advanced(byMs: 2_000), unusableLines: 3)
-        #expect(first.line.hasPrefix("#a 15.0/s lag 200ms  #b 0.5/s | 31 lines  "), "\(first.line)")
+        #expect(first.line.hasPrefix("#a 15.0 msg/s lag 200ms  #b 0.5 msg/s | 32 lines  "), "\(first.line)")
         #expect(first.line.contains("reconnects 1  gaps 0") && first.line.hasSuffix("unusable 3"), "\(first.line)")
         let json = try JSONSerialization.jsonObject(with: Data(first.json.utf8)) as! [String: Any]
         #expect(json["type"] as? String == "capture_status")
-        #expect(json["lines"] as? Int == 31 && json["reconnects"] as? Int == 1 && json["unusable_lines"] as? Int == 3)
+        #expect(json["lines"] as? Int == 32 && json["reconnects"] as? Int == 1 && json["unusable_lines"] as? Int == 3)
         #expect(json["back_pressure_events"] as? Int == 0 && json["queued_bytes"] as? Int == 0)
         #expect(json["buffer_limit"] as? Int == 16 << 20)
         let channels = json["channels"] as! [[String: Any]]
         #expect(channels.map { $0["channel"] as! String } == ["a", "b", "_session"])
-        #expect(channels[0]["per_second"] as? Double == 15.0 && channels[0]["mean_lag_ms"] as? Int == 200)
+        #expect(channels[0]["messages_per_second"] as? Double == 15.0 && channels[0]["mean_lag_ms"] as? Int == 200)
+        #expect(channels[0]["lines"] as? Int == 31 && channels[0]["messages"] as? Int == 30, "a JOIN is a line, not a message")
         // Rates are since the previous snapshot: nothing new in the next second.
         let second = status.snapshot(writer, now: start.advanced(byMs: 3_000))
-        #expect(second.line.hasPrefix("#a 0.0/s  #b 0.0/s | 31 lines"), "\(second.line)")
+        #expect(second.line.hasPrefix("#a 0.0 msg/s  #b 0.0 msg/s | 32 lines"), "\(second.line)")
         #expect(CaptureStatus.Snapshot.duration(ms: 31_567_453_788) == "365d" && CaptureStatus.Snapshot.duration(ms: 12_345) == "12.3s")
         try writer.close()
     }

@@ -16,6 +16,8 @@ final class CaptureLane {
     var dirty = false
     /// Counters over the whole capture.
     var lines: UInt64 = 0
+    /// Chat messages among them (PRIVMSG and USERNOTICE).
+    var messages: UInt64 = 0
     var closedCompressed: UInt64 = 0
     var closedUncompressed: UInt64 = 0
     var lagSumMs: Int64 = 0

@@ -4,7 +4,7 @@
 /// Confined to the capture thread (it reads the writer).
 public struct CaptureStatus {
     private var lastMs: Int64? = nil
-    private var last: [String: (lines: UInt64, lagSumMs: Int64, lagCount: Int64)] = [:]
+    private var last: [String: (messages: UInt64, lagSumMs: Int64, lagCount: Int64)] = [:]
     private let startMs: Int64
 
     public init(startedAt: Moment) { startMs = startedAt.monotonicMs }
@@ -14,6 +14,8 @@ public struct CaptureStatus {
         public struct Channel: Sendable {
             public var name: String
             public var lines: UInt64
+            public var messages: UInt64
+            /// Chat messages (PRIVMSG, USERNOTICE) per second since the previous snapshot.
             public var perSecond: Double
             /// Mean lag (receive time minus `tmi-sent-ts`) of the lines since the previous snapshot.
             public var meanLagMs: Int64?
@@ -36,12 +38,12 @@ public struct CaptureStatus {
         public var unparsedLines: Int
         public var unusableLines: Int
 
-        /// `#a 12.0/s lag 310ms  #b 3.5/s | 1234 lines  56.7 KiB  reconnects 0  gaps 0`, then the
+        /// `#a 12.0 msg/s lag 310ms  #b 3.5 msg/s | 1234 lines  56.7 KiB  reconnects 0  gaps 0`, then the
         /// queue, back-pressure and bad lines once there are any.
         public var line: String {
             var parts: [String] = []
             for c in channels where c.name != "_session" {
-                var s = "#\(c.name) \(Self.rate(c.perSecond))/s"
+                var s = "#\(c.name) \(Self.rate(c.perSecond)) msg/s"
                 if let lag = c.meanLagMs { s += " lag " + Self.duration(ms: lag) }
                 parts.append(s)
             }
@@ -60,7 +62,8 @@ public struct CaptureStatus {
         /// One JSON object (no newline).
         public var json: String {
             let chans = channels.map { c in
-                "{\"channel\":\"\(c.name)\",\"lines\":\(c.lines),\"per_second\":\(Self.rate(c.perSecond))"
+                "{\"channel\":\"\(c.name)\",\"lines\":\(c.lines),\"messages\":\(c.messages),"
+                    + "\"messages_per_second\":\(Self.rate(c.perSecond))"
                     + (c.meanLagMs.map { ",\"mean_lag_ms\":\($0)" } ?? "") + "}"
             }
             return "{\"type\":\"capture_status\",\"uptime_s\":\(Self.rate(uptimeSeconds)),\"lines\":\(lines),"
@@ -106,9 +109,10 @@ public struct CaptureStatus {
             let lags = c.lagCount - before.lagCount
             channels.append(
                 .init(
-                    name: c.channel, lines: c.lines, perSecond: Double(c.lines - before.lines) / seconds,
+                    name: c.channel, lines: c.lines, messages: c.messages,
+                    perSecond: Double(c.messages - before.messages) / seconds,
                     meanLagMs: lags > 0 ? (c.lagSumMs - before.lagSumMs) / lags : nil))
-            last[c.channel] = (c.lines, c.lagSumMs, c.lagCount)
+            last[c.channel] = (c.messages, c.lagSumMs, c.lagCount)
         }
         lastMs = now.monotonicMs
         let disk = writer.diskCounters

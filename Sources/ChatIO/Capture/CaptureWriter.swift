@@ -112,6 +112,7 @@ public final class CaptureWriter {
             lane.lagCount += 1
         }
         try store(bytes, in: lane, receivedAt: receivedAt)
+        if message.command == .privmsg || message.command == .usernotice { lane.messages += 1 }
     }
 
     /// Stores a line the parser rejected, as received (with the `time` tag unless verbatim), in the
@@ -248,10 +249,11 @@ public final class CaptureWriter {
     /// Bytes handed to the compressor so far (lines with their tags and CRLF).
     public var uncompressedByteCount: UInt64 { allLanes.reduce(0) { $0 + $1.uncompressedBytes } }
 
-    /// Per channel (in first-seen order; `_session` last): lines so far, and the sum and number of
-    /// lags (receive time minus `tmi-sent-ts`, milliseconds) of the lines that carried `tmi-sent-ts`.
-    public var channelCounters: [(channel: String, lines: UInt64, lagSumMs: Int64, lagCount: Int64)] {
-        allLanes.map { ($0.name, $0.lines, $0.lagSumMs, $0.lagCount) }
+    /// Per channel (in first-seen order; `_session` last): lines and chat messages (PRIVMSG,
+    /// USERNOTICE) so far, and the sum and number of lags (receive time minus `tmi-sent-ts`,
+    /// milliseconds) of the lines that carried `tmi-sent-ts`.
+    public var channelCounters: [(channel: String, lines: UInt64, messages: UInt64, lagSumMs: Int64, lagCount: Int64)] {
+        allLanes.map { ($0.name, $0.lines, $0.messages, $0.lagSumMs, $0.lagCount) }
     }
 
     // MARK: - Internals
