@@ -19,7 +19,8 @@ struct CaptureCommand: ParsableCommand {
             as received. Compressed chat waits for the disk in memory up to --buffer (plus about 320 KiB \
             per open file); when that is full, capture says so, stops reading the socket until half is \
             written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
-            file and exit 0; a write error (e.g. disk full) names the file and exits 74.
+            file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
+            and exits 74. Format, records and status fields: docs/capture.md.
             """)
 
     enum StatusMode: String, ExpressibleByArgument, CaseIterable {
