@@ -294,4 +294,37 @@ import Testing
         let drained = disk.finish(within: 5)
         #expect(try Self.checkNoiseChat(drained ?? [], in: dir) > 100, "lines drained before the disk got stuck")
     }
+
+    @Test("SIGINT and SIGTERM: the current lines are finished, every file is closed whole, exit 0", arguments: [SIGINT, SIGTERM])
+    func signalClosesFiles(signal: Int32) throws {
+        let dir = try LiveServeTests.tempDir("capture-signal-\(signal)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
+        defer { server.stop() }
+        let errors = "\(dir)/stderr"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        let capture = Process()
+        capture.executableURL = URL(fileURLWithPath: CLI.binary)
+        capture.arguments = Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "60", "--status", "none"])
+        capture.standardOutput = FileHandle.nullDevice
+        capture.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try capture.run()
+        defer { if capture.isRunning { kill(capture.processIdentifier, SIGKILL); capture.waitUntilExit() } }
+        usleep(2_000_000)
+        kill(capture.processIdentifier, signal)
+        let exitBy = Date().addingTimeInterval(5)
+        while capture.isRunning && Date() < exitBy { usleep(20_000) }
+        #expect(!capture.isRunning, "exits within 5 s")
+        capture.waitUntilExit()
+        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(capture.terminationReason == .exit && capture.terminationStatus == 0, "\(stderr)")
+        // Every member finished (gzip -t fails on a torn tail), the stop recorded, the lines counted.
+        let check = try CLI.shell("gzip -t \(dir)/cap/*/*.log.gz")
+        #expect(check.status == 0, "\(check.stderr)")
+        let total = try #require(stderr.firstMatch(of: /captured (\d+) lines/).map { Int($0.1)! }, "\(stderr)")
+        let stored = try Self.stored("\(dir)/cap/*/*.log.gz")
+        #expect(stored.filter { !$0.contains(" CAPTURE ") }.count == total)
+        #expect(stored.filter { $0.contains(" PRIVMSG #pixelharbor ") }.count > 50)
+        #expect(stored.contains { $0.contains(" :chatcap CAPTURE stop * :capture stopped after \(total) lines") })
+    }
 }
