@@ -271,4 +271,21 @@ import Testing
         #expect(CaptureStatus.Snapshot.duration(ms: 31_567_453_788) == "365d" && CaptureStatus.Snapshot.duration(ms: 12_345) == "12.3s")
         try writer.close()
     }
+
+    @Test("a disconnection flushes every file at once, without waiting for the next tick")
+    func disconnectFlushes() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let t = Self.at("2025-11-21T01:00:00.000Z", mono: 10_000)
+        try writer.tick(now: t)
+        try Self.append(writer, ":u PRIVMSG #c :before the break", t)
+        let path = dir.path + "/c/2025-11-21.log.gz"
+        try writer.waitForWrites()
+        #expect(FileManager.default.contents(atPath: path)?.isEmpty ?? true, "not flushed yet")
+        try writer.record(.disconnected(.endOfStream, at: t.wallMs + 10))
+        try writer.waitForWrites()
+        let r = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null")
+        #expect(String(decoding: r.output, as: UTF8.self) == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :before the break\r\n")
+        try writer.close()
+    }
 }

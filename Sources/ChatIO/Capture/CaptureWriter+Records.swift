@@ -14,7 +14,9 @@ import ChatStore
 ///
 /// Any IRCv3 parser reads them; replay shows them as ordinary lines with the command `CAPTURE`.
 extension CaptureWriter {
-    /// Stores a session record in the session file and counts connections and gaps.
+    /// Stores a session record in the session file, counts connections and gaps, and on a
+    /// disconnection flushes every file at once: reconnecting may block the ingest loop (and its
+    /// ticks) for up to the connect timeout, and the lines before the break should not wait for it.
     ///
     /// - Throws: ``CaptureError`` (sticky).
     /// - Allocations: a few small strings (records are rare).
@@ -38,6 +40,7 @@ extension CaptureWriter {
         case .fatal(_, let t): (event, target, at) = ("fatal", "*", t)
         }
         try note(event: event, target: target, text: record.description, atWallMs: at, extraTags: extra)
+        if case .disconnected = record { try flushAll() }
     }
 
     /// Stores a record of our own (e.g. `start`, `stop`) in the session file.
