@@ -18,7 +18,6 @@ final class CaptureLane {
     var lines: UInt64 = 0
     /// Chat messages among them (PRIVMSG and USERNOTICE).
     var messages: UInt64 = 0
-    var closedCompressed: UInt64 = 0
     var closedUncompressed: UInt64 = 0
     var lagSumMs: Int64 = 0
     var lagCount: Int64 = 0
@@ -32,7 +31,6 @@ final class CaptureLane {
     /// Bytes of the open file on disk (what size rotation compares with its limit).
     var fileBytes: UInt64 { existingBytes + (writer?.compressedByteCount ?? 0) }
 
-    var compressedBytes: UInt64 { closedCompressed + (writer?.compressedByteCount ?? 0) }
     var uncompressedBytes: UInt64 { closedUncompressed + (writer?.uncompressedByteCount ?? 0) }
 
     /// Whether `channel` (bytes of a login, any case) names this lane.

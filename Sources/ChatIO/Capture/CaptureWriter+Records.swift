@@ -25,7 +25,6 @@ extension CaptureWriter {
         var extra = ""
         switch record {
         case .connected(let attempt, let t):
-            connections += 1
             if attempt > 1 { reconnects += 1 }
             (event, target, at) = ("connected", "*", t)
         case .capabilities(_, let t): (event, target, at) = ("capabilities", "*", t)

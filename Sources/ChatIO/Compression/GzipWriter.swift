@@ -39,7 +39,6 @@ public final class GzipWriter {
     /// What opening did to an unfinished end left by an earlier writer, or `nil` if nothing.
     public let repair: GzipTailRepair?
     private let descriptor: Int32
-    private let closesDescriptor: Bool
     /// zlib's stream state; at a fixed address, because zlib checks that it does not move.
     private let stream: UnsafeMutablePointer<z_stream>
     private var output: UnsafeMutableRawBufferPointer
@@ -50,7 +49,7 @@ public final class GzipWriter {
     private var pending = 0
     private var state = State.open
     /// Whether `descriptor` still needs closing by this writer.
-    private var ownsOpenDescriptor: Bool
+    private var ownsOpenDescriptor = true
 
     /// Uncompressed bytes taken by ``write(_:)`` so far.
     public private(set) var uncompressedByteCount: UInt64 = 0
@@ -76,12 +75,12 @@ public final class GzipWriter {
     /// - Parameters:
     ///   - level: 0 (store) … 9 (smallest).
     ///   - outputCapacity: size of the compressed-output buffer; a full buffer is written out.
+    ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
     /// - Throws: ``GzipWriterError/cannotOpen(path:errno:)``, ``GzipWriterError/busy(path:)``,
     ///   ``GzipWriterError/damagedFile(path:compressedOffset:reason:)``,
     ///   ``GzipWriterError/repairFailed(path:errno:)``, ``GzipWriterError/compressorUnavailable(path:reason:)``.
     /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end.
     /// - Allocations: the buffers and zlib's state, once.
-    ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
     public convenience init(
         path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil
     ) throws(GzipWriterError) {
@@ -106,34 +105,20 @@ public final class GzipWriter {
             throw GzipWriterError.cannotOpen(path: path, errno: code)
         }
         try self.init(
-            descriptor: fd, path: path, closesDescriptor: true, level: level, outputCapacity: outputCapacity,
+            descriptor: fd, path: path, level: level, outputCapacity: outputCapacity,
             existingSize: isRegular ? UInt64(info.st_size) : 0, spool: spool)
     }
 
-    /// Writes a new gzip member to an open descriptor (e.g. standard output) at its current position.
-    /// The descriptor's existing content is not inspected.
-    ///
-    /// - Parameter closesDescriptor: whether ``close()`` (or `deinit`) closes `descriptor`.
-    /// - Allocations: the buffers and zlib's state, once.
-    public convenience init(
-        descriptor: Int32, path: String, closesDescriptor: Bool, level: Int32 = GzipWriter.defaultLevel,
-        outputCapacity: Int = 64 * 1024
-    ) throws(GzipWriterError) {
-        try self.init(
-            descriptor: descriptor, path: path, closesDescriptor: closesDescriptor, level: level,
-            outputCapacity: outputCapacity, existingSize: 0, spool: nil)
-    }
-
+    /// Takes over `descriptor` (closed on every path from here on).
     private init(
-        descriptor: Int32, path: String, closesDescriptor: Bool, level: Int32, outputCapacity: Int,
-        existingSize: UInt64, spool: WriteSpool?
+        descriptor: Int32, path: String, level: Int32, outputCapacity: Int, existingSize: UInt64, spool: WriteSpool?
     ) throws(GzipWriterError) {
         precondition(level >= 0 && level <= 9, "gzip level must be in 0...9")
         precondition(outputCapacity >= 64 && outputCapacity <= Int(UInt32.max), "outputCapacity out of range")
         let output = unsafe spool?.acquire() ?? UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
         func giveUp(_ error: GzipWriterError) -> GzipWriterError {
             if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
-            if closesDescriptor { Glibc.close(descriptor) }
+            Glibc.close(descriptor)
             return error
         }
         var repair: GzipTailRepair? = nil
@@ -161,8 +146,6 @@ public final class GzipWriter {
         self.path = path
         self.repair = repair
         self.descriptor = descriptor
-        self.closesDescriptor = closesDescriptor
-        ownsOpenDescriptor = closesDescriptor
         unsafe self.stream = stream
         unsafe self.output = output
         self.spool = spool
@@ -329,18 +312,19 @@ public final class GzipWriter {
     /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
     /// hands them to the spool and goes on with a fresh chunk.
     private func writePending() throws(GzipWriterError) {
-        if let spool, let spoolFile {
-            guard pending > 0 else { return }
-            var count = pending
-            var failWith: Int32? = nil
-            if let injected = injectedFailure {
-                let room = injected.afterBytes > compressedByteCount ? injected.afterBytes - compressedByteCount : 0
-                if room == 0 { try fail(.writeFailed(path: path, errno: injected.errno)) }
-                if room < UInt64(count) {
-                    count = Int(room)
-                    failWith = injected.errno
-                }
+        guard pending > 0 else { return }
+        // A full disk (test hook): only the bytes up to the limit go out, then the write fails.
+        var count = pending
+        var failWith: Int32? = nil
+        if let injected = injectedFailure {
+            let room = injected.afterBytes > compressedByteCount ? injected.afterBytes - compressedByteCount : 0
+            if room == 0 { try fail(.writeFailed(path: path, errno: injected.errno)) }
+            if room < UInt64(count) {
+                count = Int(room)
+                failWith = injected.errno
             }
+        }
+        if let spool, let spoolFile {
             do throws(GzipWriterError) {
                 unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
             } catch {
@@ -350,25 +334,10 @@ public final class GzipWriter {
             pending = 0
             return
         }
-        var done = 0
-        while done < pending {
-            var count = pending - done
-            if let injected = injectedFailure {
-                let room = injected.afterBytes > compressedByteCount ? injected.afterBytes - compressedByteCount : 0
-                if room == 0 {
-                    try fail(.writeFailed(path: path, errno: injected.errno))
-                }
-                count = min(count, Int(clamping: room))
-            }
-            // SAFETY: `done + count <= pending <= output.count`, initialised by deflate.
-            let n = unsafe Glibc.write(descriptor, output.baseAddress! + done, count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                try fail(.writeFailed(path: path, errno: errno))
-            }
-            done += n
-            compressedByteCount += UInt64(n)
-        }
+        // SAFETY: `count <= pending <= output.count` bytes initialised by deflate.
+        let (written, code) = unsafe writeFully(descriptor, output.baseAddress!, count: count)
+        compressedByteCount += UInt64(written)
+        if let code = code ?? failWith { try fail(.writeFailed(path: path, errno: code)) }
         pending = 0
     }
 
@@ -386,18 +355,11 @@ public final class GzipWriter {
         if fix.truncateTo < size && ftruncate(descriptor, off_t(fix.truncateTo)) != 0 {
             throw GzipWriterError.repairFailed(path: path, errno: errno)
         }
-        var done = 0
-        while done < fix.suffix.count {
-            // SAFETY: `done < suffix.count`; the array outlives the call.
-            let n = unsafe fix.suffix.withUnsafeBytes { raw in
-                unsafe Glibc.write(descriptor, raw.baseAddress! + done, raw.count - done)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw GzipWriterError.repairFailed(path: path, errno: errno)
-            }
-            done += n
+        // SAFETY: the suffix array outlives the call.
+        let (_, code) = unsafe fix.suffix.withUnsafeBytes { raw in
+            unsafe raw.isEmpty ? (0, nil) : writeFully(descriptor, raw.baseAddress!, count: raw.count)
         }
+        if let code { throw GzipWriterError.repairFailed(path: path, errno: code) }
         return GzipTailRepair(
             offset: fix.truncateTo, droppedByteCount: size - fix.truncateTo, memberSize: fix.memberSize)
     }

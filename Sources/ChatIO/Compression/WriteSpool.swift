@@ -320,18 +320,9 @@ public final class WriteSpool: @unchecked Sendable {
             return (0, nil)
         case .write(let file, let chunk, let count, let failWith):
             if failure(of: file) != nil { return (0, nil) }  // the file failed: drop its later chunks
-            var done = 0
-            while done < count {
-                // SAFETY: `done < count <= chunk.count`; the chunk is not touched by the producer until freed.
-                let n = unsafe Glibc.write(file.descriptor, chunk.baseAddress! + done, count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return (done, .writeFailed(path: file.path, errno: errno))
-                }
-                done += n
-            }
-            if let failWith { return (done, .writeFailed(path: file.path, errno: failWith)) }
-            return (done, nil)
+            // SAFETY: the chunk holds `count` bytes and is not touched by the producer until freed.
+            let (done, code) = unsafe writeFully(file.descriptor, chunk.baseAddress!, count: count)
+            return (done, (code ?? failWith).map { .writeFailed(path: file.path, errno: $0) })
         }
     }
 
