@@ -23,13 +23,14 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     private let interner: Interner
     /// Sequence of the last whole-chat clear, if any.
     public private(set) var lastClear: UInt64? = nil
-    /// Owner-side record of changes since the view model last looked.
-    var changes = ChangeLog()
+    /// Entries whose tombstone changed since the view model last published (owner-side; appends and
+    /// evictions need no record: they show in the window itself).
+    var modified = ModifiedSeqs()
 
-    init(name: String, index: Int, capacity: Int, interner: Interner) {
-        self.name = name
+    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner) {
+        name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
-        nameBytes = Array(name.utf8)
+        self.nameBytes = nameBytes
         ring = EntryRing(capacity: capacity)
         messages = HashIndex(minimumCapacity: capacity)
         users = HashIndex(minimumCapacity: capacity)
@@ -57,7 +58,6 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
             let (seq, meta) = ring.evictOldest()
             unindex(seq, meta)
             evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash)
-            changes.evicted(through: seq)
         }
         let tags = message.tags
         var sender = SenderTokens()
@@ -77,7 +77,6 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         let seq = ring.append(bytes, meta: meta)
         if messageIdHash != 0 { messages.set(seq, for: messageIdHash) }
         if keepsUser { users.set(seq, for: userIdHash) }
-        changes.appended(seq)
         switch message.command {
         case .clearmsg: applyClearMsg(message, bytes)
         case .clearchat: applyClearChat(message, bytes, at: seq)
@@ -95,7 +94,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         }
         lastClear = nil
         _generation.add(1, ordering: .releasing)
-        changes.reset()
+        modified = ModifiedSeqs()
     }
 
     private func unindex(_ seq: UInt64, _ meta: EntryMeta) {
@@ -114,12 +113,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         guard let target = message.tags[.targetMsgId], !target.raw.isEmpty,
             let seq = messages.value(for: hashBytes(bytes, target.raw.range))
         else { return }
-        // Confirm the id (a hash match is not proof) before marking.
-        let same = ring.ownerBytes(seq) { entry -> Bool in
-            guard let parsed = try? ParsedLine.parse(entry), let id = parsed.tag("id", in: entry) else { return false }
-            return Self.equal(entry, id.raw.range, bytes, target.raw.range)
-        }
-        if same == true { mark(seq, .deleted) }
+        if entry(seq, tag: "id", equals: bytes.extracting(target.raw.range)) { mark(seq, .deleted) }
     }
 
     private func applyClearChat(_ message: TwitchMessage, _ bytes: Span<UInt8>, at clearSeq: UInt64) {
@@ -130,7 +124,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
             lastClear = clearSeq
             var seq = ring.liveRange.lowerBound
             while seq < clearSeq {
-                if ring.meta(seq)?.command == .privmsg || ring.meta(seq)?.command == .usernotice { mark(seq, .cleared) }
+                if let command = ring.meta(seq)?.command, command == .privmsg || command == .usernotice {
+                    mark(seq, .cleared)
+                }
                 seq += 1
             }
             return
@@ -140,28 +136,21 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         guard let target = view.targetUserId, !target.raw.isEmpty else { return }
         var seq = users.value(for: hashBytes(bytes, target.raw.range)) ?? .max
         while let meta = ring.meta(seq) {
-            let same = ring.ownerBytes(seq) { entry -> Bool in
-                guard let parsed = try? ParsedLine.parse(entry), let id = parsed.tag("user-id", in: entry) else {
-                    return false
-                }
-                return Self.equal(entry, id.raw.range, bytes, target.raw.range)
-            }
-            if same == true { mark(seq, tombstone) }
+            if entry(seq, tag: "user-id", equals: bytes.extracting(target.raw.range)) { mark(seq, tombstone) }
             seq = meta.previousOfUser
         }
     }
 
-    private func mark(_ seq: UInt64, _ tombstone: Tombstone) {
-        if ring.setTombstone(seq, tombstone) { changes.modified(seq) }
+    /// Whether live entry `seq` carries tag `key` with exactly the bytes `value`: confirms an index hit
+    /// (a hash match is not proof). Reads the entry's stored parse offsets; nothing is parsed again.
+    private func entry(_ seq: UInt64, tag key: StaticString, equals value: Span<UInt8>) -> Bool {
+        ring.ownerBytes(seq) { parsed, entry in
+            guard let tag = parsed.tag(key, in: entry) else { return false }
+            return entry.extracting(tag.raw.range).equals(value)
+        } ?? false
     }
 
-    private static func equal(_ a: Span<UInt8>, _ ra: Range<Int>, _ b: Span<UInt8>, _ rb: Range<Int>) -> Bool {
-        guard ra.count == rb.count else { return false }
-        var j = rb.lowerBound
-        for i in ra {
-            if a[i] != b[j] { return false }
-            j += 1
-        }
-        return true
+    private func mark(_ seq: UInt64, _ tombstone: Tombstone) {
+        if ring.setTombstone(seq, tombstone) { modified.insert(seq) }
     }
 }

@@ -126,28 +126,19 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         while let index = byName.value(for: probe) {
             // SAFETY: indexes in `byName` are below the published count.
             let log = unsafe logs[Int(index)]!
-            if Self.equal(log.nameBytes, bytes, range) { return log }
+            let name = log.nameBytes
+            if bytes.extracting(range).equals(name.span) { return log }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
         }
         let index = logCount.load(ordering: .relaxed)
         guard index < Self.maximumChannels else { throw .tooManyChannels(Self.maximumChannels) }
         var name: [UInt8] = []
         for i in range { name.append(bytes[i]) }
-        let log = ChannelLog(name: String(decoding: name, as: UTF8.self), index: index, capacity: capacity, interner: interner)
+        let log = ChannelLog(nameBytes: name, index: index, capacity: capacity, interner: interner)
         unsafe logs[index] = log
         logCount.store(index + 1, ordering: .releasing)
         byName.set(UInt64(index), for: probe)
         return log
-    }
-
-    private static func equal(_ a: [UInt8], _ b: Span<UInt8>, _ range: Range<Int>) -> Bool {
-        guard a.count == range.count else { return false }
-        var k = 0
-        for i in range {
-            if a[k] != b[i] { return false }
-            k += 1
-        }
-        return true
     }
 }
 

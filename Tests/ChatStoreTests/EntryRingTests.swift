@@ -115,10 +115,7 @@ import Testing
             let ring = EntryRing(capacity: 1)
             append(ring, line(0))
             let bytes = line(1)
-            let m = try! TwitchMessage.parse(bytes.span)
-            ring.append(bytes.span, meta: EntryMeta(
-                parsed: m.line, command: m.command, isMirror: false, byteStart: 0, receivedAt: 0, sender: SenderTokens(),
-                messageIdHash: 0, userIdHash: 0, sourceIdHash: 0, previousOfUser: .max))
+            ring.append(bytes.span, meta: meta(bytes))
         }
     }
 }

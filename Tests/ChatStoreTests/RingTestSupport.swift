@@ -1,4 +1,5 @@
 @testable import ChatStore
+import ChatTestSupport
 import IRCWire
 
 /// A chat line whose text names its sequence, so a reader can tell stale bytes from the right ones.
@@ -10,21 +11,20 @@ func line(_ n: UInt64, padding: Int = 0) -> [UInt8] {
 @discardableResult
 func append(_ ring: EntryRing, _ bytes: [UInt8]) -> UInt64 {
     if ring.isFull { ring.evictOldest() }
+    return ring.append(bytes.span, meta: meta(bytes))
+}
+
+/// Plain metadata for `bytes` (parsed; no sender, indexes or moderation).
+func meta(_ bytes: [UInt8]) -> EntryMeta {
     let message = try! TwitchMessage.parse(bytes.span)
-    let meta = EntryMeta(
+    return EntryMeta(
         parsed: message.line, command: message.command, isMirror: false, byteStart: 0, receivedAt: 0,
         sender: SenderTokens(), messageIdHash: 0, userIdHash: 0, sourceIdHash: 0, previousOfUser: .max)
-    return ring.append(bytes.span, meta: meta)
 }
 
 /// The text of entry `seq` as a reader sees it, or nil when gone.
 func text(_ ring: EntryRing, _ seq: UInt64, _ reader: Reader) -> String? {
-    let r = ring.withEntry(seq, reader: reader) { info, bytes -> String in
-        let last = info.parsed.lastParam(in: bytes)!
-        var out: [UInt8] = []
-        for i in last.range { out.append(bytes[i]) }
-        return String(decoding: out, as: UTF8.self)
-    }
+    let r = ring.withEntry(seq, reader: reader) { info, bytes in string(bytes, info.parsed.lastParam(in: bytes)!) }
     if case .found(let s) = r { return s }
     return nil
 }

@@ -37,6 +37,19 @@ import Testing
         return t
     }
 
+    /// Calls `body` with the number, parsed message and bytes of every line of `Fixtures/lines/<file>`
+    /// that parses.
+    static func forEachMessage(_ file: String, _ body: (Int, TwitchMessage, Span<UInt8>) -> Void) throws {
+        let input = try Fixtures.bytes("lines/" + file)
+        var framer = LineFramer()
+        framer.feed(input.span) { event, framer in
+            guard case .line(let line) = event else { return }
+            framer.withBytes(of: line) { bytes in
+                if let m = try? TwitchMessage.parse(bytes) { body(line.number, m, bytes) }
+            }
+        }
+    }
+
     @Test("line counts match the fixture README, and every line of a good fixture parses", arguments: [
         ("privmsg.irc", 25), ("usernotice.irc", 24), ("moderation.irc", 14), ("roomstate.irc", 10),
         ("session.irc", 32), ("shared-chat.irc", 13), ("edge-cases.irc", 18), ("lf-only.irc", 8),
@@ -95,18 +108,13 @@ import Testing
 
     @Test("usernotice.irc: every documented msg-id is recognised, the undocumented one kept as unknown")
     func userNotices() throws {
-        let input = try Fixtures.bytes("lines/usernotice.irc")
         var kinds: [String] = []
-        var framer = LineFramer()
-        framer.feed(input.span) { event, framer in
-            guard case .line(let line) = event else { return }
-            framer.withBytes(of: line) { bytes in
-                guard let m = try? TwitchMessage.parse(bytes), let n = m.userNotice(in: bytes) else { return }
-                if case .unknown(let raw) = n.kind {
-                    kinds.append("unknown:" + (raw.map { string(bytes, $0) } ?? "-"))
-                } else {
-                    kinds.append(n.kind.name!.description)
-                }
+        try Self.forEachMessage("usernotice.irc") { _, m, bytes in
+            guard let n = m.userNotice(in: bytes) else { return }
+            if case .unknown(let raw) = n.kind {
+                kinds.append("unknown:" + (raw.map { string(bytes, $0) } ?? "-"))
+            } else {
+                kinds.append(n.kind.name!.description)
             }
         }
         #expect(kinds == [
@@ -119,19 +127,14 @@ import Testing
 
     @Test("privmsg.irc lines 16–18: emotes in code points around astral characters, clamped and dropped")
     func emotes() throws {
-        let input = try Fixtures.bytes("lines/privmsg.irc")
         var byLine: [Int: [Range<Int>?]] = [:]
-        var framer = LineFramer()
-        framer.feed(input.span) { event, framer in
-            guard case .line(let line) = event, (16...18).contains(line.number) else { return }
-            framer.withBytes(of: line) { bytes in
-                guard let m = try? TwitchMessage.parse(bytes), let p = m.privmsg(in: bytes) else { return }
-                let cp = CodePoints.count(in: bytes, p.text)
-                var c = m.emotes
-                var ranges: [Range<Int>?] = []
-                while let e = c.next(in: bytes) { ranges.append(e.clamped(toCodePointCount: cp)) }
-                byLine[line.number] = ranges
-            }
+        try Self.forEachMessage("privmsg.irc") { number, m, bytes in
+            guard (16...18).contains(number), let p = m.privmsg(in: bytes) else { return }
+            let cp = CodePoints.count(in: bytes, p.text)
+            var c = m.emotes
+            var ranges: [Range<Int>?] = []
+            while let e = c.next(in: bytes) { ranges.append(e.clamped(toCodePointCount: cp)) }
+            byLine[number] = ranges
         }
         #expect(byLine[16] == [3..<8, 15..<20])
         #expect(byLine[17] == [6..<11])

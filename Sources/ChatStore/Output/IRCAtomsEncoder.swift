@@ -38,26 +38,19 @@ public enum IRCAtomsEncoder: Sendable {
         out.endObject()
     }
 
-    /// Whether no later tag has the same key. Known Twitch keys answer in O(1) from their slot;
-    /// others scan the rest of the tags.
-    private static func isLastOccurrence(_ tag: Tag, _ bytes: Span<UInt8>, _ message: TwitchMessage) -> Bool {
+    /// Whether no later tag has the same key (the rule for every JSON object built from tags: each
+    /// key once, last value wins). Known Twitch keys answer in O(1) from their slot; others scan the
+    /// rest of the tags.
+    static func isLastOccurrence(_ tag: Tag, _ bytes: Span<UInt8>, _ message: TwitchMessage) -> Bool {
         if let key = TwitchTagKey(bytes: bytes, tag.key) {
             return message.tags[key]?.raw == tag.value.raw
         }
         var later = message.line.tags
         // Skip to just after `tag`, then look for the same key.
         while let t = later.next(in: bytes), t.key != tag.key {}
+        let key = bytes.extracting(tag.key.range)
         while let t = later.next(in: bytes) {
-            if t.key.count == tag.key.count && equal(bytes, t.key, tag.key) { return false }
-        }
-        return true
-    }
-
-    private static func equal(_ bytes: Span<UInt8>, _ a: ByteRange, _ b: ByteRange) -> Bool {
-        var j = Int(b.lower)
-        for i in a.range {
-            if bytes[i] != bytes[j] { return false }
-            j += 1
+            if bytes.extracting(t.key.range).equals(key) { return false }
         }
         return true
     }

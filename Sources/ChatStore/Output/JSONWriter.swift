@@ -206,13 +206,23 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     public mutating func timestamp(_ t: Timestamp) {
         separate()
         put(UInt8(ascii: "\""))
-        if capacity - count < Timestamp.rfc3339ByteCount { grow(Timestamp.rfc3339ByteCount) }
-        // SAFETY: 24 free bytes at `base + count` (checked above); the OutputSpan lives in this scope.
-        let free = unsafe UnsafeMutableBufferPointer(start: base + count, count: Timestamp.rfc3339ByteCount)
-        var out = unsafe OutputSpan(buffer: free, initializedCount: 0)
-        t.writeRFC3339(to: &out)
-        count &+= unsafe out.finalize(for: free)
+        put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }
         put(UInt8(ascii: "\""))
+    }
+
+    /// Appends the time of day of `t` in UTC as `HH:MM:SS` (no quotes: for text output).
+    public mutating func raw(timeOfDay t: Timestamp) {
+        put(upTo: Timestamp.timeOfDayByteCount) { t.writeTimeOfDay(to: &$0) }
+    }
+
+    /// Lets `body` write at most `maximum` bytes straight into the free tail.
+    private mutating func put(upTo maximum: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
+        if capacity - count < maximum { grow(maximum) }
+        // SAFETY: `maximum` free bytes at `base + count` (checked above); the OutputSpan lives in this scope.
+        let free = unsafe UnsafeMutableBufferPointer(start: base + count, count: maximum)
+        var out = unsafe OutputSpan(buffer: free, initializedCount: 0)
+        body(&out)
+        count &+= unsafe out.finalize(for: free)
     }
 
     /// Appends raw bytes as they are (for text output built with the same buffer).

@@ -23,50 +23,77 @@ public struct TextRenderer: Sendable {
     ///
     /// - Complexity: O(line). - Allocations: none once the buffer has grown.
     public func render(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, into out: inout JSONWriter) {
-        time(context.timestamp, into: &out)
+        if let t = context.timestamp {
+            out.raw(timeOfDay: t)
+            out.raw(byte: UInt8(ascii: " "))
+        } else {
+            out.raw("--:--:-- ")
+        }
         if let channel = message.channel {
             out.raw(byte: UInt8(ascii: "#"))
             text(bytes, channel, into: &out)
             out.raw(byte: UInt8(ascii: " "))
         }
-        let tombstone = context.tombstone ?? Tombstone.none
         switch message.command {
         case .privmsg:
-            guard let p = message.privmsg(in: bytes) else {
-                generic(bytes, message, into: &out)
-                out.raw(byte: 0x0A)
-                return
-            }
-            if tombstone != .none && color { out.raw(Self.strike) }
-            if p.isAction {
-                out.raw("* ")
-                name(bytes, message, login: p.login, into: &out)
-                out.raw(byte: UInt8(ascii: " "))
-                if color { out.raw(Self.italic) }
-                text(bytes, p.text, into: &out)
+            if let p = message.privmsg(in: bytes) {
+                chat(bytes, message, p, context.tombstone ?? .none, into: &out)
             } else {
-                name(bytes, message, login: p.login, into: &out)
-                out.raw(": ")
-                text(bytes, p.text, into: &out)
+                system(bytes, message, into: &out)
             }
-            if color && (p.isAction || tombstone != .none) { out.raw(Self.reset) }
-            mark(tombstone, into: &out)
+        case .whisper:
+            if let w = message.whisper(in: bytes) {
+                out.raw("(whisper) ")
+                name(bytes, message, login: w.from, into: &out)
+                out.raw(" → ")
+                text(bytes, w.to, into: &out)
+                out.raw(": ")
+                text(bytes, w.text, into: &out)
+            } else {
+                system(bytes, message, into: &out)
+            }
+        default:
+            system(bytes, message, into: &out)
+        }
+        out.raw(byte: 0x0A)
+    }
+
+    /// `name: text`, or `* name text` for `/me`; struck through and marked when moderated.
+    private func chat(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ p: Privmsg, _ tombstone: Tombstone, into out: inout JSONWriter
+    ) {
+        if tombstone != .none && color { out.raw(Self.strike) }
+        if p.isAction {
+            out.raw("* ")
+            name(bytes, message, login: p.login, into: &out)
+            out.raw(byte: UInt8(ascii: " "))
+            if color { out.raw(Self.italic) }
+            text(bytes, p.text, into: &out)
+        } else {
+            name(bytes, message, login: p.login, into: &out)
+            out.raw(": ")
+            text(bytes, p.text, into: &out)
+        }
+        if color && (p.isAction || tombstone != .none) { out.raw(Self.reset) }
+        mark(tombstone, into: &out)
+    }
+
+    /// A system line, `-- …`, dimmed when colour is on: notices, moderation, room state, membership,
+    /// and any other line as `-- VERB params…`.
+    private func system(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter) {
+        if color { out.raw(Self.dim) }
+        out.raw("-- ")
+        switch message.command {
         case .usernotice:
-            beginSystem(into: &out)
-            do {
-                if let n = message.userNotice(in: bytes) {
-                    if let s = n.systemMessage { unescaped(bytes, s, into: &out) } else { out.raw("user notice") }
-                    if let t = n.text {
-                        out.raw(" — ")
-                        text(bytes, t, into: &out)
-                    }
+            if let n = message.userNotice(in: bytes) {
+                if let s = n.systemMessage { unescaped(bytes, s, into: &out) } else { out.raw("user notice") }
+                if let t = n.text {
+                    out.raw(" — ")
+                    text(bytes, t, into: &out)
                 }
             }
-            endSystem(into: &out)
         case .clearchat:
-            beginSystem(into: &out)
-            do {
-                if let c = message.clearChat(in: bytes) {
+            if let c = message.clearChat(in: bytes) {
                 switch c.action {
                 case .clearAll: out.raw("chat cleared by a moderator")
                 case .ban(let login):
@@ -75,154 +102,85 @@ public struct TextRenderer: Sendable {
                 case .timeout(let login, let seconds):
                     text(bytes, login, into: &out)
                     out.raw(" was timed out for ")
-                    decimal(seconds, into: &out)
+                    out.decimal(seconds)
                     out.raw("s")
                 }
-                }
             }
-            endSystem(into: &out)
         case .clearmsg:
-            beginSystem(into: &out)
-            do {
-                out.raw("message deleted")
-                if let m = message.clearMsg(in: bytes) {
-                    if let login = m.login {
-                        out.raw(" from ")
-                        unescaped(bytes, login, into: &out)
-                    }
-                    if let t = m.text {
-                        out.raw(": ")
-                        text(bytes, t, into: &out)
-                    }
+            out.raw("message deleted")
+            if let m = message.clearMsg(in: bytes) {
+                if let login = m.login {
+                    out.raw(" from ")
+                    unescaped(bytes, login, into: &out)
+                }
+                if let t = m.text {
+                    out.raw(": ")
+                    text(bytes, t, into: &out)
                 }
             }
-            endSystem(into: &out)
         case .roomstate:
-            beginSystem(into: &out)
-            do {
-                if let r = message.roomState(in: bytes) {
-                    out.raw(r.isFull ? "room state:" : "room state changed:")
-                    setting("emote-only", r.emoteOnly.map { $0 ? 1 : 0 }, into: &out)
-                    setting("followers-only", r.followersOnly, into: &out)
-                    setting("r9k", r.r9k.map { $0 ? 1 : 0 }, into: &out)
-                    setting("slow", r.slow, into: &out)
-                    setting("subs-only", r.subsOnly.map { $0 ? 1 : 0 }, into: &out)
-                }
+            if let r = message.roomState(in: bytes) {
+                out.raw(r.isFull ? "room state:" : "room state changed:")
+                setting("emote-only", r.emoteOnly.map { $0 ? 1 : 0 }, into: &out)
+                setting("followers-only", r.followersOnly, into: &out)
+                setting("r9k", r.r9k.map { $0 ? 1 : 0 }, into: &out)
+                setting("slow", r.slow, into: &out)
+                setting("subs-only", r.subsOnly.map { $0 ? 1 : 0 }, into: &out)
             }
-            endSystem(into: &out)
         case .notice:
-            beginSystem(into: &out)
-            do {
-                out.raw("notice")
-                if let n = message.notice(in: bytes) {
-                    if let id = n.msgId {
-                        out.raw(" (")
-                        unescaped(bytes, id, into: &out)
-                        out.raw(")")
-                    }
-                    if let t = n.text {
-                        out.raw(": ")
-                        text(bytes, t, into: &out)
-                    }
+            out.raw("notice")
+            if let n = message.notice(in: bytes) {
+                if let id = n.msgId {
+                    out.raw(" (")
+                    unescaped(bytes, id, into: &out)
+                    out.raw(")")
+                }
+                if let t = n.text {
+                    out.raw(": ")
+                    text(bytes, t, into: &out)
                 }
             }
-            endSystem(into: &out)
-        case .whisper:
-            guard let w = message.whisper(in: bytes) else {
-                generic(bytes, message, into: &out)
-                out.raw(byte: 0x0A)
-                return
-            }
-            out.raw("(whisper) ")
-            name(bytes, message, login: w.from, into: &out)
-            out.raw(" → ")
-            text(bytes, w.to, into: &out)
-            out.raw(": ")
-            text(bytes, w.text, into: &out)
         case .join, .part:
-            beginSystem(into: &out)
-            do {
-                if let m = message.membership(in: bytes) {
-                    text(bytes, m.login, into: &out)
-                    out.raw(m.isJoin ? " joined" : " left")
-                }
+            if let m = message.membership(in: bytes) {
+                text(bytes, m.login, into: &out)
+                out.raw(m.isJoin ? " joined" : " left")
             }
-            endSystem(into: &out)
         default:
-            generic(bytes, message, into: &out)
-        }
-        out.raw(byte: 0x0A)
-    }
-
-    /// Starts a system line: `-- …`, dimmed when colour is on.
-    private func beginSystem(into out: inout JSONWriter) {
-        if color { out.raw(Self.dim) }
-        out.raw("-- ")
-    }
-
-    private func endSystem(into out: inout JSONWriter) {
-        if color { out.raw(Self.reset) }
-    }
-
-    /// Any other line: `-- VERB params…`.
-    private func generic(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter) {
-        if color { out.raw(Self.dim) }
-        out.raw("-- ")
-        text(bytes, message.line.verbRange, into: &out)
-        var params = ParamCursor(message.line)
-        var first = true
-        while let p = params.next(in: bytes) {
-            // The channel is already shown.
-            if first && message.channel != nil && p.lower + 1 == message.channel!.lower {
+            text(bytes, message.line.verbRange, into: &out)
+            var params = ParamCursor(message.line)
+            var first = true
+            while let p = params.next(in: bytes) {
+                // The channel is already shown.
+                if first && message.channel != nil && p.lower + 1 == message.channel!.lower {
+                    first = false
+                    continue
+                }
                 first = false
-                continue
+                out.raw(byte: UInt8(ascii: " "))
+                text(bytes, p, into: &out)
             }
-            first = false
-            out.raw(byte: UInt8(ascii: " "))
-            text(bytes, p, into: &out)
         }
         if color { out.raw(Self.reset) }
     }
-
-    private func time(_ t: Timestamp?, into out: inout JSONWriter) {
-        if let t {
-            let civil = t.civil
-            two(civil.hour, into: &out)
-            out.raw(byte: UInt8(ascii: ":"))
-            two(civil.minute, into: &out)
-            out.raw(byte: UInt8(ascii: ":"))
-            two(civil.second, into: &out)
-            out.raw(byte: UInt8(ascii: " "))
-        } else {
-            out.raw("--:--:-- ")
-        }
-    }
-
-    private func two(_ n: Int, into out: inout JSONWriter) {
-        out.raw(byte: UInt8(ascii: "0") + UInt8(n / 10 % 10))
-        out.raw(byte: UInt8(ascii: "0") + UInt8(n % 10))
-    }
-
-    private func decimal(_ n: Int64, into out: inout JSONWriter) { out.decimal(n) }
 
     private func setting(_ label: StaticString, _ value: Int64?, into out: inout JSONWriter) {
         guard let value else { return }
         out.raw(byte: UInt8(ascii: " "))
         out.raw(label)
         out.raw(byte: UInt8(ascii: "="))
-        decimal(value, into: &out)
+        out.decimal(value)
     }
 
     /// The display name (or login) in the user's colour.
     private func name(_ bytes: Span<UInt8>, _ message: TwitchMessage, login: ByteRange, into out: inout JSONWriter) {
         if color {
-            let (r, g, b) = rgb(bytes, message.tags[.color], login: login)
+            let rgb = Self.nameColor(bytes, tag: message.tags[.color], login: login)
             out.raw("\u{1B}[1;38;2;")
-            decimal(Int64(r), into: &out)
+            out.decimal(Int64(rgb >> 16))
             out.raw(byte: UInt8(ascii: ";"))
-            decimal(Int64(g), into: &out)
+            out.decimal(Int64(rgb >> 8 & 0xFF))
             out.raw(byte: UInt8(ascii: ";"))
-            decimal(Int64(b), into: &out)
+            out.decimal(Int64(rgb & 0xFF))
             out.raw(byte: UInt8(ascii: "m"))
         }
         if let d = message.tags[.displayName], !d.raw.isEmpty {
@@ -233,9 +191,12 @@ public struct TextRenderer: Sendable {
         if color { out.raw(Self.reset) }
     }
 
-    /// `#RRGGBB` from the tag, else a stable colour picked from the login (as Twitch does for users
-    /// who never chose one).
-    private func rgb(_ bytes: Span<UInt8>, _ tag: TagValue?, login: ByteRange) -> (UInt8, UInt8, UInt8) {
+    /// A sender's name colour as `0xRRGGBB`: `#RRGGBB` from the `color` tag `tag`, else a stable pick
+    /// from Twitch's default palette by `login` (as Twitch does for users who never chose one). The one
+    /// rule for every renderer, so that all outputs colour a user alike.
+    ///
+    /// - Complexity: O(login). - Allocations: none.
+    public static func nameColor(_ bytes: Span<UInt8>, tag: TagValue?, login: ByteRange) -> UInt32 {
         if let tag, tag.raw.count == 7, bytes[Int(tag.raw.lower)] == UInt8(ascii: "#") {
             var v: UInt32 = 0
             var ok = true
@@ -246,12 +207,11 @@ public struct TextRenderer: Sendable {
                 if d == 0xFF { ok = false }
                 v = v << 4 | UInt32(d & 0xF)
             }
-            if ok { return (UInt8(v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)) }
+            if ok { return v }
         }
         var h: UInt32 = 0
         for i in login.range { h = h &* 31 &+ UInt32(bytes[i]) }
-        let c = Self.palette[Int(h % UInt32(Self.palette.count))]
-        return (UInt8(c >> 16), UInt8(truncatingIfNeeded: c >> 8), UInt8(truncatingIfNeeded: c))
+        return palette[Int(h % UInt32(palette.count))]
     }
 
     private func mark(_ t: Tombstone, into out: inout JSONWriter) {
@@ -262,7 +222,7 @@ public struct TextRenderer: Sendable {
         case .cleared: out.raw(" [cleared]")
         case .timedOut(let s):
             out.raw(" [timed out ")
-            decimal(Int64(s), into: &out)
+            out.decimal(Int64(s))
             out.raw("s]")
         }
     }

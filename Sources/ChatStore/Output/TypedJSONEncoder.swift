@@ -197,15 +197,7 @@ public enum TypedJSONEncoder: Sendable {
         out.beginObject()
         // Each key once, with its last value (as for tags): JSON objects must not repeat keys.
         tags.forEachMsgParam(in: bytes) { tag in
-            var repeated = false
-            tags.forEachMsgParam(in: bytes) { later in
-                if later.key.lower > tag.key.lower && later.key.count == tag.key.count
-                    && Self.sameBytes(bytes, later.key, tag.key)
-                {
-                    repeated = true
-                }
-            }
-            guard !repeated else { return }
+            guard IRCAtomsEncoder.isLastOccurrence(tag, bytes, m) else { return }
             out.key(bytes: bytes, ByteRange(tag.key.lower + 10, tag.key.upper))
             out.string(bytes, tag: tag.value)
         }
@@ -324,15 +316,6 @@ public enum TypedJSONEncoder: Sendable {
     }
 
     // MARK: Small helpers
-
-    private static func sameBytes(_ bytes: Span<UInt8>, _ a: ByteRange, _ b: ByteRange) -> Bool {
-        var j = Int(b.lower)
-        for i in a.range {
-            if bytes[i] != bytes[j] { return false }
-            j += 1
-        }
-        return true
-    }
 
     private static func optionalTag(_ key: StaticString, _ v: TagValue?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
         out.key(key)

@@ -153,10 +153,11 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return unsafe metas[slot(seq)]
     }
 
-    /// Owner-side borrow of a live entry's bytes (no pin needed: only the owner overwrites).
-    func ownerBytes<R>(_ seq: UInt64, _ body: (Span<UInt8>) -> R) -> R? {
+    /// Owner-side borrow of a live entry's parse offsets and bytes (no pin needed: only the owner
+    /// overwrites).
+    func ownerBytes<R>(_ seq: UInt64, _ body: (ParsedLine, Span<UInt8>) -> R) -> R? {
         guard let m = meta(seq) else { return nil }
-        return unsafe storage.withBytes(at: m.byteStart, count: Int(m.parsed.length), body)
+        return unsafe storage.withBytes(at: m.byteStart, count: Int(m.parsed.length)) { body(m.parsed, $0) }
     }
 
     /// Finds room for `count` contiguous bytes, growing the storage if the live bytes need it.

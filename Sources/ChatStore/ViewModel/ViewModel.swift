@@ -2,8 +2,8 @@
 /// coalesced to at most one change set per interval.
 ///
 /// Publishing is O(1) and independent of N: a window is two sequence numbers, and the change set
-/// is computed from the owner's ``ChangeLog`` (newest appended, newest evicted, a bounded set of
-/// modified entries). Nothing about the visible entries is copied or rebuilt.
+/// is computed from the window last delivered (appends and evictions move the window) and the log's
+/// bounded set of modified entries. Nothing about the visible entries is copied or rebuilt.
 ///
 /// Owned by the ingest loop. Observers on other threads receive ``WindowChange``s through their
 /// ``WindowMailbox`` and resolve the window through the ring with a ``Reader``.
@@ -67,23 +67,20 @@ public final class ViewModel {
     @discardableResult
     public func publish(_ log: ChannelLog, now: Int64, force: Bool = false) -> Bool {
         ensureState(log.index)
-        let changes = log.changes
-        if changes.appendedThrough != nil || changes.evictedThrough != nil || changes.modified.count > 0
-            || changes.modified.overflowed
-        {
-            states[log.index].dirty = true
-        }
-        guard states[log.index].dirty else { return false }
-        if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
         let window = window(of: log)
         let previous = states[log.index].published
+        // Every append moves the window's upper bound and a reset its generation, so comparing windows
+        // tells whether entries came or went; tombstones are the only change it cannot see.
+        if window != previous || !log.modified.isEmpty { states[log.index].dirty = true }
+        guard states[log.index].dirty else { return false }
+        if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
         let change: WindowChange
         if let previous, previous.generation == window.generation {
             change = WindowChange(
                 window: window,
                 inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
                 evicted: previous.range.lowerBound..<max(previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
-                modified: changes.modified, coalesced: 1)
+                modified: log.modified, coalesced: 1)
         } else {
             var all = ModifiedSeqs()
             if previous != nil { all.markAllModified() }
@@ -93,7 +90,7 @@ public final class ViewModel {
         states[log.index].published = window
         states[log.index].lastDelivery = now
         states[log.index].dirty = false
-        log.changes.reset()
+        log.modified = ModifiedSeqs()
         deliveries += 1
         return true
     }

@@ -1,16 +1,15 @@
-/// Eight-byte word helpers for the hot loops (SWAR: SIMD within a register).
+/// Eight-byte word helpers for the hot loops that ``ByteScan`` does not cover: a search for either of
+/// two bytes, and the tag-key table's word reads (SWAR: SIMD within a register).
 ///
 /// All loads are unaligned little-endian reads; callers prove that `offset + 8` is in bounds.
 enum Words {
-    static let lows: UInt64 = 0x0101_0101_0101_0101
     static let sevens: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-    static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// The high bit of every byte of `word` equal to `byte`, exactly (no false positives).
     @inline(__always)
     static func matches(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-        let x = word ^ (lows &* UInt64(byte))
-        return ~(((x & sevens) &+ sevens) | x) & highs
+        let x = word ^ (ByteScan.lows &* UInt64(byte))
+        return ~(((x & sevens) &+ sevens) | x) & ByteScan.highs
     }
 
     /// The index of the first byte flagged in a ``matches(_:_:)`` mask.
@@ -41,24 +40,6 @@ enum Words {
         while i < to {
             let c = unsafe p[i]
             if c == a || c == b { return i }
-            i &+= 1
-        }
-        return to
-    }
-
-    /// The first index in `from ..< to` whose byte is `a`, or `to`.
-    @unsafe
-    @inline(__always)
-    static func firstOf(_ a: UInt8, _ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
-        var i = from
-        while i &+ 8 <= to {
-            // SAFETY: `i + 8 <= to`.
-            let m = matches(unsafe load(p, i), a)
-            if m != 0 { return i &+ firstFlagged(m) }
-            i &+= 8
-        }
-        while i < to {
-            if unsafe p[i] == a { return i }
             i &+= 1
         }
         return to

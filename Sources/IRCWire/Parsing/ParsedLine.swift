@@ -98,4 +98,19 @@ extension Span where Element == UInt8 {
         }
         return true
     }
+
+    /// Whether the bytes equal those of `other`, byte for byte (e.g. two ranges of lines:
+    /// `a.extracting(r).equals(b.extracting(s))`).
+    ///
+    /// - Complexity: O(`count`). - Allocations: none.
+    @inlinable
+    public func equals(_ other: Span<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        var i = 0
+        while i < count {
+            if self[i] != other[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
 }

@@ -1,17 +1,3 @@
-/// The owner's running record of what changed in a channel log since the view model last
-/// published: newest appended sequence, newest evicted one, and modified entries (bounded).
-struct ChangeLog {
-    private(set) var appendedThrough: UInt64? = nil
-    private(set) var evictedThrough: UInt64? = nil
-    private(set) var modified = ModifiedSeqs()
-
-    mutating func appended(_ seq: UInt64) { appendedThrough = seq }
-    mutating func evicted(through seq: UInt64) { evictedThrough = seq }
-    mutating func modified(_ seq: UInt64) { modified.insert(seq) }
-    mutating func reset() { self = ChangeLog() }
-    mutating func clearModified() { modified = ModifiedSeqs() }
-}
-
 /// A small set of modified sequence numbers that never allocates: up to 32, beyond which it only
 /// remembers that it overflowed (observers then refresh every visible row).
 public struct ModifiedSeqs: Sendable, Equatable {
@@ -22,6 +8,9 @@ public struct ModifiedSeqs: Sendable, Equatable {
     public private(set) var overflowed = false
 
     public init() {}
+
+    /// No modification recorded (not even an overflow).
+    var isEmpty: Bool { count == 0 && !overflowed }
 
     public mutating func insert(_ seq: UInt64) {
         guard !overflowed, !contains(seq) else { return }
