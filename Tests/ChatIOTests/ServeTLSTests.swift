@@ -6,19 +6,24 @@ import Testing
 /// `ChatServer` with `--tls-cert/--tls-key`: a throwaway CA and server certificate made with the
 /// `openssl` CLI, and the client ``TLSConnection`` verifying against that CA.
 @Suite struct ServeTLSTests {
+    /// A server replaying `privmsg.irc` over TLS with the PKI's `localhost` certificate.
+    static func tlsServer(_ pki: TLSTestPKI) throws -> ServeHarness {
+        let (cert, key) = pki.certificate("localhost")
+        return try ServeHarness(
+            ["Fixtures/lines/privmsg.irc"],
+            options: ServeOptions(port: 0, speed: nil, tls: ServeTLSFiles(certificate: cert, key: key)))
+    }
+
     @Test("over TLS the handshake verifies against the test CA and the replay arrives")
     func servesOverTLS() throws {
         let pki = try TLSTestPKI()
         defer { pki.remove() }
-        let (cert, key) = pki.certificate("localhost")
-        let server = try ServeHarness(
-            ["Fixtures/lines/privmsg.irc"],
-            options: ServeOptions(port: 0, speed: nil, tls: ServeTLSFiles(certificate: cert, key: key)))
+        let server = try Self.tlsServer(pki)
         defer { server.stop() }
         let context = try TLSContext(TLSConfiguration(caFile: pki.caFile))
         let connection = try TLSConnection.connect(host: "localhost", port: server.port, context: context)
         #expect(connection.protocolVersion?.hasPrefix("TLSv1.") == true)
-        let client = try ServeTestClient(connection) { connection.enqueue(bytes: $0) }
+        let client = try ServeTestClient(connection)
         #expect(try client.login().last == ":tmi.twitch.tv 376 justinfan123 :>")
         #expect(try client.join("pixelharbor").count == 4)
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
@@ -31,10 +36,7 @@ import Testing
     func plainClientOnTLSPort() throws {
         let pki = try TLSTestPKI()
         defer { pki.remove() }
-        let (cert, key) = pki.certificate("localhost")
-        let server = try ServeHarness(
-            ["Fixtures/lines/privmsg.irc"],
-            options: ServeOptions(port: 0, speed: nil, tls: ServeTLSFiles(certificate: cert, key: key)))
+        let server = try Self.tlsServer(pki)
         defer { server.stop() }
         let plain = try ServeTestClient(port: server.port)
         // The server hangs up (an unread byte may turn its close into a reset, which a busy machine
@@ -51,7 +53,7 @@ import Testing
         #expect(server.waitForReport(containing: "TLS handshake with") != nil, "\(server.reports)")
         let context = try TLSContext(TLSConfiguration(caFile: pki.caFile))
         let connection = try TLSConnection.connect(host: "127.0.0.1", port: server.port, context: context)
-        let client = try ServeTestClient(connection) { connection.enqueue(bytes: $0) }
+        let client = try ServeTestClient(connection)
         #expect(try client.login().count == 8)
     }
 

@@ -78,15 +78,13 @@ final class ServeHarness: Sendable {
 /// over plain TCP or TLS, driving the stream the way the ingest loop does.
 final class ServeTestClient<Stream: ByteStream> {
     let stream: Stream
-    private let enqueueBytes: ([UInt8]) -> Void
     private var framer = LineFramer()
     private let loop: EventLoop
     private var pending: [String] = []
     private(set) var ended = false
 
-    init(_ stream: Stream, enqueue: @escaping ([UInt8]) -> Void) throws {
+    init(_ stream: Stream) throws {
         self.stream = stream
-        enqueueBytes = enqueue
         loop = try EventLoop()
         try loop.register(stream.fileDescriptor, interest: stream.interest)
     }
@@ -97,7 +95,7 @@ final class ServeTestClient<Stream: ByteStream> {
 
     /// Queues and sends `lines`, each with CR LF.
     func send(_ lines: String...) throws {
-        for line in lines { enqueueBytes(Array(line.utf8) + [0x0D, 0x0A]) }
+        for line in lines { stream.enqueue(line: Array(line.utf8).span) }
         _ = try pump(timeoutMs: 0)
     }
 
@@ -170,12 +168,7 @@ final class ServeTestClient<Stream: ByteStream> {
             let outcome = try stream.read(into: &framer)
             while let event = framer.nextLine() {
                 guard case .line(let framed) = event else { continue }
-                pending.append(
-                    framer.withBytes(of: framed) { span in
-                        var bytes: [UInt8] = []
-                        for i in span.indices { bytes.append(span[i]) }
-                        return String(decoding: bytes, as: UTF8.self)
-                    })
+                pending.append(framer.withBytes(of: framed) { string($0, ByteRange($0.indices)) })
             }
             switch outcome {
             case .bytes: continue
@@ -192,7 +185,7 @@ extension ServeTestClient where Stream == TCPConnection {
     /// A plain TCP client connected to `port` on 127.0.0.1.
     convenience init(port: UInt16) throws {
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: port, timeoutMs: 5_000)
-        try self.init(connection) { connection.enqueue(bytes: $0) }
+        try self.init(connection)
     }
 }
 
@@ -204,13 +197,10 @@ func fixtureLines(_ name: String, channel: String) throws -> [String] {
     framer.feed(bytes.span) { event, framer in
         guard case .line(let line) = event else { return }
         framer.withBytes(of: line) { span in
-            guard let message = try? TwitchMessage.parse(span), let range = message.channel else { return }
-            var login: [UInt8] = []
-            for i in range.range { login.append(span[i]) }
-            guard String(decoding: login, as: UTF8.self) == channel else { return }
-            var all: [UInt8] = []
-            for i in span.indices { all.append(span[i]) }
-            result.append(String(decoding: all, as: UTF8.self))
+            guard let message = try? TwitchMessage.parse(span), let range = message.channel,
+                string(span, range) == channel
+            else { return }
+            result.append(string(span, ByteRange(span.indices)))
         }
     }
     return result

@@ -5,14 +5,11 @@ import Testing
 @Suite struct TLSConnectionTests {
     @Test("with the test CA: the handshake completes and lines go both ways, non-blocking")
     func handshakeAndExchange() throws {
-        let pki = try TLSTestPKI()
-        defer { pki.remove() }
-        let (cert, key) = pki.certificate("localhost")
-        let server = try TLSTestServer(certificate: cert, key: key)
-        defer { server.stop() }
-        let context = try TLSContext(TLSConfiguration(caFile: pki.caFile))
+        let bed = try TLSTestBed(certificateFor: "localhost")
+        defer { bed.stop() }
+        let context = try TLSContext(TLSConfiguration(caFile: bed.caFile))
         // Non-blocking all the way: the connect, the handshake and the write are driven by the loop.
-        let address = try #require(SocketAddress.resolve(host: "127.0.0.1", port: server.port).first)
+        let address = try #require(SocketAddress.resolve(host: "127.0.0.1", port: bed.port).first)
         let tcp = try TCPConnection.startConnect(to: address)
         let connection = try TLSConnection(over: tcp, host: "localhost", context: context)
         #expect(try tlsExchange(connection, "PING :tmi.twitch.tv") == "vt.hctiwt.imt: GNIP")
@@ -24,26 +21,20 @@ import Testing
 
     @Test("an IP literal is checked against the certificate's IP address (and sends no SNI)")
     func ipLiteral() throws {
-        let pki = try TLSTestPKI()
-        defer { pki.remove() }
-        let (cert, key) = pki.certificate("localhost")
-        let server = try TLSTestServer(certificate: cert, key: key)
-        defer { server.stop() }
-        let context = try TLSContext(TLSConfiguration(caFile: pki.caFile))
-        let connection = try TLSConnection.connect(host: "127.0.0.1", port: server.port, context: context)
+        let bed = try TLSTestBed(certificateFor: "localhost")
+        defer { bed.stop() }
+        let context = try TLSContext(TLSConfiguration(caFile: bed.caFile))
+        let connection = try TLSConnection.connect(host: "127.0.0.1", port: bed.port, context: context)
         #expect(try tlsExchange(connection, "abc") == "cba")
     }
 
     @Test("a certificate for another name fails with a clear name-mismatch error")
     func nameMismatch() throws {
-        let pki = try TLSTestPKI()
-        defer { pki.remove() }
-        let (cert, key) = pki.certificate("other")
-        let server = try TLSTestServer(certificate: cert, key: key)
-        defer { server.stop() }
-        let context = try TLSContext(TLSConfiguration(caFile: pki.caFile))
+        let bed = try TLSTestBed(certificateFor: "other")
+        defer { bed.stop() }
+        let context = try TLSContext(TLSConfiguration(caFile: bed.caFile))
         let error = #expect(throws: TLSError.self) {
-            try TLSConnection.connect(host: "localhost", port: server.port, context: context)
+            try TLSConnection.connect(host: "localhost", port: bed.port, context: context)
         }
         guard case .nameMismatch(let host, _, let reason)? = error else {
             Issue.record("expected a name mismatch, got \(String(describing: error))")
@@ -53,24 +44,21 @@ import Testing
         #expect(reason.contains("hostname mismatch"))
         let message = "\(error!)"
         #expect(message.contains("does not match the name 'localhost'"))
-        #expect(message.contains("127.0.0.1:\(server.port)"))
+        #expect(message.contains("127.0.0.1:\(bed.port)"))
 
         let ipError = #expect(throws: TLSError.self) {
-            try TLSConnection.connect(host: "127.0.0.1", port: server.port, context: context)
+            try TLSConnection.connect(host: "127.0.0.1", port: bed.port, context: context)
         }
         #expect("\(ipError!)".contains("IP address mismatch"))
     }
 
     @Test("without the CA file the test CA is not trusted: a clear verification error")
     func untrusted() throws {
-        let pki = try TLSTestPKI()
-        defer { pki.remove() }
-        let (cert, key) = pki.certificate("localhost")
-        let server = try TLSTestServer(certificate: cert, key: key)
-        defer { server.stop() }
+        let bed = try TLSTestBed(certificateFor: "localhost")
+        defer { bed.stop() }
         let context = try TLSContext()
         let error = #expect(throws: TLSError.self) {
-            try TLSConnection.connect(host: "localhost", port: server.port, context: context)
+            try TLSConnection.connect(host: "localhost", port: bed.port, context: context)
         }
         guard case .untrustedCertificate(_, let code, let reason)? = error else {
             Issue.record("expected an untrusted certificate, got \(String(describing: error))")
@@ -83,13 +71,10 @@ import Testing
 
     @Test("insecure skips verification (the caller warns loudly)")
     func insecure() throws {
-        let pki = try TLSTestPKI()
-        defer { pki.remove() }
-        let (cert, key) = pki.certificate("other")
-        let server = try TLSTestServer(certificate: cert, key: key)
-        defer { server.stop() }
+        let bed = try TLSTestBed(certificateFor: "other")
+        defer { bed.stop() }
         let context = try TLSContext(TLSConfiguration(insecure: true))
-        let connection = try TLSConnection.connect(host: "localhost", port: server.port, context: context)
+        let connection = try TLSConnection.connect(host: "localhost", port: bed.port, context: context)
         #expect(try tlsExchange(connection, "xyz") == "zyx")
         #expect(TLSConfiguration.insecureWarning.contains("verification is OFF"))
     }

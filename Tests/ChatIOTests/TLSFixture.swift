@@ -1,4 +1,5 @@
 import ChatIO
+import ChatTestSupport
 import Foundation
 import IRCWire
 import Testing
@@ -104,6 +105,32 @@ final class TLSTestServer {
     }
 }
 
+/// A throwaway PKI and an `openssl s_server -rev` presenting its certificate for `name` (`localhost`
+/// or `other`). Call ``stop()`` in a `defer`: it stops the server and removes the PKI.
+struct TLSTestBed {
+    let pki: TLSTestPKI
+    let server: TLSTestServer
+
+    init(certificateFor name: String) throws {
+        pki = try TLSTestPKI()
+        let (cert, key) = pki.certificate(name)
+        do {
+            server = try TLSTestServer(certificate: cert, key: key)
+        } catch {
+            pki.remove()
+            throw error
+        }
+    }
+
+    var port: UInt16 { server.port }
+    var caFile: String { pki.caFile }
+
+    func stop() {
+        server.stop()
+        pki.remove()
+    }
+}
+
 /// Sends `line` and returns the first line that comes back, driving the connection the way the
 /// ingest loop does: wait for what ``ByteStream/interest`` asks, flush when writable, read until
 /// `.wouldBlock` when readable (the handshake happens inside). `nil` if the stream ends first.
@@ -122,11 +149,7 @@ func tlsExchange(_ connection: TLSConnection, _ line: String, timeoutMs: Int64 =
             while true {
                 let outcome = try connection.read(into: &framer)
                 if case .line(let framed)? = framer.nextLine() {
-                    return framer.withBytes(of: framed) { span in
-                        var bytes: [UInt8] = []
-                        for i in span.indices { bytes.append(span[i]) }
-                        return String(decoding: bytes, as: UTF8.self)
-                    }
+                    return framer.withBytes(of: framed) { string($0, ByteRange($0.indices)) }
                 }
                 if outcome == .endOfStream { return nil }
                 if outcome == .wouldBlock { break }

@@ -37,7 +37,10 @@ public final class LiveSession {
 
     private final class Connection {
         var machine: ConnectionMachine
-        var stream: LiveStream? = nil
+        /// Plain ``TCPConnection`` or ``TLSConnection``, as the endpoint says.
+        var stream: (any ByteStream)? = nil
+        /// What the stream's descriptor is registered for, so the loop changes it only when it differs.
+        var registered: EventLoop.Interest = []
         var framer = LineFramer()
         var connectAt: Int64? = nil
         var lines = 0
@@ -147,11 +150,11 @@ public final class LiveSession {
                 lost(c, .failed("\(error)"))
                 return
             }
-            drain(c)
             switch outcome {
-            case .bytes: continue
+            case .bytes:
+                drain(c, receivedAt: Moment.now())
             case .wouldBlock:
-                try? loop.modify(stream.fileDescriptor, interest: stream.interest)
+                updateInterest(c)
                 return
             case .endOfStream:
                 if c.framer.pendingByteCount > 0 { onProblem(.cutOff(droppedBytes: c.framer.pendingByteCount)) }
@@ -161,14 +164,14 @@ public final class LiveSession {
         }
     }
 
-    /// Hands every complete line to the machine and to `onLine`.
-    private func drain(_ c: Connection) {
+    /// Hands every complete line to the machine and to `onLine`, all stamped with the time of the
+    /// read that completed them.
+    private func drain(_ c: Connection, receivedAt now: Moment) {
         while let event = c.framer.nextLine() {
             switch event {
             case .skipped(let error):
                 onProblem(.skipped(error))
             case .line(let line):
-                let now = Moment.now()
                 c.lines += 1
                 c.framer.withBytes(of: line) { bytes in
                     let message: TwitchMessage
@@ -183,7 +186,6 @@ public final class LiveSession {
                     onLine(bytes, message, now, c.lines)
                 }
                 perform(actions, on: c)
-                actions.removeAll(keepingCapacity: true)
             }
         }
     }
@@ -204,7 +206,7 @@ public final class LiveSession {
                 do {
                     try stream.enqueue(message)
                     try stream.flush()
-                    try? loop.modify(stream.fileDescriptor, interest: stream.interest)
+                    updateInterest(c)
                 } catch {
                     lost(c, .failed("\(error)"))
                 }
@@ -222,10 +224,11 @@ public final class LiveSession {
     private func open(_ c: Connection) {
         let now = Moment.now()
         do {
-            let stream = try LiveStream.connect(endpoint, context: tlsContext)
+            let stream = try connect()
             c.stream = stream
             c.framer.reset()
-            try loop.register(stream.fileDescriptor, interest: stream.interest)
+            c.registered = stream.interest
+            try loop.register(stream.fileDescriptor, interest: c.registered)
             actions.removeAll(keepingCapacity: true)
             c.machine.handle(.connected, at: now, into: &actions)
         } catch {
@@ -233,8 +236,24 @@ public final class LiveSession {
             actions.removeAll(keepingCapacity: true)
             c.machine.handle(.closed(.connectFailed("\(error)")), at: now, into: &actions)
         }
-        let list = actions
-        perform(list, on: c)
+        perform(actions, on: c)
+    }
+
+    /// Connects to the endpoint, over TLS when it has a context: blocks for at most its timeout.
+    private func connect() throws -> any ByteStream {
+        if let tlsContext {
+            return try TLSConnection.connect(
+                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: endpoint.timeoutMs)
+        }
+        return try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
+    }
+
+    /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).
+    private func updateInterest(_ c: Connection) {
+        guard let stream = c.stream else { return }
+        let interest = stream.interest
+        guard interest != c.registered else { return }
+        if (try? loop.modify(stream.fileDescriptor, interest: interest)) != nil { c.registered = interest }
     }
 
     private func close(_ c: Connection) {
@@ -256,60 +275,4 @@ public enum LiveProblem: Sendable, Equatable {
     case skipped(FramingError)
     /// The server closed the connection in the middle of a line; its bytes were dropped.
     case cutOff(droppedBytes: Int)
-}
-
-/// A plain or TLS connection behind one interface for the loop.
-enum LiveStream {
-    case tcp(TCPConnection)
-    case tls(TLSConnection)
-
-    static func connect(_ endpoint: Endpoint, context: TLSContext?) throws -> LiveStream {
-        if let context {
-            return .tls(try TLSConnection.connect(host: endpoint.host, port: endpoint.port, context: context, timeoutMs: endpoint.timeoutMs))
-        }
-        return .tcp(try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs))
-    }
-
-    var fileDescriptor: Int32 {
-        switch self {
-        case .tcp(let s): s.fileDescriptor
-        case .tls(let s): s.fileDescriptor
-        }
-    }
-
-    var interest: EventLoop.Interest {
-        switch self {
-        case .tcp(let s): s.interest
-        case .tls(let s): s.interest
-        }
-    }
-
-    var hasPendingWrites: Bool {
-        switch self {
-        case .tcp(let s): s.hasPendingWrites
-        case .tls(let s): s.hasPendingWrites
-        }
-    }
-
-    func read(into framer: inout LineFramer) throws -> ReadOutcome {
-        switch self {
-        case .tcp(let s): try s.read(into: &framer)
-        case .tls(let s): try s.read(into: &framer)
-        }
-    }
-
-    func enqueue(_ message: OutgoingMessage) throws {
-        switch self {
-        case .tcp(let s): try s.enqueue(message)
-        case .tls(let s): try s.enqueue(message)
-        }
-    }
-
-    @discardableResult
-    func flush() throws -> Bool {
-        switch self {
-        case .tcp(let s): try s.flush()
-        case .tls(let s): try s.flush()
-        }
-    }
 }

@@ -1,14 +1,15 @@
 public import IRCWire
 
-/// A connected, non-blocking byte stream to a chat server: plain TCP (``TCPConnection``) or TLS
-/// (``TLSConnection``). The ingest loop drives either the same way.
+/// A connected, non-blocking byte stream to a peer: plain TCP (``TCPConnection``) or TLS
+/// (``TLSConnection``, client or server side). A loop drives either the same way, through a
+/// concrete type or as `any ByteStream`.
 ///
 /// Reading: call ``read(into:)`` (or ``read(into:)-(LineFramer)``) whenever the descriptor is
 /// readable **until it returns `.wouldBlock`**: a TLS stream may hold decrypted bytes that the socket
-/// no longer signals. Writing: ``enqueue(_:)`` lines, then ``flush()`` now and whenever the
-/// descriptor is writable; ``interest`` says what to wait for next.
+/// no longer signals. Writing: ``enqueue(_:)`` or ``enqueue(line:)`` lines, then ``flush()`` now and
+/// whenever the descriptor is writable; ``interest`` says what to wait for next.
 ///
-/// Conformers are confined to the ingest thread and are not `Sendable`.
+/// Conformers are confined to their loop's thread and are not `Sendable`.
 public protocol ByteStream: AnyObject {
     associatedtype Failure: Error
 
@@ -19,8 +20,8 @@ public protocol ByteStream: AnyObject {
     /// the TLS engine needs to write before it can read.
     var interest: EventLoop.Interest { get }
 
-    /// Whether lines are queued but not yet written.
-    var hasPendingWrites: Bool { get }
+    /// Bytes queued but not yet written.
+    var pendingWriteCount: Int { get }
 
     /// Reads what is available into `buffer` without blocking.
     ///
@@ -30,6 +31,11 @@ public protocol ByteStream: AnyObject {
     /// Queues `message` and its CR LF for writing. Nothing is written until ``flush()``.
     func enqueue(_ message: OutgoingMessage) throws(SerializationError)
 
+    /// Queues `line` (a whole line without its terminator) and CR LF, copying it once.
+    ///
+    /// - Complexity: amortised O(`line.count`). - Allocations: only when the queue grows.
+    func enqueue(line: Span<UInt8>)
+
     /// Writes as much of the queue as the socket takes now.
     ///
     /// - Returns: `true` when the queue is empty.
@@ -38,6 +44,9 @@ public protocol ByteStream: AnyObject {
 }
 
 extension ByteStream {
+    /// Whether lines are queued but not yet written.
+    public var hasPendingWrites: Bool { pendingWriteCount > 0 }
+
     /// Reads straight into the framer's free tail: no intermediate buffer.
     ///
     /// - Precondition: every complete line has been drained from `framer`.

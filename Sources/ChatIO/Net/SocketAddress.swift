@@ -65,6 +65,21 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return addresses
     }
 
+    /// Lets `body` fill in an address, as `accept`, `getsockname` and `getpeername` do (a
+    /// `sockaddr*` and its length, updated by the call), and returns the call's result with it.
+    ///
+    /// The address is only meaningful when the call succeeded.
+    static func filling<R>(_ body: (UnsafeMutablePointer<sockaddr>, inout socklen_t) -> R) -> (R, SocketAddress) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        // SAFETY: `sockaddr_storage` is large and aligned enough for any `sockaddr`; the pointer is
+        // only used during `body`, whose call writes at most `length` bytes and updates `length`.
+        let result = unsafe withUnsafeMutablePointer(to: &storage) { pointer in
+            unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { unsafe body($0, &length) }
+        }
+        return (result, SocketAddress(storage: storage, length: length))
+    }
+
     /// Lends the address to a socket call as `(sockaddr*, length)`.
     func withSocketAddress<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         var copy = storage
@@ -75,6 +90,19 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The port (the field sits at the same offset in `sockaddr_in` and `sockaddr_in6`).
+    public var port: UInt16 {
+        var copy = storage
+        let isV6 = family == AF_INET6
+        // SAFETY: the storage holds a `sockaddr_in` or `sockaddr_in6` as `family` says; both are
+        // smaller than it.
+        return unsafe withUnsafeBytes(of: &copy) { raw in
+            isV6
+                ? UInt16(bigEndian: unsafe raw.load(as: sockaddr_in6.self).sin6_port)
+                : UInt16(bigEndian: unsafe raw.load(as: sockaddr_in.self).sin_port)
+        }
+    }
+
     /// `203.0.113.5:6697` or `[2001:db8::1]:6697`.
     public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
@@ -82,16 +110,14 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         let isV6 = family == AF_INET6
         // SAFETY: the storage holds a `sockaddr_in` or `sockaddr_in6` as `family` says (checked when
         // resolving); `text` has room for the longest address `inet_ntop` writes, NUL included.
-        let port: UInt16 = unsafe withUnsafeBytes(of: &copy) { raw in
+        unsafe withUnsafeBytes(of: &copy) { raw in
             if isV6 {
                 var v6 = unsafe raw.load(as: sockaddr_in6.self)
                 _ = unsafe inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count))
-                return UInt16(bigEndian: v6.sin6_port)
             } else {
                 // SAFETY: as above, for the IPv4 form.
                 var v4 = unsafe raw.load(as: sockaddr_in.self)
                 _ = unsafe inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count))
-                return UInt16(bigEndian: v4.sin_port)
             }
         }
         let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

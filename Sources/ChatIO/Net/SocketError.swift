@@ -19,20 +19,17 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The error for `operation` with the current `errno`. Read `errno` before anything else can
     /// change it: call this right after the failing call.
     static func lastError(_ operation: String) -> SocketError {
-        let code = errno
-        return SocketError(code: code, message: "\(operation): \(systemMessage(code)) (errno \(code))")
+        system(errno, operation)
     }
 
     /// The error for `operation` with an explicit `code` (e.g. the `SO_ERROR` of a connect).
     static func system(_ code: Int32, _ operation: String) -> SocketError {
-        SocketError(code: code, message: "\(operation): \(systemMessage(code)) (errno \(code))")
+        SocketError(code: code, message: "\(operation): \(reason(code))")
     }
 
-    /// `strerror(code)` as a `String`.
-    static func systemMessage(_ code: Int32) -> String {
-        // SAFETY: `strerror` returns a NUL-terminated string that stays valid until the next
-        // `strerror` call on this thread; it is copied into a `String` at once.
-        unsafe String(cString: strerror(code))
+    /// `Connection reset by peer (errno 104)`: the system's text for `code`, and the number.
+    static func reason(_ code: Int32) -> String {
+        "\(InputError.text(errno: code)) (errno \(code))"
     }
 
     public var description: String { message }

@@ -118,16 +118,9 @@ public final class TCPConnection: ByteStream {
         if code == EINPROGRESS || code == EALREADY { return }
         guard code == 0 else { throw SocketError.system(code, "connect to \(peer)") }
         // `SO_ERROR` is 0 while the connect is still in progress, too: only a peer address proves it done.
-        var address = sockaddr_storage()
-        var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let descriptor = fileDescriptor
-        // SAFETY: `sockaddr_storage` is large and aligned enough for any `sockaddr`; the kernel writes
-        // at most `addressLength` bytes into the local.
-        let result = unsafe withUnsafeMutablePointer(to: &address) { storage in
-            unsafe storage.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                unsafe getpeername(descriptor, $0, &addressLength)
-            }
-        }
+        // SAFETY: `filling` lends room for any address and its length; the kernel writes within them.
+        let (result, _) = unsafe SocketAddress.filling { unsafe getpeername(descriptor, $0, &$1) }
         if result == 0 {
             isConnected = true
         } else if errno != ENOTCONN {
@@ -157,9 +150,6 @@ public final class TCPConnection: ByteStream {
         !isConnected || !queue.isEmpty ? [.readable, .writable] : .readable
     }
 
-    public var hasPendingWrites: Bool { !queue.isEmpty }
-
-    /// Bytes queued but not yet written.
     public var pendingWriteCount: Int { queue.count }
 
     /// Reads what is available into `buffer`.
@@ -189,6 +179,10 @@ public final class TCPConnection: ByteStream {
         try queue.append(message)
     }
 
+    public func enqueue(line: Span<UInt8>) {
+        queue.append(line: line)
+    }
+
     /// Queues raw bytes (tests, or a pre-serialised line with its CR LF).
     public func enqueue(bytes: some Collection<UInt8>) {
         queue.append(contentsOf: bytes)
@@ -203,21 +197,17 @@ public final class TCPConnection: ByteStream {
             try finishConnect()
             guard isConnected else { return queue.isEmpty }
         }
-        while !queue.isEmpty {
-            let descriptor = fileDescriptor
-            // SAFETY: the queue lends its pending bytes only for the closure, which passes them to `send`.
-            let written = try unsafe queue.drain { (pending) throws(SocketError) -> Int in
-                // SAFETY: `pending` is lent by the queue for this closure; `send` reads at most
-                // `pending.count` bytes from it.
-                try unsafe Self.send(descriptor, pending, peer: peer)
-            }
-            if written == 0 { return false }
+        let descriptor = fileDescriptor
+        // SAFETY: the queue lends its pending bytes only for the closure, which passes them to `send`.
+        return try unsafe queue.write { (pending) throws(SocketError) -> Int in
+            // SAFETY: `pending` is lent by the queue for this closure; `send` reads at most
+            // `pending.count` bytes from it.
+            try unsafe Self.send(descriptor, pending, peer: peer)
         }
-        return true
     }
 
     /// `send(2)` with `MSG_NOSIGNAL`, `EINTR` retried; 0 when the socket takes nothing now.
-    static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, peer: String) throws(SocketError) -> Int {
+    private static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, peer: String) throws(SocketError) -> Int {
         while true {
             // SAFETY: the kernel reads at most `bytes.count` bytes from `bytes`, valid for the call.
             let count = unsafe Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
@@ -228,11 +218,6 @@ public final class TCPConnection: ByteStream {
             default: throw SocketError.lastError("write to \(peer)")
             }
         }
-    }
-
-    /// Closes the write side (`shutdown(SHUT_WR)`): the peer sees the end of the stream, reads go on.
-    public func shutdownWrite() {
-        _ = shutdown(fileDescriptor, Int32(SHUT_WR))
     }
 }
 

@@ -1,36 +1,26 @@
 import COpenSSL
 
-/// An OpenSSL client context built from a ``TLSConfiguration``: TLS 1.2 or later, the trust store,
-/// and the socket BIO method. Build one per process and reuse it for every connection and reconnect.
+/// An OpenSSL client context built from a ``TLSConfiguration``: the shared ``SSLContext`` settings
+/// (TLS 1.2 or later, the socket BIO method) and the trust store. Build one per process and reuse it
+/// for every connection and reconnect.
 ///
-/// Owns the `SSL_CTX` and the BIO method table; connections keep their context alive.
-/// Confined to the ingest thread. `@safe`: the OpenSSL pointers are private, created and freed
-/// here, and only lent to ``TLSConnection``, which keeps the context alive.
-@safe
+/// Connections keep its ``SSLContext`` alive. Confined to the ingest thread.
 public final class TLSContext {
     public let configuration: TLSConfiguration
-    /// `SSL_CTX*`.
-    let context: OpaquePointer
-    /// The ``SocketBIO`` method table.
-    let bioMethod: OpaquePointer
+    /// The `SSL_CTX` and BIO method every connection is made from.
+    let ssl: SSLContext
 
     /// - Throws: ``TLSError/configuration(_:)`` when OpenSSL cannot build the context or load the CA file.
     public init(_ configuration: TLSConfiguration = .default) throws(TLSError) {
         self.configuration = configuration
-        // SAFETY: plain OpenSSL constructor calls; each result is checked for null before use.
-        guard let context = unsafe SSL_CTX_new(TLS_client_method()) else {
+        // SAFETY: `TLS_client_method` returns OpenSSL's static method table.
+        guard let ssl = unsafe SSLContext(method: TLS_client_method()) else {
             throw .configuration("cannot create an OpenSSL context: \(TLSContext.errorQueueText())")
         }
-        guard let method = unsafe SocketBIO.makeMethod() else {
-            // SAFETY: frees the context created above, once.
-            unsafe SSL_CTX_free(context)
-            throw .configuration("cannot create the socket BIO method: \(TLSContext.errorQueueText())")
-        }
-        unsafe self.context = context
-        unsafe bioMethod = method
-        unsafe Self.applyCommonOptions(context)
+        self.ssl = ssl
+        let context = unsafe ssl.context
         if configuration.insecure {
-            // SAFETY: `context` is live; no verify callback.
+            // SAFETY: `context` is live (held by `ssl`); no verify callback.
             unsafe SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
             return
         }
@@ -47,26 +37,6 @@ public final class TLSContext {
                 throw .configuration("cannot load the system CA store: \(TLSContext.errorQueueText())")
             }
         }
-    }
-
-    deinit {
-        // SAFETY: both were created in `init` and are freed once; every connection made from this
-        // context holds a reference to it, so no SSL or BIO using them is left.
-        unsafe SSL_CTX_free(context)
-        unsafe BIO_meth_free(bioMethod)
-    }
-
-    /// The settings client and server contexts share: TLS 1.2 or later; partial writes and a moving
-    /// write buffer (the write queue may compact between retries); and a peer that closes without
-    /// close_notify is an end of stream, not an error (`SSL_OP_IGNORE_UNEXPECTED_EOF`, the
-    /// function-like macro `SSL_OP_BIT(7)`) — lines are framed, so a cut-off line is still detected.
-    @unsafe
-    static func applyCommonOptions(_ context: OpaquePointer) {
-        // SAFETY: the caller passes a live context.
-        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
-        let mode = Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER)
-        _ = unsafe SSL_CTX_ctrl(context, SSL_CTRL_MODE, mode, nil)
-        _ = unsafe SSL_CTX_set_options(context, UInt64(1) << 7)
     }
 
     /// Empties OpenSSL's thread-local error queue into one line (`reason; reason`).

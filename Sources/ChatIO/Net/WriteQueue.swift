@@ -7,14 +7,17 @@ import IRCWire
 ///  0            head                      bytes.count
 ///  [ written …  | pending ………………………… ]
 /// ```
-/// Invariant: `0 <= head <= bytes.count`. When everything is written the storage is zeroed (it may
-/// have held a `PASS` line) and emptied, keeping its capacity; a long written prefix is dropped
-/// once it is more than half of the storage, so appends stay amortised O(1).
+/// Invariant: `0 <= head <= bytes.count`. When everything is written the storage is emptied,
+/// keeping its capacity (and zeroed first if a secret line such as `PASS` was queued); a long
+/// written prefix is dropped once it is more than half of the storage, so appends stay amortised O(1).
 ///
-/// Outgoing lines are rare (handshake, JOIN, PONG); this is the control path, not the read path.
+/// A client's outgoing lines are rare (handshake, JOIN, PONG); the server's replayed lines are
+/// appended once each with ``append(line:)``.
 struct WriteQueue {
     private var bytes: [UInt8] = []
     private var head = 0
+    /// A secret line was queued since the storage was last emptied: zero the storage when it is.
+    private var holdsSecret = false
 
     var isEmpty: Bool { head == bytes.count }
     /// Bytes not yet written.
@@ -34,6 +37,17 @@ struct WriteQueue {
         }
         bytes.append(0x0D)
         bytes.append(0x0A)
+        if message.isSecret { holdsSecret = true }
+    }
+
+    /// Appends `line` (without terminator) and CR LF.
+    ///
+    /// - Complexity: amortised O(`line.count`). - Allocations: only when the storage grows.
+    mutating func append(line: Span<UInt8>) {
+        // SAFETY: the span's storage is lent only for the closure, which copies it into the queue.
+        unsafe line.withUnsafeBufferPointer { unsafe bytes.append(contentsOf: $0) }
+        bytes.append(0x0D)
+        bytes.append(0x0A)
     }
 
     /// Appends raw bytes.
@@ -41,31 +55,36 @@ struct WriteQueue {
         bytes.append(contentsOf: raw)
     }
 
-    /// Lends the pending bytes to `body`, which returns how many of them it wrote; those are taken.
+    /// Lends the pending bytes to `write` until the queue is empty or `write` takes nothing; `write`
+    /// returns how many of the bytes it was lent it wrote, and those are taken.
     ///
-    /// - Precondition: `!isEmpty`.
-    /// - Complexity: O(1) plus `body`, and the occasional compaction. - Allocations: none.
-    @discardableResult
-    mutating func drain<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Int) throws(E) -> Int {
-        precondition(!isEmpty, "nothing to drain")
-        let start = head
-        // SAFETY: the array's storage is lent only for the closure; `bytes` is not mutated inside it.
-        let written: Int = try unsafe bytes.withUnsafeBufferPointer { (raw) throws(E) -> Int in
-            // SAFETY: `start <= bytes.count` (invariant), so the slice lies inside the array's storage,
-            // which stays alive and unmodified for the duration of `body`.
-            try unsafe body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw[start...])))
+    /// - Returns: `true` when the queue is empty.
+    /// - Complexity: O(1) per call of `write`, plus the occasional compaction. - Allocations: none.
+    mutating func write<E: Error>(using write: (UnsafeRawBufferPointer) throws(E) -> Int) throws(E) -> Bool {
+        while !isEmpty {
+            let start = head
+            // SAFETY: the array's storage is lent only for the closure; `bytes` is not mutated inside it.
+            let written: Int = try unsafe bytes.withUnsafeBufferPointer { (raw) throws(E) -> Int in
+                // SAFETY: `start <= bytes.count` (invariant), so the slice lies inside the array's
+                // storage, which stays alive and unmodified for the duration of `write`.
+                try unsafe write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw[start...])))
+            }
+            precondition(written >= 0 && written <= count, "write reported more bytes than it was lent")
+            if written == 0 { return false }
+            head += written
+            if head == bytes.count {
+                if holdsSecret {
+                    // Forget the written lines, PASS included.
+                    for i in bytes.indices { bytes[i] = 0 }
+                    holdsSecret = false
+                }
+                bytes.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 4096 && head * 2 > bytes.count {
+                bytes.removeSubrange(0..<head)
+                head = 0
+            }
         }
-        precondition(written >= 0 && written <= count, "drain body reported more bytes than it was lent")
-        head += written
-        if head == bytes.count {
-            // Forget the written lines, PASS included.
-            for i in bytes.indices { bytes[i] = 0 }
-            bytes.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 4096 && head * 2 > bytes.count {
-            bytes.removeSubrange(0..<head)
-            head = 0
-        }
-        return written
+        return true
     }
 }

@@ -55,9 +55,6 @@ public final class ChatServer {
         context = ServeContext(options: options, log: log, report: report)
     }
 
-    /// Clients connected now.
-    public var clientCount: Int { clients.count }
-
     /// Serves until ``stopHandle`` is used, then closes every client (reporting each) and returns.
     ///
     /// - Throws: ``ServeError/network(_:)`` when the event loop itself fails.
@@ -140,16 +137,16 @@ public final class ChatServer {
                 try? loop.modify(listener.fileDescriptor, interest: [])
                 return
             case .connection(let tcp):
-                let transport: ServeTransport
+                let transport: any ByteStream
                 if let tls {
                     do {
-                        transport = .tls(try ServerTLSConnection(over: tcp, context: tls))
+                        transport = try tls.makeConnection(accepting: tcp)
                     } catch {
                         context.report("cannot start TLS for \(tcp.peer): \(error)")
                         continue
                     }
                 } else {
-                    transport = .plain(tcp)
+                    transport = tcp
                 }
                 let client = ServeClient(number: nextNumber, transport: transport, peer: tcp.peer, context: context)
                 nextNumber += 1

@@ -19,17 +19,10 @@ struct ClientCommand: Sendable, Equatable {
     /// - Complexity: O(line length). - Allocations: the strings.
     init(parsing bytes: Span<UInt8>) throws(LineError) {
         let line = try ParsedLine.parse(bytes)
-        verb = Self.text(bytes, line.verbRange).uppercased()
+        verb = String(decoding: bytes, in: line.verbRange).uppercased()
         var params: [String] = []
         var cursor = ParamCursor(line)
-        while let range = cursor.next(in: bytes) { params.append(Self.text(bytes, range)) }
+        while let range = cursor.next(in: bytes) { params.append(String(decoding: bytes, in: range)) }
         self.params = params
-    }
-
-    private static func text(_ bytes: Span<UInt8>, _ range: ByteRange) -> String {
-        var copy: [UInt8] = []
-        copy.reserveCapacity(range.count)
-        for i in range.range { copy.append(bytes[i]) }
-        return String(decoding: copy, as: UTF8.self)
     }
 }

@@ -19,9 +19,7 @@ final class ListeningSocket {
     /// - Throws: ``SocketError``: the resolver's, or the `socket`/`bind`/`listen` failure with a
     ///   message naming the address (`bind 127.0.0.1:6667: Address already in use (errno 98)`).
     init(host: String, port: UInt16, backlog: Int32 = 128) throws(SocketError) {
-        guard let address = try SocketAddress.resolve(host: host, port: port).first else {
-            throw SocketError(code: 0, message: "cannot resolve \(host)")
-        }
+        let address = try SocketAddress.resolve(host: host, port: port)[0]  // never empty: it throws instead
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let descriptor = socket(address.family, type, 0)
         guard descriptor >= 0 else { throw SocketError.lastError("socket for \(address)") }
@@ -40,13 +38,13 @@ final class ListeningSocket {
             close(descriptor)
             throw error
         }
-        let actual = Self.localPort(descriptor) ?? port
+        // The address actually bound: with the kernel's port when 0 was asked for.
+        // SAFETY: `filling` lends room for any address and its length; the kernel writes within them.
+        let (result, local) = unsafe SocketAddress.filling { unsafe getsockname(descriptor, $0, &$1) }
+        let actual = result == 0 ? local : address
         fileDescriptor = descriptor
-        self.port = actual
-        // `address` says port `port`; swap in the bound one (`…:0` → `…:40123`).
-        let text = address.description
-        let hostPart = text.lastIndex(of: ":").map { text[..<$0] } ?? Substring(text)
-        self.address = "\(hostPart):\(actual)"
+        self.port = actual.port
+        self.address = actual.description
     }
 
     deinit {
@@ -67,17 +65,10 @@ final class ListeningSocket {
     /// - Complexity: one `accept` (more after `EINTR` or an aborted connection).
     /// - Allocations: the connection object and its peer name.
     func accept() -> Accepted {
+        let listener = fileDescriptor
         while true {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let listener = fileDescriptor
-            // SAFETY: `sockaddr_storage` fits every address family; the kernel writes at most `length`
-            // bytes into the local and updates `length`.
-            let descriptor = unsafe withUnsafeMutablePointer(to: &storage) { pointer in
-                unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    unsafe Glibc.accept(listener, $0, &length)
-                }
-            }
+            // SAFETY: `filling` lends room for any address and its length; the kernel writes within them.
+            let (descriptor, peer) = unsafe SocketAddress.filling { unsafe Glibc.accept(listener, $0, &$1) }
             if descriptor < 0 {
                 switch errno {
                 case EINTR, ECONNABORTED, EPROTO: continue
@@ -91,54 +82,11 @@ final class ListeningSocket {
                 descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             // `accept4` is not exported by Glibc: the connection sets O_NONBLOCK and FD_CLOEXEC itself.
             do throws(SocketError) {
-                return .connection(try TCPConnection(adopting: descriptor, peer: Self.describe(storage)))
+                return .connection(try TCPConnection(adopting: descriptor, peer: peer.description))
             } catch {
                 return .failed(error)  // the connection closed the descriptor
             }
         }
-    }
-
-    /// The port bound to `descriptor`, from `getsockname` (the port field sits at the same offset in
-    /// `sockaddr_in` and `sockaddr_in6`).
-    private static func localPort(_ descriptor: Int32) -> UInt16? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        // SAFETY: as in `accept()`: the kernel writes at most `length` bytes into the local.
-        let result = unsafe withUnsafeMutablePointer(to: &storage) { pointer in
-            unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                unsafe getsockname(descriptor, $0, &length)
-            }
-        }
-        guard result == 0 else { return nil }
-        let isV6 = storage.ss_family == sa_family_t(AF_INET6)
-        return unsafe withUnsafeBytes(of: &storage) { raw in
-            // SAFETY: the family tells which layout the storage holds; both are smaller than it.
-            isV6
-                ? UInt16(bigEndian: unsafe raw.load(as: sockaddr_in6.self).sin6_port)
-                : UInt16(bigEndian: unsafe raw.load(as: sockaddr_in.self).sin_port)
-        }
-    }
-
-    /// `127.0.0.1:54321` or `[::1]:54321` for a peer address.
-    private static func describe(_ storage: sockaddr_storage) -> String {
-        var copy = storage
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let isV6 = storage.ss_family == sa_family_t(AF_INET6)
-        // SAFETY: the family tells which layout the storage holds; `text` has room for the longest
-        // address `inet_ntop` writes, NUL included.
-        let port: UInt16 = unsafe withUnsafeBytes(of: &copy) { raw in
-            if isV6 {
-                var v6 = unsafe raw.load(as: sockaddr_in6.self)
-                _ = unsafe inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count))
-                return UInt16(bigEndian: v6.sin6_port)
-            }
-            // SAFETY: as above, for the IPv4 form.
-            var v4 = unsafe raw.load(as: sockaddr_in.self)
-            _ = unsafe inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count))
-            return UInt16(bigEndian: v4.sin_port)
-        }
-        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return isV6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

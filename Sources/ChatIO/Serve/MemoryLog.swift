@@ -5,7 +5,7 @@ import IRCWire
 ///
 /// ```
 ///  bytes:   [ line 0 | line 1 | line 2 | …        ]   lines without their terminators, back to back
-///  entries: [ (start, length, channel, time) … ]       one per parsed line, in merged time order
+///  entries: [ (start, length, channel, untaggedStart, time) … ]   one per parsed line, in merged time order
 /// ```
 /// Invariant: every entry's `start + length <= bytes.count`; `channel` is relative to the line.
 /// Only parsed lines are kept (malformed and over-long ones are counted when loading).
@@ -18,6 +18,8 @@ final class MemoryLog {
         var length: Int
         /// The channel login (without `#`) within the line, if the line is addressed to a channel.
         var channel: ByteRange?
+        /// Where the line starts without its tags (``IRCWire/ParsedLine/untaggedStart``).
+        var untaggedStart: UInt16
         /// Milliseconds since 1970 the line is paced by, if known.
         var time: Int64?
     }
@@ -25,14 +27,17 @@ final class MemoryLog {
     private(set) var bytes: [UInt8] = []
     private(set) var entries: [Entry] = []
 
-    /// Appends one parsed line.
+    /// Appends one parsed line: its bytes, and the channel and tag offsets of `message`.
     ///
     /// - Complexity: amortised O(`line.count`). - Allocations: only when the storage grows.
-    func append(_ line: Span<UInt8>, channel: ByteRange?, time: Int64?) {
+    func append(_ line: Span<UInt8>, message: TwitchMessage, time: Int64?) {
         let start = bytes.count
         bytes.reserveCapacity(start + line.count)
         for i in line.indices { bytes.append(line[i]) }
-        entries.append(Entry(start: start, length: line.count, channel: channel, time: time))
+        entries.append(
+            Entry(
+                start: start, length: line.count, channel: message.channel,
+                untaggedStart: UInt16(message.line.untaggedStart), time: time))
     }
 
     /// Lends line `index`'s bytes to `body`.

@@ -34,17 +34,20 @@ final class ReplayCursor {
     }
 
     /// Hands the next parsed line to `body`: its time (milliseconds since 1970, when known), its
-    /// channel's range within the line, and its bytes (without terminator, valid only during `body`).
+    /// channel's range within the line, where it starts without its tags (see
+    /// ``IRCWire/ParsedLine/untaggedStart``), and its bytes (without terminator, valid only during `body`).
     ///
     /// - Returns: `false` at the end of the log (`body` was not called).
     /// - Complexity: amortised O(bytes of the line and of skipped lines before it), plus reads.
     /// - Allocations: none per line; a pass over files opens each input's buffers.
-    func next(_ body: (_ time: Int64?, _ channel: ByteRange?, _ bytes: Span<UInt8>) -> Void) -> Bool {
+    func next(
+        _ body: (_ time: Int64?, _ channel: ByteRange?, _ untaggedStart: Int, _ bytes: Span<UInt8>) -> Void
+    ) -> Bool {
         switch source {
         case .memory(let log, let index):
             guard index < log.entries.count else { return false }
             source = .memory(log, next: index + 1)
-            log.withLine(index) { entry, bytes in body(entry.time, entry.channel, bytes) }
+            log.withLine(index) { entry, bytes in body(entry.time, entry.channel, Int(entry.untaggedStart), bytes) }
             return true
         case .files(let paths, let existing):
             let reader = existing ?? MergeReader(paths: paths)
@@ -55,7 +58,7 @@ final class ReplayCursor {
                     switch event {
                     case .line(let at, let message):
                         delivered = true
-                        body(at.timestamp?.milliseconds, message.channel, bytes)
+                        body(at.timestamp?.milliseconds, message.channel, message.line.untaggedStart, bytes)
                     case .malformed, .skipped:
                         skippedLines += 1
                     case .inputFailed(_, let error, _):
@@ -79,3 +82,13 @@ final class ReplayCursor {
 
 @available(*, unavailable)
 extension ReplayCursor: Sendable {}
+
+extension ParsedLine {
+    /// Where the line starts without its `@tags ` prefix and the spaces after it (0 when it has no
+    /// tags): taken from the parser's offsets, so stripping tags needs no second scan.
+    var untaggedStart: Int {
+        guard hasTags else { return 0 }
+        // A source starts with the `:` just before `sourceRange`; without one the verb comes next.
+        return hasSource ? Int(sourceRange.lower) - 1 : Int(verbRange.lower)
+    }
+}

@@ -40,7 +40,7 @@ final class ReplayLog {
             reader.forEach { event, bytes in
                 switch event {
                 case .line(let at, let message):
-                    log.append(bytes, channel: message.channel, time: at.timestamp?.milliseconds)
+                    log.append(bytes, message: message, time: at.timestamp?.milliseconds)
                     rooms.learn(from: message, in: bytes)
                 case .inputFailed(_, let error, _):
                     report("\(error)")

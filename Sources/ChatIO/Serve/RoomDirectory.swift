@@ -10,17 +10,14 @@ import IRCWire
 struct RoomDirectory {
     private var ids: [String: String] = [:]
 
-    /// How many channels have a known id.
-    var count: Int { ids.count }
-
     /// Records the room id of `message`'s channel, if the line names both and the channel is new.
     ///
     /// - Complexity: O(channel length) to look up; allocations only for a new channel.
     mutating func learn(from message: TwitchMessage, in bytes: Span<UInt8>) {
         guard let channel = message.channel, let room = message.tags[.roomId], !room.raw.isEmpty else { return }
-        let login = Self.text(bytes, channel)
+        let login = String(decoding: bytes, in: channel)
         guard ids[login] == nil else { return }
-        let id = Self.text(bytes, room.raw)
+        let id = String(decoding: bytes, in: room.raw)
         guard id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return }
         ids[login] = id
     }
@@ -34,12 +31,5 @@ struct RoomDirectory {
             hash = (hash ^ UInt32(byte)) &* 16_777_619
         }
         return String(100_000_000 + hash % 900_000_000)
-    }
-
-    private static func text(_ bytes: Span<UInt8>, _ range: ByteRange) -> String {
-        var copy: [UInt8] = []
-        copy.reserveCapacity(range.count)
-        for i in range.range { copy.append(bytes[i]) }
-        return String(decoding: copy, as: UTF8.self)
     }
 }

@@ -1,7 +1,8 @@
 import IRCWire
 
-/// One connected client: its transport, the framer for what it sends, its ``ServeSession`` and its
-/// replay position, paced and filtered to the channels it joined.
+/// One connected client: its transport (plain ``TCPConnection`` or server-side ``TLSConnection``),
+/// the framer for what it sends, its ``ServeSession`` and its replay position, paced and filtered to
+/// the channels it joined.
 ///
 /// The server calls ``readAvailable(now:)`` when the descriptor is readable, ``flush()`` when it is
 /// writable, and ``pump(now:)`` after either and when ``nextDue`` has come; ``closeReason`` says when
@@ -53,7 +54,7 @@ final class ServeClient {
     static let linesPerTurn = 2048
 
     let number: Int
-    let transport: ServeTransport
+    let transport: any ByteStream
     let peer: String
     private let context: ServeContext
     private var framer = LineFramer(maxLineLength: 8 * 1024, bufferCapacity: 16 * 1024)
@@ -79,7 +80,7 @@ final class ServeClient {
     /// The interest last registered with the loop.
     var registeredInterest: EventLoop.Interest = .readable
 
-    init(number: Int, transport: ServeTransport, peer: String, context: ServeContext) {
+    init(number: Int, transport: any ByteStream, peer: String, context: ServeContext) {
         self.number = number
         self.transport = transport
         self.peer = peer
@@ -156,7 +157,7 @@ final class ServeClient {
         for action in actions {
             switch action {
             case .send(let line):
-                transport.enqueue(line: line)
+                send(line)
             case .joined(let channel):
                 if !channelBytes.contains(Array(channel.utf8)) { channelBytes.append(Array(channel.utf8)) }
                 context.report("\(name) joined #\(channel)")
@@ -206,26 +207,26 @@ final class ServeClient {
     /// - Allocations: none per line once the queue and the held-line buffer have grown.
     func pump(now: Int64) {
         var looked = 0
+        let sendsTags = session.sendsTags  // the session changes only when the client sends a command
         while state == .running, closeReason == nil, transport.pendingWriteCount < Self.highWater,
             looked < Self.linesPerTurn
         {
             if let due = heldDue {
                 guard due <= now else { return }
                 heldDue = nil
-                let line = held
-                transport.enqueue(line: line.span)
+                transport.enqueue(line: held.span)
                 countLine()
                 continue
             }
             guard let cursor else { return }
             looked += 1
             var sent = false
-            let more = cursor.next { time, channel, bytes in
+            let more = cursor.next { time, channel, untaggedStart, bytes in
                 guard let channel, joined(bytes.extracting(channel.range)) else {
                     if let time, origin == nil { origin = (now, time) }
                     return
                 }
-                let line = bytes.extracting((session.sendsTags ? 0 : Self.tagsEnd(bytes))...)
+                let line = bytes.extracting((sendsTags ? 0 : untaggedStart)...)
                 let due = dueTime(of: time, now: now)
                 if due <= now {
                     transport.enqueue(line: line)
@@ -273,7 +274,7 @@ final class ServeClient {
         faultFired = true
         switch fault {
         case .reconnect:
-            transport.enqueue(line: ":\(ServeSession.server) RECONNECT")
+            send(":\(ServeSession.server) RECONNECT")
             close(.reconnectSent(after: linesSent))
         case .drop:
             close(.dropped(after: linesSent))
@@ -297,18 +298,14 @@ final class ServeClient {
         return false
     }
 
-    /// Where `line` starts without its `@tags ` prefix (0 when it has none).
-    ///
-    /// - Complexity: O(tag bytes). - Allocations: none.
-    static func tagsEnd(_ line: Span<UInt8>) -> Int {
-        guard line.count > 0, line[0] == UInt8(ascii: "@") else { return 0 }
-        var i = 1
-        while i < line.count && line[i] != UInt8(ascii: " ") { i += 1 }
-        while i < line.count && line[i] == UInt8(ascii: " ") { i += 1 }
-        return i
-    }
-
     // MARK: Writing and closing
+
+    /// Queues a control line (built as a string) and CR LF.
+    private func send(_ line: String) {
+        var line = line
+        // SAFETY: the string's UTF-8 storage is lent only for the closure; the span is used inside it.
+        line.withUTF8 { unsafe transport.enqueue(line: $0.span) }
+    }
 
     /// Writes what the socket takes.
     func flush() {

@@ -1,18 +1,14 @@
 import COpenSSL
 import Glibc
 
-/// An OpenSSL server context: TLS 1.2 or later, the certificate chain and private key from PEM files,
-/// and the socket BIO method. Built once per server and shared by every accepted connection.
+/// An OpenSSL server context: the shared ``SSLContext`` settings (TLS 1.2 or later, the socket BIO
+/// method) and the certificate chain and private key from PEM files. Built once per server and shared
+/// by every accepted connection.
 ///
-/// Owns the `SSL_CTX` and the BIO method table; connections keep their context alive.
-/// Confined to the server's loop thread. `@safe`: the OpenSSL pointers are private, created and freed
-/// here, and only lent to ``ServerTLSConnection``, which keeps the context alive.
-@safe
+/// Connections keep its ``SSLContext`` alive. Confined to the server's loop thread.
 final class ServerTLSContext {
-    /// `SSL_CTX*`.
-    let context: OpaquePointer
-    /// The ``SocketBIO`` method table.
-    let bioMethod: OpaquePointer
+    /// The `SSL_CTX` and BIO method every accepted connection is made from.
+    let ssl: SSLContext
 
     /// Loads `files` and checks that the key belongs to the certificate.
     ///
@@ -22,24 +18,17 @@ final class ServerTLSContext {
         for (what, path) in [("certificate", files.certificate), ("private key", files.key)] {
             // SAFETY: `path` is bridged to a NUL-terminated C string for the call.
             guard unsafe access(path, R_OK) == 0 else {
-                throw .tls("cannot read the \(what) file '\(path)': \(SocketError.systemMessage(errno))")
+                throw .tls("cannot read the \(what) file '\(path)': \(InputError.text(errno: errno))")
             }
         }
-        // SAFETY: plain OpenSSL constructor calls; each result is checked for null before use.
-        guard let context = unsafe SSL_CTX_new(TLS_server_method()) else {
+        // SAFETY: `TLS_server_method` returns OpenSSL's static method table.
+        guard let ssl = unsafe SSLContext(method: TLS_server_method()) else {
             throw .tls("cannot create an OpenSSL context: \(TLSContext.errorQueueText())")
         }
-        guard let method = unsafe SocketBIO.makeMethod() else {
-            // SAFETY: frees the context created above, once.
-            unsafe SSL_CTX_free(context)
-            throw .tls("cannot create the socket BIO method: \(TLSContext.errorQueueText())")
-        }
-        unsafe self.context = context
-        unsafe bioMethod = method
-        // From here on `deinit` frees both, also when a check below throws.
-        // SAFETY (all calls below): `context` is the live context created above; paths are bridged
-        // to NUL-terminated C strings for each call and copied by OpenSSL as needed.
-        unsafe TLSContext.applyCommonOptions(context)
+        self.ssl = ssl
+        let context = unsafe ssl.context
+        // SAFETY (all calls below): `context` is live (held by `ssl`); paths are bridged to
+        // NUL-terminated C strings for each call and copied by OpenSSL as needed.
         guard unsafe SSL_CTX_use_certificate_chain_file(context, files.certificate) == 1 else {
             throw .tls("cannot load the certificate '\(files.certificate)': \(TLSContext.errorQueueText())")
         }
@@ -56,11 +45,13 @@ final class ServerTLSContext {
         }
     }
 
-    deinit {
-        // SAFETY: both were created in `init` and are freed once; every connection made from this
-        // context holds a reference to it, so no SSL or BIO using them is left.
-        unsafe SSL_CTX_free(context)
-        unsafe BIO_meth_free(bioMethod)
+    /// The server side of a TLS session over the accepted `tcp`: `SSL_accept` semantics through the
+    /// non-blocking handshake that ``TLSConnection/read(into:)`` and ``TLSConnection/flush()`` drive.
+    /// No client certificate is asked for.
+    ///
+    /// - Throws: ``TLSError/configuration(_:)`` when OpenSSL cannot create the session or its BIO.
+    func makeConnection(accepting tcp: TCPConnection) throws(TLSError) -> TLSConnection {
+        try TLSConnection(over: tcp, context: ssl, role: .server)
     }
 }
 

@@ -108,8 +108,7 @@ public struct ConnectionMachine: Sendable {
         channels: [String], credentials: Credentials = .anonymous, settings: ConnectionSettings = ConnectionSettings(),
         openAfterMs: Int64 = 0, seed: UInt64 = UInt64.random(in: .min ... .max)
     ) {
-        var seen = Set<String>()
-        let unique = channels.map(ConnectionPlan.normalize).filter { !$0.isEmpty && seen.insert($0).inserted }
+        let unique = ConnectionPlan.normalizeAll(channels)
         precondition(
             unique.count <= ConnectionSettings.maxChannelsPerConnection,
             "at most \(ConnectionSettings.maxChannelsPerConnection) channels per connection; split with ConnectionPlan")

@@ -25,13 +25,18 @@ public struct ConnectionPlan: Sendable, Equatable {
     ) -> [ConnectionPlan] {
         precondition(maxPerConnection > 0, "maxPerConnection must be positive")
         precondition(spacingMs >= 0, "spacingMs must not be negative")
-        var seen = Set<String>()
-        let unique = channels.map(normalize).filter { !$0.isEmpty && seen.insert($0).inserted }
+        let unique = normalizeAll(channels)
         return stride(from: 0, to: unique.count, by: maxPerConnection).enumerated().map { index, start in
             ConnectionPlan(
                 index: index, channels: Array(unique[start..<min(start + maxPerConnection, unique.count)]),
                 openAfterMs: Int64(index) * spacingMs)
         }
+    }
+
+    /// `channels` normalised, without empty names and duplicates, in their first order.
+    static func normalizeAll(_ channels: [String]) -> [String] {
+        var seen = Set<String>()
+        return channels.map(normalize).filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
     /// A channel login as the server echoes it: trimmed, without a leading `#`, lower case.

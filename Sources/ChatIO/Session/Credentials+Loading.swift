@@ -58,13 +58,13 @@ extension Credentials {
             descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else {
-            throw .cannotReadTokenFile(path: path, reason: SocketError.systemMessage(errno))
+            throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))
         }
         defer { close(descriptor) }
         var status = stat()
         // SAFETY: `fstat` fills the local `stat` structure.
         guard unsafe fstat(descriptor, &status) == 0 else {
-            throw .cannotReadTokenFile(path: path, reason: SocketError.systemMessage(errno))
+            throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))
         }
         let mode = UInt32(status.st_mode)
         // S_IFMT / S_IFREG: macros Swift does not import.
@@ -82,7 +82,7 @@ extension Credentials {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .cannotReadTokenFile(path: path, reason: SocketError.systemMessage(errno))
+                throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))
             }
             filled += count
         }

@@ -33,9 +33,9 @@ public enum ServerLine: Sendable, Equatable {
     public init(_ message: TwitchMessage, in bytes: Span<UInt8>, ownNick: String) {
         switch message.command {
         case .ping:
-            self = .ping(token: message.pingToken(in: bytes).map { Self.string(bytes, $0) } ?? "")
+            self = .ping(token: message.pingToken(in: bytes).map { String(decoding: bytes, in: $0) } ?? "")
         case .pong:
-            self = .pong(token: message.pingToken(in: bytes).map { Self.string(bytes, $0) } ?? "")
+            self = .pong(token: message.pingToken(in: bytes).map { String(decoding: bytes, in: $0) } ?? "")
         case .cap:
             guard let reply = message.capReply(in: bytes) else {
                 self = .other
@@ -50,7 +50,7 @@ public enum ServerLine: Sendable, Equatable {
                 self = .other
             }
         case .numeric(1):
-            self = .welcome(nick: message.line.param(0, in: bytes).map { Self.string(bytes, $0) } ?? "")
+            self = .welcome(nick: message.line.param(0, in: bytes).map { String(decoding: bytes, in: $0) } ?? "")
         case .join:
             guard let membership = message.membership(in: bytes),
                 Self.equalsIgnoringCase(bytes, membership.login, ownNick)
@@ -58,16 +58,16 @@ public enum ServerLine: Sendable, Equatable {
                 self = .other
                 return
             }
-            self = .ownJoin(channel: Self.string(bytes, membership.channel).lowercased())
+            self = .ownJoin(channel: String(decoding: bytes, in: membership.channel).lowercased())
         case .notice:
             guard let notice = message.notice(in: bytes) else {
                 self = .other
                 return
             }
             self = .notice(
-                channel: notice.channel.map { Self.string(bytes, $0).lowercased() },
-                msgId: notice.msgId.map { Self.string(bytes, $0.raw) },
-                text: notice.text.map { Self.string(bytes, $0) } ?? "")
+                channel: notice.channel.map { String(decoding: bytes, in: $0).lowercased() },
+                msgId: notice.msgId.map { String(decoding: bytes, in: $0.raw) },
+                text: notice.text.map { String(decoding: bytes, in: $0) } ?? "")
         case .reconnect:
             self = .reconnect
         default:
@@ -75,15 +75,8 @@ public enum ServerLine: Sendable, Equatable {
         }
     }
 
-    private static func string(_ bytes: Span<UInt8>, _ range: ByteRange) -> String {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(range.count)
-        for index in range.range { utf8.append(bytes[index]) }
-        return String(decoding: utf8, as: UTF8.self)
-    }
-
     private static func words(_ bytes: Span<UInt8>, _ range: ByteRange) -> [String] {
-        string(bytes, range).split(separator: " ").map(String.init)
+        String(decoding: bytes, in: range).split(separator: " ").map(String.init)
     }
 
     /// ASCII case-insensitive comparison of `range` with `text`, without building a string.
