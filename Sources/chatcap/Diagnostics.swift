@@ -2,18 +2,19 @@
 import Glibc
 #endif
 
-/// Messages for people, on standard error.
+/// Messages for people, on standard error (``write(_:to:)`` also serves standard output).
 enum Diagnostics {
     static func error(_ message: String) { write("chatcap: error: \(message)\n") }
     static func warning(_ message: String) { write("chatcap: warning: \(message)\n") }
     static func note(_ message: String) { write("chatcap: \(message)\n") }
 
-    static func write(_ text: String) {
+    /// Writes all of `text` at once, unbuffered (standard error by default); gives up quietly.
+    static func write(_ text: String, to descriptor: Int32 = 2) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+                let n = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if n <= 0 {
                     if n < 0 && errno == EINTR { continue }
                     return

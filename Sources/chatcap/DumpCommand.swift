@@ -1,7 +1,6 @@
 import ArgumentParser
 import ChatIO
 import ChatStore
-import IRCWire
 
 struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,45 +33,16 @@ struct DumpCommand: ParsableCommand {
         ignoreBrokenPipes()
         let sink = OutputSink()
         var options = ReplayOptions()
+        options.format = .json
+        options.json = JSONOptions(withTags: withTags, withRaw: withRaw)
         options.capacity = input.capacity
         options.strict = input.strict
         let reader = try input.makeReader()
-        let replay = Replay(options: options, sink: nil) { Diagnostics.write("chatcap: \($0)\n") }
+        let replay = Replay(options: options, sink: nil, diagnose: Diagnostics.note)
         try finish(strict: input.strict) {
             try replay.run(reader)
-            var summary = replay.summary
-            summary.written = try writeWindows(replay.store, to: sink)
-            return summary
+            try replay.writeWindows(last: last, to: sink)
+            return replay.summary
         }
-    }
-
-    /// Writes the last `last` entries of every named channel, channels in order of first sight.
-    private func writeWindows(_ store: ChatStore, to sink: OutputSink) throws(OutputError) -> Int {
-        let reader = store.readers.makeReader()!
-        var writer = JSONWriter()
-        var written = 0
-        var failure: OutputError? = nil
-        for c in 0..<store.channelCount {
-            guard let log = store.log(at: c), !log.name.isEmpty else { continue }
-            let live = log.ring.liveRange
-            let lower = max(live.lowerBound, live.upperBound >= UInt64(last) ? live.upperBound - UInt64(last) : 0)
-            log.ring.withEntries(in: lower..<live.upperBound, reader: reader) { info, bytes in
-                guard failure == nil else { return }
-                let message = TwitchMessage(info.parsed, in: bytes)
-                let context = LineContext(
-                    timestamp: LineTime(of: message, in: bytes).timestamp, tombstone: info.tombstone, isMirror: info.isMirror)
-                writer.reset()
-                TypedJSONEncoder.encode(bytes, message, context, options: JSONOptions(withTags: withTags, withRaw: withRaw), into: &writer)
-                writer.raw(byte: 0x0A)
-                do throws(OutputError) {
-                    try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
-                    try sink.endLine()
-                    written += 1
-                } catch { failure = error }
-            }
-            if let failure { throw failure }
-        }
-        try sink.flush()
-        return written
     }
 }

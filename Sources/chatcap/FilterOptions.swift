@@ -36,7 +36,7 @@ struct FilterOptions: ParsableArguments {
     }
 
     func apply(to options: inout ReplayOptions) throws {
-        options.channels = Set(channels.map { $0.hasPrefix("#") ? String($0.dropFirst()).lowercased() : $0.lowercased() })
+        options.channels = Set(channels.map(ArgumentValues.login))
         options.users = Set(users.map { $0.lowercased() })
         options.types = Set(types)
         options.grep = try grep.map { try Regex($0) }

@@ -43,12 +43,16 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Add the raw line to json output as \"raw\".")
     var withRaw = false
 
-    func useColor(_ sink: OutputSink) -> Bool {
-        switch color {
-        case .always: true
-        case .never: false
-        case .auto: sink.isTerminal && Environment.value("NO_COLOR").map(\.isEmpty) ?? true
-        }
+    /// Sets the output fields of `options`; `--color auto` decides from `sink`.
+    func apply(to options: inout ReplayOptions, sink: OutputSink) {
+        options.format = format
+        options.color =
+            switch color {
+            case .always: true
+            case .never: false
+            case .auto: sink.isTerminal && Environment.value("NO_COLOR").map(\.isEmpty) ?? true
+            }
+        options.json = JSONOptions(withTags: withTags, withRaw: withRaw)
     }
 }
 

@@ -29,11 +29,7 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
 
     func validate() throws {
-        if speed != "max" {
-            guard let s = Double(speed), s > 0, s.isFinite else {
-                throw ValidationError("--speed must be a positive number or max, not '\(speed)'")
-            }
-        }
+        _ = try ArgumentValues.speed(speed)
         if let since, Timestamp.interval(parsingArgument: since) == nil {
             throw ValidationError("--since: cannot read '\(since)' as a time (use RFC 3339 or YYYY-MM-DD)")
         }
@@ -47,10 +43,8 @@ struct ReplayCommand: ParsableCommand {
         ignoreBrokenPipes()
         let sink = OutputSink()
         var options = ReplayOptions()
-        options.format = output.format
-        options.color = output.useColor(sink)
-        options.json = JSONOptions(withTags: output.withTags, withRaw: output.withRaw)
-        options.speed = speed == "max" ? nil : Double(speed)
+        output.apply(to: &options, sink: sink)
+        options.speed = try ArgumentValues.speed(speed)
         options.since = since.flatMap { Timestamp.interval(parsingArgument: $0)?.lowerBound }
         options.until = until.flatMap { Timestamp.interval(parsingArgument: $0) }.map { r in
             // A bare date means "until the end of that day".
@@ -60,7 +54,7 @@ struct ReplayCommand: ParsableCommand {
         options.strict = input.strict
         options.capacity = input.capacity
         let reader = try input.makeReader(follow: follow ? FollowMode() : nil)
-        let replay = Replay(options: options, sink: sink) { Diagnostics.write("chatcap: \($0)\n") }
+        let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         try finish(strict: input.strict) {
             try replay.run(reader)
             return replay.summary

@@ -71,18 +71,14 @@ struct ServeCommand: ParsableCommand {
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
-        if speed != "max" {
-            guard let s = Double(speed), s > 0, s.isFinite else {
-                throw ValidationError("--speed must be a positive number or max, not '\(speed)'")
-            }
-        }
+        _ = try ArgumentValues.speed(speed)
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         for (name, value) in [
             ("--reconnect-after", reconnectAfter), ("--drop-after", dropAfter), ("--stall-after", stallAfter),
         ] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 or more, not \(value)") }
         }
-        for channel in refusedChannels where Self.login(channel).isEmpty {
+        for channel in refusedChannels where ArgumentValues.login(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
     }
@@ -90,11 +86,11 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         var options = ServeOptions(
-            host: host, port: UInt16(port), speed: speed == "max" ? nil : Double(speed), loop: loop)
+            host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop)
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
-            refusedChannels: Set(refusedChannels.map(Self.login)))
+            refusedChannels: Set(refusedChannels.map(ArgumentValues.login)))
         let server: ChatServer
         do {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }
@@ -113,21 +109,9 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    /// `#Name` or `name` → `name`.
-    static func login(_ channel: String) -> String {
-        (channel.hasPrefix("#") ? String(channel.dropFirst()) : channel).lowercased()
-    }
-
     /// Writes `listening on HOST:PORT` to standard output at once (scripts wait for it).
     static func printListening(_ address: String) {
-        let bytes = Array("listening on \(address)\n".utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            offset += n
-        }
+        Diagnostics.write("listening on \(address)\n", to: 1)
     }
 
     /// SIGINT and SIGTERM stop the server: both are blocked in this thread (and so in every thread

@@ -34,10 +34,8 @@ struct TailCommand: ParsableCommand {
 
     func validate() throws {
         guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
-        for c in channels {
-            let login = c.hasPrefix("#") ? String(c.dropFirst()) : c
-            guard !login.isEmpty, login.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 | 0x20) &- 97 < 26 || $0 &- 48 < 10 })
-            else { throw ValidationError("'\(c)' is not a channel login (letters, digits and _)") }
+        for c in channels where !ArgumentValues.isLogin(ArgumentValues.login(c)) {
+            throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
         }
     }
 
@@ -47,12 +45,10 @@ struct TailCommand: ParsableCommand {
         let credentials = try connection.credentials()
         let sink = OutputSink()
         var options = ReplayOptions()
-        options.format = output.format
-        options.color = output.useColor(sink)
-        options.json = JSONOptions(withTags: output.withTags, withRaw: output.withRaw)
+        output.apply(to: &options, sink: sink)
         options.capacity = capacity
         try filters.apply(to: &options)
-        let pipeline = Replay(options: options, sink: sink) { Diagnostics.write("chatcap: \($0)\n") }
+        let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint, settings: connection.settings,

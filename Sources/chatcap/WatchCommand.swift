@@ -39,33 +39,32 @@ struct WatchCommand: ParsableCommand {
     var stats = false
 
     func validate() throws {
-        if speed != "max" {
-            guard let s = Double(speed), s > 0, s.isFinite else {
-                throw ValidationError("--speed must be a positive number or max, not '\(speed)'")
-            }
-        }
-        for c in channels where Self.login(c).isEmpty || !Self.isLogin(Self.login(c)) {
+        _ = try ArgumentValues.speed(speed)
+        for c in channels where !ArgumentValues.isLogin(ArgumentValues.login(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
-        let live = input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 }
+        let live = liveArguments
         if !live.isEmpty && live.count != input.inputs.count {
             throw ValidationError("give either log files and directories, or channels to watch live, not both")
         }
-        for c in live where !Self.isLogin(Self.login(c)) {
+        for c in live where !ArgumentValues.isLogin(ArgumentValues.login(c)) {
             throw ValidationError("'\(c)' is neither a file or directory nor a channel login")
         }
     }
 
-    /// Channels to watch live: every argument names no file, directory or `-`.
+    /// The inputs that name no file, directory or `-`: channels to watch live.
+    private var liveArguments: [String] { input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 } }
+
+    /// Channels to watch live, or `nil` to replay the inputs.
     private var liveChannels: [String]? {
-        let names = input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 }
-        return names.isEmpty ? nil : names.map(Self.login)
+        let names = liveArguments
+        return names.isEmpty ? nil : names.map(ArgumentValues.login)
     }
 
     func run() throws {
         ignoreBrokenPipes()
         var options = WatchSession.Options()
-        options.channels = channels.map(Self.login)
+        options.channels = channels.map(ArgumentValues.login)
         options.capacity = input.capacity
         let feed: any WatchFeed
         if let live = liveChannels {
@@ -75,7 +74,7 @@ struct WatchCommand: ParsableCommand {
                 channels: live, credentials: try connection.credentials(), endpoint: connection.endpoint,
                 settings: connection.settings, seconds: connection.duration)
         } else {
-            feed = ReplayFeed(reader: try input.makeReader(), speed: speed == "max" ? nil : Double(speed))
+            feed = ReplayFeed(reader: try input.makeReader(), speed: try ArgumentValues.speed(speed))
         }
         let session = WatchSession(options: options)
         let report: WatchSession.Report
@@ -85,7 +84,7 @@ struct WatchCommand: ParsableCommand {
             Diagnostics.error("\(error)")
             throw ExitCode(74)
         }
-        for problem in report.problems { Diagnostics.write("chatcap: \(problem)\n") }
+        for problem in report.problems { Diagnostics.note(problem) }
         if report.problemCount > report.problems.count {
             Diagnostics.note("(\(report.problemCount - report.problems.count) further input problems)")
         }
@@ -93,11 +92,5 @@ struct WatchCommand: ParsableCommand {
             Diagnostics.note(report.stats.summary)
         }
         if input.strict && report.problemCount > 0 { throw ExitCode(65) }
-    }
-
-    private static func login(_ c: String) -> String { (c.hasPrefix("#") ? String(c.dropFirst()) : c).lowercased() }
-
-    private static func isLogin(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 | 0x20) &- 97 < 26 || $0 &- 48 < 10 }
     }
 }

@@ -13,10 +13,36 @@ struct CLIRun {
 }
 
 enum CLI {
-    /// The binary: `$CHATCAP_BIN`, else the debug build next to the tests.
+    /// The binary: `$CHATCAP_BIN`, else the `chatcap` built next to this test bundle (whatever the
+    /// scratch path), else the default debug build.
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["CHATCAP_BIN"] { return path }
-        return Fixtures.root + "/.build/debug/chatcap"
+        let sibling = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("chatcap").path
+        return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : Fixtures.root + "/.build/debug/chatcap"
+    }
+
+    /// ``binary`` quoted for a shell command line.
+    static var shellBinary: String { "'" + binary + "'" }
+
+    /// A `chatcap` started in the background, its output on pipes.
+    struct Background {
+        let process: Process
+        let stdout: Pipe
+        let stderr: Pipe
+    }
+
+    /// Starts `chatcap arguments…` in the repository root without waiting for it.
+    static func start(_ arguments: [String]) throws -> Background {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
+        let run = Background(process: process, stdout: Pipe(), stderr: Pipe())
+        process.standardOutput = run.stdout
+        process.standardError = run.stderr
+        try process.run()
+        return run
     }
 
     /// Runs `chatcap arguments…` with `stdin` as input, in the repository root.

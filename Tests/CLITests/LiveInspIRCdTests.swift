@@ -8,9 +8,7 @@ import Testing
 @Suite(.serialized) struct LiveInspIRCdTests {
     @Test("tail over TLS: CAP degrade, JOIN, a second client's PRIVMSGs arrive, PING answered")
     func tailAgainstInspIRCd() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-ircd-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try LiveServeTests.tempDir("ircd")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // A test CA and a server certificate for 127.0.0.1, made now.
         try TestPKI.make(in: dir)
@@ -30,15 +28,11 @@ import Testing
         try #require(up.status == 0, "InspIRCd did not start")
 
         // chatcap tail in the background for 10 s; meanwhile a second client talks in #test.
-        let tail = Process()
-        tail.executableURL = URL(fileURLWithPath: CLI.binary)
-        tail.arguments = ["tail", "test", "--host", "127.0.0.1", "--port", "\(tls)", "--ca-file", "\(dir)/ca.pem",
-                          "--format", "json", "--duration", "10"]
-        let out = Pipe()
-        let err = Pipe()
-        tail.standardOutput = out
-        tail.standardError = err
-        try tail.run()
+        let run = try CLI.start([
+            "tail", "test", "--host", "127.0.0.1", "--port", "\(tls)", "--ca-file", "\(dir)/ca.pem", "--format", "json",
+            "--duration", "10",
+        ])
+        let (tail, out, err) = (run.process, run.stdout, run.stderr)
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
         let alice = try CLI.shell("""
             sleep 2; exec 3<>/dev/tcp/127.0.0.1/\(plain)

@@ -7,41 +7,15 @@ import Testing
 /// stalled server is detected by the PONG timeout, and a server killed and restarted 20 times
 /// leaves exactly-once output with a gap record per outage.
 @Suite(.serialized) struct LiveServeTests {
-    /// A running `chatcap serve`.
+    /// A running `chatcap serve` (a ``ServeProcess``) on `port` (0: a free one), stopped with SIGKILL.
     final class Server {
-        let process = Process()
-        let port: Int
+        private let serve: ServeProcess
+        var port: Int { Int(serve.port) }
         init(_ arguments: [String], port: Int = 0) throws {
-            process.executableURL = URL(fileURLWithPath: CLI.binary)
-            process.arguments = ["serve"] + arguments + ["--port", "\(port)"]
-            process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // The first line says where it listens: "listening on HOST:PORT".
-            var line: [UInt8] = []
-            let handle = out.fileHandleForReading
-            while true {
-                let byte = handle.readData(ofLength: 1)
-                if byte.isEmpty || byte.first == 0x0A { break }
-                line.append(byte.first!)
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard text.hasPrefix("listening on "), let p = text.split(separator: ":").last.flatMap({ Int($0) }) else {
-                kill(process.processIdentifier, SIGKILL)
-                throw CLITestError(description: "serve did not start: '\(text)'")
-            }
-            self.port = p
+            serve = try ServeProcess(arguments + ["--port", "\(port)"])
         }
-        func stop(signal: Int32 = SIGKILL) {
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-        }
-        deinit { if process.isRunning { stop() } }
+        func stop(signal: Int32 = SIGKILL) { _ = serve.stop(with: signal) }
     }
-
-    struct CLITestError: Error, CustomStringConvertible { var description: String }
 
     /// Runs `chatcap tail` for at most `seconds`, returning its output.
     static func tail(_ arguments: [String], seconds: Double) throws -> CLIRun {
@@ -140,16 +114,10 @@ import Testing
         }
         var server = try Server(["\(dir)/0.irc", "--speed", "1"])
         let port = server.port
-        let tail = Process()
-        tail.executableURL = URL(fileURLWithPath: CLI.binary)
-        tail.arguments = ["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "json",
-                          "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
-                          "--duration", "30"]
-        let out = Pipe()
-        let err = Pipe()
-        tail.standardOutput = out
-        tail.standardError = err
-        try tail.run()
+        let run = try CLI.start(["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "json",
+                                 "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
+                                 "--duration", "30"])
+        let (tail, out, err) = (run.process, run.stdout, run.stderr)
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
         // Read output concurrently so that the pipe never fills.
         nonisolated(unsafe) var stdout = Data()

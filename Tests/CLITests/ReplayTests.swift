@@ -35,7 +35,7 @@ import Testing
     @Test("json and irc output: one object per input line, and jq accepts every one", arguments: ["json", "irc"])
     func jqAccepts(format: String) throws {
         for fixture in Self.fixtures where fixture != "malformed" {
-            let run = try CLI.shell(".build/debug/chatcap replay Fixtures/lines/\(fixture).irc --format \(format) | jq -c . > /dev/null")
+            let run = try CLI.shell("\(CLI.shellBinary) replay Fixtures/lines/\(fixture).irc --format \(format) | jq -c . > /dev/null")
             #expect(run.status == 0, "\(fixture): \(run.stderr)")
         }
     }
@@ -48,20 +48,20 @@ import Testing
         let irc = try CLI.shell("python3 Scripts/check_ndjson_schema.py docs/irc-atoms.schema.json Fixtures/golden/*.irc")
         #expect(irc.status == 0, "\(irc.text)\(irc.stderr)")
         // And live output of a fixture with every optional field, not only the committed files.
-        let live = try CLI.shell(".build/debug/chatcap replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -")
+        let live = try CLI.shell("\(CLI.shellBinary) replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -")
         #expect(live.status == 0, "\(live.text)\(live.stderr)")
     }
 
     @Test("a real pipe into jq selects the chat texts")
     func pipeIntoJq() throws {
-        let run = try CLI.shell(".build/debug/chatcap replay Fixtures/lines/privmsg.irc --format json | jq -r 'select(.type == \"privmsg\") | .text' | head -n 2")
+        let run = try CLI.shell("\(CLI.shellBinary) replay Fixtures/lines/privmsg.irc --format json | jq -r 'select(.type == \"privmsg\") | .text' | head -n 2")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.text == "good evening chat, what did I miss?\nKappa Keepo Kappa\n")
     }
 
     @Test("when the reader of the pipe exits, chatcap exits 0 quietly")
     func brokenPipe() throws {
-        let run = try CLI.shell("set -o pipefail; .build/debug/chatcap replay Fixtures/lines/privmsg.irc Fixtures/lines/usernotice.irc --format json | head -n 1 > /dev/null")
+        let run = try CLI.shell("set -o pipefail; \(CLI.shellBinary) replay Fixtures/lines/privmsg.irc Fixtures/lines/usernotice.irc --format json | head -n 1 > /dev/null")
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty, "\(run.stderr)")
     }
@@ -167,7 +167,7 @@ import Testing
         #expect(text.status == 0)
         #expect(text.text.contains("lines: 32"))
         #expect(text.text.contains("privmsg: 3"))
-        let json = try CLI.shell(".build/debug/chatcap stats Fixtures/lines/malformed.irc --json | jq -c '[.lines, .malformed, .skipped, (.problems | length)]'")
+        let json = try CLI.shell("\(CLI.shellBinary) stats Fixtures/lines/malformed.irc --json | jq -c '[.lines, .malformed, .skipped, (.problems | length)]'")
         #expect(json.text == "[4,6,1,7]\n")
     }
 

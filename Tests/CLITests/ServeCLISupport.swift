@@ -12,21 +12,12 @@ final class ServeProcess {
     private let errorFile: String
     private let output: Pipe
 
-    /// The binary: `$CHATCAP_BIN`, else the `chatcap` built next to this test bundle (whatever the
-    /// scratch path), else the default debug build.
-    static var binary: String {
-        if let path = ProcessInfo.processInfo.environment["CHATCAP_BIN"] { return path }
-        let sibling = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("chatcap").path
-        return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : CLI.binary
-    }
-
     /// Starts `chatcap serve arguments…` in the repository root and waits (at most 10 s) for its
     /// `listening on HOST:PORT` line.
     init(_ arguments: [String]) throws {
         errorFile = NSTemporaryDirectory() + "chatcap-serve-\(UUID().uuidString).err"
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = ["serve"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
         output = Pipe()
@@ -106,25 +97,8 @@ final class ServeProcess {
     }
 }
 
-/// Runs `chatcap arguments…` (the binary of ``ServeProcess/binary``) to its end in the repository root.
-func serveRun(_ arguments: [String]) throws -> CLIRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ServeProcess.binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Short outputs (help, one error line): reading one pipe after the other cannot block.
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return CLIRun(
-        status: process.terminationStatus, stdout: [UInt8](output), stderr: String(decoding: errors, as: UTF8.self))
-}
+/// Runs `chatcap arguments…` to its end in the repository root (see ``CLI/run(_:stdin:environment:)``).
+func serveRun(_ arguments: [String]) throws -> CLIRun { try CLI.run(arguments) }
 
 struct ServeCLIFailure: Error, CustomStringConvertible {
     var description: String

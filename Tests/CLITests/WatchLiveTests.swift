@@ -11,7 +11,7 @@ import Testing
         let tmux = try WatchTmux()
         defer { tmux.kill() }
         try tmux.line(
-            "clear; echo MARKER-BEFORE-WATCH; \(WatchTests.binary) watch pixelharbor --host 127.0.0.1 --port \(server.port) --plain; echo EXIT=$?"
+            "clear; echo MARKER-BEFORE-WATCH; \(CLI.shellBinary) watch pixelharbor --host 127.0.0.1 --port \(server.port) --plain; echo EXIT=$?"
         )
         let (shown, screen) = tmux.wait(timeout: 15) { s in
             s.first?.contains("live") == true && s.contains { $0.contains("-- lurk_lord was timed out for 1s") }

@@ -10,9 +10,6 @@ import Glibc
 /// with `capture-pane`. Every wait is bounded; every server is killed by its socket.
 @Suite(.serialized, .enabled(if: WatchTmux.isAvailable, "tmux is not installed"))
 struct WatchTests {
-    /// The binary, quoted for the shell in the pane.
-    static var binary: String { "'" + CLI.binary + "'" }
-
     /// Rows 1 ..< last: the message area of a full-screen frame.
     static func messages(_ screen: [String], height: Int = 40) -> [String] {
         Array(screen.prefix(height).dropFirst().dropLast()).map {
@@ -31,7 +28,7 @@ struct WatchTests {
         let tmux = try WatchTmux()
         defer { tmux.kill() }
         try tmux.line(
-            "clear; echo MARKER-BEFORE-WATCH; \(Self.binary) watch Fixtures/lines/moderation.irc --speed max --stats; echo EXIT=$?"
+            "clear; echo MARKER-BEFORE-WATCH; \(CLI.shellBinary) watch Fixtures/lines/moderation.irc --speed max --stats; echo EXIT=$?"
         )
         let (ended, screen) = tmux.settle { Self.ended($0, last: "04:43:37 -- lurk_lord was timed out for 1s") }
         try #require(ended, "\(screen.joined(separator: "\n"))")
@@ -78,7 +75,7 @@ struct WatchTests {
         let tmux = try WatchTmux()
         defer { tmux.kill() }
         try tmux.line(
-            "\(Self.binary) watch Fixtures/lines/privmsg.irc Fixtures/lines/usernotice.irc Fixtures/lines/moderation.irc --speed max --channel pixelharbor; echo EXIT=$?"
+            "\(CLI.shellBinary) watch Fixtures/lines/privmsg.irc Fixtures/lines/usernotice.irc Fixtures/lines/moderation.irc --speed max --channel pixelharbor; echo EXIT=$?"
         )
         var (ok, screen) = tmux.settle { Self.ended($0, last: "04:43:37 -- lurk_lord was timed out for 1s") }
         try #require(ok, "\(screen.joined(separator: "\n"))")
@@ -116,7 +113,7 @@ struct WatchTests {
     func channelsFilterResize() throws {
         let tmux = try WatchTmux()
         defer { tmux.kill() }
-        try tmux.line("\(Self.binary) watch Fixtures/lines/privmsg.irc --speed max; echo EXIT=$?")
+        try tmux.line("\(CLI.shellBinary) watch Fixtures/lines/privmsg.irc --speed max; echo EXIT=$?")
         var (ok, screen) = tmux.settle { Self.ended($0, last: "04:40:30 Lurk_Lord: :) hi chat") }
         try #require(ok, "\(screen.joined(separator: "\n"))")
         #expect(screen[0].hasPrefix(" #pixelharbor (1/2)"))
@@ -164,7 +161,7 @@ struct WatchTests {
         let tmux = try WatchTmux()
         defer { tmux.kill() }
         try tmux.line(
-            "clear; echo MARKER-BEFORE-WATCH; \(Self.binary) watch Fixtures/lines/moderation.irc --speed 0.01; echo EXIT=$?"
+            "clear; echo MARKER-BEFORE-WATCH; \(CLI.shellBinary) watch Fixtures/lines/moderation.irc --speed 0.01; echo EXIT=$?"
         )
         let (ok, screen) = tmux.wait { rows in
             rows.first?.contains("replay") == true && rows.count >= 40 && rows[39].contains("q quit")
@@ -190,7 +187,7 @@ struct WatchTests {
 
     @Test("without a terminal watch refuses with exit status 74 and says why")
     func noTerminal() throws {
-        let run = try CLI.shell("setsid \(Self.binary) watch Fixtures/lines/moderation.irc --speed max < /dev/null")
+        let run = try CLI.shell("setsid \(CLI.shellBinary) watch Fixtures/lines/moderation.irc --speed max < /dev/null")
         #expect(run.status == 74)
         #expect(run.stderr.contains("watch needs a terminal"), "\(run.stderr)")
     }

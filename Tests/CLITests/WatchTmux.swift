@@ -60,14 +60,13 @@ final class WatchTmux {
     }
 
     /// The visible screen, one string per row.
-    func screen() -> [String] {
-        let out = (try? tmux(["capture-pane", "-p", "-t", "0"]).output) ?? ""
-        return out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    }
+    func screen() -> [String] { capture([]) }
 
     /// The visible screen with its SGR attributes.
-    func screenWithEscapes() -> [String] {
-        let out = (try? tmux(["capture-pane", "-p", "-e", "-t", "0"]).output) ?? ""
+    func screenWithEscapes() -> [String] { capture(["-e"]) }
+
+    private func capture(_ flags: [String]) -> [String] {
+        let out = (try? tmux(["capture-pane", "-p"] + flags + ["-t", "0"]).output) ?? ""
         return out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 

@@ -1,4 +1,5 @@
 import ChatIO
+import ChatTestSupport
 import Foundation
 import Testing
 
@@ -102,21 +103,11 @@ func sampleChatLines(_ count: Int, channel: String = "c", start: Int64 = 1_763_6
     return out
 }
 
-/// `bytes` split into lines (without terminators), as an oracle.
-func oracleLines(_ bytes: [UInt8]) -> [[UInt8]] {
-    var lines: [[UInt8]] = []
-    var current: [UInt8] = []
-    for b in bytes {
-        if b == UInt8(ascii: "\n") {
-            if current.last == UInt8(ascii: "\r") { current.removeLast() }
-            lines.append(current)
-            current = []
-        } else {
-            current.append(b)
-        }
-    }
-    if !current.isEmpty { lines.append(current) }
-    return lines
+/// A small deterministic generator for reproducible random tests: ChatTestSupport's `SplitMix64`.
+struct InputRandom {
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { generator.next() }
 }
 
 /// Runs `body` on a new OS thread (not the test's cooperative pool, which a polling reader may block).

@@ -1,5 +1,6 @@
 import ChatIO
 import ChatStore
+import ChatTestSupport
 import Foundation
 import IRCWire
 import Testing
@@ -185,7 +186,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
     func truncatedAtManyOffsets() throws {
         let dir = try InputTempDirectory()
         let content = sampleChatLines(400)
-        let expected = oracleLines(content)
+        let expected = FramerVerifier.oracleLines(content)
         let gz = try dir.file("full.gz")
         let writer = try GzipWriter(path: gz)
         try writer.write(content.span)

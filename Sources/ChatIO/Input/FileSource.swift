@@ -153,7 +153,7 @@ public final class FileSource: ByteSource {
                 restartCount += 1
                 continue
             }
-            Self.pause(follow)
+            sleepThread(for: Self.pause(follow))
         }
     }
 
@@ -165,15 +165,11 @@ public final class FileSource: ByteSource {
         return Int64(info.st_size)
     }
 
-    /// Sleeps one poll interval, or until the deadline if that comes first.
-    private static func pause(_ follow: FollowMode) {
-        var wait = follow.pollInterval
-        if let deadline = follow.deadline {
-            wait = min(wait, max(.zero, deadline - ContinuousClock.now))
-        }
-        let (seconds, attoseconds) = wait.components
-        let micros = max(1, min(seconds, 3600) * 1_000_000 + attoseconds / 1_000_000_000_000)
-        usleep(UInt32(micros))
+    /// How long to wait before looking again: one poll interval, or until the deadline if that
+    /// comes first.
+    private static func pause(_ follow: FollowMode) -> Duration {
+        guard let deadline = follow.deadline else { return follow.pollInterval }
+        return min(follow.pollInterval, deadline - ContinuousClock.now)
     }
 }
 

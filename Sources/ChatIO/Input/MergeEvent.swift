@@ -67,6 +67,18 @@ public enum MergeEvent: Sendable {
         case .line(let at, _), .malformed(let at, _), .skipped(let at, _), .inputFailed(let at, _, _): at
         }
     }
+
+    /// The event as a line for people (stderr, `watch`'s footer): where it happened, and for a
+    /// problem what went wrong (`a.log:7: malformed line: … — skipped`).
+    public var diagnostic: String {
+        switch self {
+        case .line(let at, _): "\(at.inputName):\(at.lineNumber)"
+        case .malformed(let at, let error): "\(at.inputName):\(at.lineNumber): malformed line: \(error) — skipped"
+        case .skipped(let at, let error): "\(at.inputName):\(at.lineNumber): \(error)"
+        case .inputFailed(_, let error, let dropped):
+            "\(error)" + (dropped > 0 ? " (\(dropped) bytes of a partial last line dropped)" : "")
+        }
+    }
 }
 
 /// Counts of what a ``MergeReader`` handed out so far.

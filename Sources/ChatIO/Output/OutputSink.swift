@@ -13,8 +13,6 @@ public final class OutputSink {
     public let flushesLines: Bool
     private var buffer: [UInt8] = []
     private let capacity: Int
-    /// Bytes written so far.
-    public private(set) var bytesWritten = 0
 
     /// - Parameter lineBuffered: `nil` decides from the descriptor (pipe or terminal: per line).
     public init(descriptor: Int32 = 1, lineBuffered: Bool? = nil, capacity: Int = 256 * 1024) {
@@ -66,27 +64,9 @@ public final class OutputSink {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(OutputError) {
-        var offset = 0
-        while offset < bytes.count {
-            // SAFETY: `offset < bytes.count`; `write` reads `count - offset` bytes from there.
-            let n = unsafe bytes.withUnsafeBytes { raw in
-                unsafe Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if n < 0 {
-                let e = errno
-                if e == EINTR { continue }
-                if e == EAGAIN {
-                    var fds = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    // SAFETY: one local `pollfd`.
-                    _ = unsafe poll(&fds, 1, 1000)
-                    continue
-                }
-                if e == EPIPE { throw .closed }
-                throw .failed(errno: e, message: InputError.text(errno: e))
-            }
-            offset += n
-            bytesWritten += n
-        }
+        guard let code = writeAllWaiting(descriptor, bytes.span) else { return }
+        if code == EPIPE { throw .closed }
+        throw .failed(errno: code, message: InputError.text(errno: code))
     }
 }
 

@@ -1,10 +1,6 @@
 public import ChatStore
 import IRCWire
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Runs recorded chat through the live path — framer, parser, channel rings, view model — and writes
 /// it out in one of the output formats.
 ///
@@ -29,8 +25,7 @@ public final class Replay {
     private let channelFilter: [[UInt8]]
     private let userFilter: [[UInt8]]
     private var pace: Pacer?
-    private let clock = ContinuousClock()
-    private let started: ContinuousClock.Instant
+    private let started = ContinuousClock.now
 
     /// - Parameters:
     ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
@@ -45,7 +40,6 @@ public final class Replay {
         channelFilter = options.channels.map { Array($0.utf8) }
         userFilter = options.users.map { Array($0.lowercased().utf8) }
         pace = options.speed.map { Pacer(speed: $0) }
-        started = clock.now
     }
 
     /// Reads every event of `input`, then writes what is still held back.
@@ -64,19 +58,17 @@ public final class Replay {
         switch event {
         case .line(let at, let message):
             summary.lines += 1
-            if let t = at.timestamp { pace?.wait(until: t) }
+            if let t = at.timestamp { pace?.wait(until: t.milliseconds) }
             try ingest(bytes, message, at)
-        case .malformed(let at, let error):
+        case .malformed:
             summary.malformed += 1
-            report("\(at.inputName):\(at.lineNumber): malformed line: \(error) — skipped")
-        case .skipped(let at, let error):
+            report(event.diagnostic)
+        case .skipped:
             summary.skipped += 1
-            report("\(at.inputName):\(at.lineNumber): \(error)")
-        case .inputFailed(let at, let error, let dropped):
+            report(event.diagnostic)
+        case .inputFailed(_, let error, _):
             if error.isDamage { summary.damagedInputs += 1 } else { summary.failedInputs += 1 }
-            let tail = dropped > 0 ? " (\(dropped) bytes of a partial last line dropped)" : ""
-            diagnose("\(error)\(tail)")
-            _ = at
+            diagnose(event.diagnostic)
         }
     }
 
@@ -102,6 +94,25 @@ public final class Replay {
         while let next = pending.popFirst() { try writeHeld(next) }
         store.publish(now: elapsedMilliseconds(), force: true)
         try sink?.flush()
+    }
+
+    /// Writes the newest `count` entries of every channel with a name, channels in order of first
+    /// sight, to `sink` in the output format (what `dump` prints after the replay), then flushes.
+    ///
+    /// - Complexity: O(entries written). - Allocations: none once the line buffer has grown.
+    public func writeWindows(last count: Int, to sink: OutputSink) throws(OutputError) {
+        for c in 0..<store.channelCount {
+            guard let log = store.log(at: c), !log.name.isEmpty else { continue }
+            let live = log.ring.liveRange
+            let lower = max(live.lowerBound, live.upperBound >= UInt64(count) ? live.upperBound - UInt64(count) : 0)
+            var failure: OutputError? = nil
+            log.ring.withEntries(in: lower..<live.upperBound, reader: reader) { info, bytes in
+                guard failure == nil else { return }
+                do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+        try sink.flush()
     }
 
     private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
@@ -136,16 +147,19 @@ public final class Replay {
         guard let sink, let log = store.log(at: item.channel) else { return }
         var failure: OutputError? = nil
         let found = log.ring.withEntry(item.seq, reader: reader) { info, bytes in
-            let message = TwitchMessage(info.parsed, in: bytes)
-            let time = LineTime(of: message, in: bytes).timestamp
-            let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
-            // Held lines come back from the ring, which keeps no terminator: raw output uses CRLF.
-            do throws(OutputError) { try write(bytes, message, context, terminator: .crlf, to: sink) } catch {
-                failure = error
-            }
+            do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
         }
         if let failure { throw failure }
         if case .gone = found { report("internal: held line \(item.seq) of channel \(item.channel) was evicted") }
+    }
+
+    /// Writes an entry read back from its ring, with its tombstone.
+    private func writeEntry(_ info: EntryInfo, _ bytes: Span<UInt8>, to sink: OutputSink) throws(OutputError) {
+        let message = TwitchMessage(info.parsed, in: bytes)
+        let time = LineTime(of: message, in: bytes).timestamp
+        let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
+        // The ring keeps no terminator: raw output uses CRLF.
+        try write(bytes, message, context, terminator: .crlf, to: sink)
     }
 
     private func write(
@@ -185,37 +199,19 @@ public final class Replay {
             if let until = options.until, t >= until { return false }
         }
         if !channelFilter.isEmpty {
-            guard let channel = message.channel, channelFilter.contains(where: { Self.equal($0, bytes, channel) }) else {
-                return false
-            }
+            guard let channel = message.channel, channelFilter.contains(where: { bytes.equals($0, at: channel.range) })
+            else { return false }
         }
         if !userFilter.isEmpty {
             let login = message.command == .usernotice ? message.tags[.login]?.raw : message.senderLogin(in: bytes)
-            guard let login, userFilter.contains(where: { Self.equalFolded($0, bytes, login) }) else { return false }
+            guard let login, userFilter.contains(where: { bytes.equals(lowercased: $0, at: login.range) }) else {
+                return false
+            }
         }
         if !options.types.isEmpty && !options.types.contains(message.command.name.description) { return false }
         if let grep = options.grep {
             guard let t = message.text(in: bytes) ?? message.privmsg(in: bytes)?.text else { return false }
-            var copy: [UInt8] = []
-            copy.reserveCapacity(t.count)
-            for i in t.range { copy.append(bytes[i]) }
-            guard String(decoding: copy, as: UTF8.self).contains(grep) else { return false }
-        }
-        return true
-    }
-
-    private static func equal(_ a: [UInt8], _ bytes: Span<UInt8>, _ r: ByteRange) -> Bool {
-        guard a.count == r.count else { return false }
-        for (k, i) in r.range.enumerated() where a[k] != bytes[i] { return false }
-        return true
-    }
-
-    private static func equalFolded(_ a: [UInt8], _ bytes: Span<UInt8>, _ r: ByteRange) -> Bool {
-        guard a.count == r.count else { return false }
-        for (k, i) in r.range.enumerated() {
-            let b = bytes[i]
-            let lower = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
-            if a[k] != lower { return false }
+            guard String(repairing: bytes, t.range).contains(grep) else { return false }
         }
         return true
     }
@@ -239,39 +235,11 @@ public final class Replay {
         }
     }
 
-    private func elapsedMilliseconds() -> Int64 {
-        let d = clock.now - started
-        return d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
-    }
+    private func elapsedMilliseconds() -> Int64 { (ContinuousClock.now - started).inMilliseconds }
 }
 
 @available(*, unavailable)
 extension Replay: Sendable {}
-
-/// Sleeps so that lines come out at their recorded pace divided by `speed`.
-struct Pacer {
-    let speed: Double
-    private var origin: (line: Timestamp, wall: ContinuousClock.Instant)? = nil
-    private let clock = ContinuousClock()
-
-    init(speed: Double) { self.speed = speed }
-
-    mutating func wait(until t: Timestamp) {
-        guard let origin else {
-            self.origin = (t, clock.now)
-            return
-        }
-        let offset = Double(t.milliseconds - origin.line.milliseconds) / speed
-        guard offset > 0 else { return }
-        let due = origin.wall.advanced(by: .milliseconds(Int64(offset)))
-        let remaining = due - clock.now
-        guard remaining > .zero else { return }
-        var request = timespec(tv_sec: Int(remaining.components.seconds), tv_nsec: Int(remaining.components.attoseconds / 1_000_000_000))
-        var left = timespec()
-        // SAFETY: two local timespec values; on EINTR sleep again for what is left.
-        while unsafe nanosleep(&request, &left) != 0 && errno == EINTR { request = left }
-    }
-}
 
 /// A FIFO of (channel, sequence) that grows as needed and reuses its storage.
 struct PlacementQueue {

@@ -32,7 +32,7 @@ public final class StatsCollector {
         switch event {
         case .line(let at, let message):
             lines += 1
-            let channel = message.channel.map { string(bytes, $0) } ?? ""
+            let channel = message.channel.map { String(repairing: bytes, $0.range) } ?? ""
             perChannel[channel, default: 0] += 1
             let name = message.command.name.description
             perCommand[name, default: 0] += 1
@@ -68,10 +68,6 @@ public final class StatsCollector {
 
     private func note(_ at: MergedLine, _ what: String) {
         if problems.count < listLimit { problems.append(Problem(input: at.inputName, line: at.lineNumber, what: what)) }
-    }
-
-    private func string(_ bytes: Span<UInt8>, _ r: ByteRange) -> String {
-        String(decoding: r.range.map { bytes[$0] }, as: UTF8.self)
     }
 
     private func unescaped(_ bytes: Span<UInt8>, _ v: TagValue) -> String {

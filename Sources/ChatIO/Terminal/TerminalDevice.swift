@@ -17,8 +17,6 @@ public final class TerminalDevice {
     public let descriptor: Int32
     private var saved = termios()
     public private(set) var isFullScreen = false
-    /// Bytes written to the terminal so far.
-    public private(set) var bytesWritten = 0
 
     static let enter: [UInt8] = Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[0m\u{1B}[H\u{1B}[2J".utf8)
     static let leave: [UInt8] = Array("\u{1B}[0m\u{1B}[r\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l".utf8)
@@ -78,25 +76,7 @@ public final class TerminalDevice {
     /// Writes all of `bytes` (retrying on EINTR and partial writes); gives up quietly when the
     /// terminal went away.
     public func write(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            // SAFETY: `offset < bytes.count`; `write` reads `count - offset` bytes from there.
-            let n = unsafe bytes.withUnsafeBytes { raw in
-                unsafe Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    var fds = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    // SAFETY: one local `pollfd`.
-                    _ = unsafe poll(&fds, 1, 100)
-                    continue
-                }
-                return
-            }
-            offset += n
-            bytesWritten += n
-        }
+        _ = writeAllWaiting(descriptor, bytes.span)
     }
 
     /// Reads what the keyboard sent (call when `poll` says the descriptor is readable).

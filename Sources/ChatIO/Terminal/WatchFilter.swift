@@ -14,7 +14,7 @@ public struct WatchFilter: Sendable, Equatable {
 
     /// `nil` for an empty needle.
     public init?(_ text: String) {
-        let bytes = Array(text.utf8).map(Self.fold)
+        let bytes = text.utf8.map(\.asciiLowercased)
         guard !bytes.isEmpty else { return nil }
         self.text = text
         exact = bytes.count > 1 && bytes.first == UInt8(ascii: "@")
@@ -49,14 +49,7 @@ public struct WatchFilter: Sendable, Equatable {
     }
 
     private func user(_ bytes: Span<UInt8>, _ range: Range<Int>) -> Bool {
-        guard exact else { return contains(bytes, range) }
-        guard range.count == needle.count else { return false }
-        var k = 0
-        for i in range {
-            if Self.fold(bytes[i]) != needle[k] { return false }
-            k += 1
-        }
-        return true
+        exact ? bytes.equals(lowercased: needle, at: range) : contains(bytes, range)
     }
 
     private func text(_ message: TwitchMessage, _ bytes: Span<UInt8>) -> Bool {
@@ -69,16 +62,11 @@ public struct WatchFilter: Sendable, Equatable {
         var start = range.lowerBound
         while start + needle.count <= range.upperBound {
             var k = 0
-            while k < needle.count && Self.fold(bytes[start + k]) == needle[k] { k += 1 }
+            while k < needle.count && bytes[start + k].asciiLowercased == needle[k] { k += 1 }
             if k == needle.count { return true }
             start += 1
         }
         return false
-    }
-
-    @inline(__always)
-    private static func fold(_ b: UInt8) -> UInt8 {
-        b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
     }
 
     public static func == (a: WatchFilter, b: WatchFilter) -> Bool { a.needle == b.needle && a.exact == b.exact }

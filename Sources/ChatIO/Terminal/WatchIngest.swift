@@ -21,8 +21,7 @@ public final class WatchIngest {
     private var attached = 0
     private var rooms: [RoomSettings] = []
     private var rates: [RateMeter] = []
-    private let clock = ContinuousClock()
-    private let started: ContinuousClock.Instant
+    private let started = ContinuousClock.now
     /// Lines appended to the store.
     public private(set) var lines = 0
     /// Time from the start to the last ``finish()`` (for `--stats`).
@@ -33,7 +32,6 @@ public final class WatchIngest {
         self.board = board
         self.stop = stop
         wanted = channels.map { Array($0.utf8) }
-        started = clock.now
     }
 
     /// Appends one line (if its channel is wanted) and publishes what is due.
@@ -42,9 +40,9 @@ public final class WatchIngest {
     /// - Allocations: none in steady state (a few when a channel first appears).
     public func append(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Int64) {
         if !wanted.isEmpty {
-            guard let channel = message.channel, wanted.contains(where: { Self.equal($0, bytes, channel) }) else {
-                return
-            }
+            guard let channel = message.channel,
+                wanted.contains(where: { bytes.equals(lowercased: $0, at: channel.range) })
+            else { return }
         }
         let placement: ChatStore.Placement
         do throws(StoreError) {
@@ -77,7 +75,7 @@ public final class WatchIngest {
     /// Publishes every pending change now (at the end of the input).
     public func finish() {
         store.publish(now: elapsedMilliseconds(), force: true)
-        finishedAfter = clock.now - started
+        finishedAfter = ContinuousClock.now - started
     }
 
     public func setStatus(_ status: FeedStatus) { board.setStatus(status) }
@@ -97,21 +95,7 @@ public final class WatchIngest {
         }
     }
 
-    private func elapsedMilliseconds() -> Int64 {
-        let d = clock.now - started
-        return d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
-    }
-
-    private static func equal(_ a: [UInt8], _ bytes: Span<UInt8>, _ r: ByteRange) -> Bool {
-        guard a.count == r.count else { return false }
-        var k = 0
-        for i in r.range {
-            let b = bytes[i]
-            if a[k] != (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b) { return false }
-            k += 1
-        }
-        return true
-    }
+    private func elapsedMilliseconds() -> Int64 { (ContinuousClock.now - started).inMilliseconds }
 }
 
 @available(*, unavailable)

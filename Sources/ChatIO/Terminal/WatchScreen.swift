@@ -62,9 +62,7 @@ final class WatchScreen {
             let now = clock.now
             var wait = nextFrame - now
             if let d = escapeDeadline { wait = min(wait, d - now) }
-            let timeout =
-                wait <= .zero
-                ? 0 : Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let timeout = wait <= .zero ? 0 : Int32(wait.inMilliseconds + 1)
             var fds = InlineArray<2, pollfd>(repeating: pollfd())
             fds[0] = pollfd(fd: terminal.descriptor, events: Int16(POLLIN), revents: 0)
             fds[1] = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
@@ -97,7 +95,7 @@ final class WatchScreen {
                 nextFrame = clock.now + frameInterval
             }
         }
-        stats.seconds = seconds(clock.now - started)
+        stats.seconds = (clock.now - started).inSeconds
     }
 
     // MARK: Frames
@@ -122,7 +120,7 @@ final class WatchScreen {
         channels = board.channels
         let newStatus = board.status
         if newStatus.isFinal && !status.isFinal {
-            stats.feedSeconds = seconds(clock.now - started)
+            stats.feedSeconds = (clock.now - started).inSeconds
             stats.redrawsWhileFeeding = stats.redraws
             stats.bytesWhileFeeding = stats.bytes
         }
@@ -313,10 +311,6 @@ final class WatchScreen {
             v.relayout()
             v.follow()
         }
-    }
-
-    private func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }
 

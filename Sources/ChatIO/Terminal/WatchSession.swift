@@ -1,9 +1,5 @@
 public import ChatStore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `chatcap watch`: a full-screen view of chat as it is ingested.
 ///
 /// Two threads. The ingest thread runs the ``WatchFeed`` (a replay now, the live reader later),
@@ -85,14 +81,14 @@ public final class WatchSession {
         stop.raise()
         // A feed blocked on its input (a pipe that stays open) cannot notice the flag: give it a
         // moment, then leave it to end with the process.
-        for _ in 0..<200 where !finished.isRaised { ReplayFeed.sleep(.milliseconds(5)) }
+        for _ in 0..<200 where !finished.isRaised { sleepThread(for: .milliseconds(5)) }
         var stats = screen.stats
         let status = board.status
         if finished.isRaised {
             thread.join()
             stats.lines = ingest.lines
             if status.isFinal, let d = ingest.finishedAfter {
-                stats.ingestSeconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+                stats.ingestSeconds = d.inSeconds
             }
         } else {
             thread.detach()
