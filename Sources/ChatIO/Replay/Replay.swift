@@ -211,7 +211,7 @@ public final class Replay {
         if !options.types.isEmpty && !options.types.contains(message.command.name.description) { return false }
         if let grep = options.grep {
             guard let t = message.text(in: bytes) ?? message.privmsg(in: bytes)?.text else { return false }
-            guard String(repairing: bytes, t.range).contains(grep) else { return false }
+            guard String(decoding: bytes, in: t).contains(grep) else { return false }
         }
         return true
     }

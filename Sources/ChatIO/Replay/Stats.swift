@@ -32,7 +32,7 @@ public final class StatsCollector {
         switch event {
         case .line(let at, let message):
             lines += 1
-            let channel = message.channel.map { String(repairing: bytes, $0.range) } ?? ""
+            let channel = message.channel.map { String(decoding: bytes, in: $0) } ?? ""
             perChannel[channel, default: 0] += 1
             let name = message.command.name.description
             perCommand[name, default: 0] += 1
