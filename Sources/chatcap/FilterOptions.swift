@@ -36,7 +36,7 @@ struct FilterOptions: ParsableArguments {
     }
 
     func apply(to options: inout ReplayOptions) throws {
-        options.channels = Set(channels.map(ArgumentValues.login))
+        options.channels = Set(channels.map(Login.normalize))
         options.users = Set(users.map { $0.lowercased() })
         options.types = Set(types)
         options.grep = try grep.map { try Regex($0) }

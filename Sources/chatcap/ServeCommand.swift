@@ -78,7 +78,7 @@ struct ServeCommand: ParsableCommand {
         ] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 or more, not \(value)") }
         }
-        for channel in refusedChannels where ArgumentValues.login(channel).isEmpty {
+        for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
     }
@@ -90,7 +90,7 @@ struct ServeCommand: ParsableCommand {
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
-            refusedChannels: Set(refusedChannels.map(ArgumentValues.login)))
+            refusedChannels: Set(refusedChannels.map(Login.normalize)))
         let server: ChatServer
         do {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }

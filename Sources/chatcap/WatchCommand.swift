@@ -40,14 +40,14 @@ struct WatchCommand: ParsableCommand {
 
     func validate() throws {
         _ = try ArgumentValues.speed(speed)
-        for c in channels where !ArgumentValues.isLogin(ArgumentValues.login(c)) {
+        for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
         let live = liveArguments
         if !live.isEmpty && live.count != input.inputs.count {
             throw ValidationError("give either log files and directories, or channels to watch live, not both")
         }
-        for c in live where !ArgumentValues.isLogin(ArgumentValues.login(c)) {
+        for c in live where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("'\(c)' is neither a file or directory nor a channel login")
         }
     }
@@ -58,13 +58,13 @@ struct WatchCommand: ParsableCommand {
     /// Channels to watch live, or `nil` to replay the inputs.
     private var liveChannels: [String]? {
         let names = liveArguments
-        return names.isEmpty ? nil : names.map(ArgumentValues.login)
+        return names.isEmpty ? nil : names.map(Login.normalize)
     }
 
     func run() throws {
         ignoreBrokenPipes()
         var options = WatchSession.Options()
-        options.channels = channels.map(ArgumentValues.login)
+        options.channels = channels.map(Login.normalize)
         options.capacity = input.capacity
         let feed: any WatchFeed
         if let live = liveChannels {

@@ -37,22 +37,13 @@ final class CaptureLane {
     ///
     /// - Complexity: O(`key.count`). - Allocations: none.
     func matches(_ channel: Span<UInt8>) -> Bool {
-        guard channel.count == key.count else { return false }
-        for i in 0..<key.count where CaptureLane.lowercase(channel[i]) != key[i] { return false }
-        return true
+        channel.equals(lowercased: key, at: channel.indices)
     }
 
-    static func lowercase(_ b: UInt8) -> UInt8 { b &- 65 < 26 ? b | 0x20 : b }
-
-    /// Whether `channel` can name a directory: 1…64 ASCII letters, digits and `_`, not starting with `_`
-    /// (Twitch logins never do, which keeps `_session` apart).
-    static func isLogin(_ channel: Span<UInt8>) -> Bool {
-        guard channel.count >= 1, channel.count <= 64, channel[0] != UInt8(ascii: "_") else { return false }
-        for i in channel.indices {
-            let b = lowercase(channel[i])
-            guard b == UInt8(ascii: "_") || b &- 97 < 26 || b &- 48 < 10 else { return false }
-        }
-        return true
+    /// Whether `channel` can name a directory: a ``Login`` that does not start with `_` (Twitch logins
+    /// never do, which keeps `_session` apart).
+    static func isDirectoryName(_ channel: Span<UInt8>) -> Bool {
+        Login.isValid(channel) && channel[0] != UInt8(ascii: "_")
     }
 }
 

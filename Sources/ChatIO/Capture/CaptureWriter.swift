@@ -276,13 +276,13 @@ public final class CaptureWriter {
         let channel = bytes.extracting(range.range)
         // Chat comes in runs from one channel: a lane's key is a valid login, so a match needs no check.
         if let last = lastLane, last.matches(channel) { return last }
-        guard CaptureLane.isLogin(channel) else { return sessionLane }
+        guard CaptureLane.isDirectoryName(channel) else { return sessionLane }
         for lane in lanes where lane.matches(channel) {
             lastLane = lane
             return lane
         }
         var key: [UInt8] = []
-        for i in channel.indices { key.append(CaptureLane.lowercase(channel[i])) }
+        for i in channel.indices { key.append(channel[i].asciiLowercased) }
         let lane = CaptureLane(key: key, directory: directory + "/" + String(decoding: key, as: UTF8.self))
         do throws(CaptureError) { try Self.makeDirectory(lane.directory, parents: false) } catch {
             failure = error

@@ -16,22 +16,6 @@ extension ServeSession {
     /// `nick!nick@nick.tmi.twitch.tv`, the source of a user's JOIN and PART.
     static func prefix(_ nick: String) -> String { "\(nick)!\(nick)@\(nick).\(server)" }
 
-    /// `#Name` or `name` → `name`.
-    static func login(ofChannel name: Substring) -> String {
-        (name.hasPrefix("#") ? name.dropFirst() : name).lowercased()
-    }
-
-    /// Whether `name` can be a Twitch login: 1–25 of `a-z`, `0-9`, `_` (also the shape of a
-    /// `justinfan12345` anonymous login).
-    static func isLogin(_ name: String) -> Bool {
-        let bytes = name.utf8
-        return (1...25).contains(bytes.count)
-            && bytes.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
-                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_")
-            }
-    }
-
     /// `text` made safe as a middle parameter of a reply: no spaces, no leading `:`, no control
     /// bytes, at most 64 bytes (it echoes what a client sent).
     static func safe(_ text: String) -> String {

@@ -43,7 +43,7 @@ struct ServeSession: Sendable {
             break
         case "NICK":
             guard let login = command.params.first.map({ $0.lowercased() }), !isRegistered else { break }
-            guard Self.isLogin(login) else {
+            guard Login.isValid(login) else {
                 actions.append(.send(":\(Self.server) 432 * \(Self.safe(login)) :Erroneous nickname"))
                 break
             }
@@ -56,11 +56,11 @@ struct ServeSession: Sendable {
             actions.append(.quit)
         case "JOIN" where isRegistered:
             for name in (command.params.first ?? "").split(separator: ",") {
-                join(Self.login(ofChannel: name), refused: refused, rooms: rooms, &actions)
+                join(Login.normalize(name), refused: refused, rooms: rooms, &actions)
             }
         case "PART" where isRegistered:
             for name in (command.params.first ?? "").split(separator: ",") {
-                let channel = Self.login(ofChannel: name)
+                let channel = Login.normalize(name)
                 guard let index = channels.firstIndex(of: channel), let nick else { continue }
                 channels.remove(at: index)
                 actions.append(.send(":\(Self.prefix(nick)) PART #\(channel)"))
@@ -68,7 +68,7 @@ struct ServeSession: Sendable {
             }
         case "PRIVMSG" where isRegistered:
             guard command.params.count >= 2 else { break }
-            actions.append(.said(channel: Self.login(ofChannel: Substring(command.params[0])), text: command.params[1]))
+            actions.append(.said(channel: Login.normalize(command.params[0]), text: command.params[1]))
         case _ where isRegistered:
             actions.append(.send(":\(Self.server) 421 \(nick ?? "*") \(Self.safe(command.verb)) :Unknown command"))
         default:
@@ -122,7 +122,7 @@ struct ServeSession: Sendable {
     private mutating func join(
         _ channel: String, refused: Set<String>, rooms: RoomDirectory, _ actions: inout [ServeAction]
     ) {
-        guard let nick, Self.isLogin(channel) else { return }
+        guard let nick, Login.isValid(channel) else { return }
         if refused.contains(channel) {
             actions.append(
                 .send(

@@ -221,7 +221,7 @@ public struct ConnectionMachine: Sendable {
 
     /// Where `channel` stands, or `nil` if it is not one of ours.
     public func status(of channel: String) -> ChannelStatus? {
-        indexByChannel[ConnectionPlan.normalize(channel)].map { statuses[$0] }
+        indexByChannel[Login.normalize(channel)].map { statuses[$0] }
     }
 
     /// The channels joined on the current connection, in order.

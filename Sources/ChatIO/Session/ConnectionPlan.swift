@@ -36,14 +36,6 @@ public struct ConnectionPlan: Sendable, Equatable {
     /// `channels` normalised, without empty names and duplicates, in their first order.
     static func normalizeAll(_ channels: [String]) -> [String] {
         var seen = Set<String>()
-        return channels.map(normalize).filter { !$0.isEmpty && seen.insert($0).inserted }
-    }
-
-    /// A channel login as the server echoes it: trimmed, without a leading `#`, lower case.
-    public static func normalize(_ channel: String) -> String {
-        var login = Substring(channel)
-        while let first = login.first, first == " " || first == "#" { login = login.dropFirst() }
-        while let last = login.last, last == " " { login = login.dropLast() }
-        return login.lowercased()
+        return channels.map(Login.normalize).filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 }
