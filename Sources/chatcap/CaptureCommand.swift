@@ -58,10 +58,8 @@ struct CaptureCommand: ParsableCommand {
 
     func validate() throws {
         guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
-        for c in channels {
-            let login = c.hasPrefix("#") ? String(c.dropFirst()) : c
-            guard !login.isEmpty, login.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 | 0x20) &- 97 < 26 || $0 &- 48 < 10 })
-            else { throw ValidationError("'\(c)' is not a channel login (letters, digits and _)") }
+        for c in channels where !Login.isValid(Login.normalize(c)) {
+            throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
         }
         guard CaptureRotation(argument: rotate) != nil else {
             throw ValidationError("--rotate must be daily, hourly or a size such as 100M (got '\(rotate)')")
@@ -114,20 +112,18 @@ struct CaptureCommand: ParsableCommand {
                 do throws(CaptureError) { try writer.record(record) } catch { failure = error }
             },
             onProblem: { problem in
-                let (event, text): (String, String)
+                let event: String
                 switch problem {
-                case .malformed(let line, let error):
-                    say("line \(line) of the connection is malformed (\(error)); stored as received in _session")
+                case .malformed:
+                    say("\(problem); stored as received in _session")
                     return
-                case .skipped(let error):
-                    (event, text) = ("skipped", "a line was too long and was skipped: \(error)")
-                case .cutOff(let dropped):
-                    (event, text) = ("cut-off", "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped")
+                case .skipped: event = "skipped"
+                case .cutOff: event = "cut-off"
                 }
                 unusable += 1
-                say(text)
+                say("\(problem)")
                 guard failure == nil else { return }
-                do throws(CaptureError) { try writer.note(event: event, text: text, atWallMs: Moment.now().wallMs) } catch {
+                do throws(CaptureError) { try writer.note(event: event, text: "\(problem)", atWallMs: Moment.now().wallMs) } catch {
                     failure = error
                 }
             })

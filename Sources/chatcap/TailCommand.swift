@@ -34,7 +34,7 @@ struct TailCommand: ParsableCommand {
 
     func validate() throws {
         guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
-        for c in channels where !ArgumentValues.isLogin(ArgumentValues.login(c)) {
+        for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
         }
     }
@@ -74,8 +74,7 @@ struct TailCommand: ParsableCommand {
                     switch problem {
                     case .malformed(let line, let error): try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
                     case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
-                    case .cutOff(let dropped):
-                        pipeline.noteProblem("the server closed the connection mid-line: \(dropped) bytes of a partial line dropped")
+                    case .cutOff: pipeline.noteProblem("\(problem)")
                     }
                 } catch { failure = error }
             })

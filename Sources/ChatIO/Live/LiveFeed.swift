@@ -38,13 +38,7 @@ public final class LiveFeed: WatchFeed {
                     default: break
                     }
                 },
-                onProblem: { problem in
-                    switch problem {
-                    case .malformed(let line, let error): ingest.report("live:\(line): malformed line: \(error) — skipped")
-                    case .skipped(let error): ingest.report("live: \(error)")
-                    case .cutOff(let dropped): ingest.report("the server closed the connection mid-line: \(dropped) bytes dropped")
-                    }
-                })
+                onProblem: { ingest.report("\($0)") })
         } catch {
             ingest.setStatus(.failed("\(error)"))
             return

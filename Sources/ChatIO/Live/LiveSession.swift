@@ -268,11 +268,19 @@ public final class LiveSession {
 extension LiveSession: Sendable {}
 
 /// A line from the server that could not be used: reported and counted, never dropped silently.
-public enum LiveProblem: Sendable, Equatable {
+public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
     /// The parser rejected line `lineNumber` of the current connection.
     case malformed(lineNumber: Int, LineError)
     /// A line longer than the framer's limit, skipped whole.
     case skipped(FramingError)
     /// The server closed the connection in the middle of a line; its bytes were dropped.
     case cutOff(droppedBytes: Int)
+
+    public var description: String {
+        switch self {
+        case .malformed(let line, let error): "live:\(line): malformed line: \(error)"
+        case .skipped(let error): "a line was too long and was skipped: \(error)"
+        case .cutOff(let dropped): "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
+        }
+    }
 }
