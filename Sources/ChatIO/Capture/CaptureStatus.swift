@@ -43,7 +43,7 @@ public struct CaptureStatus {
         public var line: String {
             var parts: [String] = []
             for c in channels where c.name != "_session" {
-                var s = "#\(c.name) \(Self.rate(c.perSecond)) msg/s"
+                var s = "#\(c.name) \(c.perSecond.oneDecimal) msg/s"
                 if let lag = c.meanLagMs { s += " lag " + Self.duration(ms: lag) }
                 parts.append(s)
             }
@@ -63,19 +63,14 @@ public struct CaptureStatus {
         public var json: String {
             let chans = channels.map { c in
                 "{\"channel\":\"\(c.name)\",\"lines\":\(c.lines),\"messages\":\(c.messages),"
-                    + "\"messages_per_second\":\(Self.rate(c.perSecond))"
+                    + "\"messages_per_second\":\(c.perSecond.oneDecimal)"
                     + (c.meanLagMs.map { ",\"mean_lag_ms\":\($0)" } ?? "") + "}"
             }
-            return "{\"type\":\"capture_status\",\"uptime_s\":\(Self.rate(uptimeSeconds)),\"lines\":\(lines),"
+            return "{\"type\":\"capture_status\",\"uptime_s\":\(uptimeSeconds.oneDecimal),\"lines\":\(lines),"
                 + "\"bytes_written\":\(bytesWritten),\"bytes_in\":\(bytesIn),\"reconnects\":\(reconnects),"
                 + "\"gaps\":\(gaps),\"queued_bytes\":\(queuedBytes),\"buffer_limit\":\(bufferLimit),\"back_pressure_events\":\(backPressureEvents),"
                 + "\"back_pressure_ms\":\(backPressureMs),\"malformed_lines\":\(unparsedLines),"
                 + "\"unusable_lines\":\(unusableLines),\"channels\":[\(chans.joined(separator: ","))]}"
-        }
-
-        static func rate(_ v: Double) -> String {
-            let tenths = Int((v * 10).rounded())
-            return "\(tenths / 10).\(tenths % 10)"
         }
 
         /// `310ms`, `12.3s`, `5m`, `2h`, `365d`.
@@ -83,7 +78,7 @@ public struct CaptureStatus {
             let a = abs(ms)
             let sign = ms < 0 ? "-" : ""
             if a < 10_000 { return "\(ms)ms" }
-            if a < 60_000 { return sign + rate(Double(a) / 1000) + "s" }
+            if a < 60_000 { return sign + (Double(a) / 1000).oneDecimal + "s" }
             if a < 3_600_000 { return sign + "\(a / 60_000)m" }
             if a < 86_400_000 { return sign + "\(a / 3_600_000)h" }
             return sign + "\(a / 86_400_000)d"
@@ -91,9 +86,9 @@ public struct CaptureStatus {
 
         static func size(_ bytes: UInt64) -> String {
             if bytes < 1024 { return "\(bytes) B" }
-            if bytes < 1 << 20 { return rate(Double(bytes) / 1024) + " KiB" }
-            if bytes < 1 << 30 { return rate(Double(bytes) / 1_048_576) + " MiB" }
-            return rate(Double(bytes) / 1_073_741_824) + " GiB"
+            if bytes < 1 << 20 { return (Double(bytes) / 1024).oneDecimal + " KiB" }
+            if bytes < 1 << 30 { return (Double(bytes) / 1_048_576).oneDecimal + " MiB" }
+            return (Double(bytes) / 1_073_741_824).oneDecimal + " GiB"
         }
     }
 

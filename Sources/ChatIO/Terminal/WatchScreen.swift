@@ -197,7 +197,7 @@ final class WatchScreen {
             if views.count > 1 { left.append(" (\(current + 1)/\(views.count))", Self.barDim) }
             let room = info.room.describe()
             if !room.isEmpty { left.append("  " + room, Self.bar) }
-            right.append(Self.rate(info.rate) + " msgs/s  ", Self.bar)
+            right.append(info.rate.oneDecimal + " msgs/s  ", Self.bar)
         } else {
             left.append(" chatcap watch", Self.barBold)
         }
@@ -243,11 +243,6 @@ final class WatchScreen {
             line.append(right)
         }
         return line.truncated(width: columns)
-    }
-
-    private static func rate(_ r: Double) -> String {
-        let tenths = Int((r * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
     }
 
     // MARK: Keys
