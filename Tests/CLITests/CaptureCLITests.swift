@@ -92,17 +92,12 @@ import Testing
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
         let server = try Server(["\(dir)/feed.irc", "--speed", "1"])
         defer { server.stop() }
-        let capture = Process()
-        capture.executableURL = URL(fileURLWithPath: CLI.binary)
-        capture.arguments = ["capture", "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
-                             "--plain", "--status", "none", "--duration", "30"]
-        capture.standardOutput = FileHandle.nullDevice
-        capture.standardError = FileHandle.nullDevice
-        try capture.run()
+        let capture = try ChatcapProcess(
+            ["capture", "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+             "--status", "none", "--duration", "30"])
         Thread.sleep(forTimeInterval: 3.5)
         let killedAt = Int64(Date().timeIntervalSince1970 * 1000)
-        kill(capture.processIdentifier, SIGKILL)
-        capture.waitUntilExit()
+        _ = capture.stop(with: SIGKILL)
         // The channel's file also holds our JOIN echo and the names list: keep the chat.
         let stored = try Self.zcat("\(dir)/cap/c/*.log.gz").split(separator: "\r\n").map(String.init)
             .filter { $0.contains(" PRIVMSG #c :") }

@@ -265,30 +265,16 @@ import Testing
         let disk = PipeDisk(fifo, chunk: 4096, pauseMs: 20, stuckAfter: 1.5)
         let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
         defer { server.stop() }
-        let errors = "\(dir)/stderr"
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        let capture = Process()
-        capture.executableURL = URL(fileURLWithPath: CLI.binary)
-        capture.arguments = Self.capture("c", dir: "\(dir)/cap", port: server.port, ["--buffer", "1M", "--duration", "60"])
-        capture.standardOutput = FileHandle.nullDevice
-        capture.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try capture.run()
-        defer { if capture.isRunning { kill(capture.processIdentifier, SIGKILL); capture.waitUntilExit() } }
-        func stderr() -> String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
+        let capture = try ChatcapProcess(
+            Self.capture("c", dir: "\(dir)/cap", port: server.port, ["--buffer", "1M", "--duration", "60"]))
         #expect(disk.stuck.wait(timeout: .now() + 15) == .success)
-        let deadline = Date().addingTimeInterval(15)
-        while !stderr().contains("the disk is slower than chat") && Date() < deadline { usleep(50_000) }
-        try #require(stderr().contains("the disk is slower than chat"), "\(stderr())")
-        kill(capture.processIdentifier, SIGTERM)
+        try #require(capture.waitForStderr(containing: "the disk is slower than chat", timeoutMs: 15_000), "\(capture.stderr)")
+        capture.signal(SIGTERM)
         usleep(1_000_000)
         #expect(capture.isRunning, "the first SIGTERM waits for the queued chat to be written")
-        kill(capture.processIdentifier, SIGTERM)
-        let exitBy = Date().addingTimeInterval(5)
-        while capture.isRunning && Date() < exitBy { usleep(20_000) }
-        #expect(!capture.isRunning)
-        capture.waitUntilExit()
-        #expect(capture.terminationStatus == 130)
-        #expect(stderr().contains("second interrupt: exiting now"), "\(stderr())")
+        capture.signal(SIGTERM)
+        #expect(capture.exitStatus(within: 5) == 130)
+        #expect(capture.stderr.contains("second interrupt: exiting now"), "\(capture.stderr)")
         // What reached the "disk" before it got stuck is readable: a gapless start of the chat. (The
         // session file's flushes queued behind the chat's chunks: files share the one write queue.)
         let drained = disk.finish(within: 5)
@@ -301,23 +287,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         defer { server.stop() }
-        let errors = "\(dir)/stderr"
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        let capture = Process()
-        capture.executableURL = URL(fileURLWithPath: CLI.binary)
-        capture.arguments = Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "60", "--status", "none"])
-        capture.standardOutput = FileHandle.nullDevice
-        capture.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try capture.run()
-        defer { if capture.isRunning { kill(capture.processIdentifier, SIGKILL); capture.waitUntilExit() } }
+        let capture = try ChatcapProcess(
+            Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "60", "--status", "none"]))
         usleep(2_000_000)
-        kill(capture.processIdentifier, signal)
-        let exitBy = Date().addingTimeInterval(5)
-        while capture.isRunning && Date() < exitBy { usleep(20_000) }
-        #expect(!capture.isRunning, "exits within 5 s")
-        capture.waitUntilExit()
-        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        #expect(capture.terminationReason == .exit && capture.terminationStatus == 0, "\(stderr)")
+        capture.signal(signal)
+        let status = capture.exitStatus(within: 5)
+        let stderr = capture.stderr
+        #expect(status == 0, "exits 0 within 5 s: \(status.map(String.init) ?? "still running") \(stderr)")
         // Every member finished (gzip -t fails on a torn tail), the stop recorded, the lines counted.
         let check = try CLI.shell("gzip -t \(dir)/cap/*/*.log.gz")
         #expect(check.status == 0, "\(check.stderr)")

@@ -3,79 +3,37 @@ import Foundation
 import Glibc
 import Testing
 
-/// A `chatcap serve` process for end-to-end tests: started with its standard output on a pipe (for
-/// the `listening on` line) and its standard error in a file, stopped by PID.
+/// A `chatcap serve` process for end-to-end tests (a ``ChatcapProcess``) that has said where it listens.
 final class ServeProcess {
-    let process = Process()
+    let chatcap: ChatcapProcess
     let port: UInt16
     let listeningLine: String
-    private let errorFile: String
-    private let output: Pipe
 
     /// Starts `chatcap serve arguments…` in the repository root and waits (at most 10 s) for its
     /// `listening on HOST:PORT` line.
     init(_ arguments: [String]) throws {
-        errorFile = NSTemporaryDirectory() + "chatcap-serve-\(UUID().uuidString).err"
-        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["serve"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
-        output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let line = Self.readLine(output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
+        chatcap = try ChatcapProcess(["serve"] + arguments)
+        let line = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
         guard let line, line.hasPrefix("listening on "),
             let port = line.split(separator: ":").last.flatMap({ UInt16($0) })
         else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw ServeCLIFailure(
-                description: "no 'listening on' line (got \(line ?? "nothing")): \(Self.text(errorFile))")
+            _ = chatcap.stop(with: SIGKILL)
+            throw ServeCLIFailure(description: "no 'listening on' line (got \(line ?? "nothing")): \(chatcap.stderr)")
         }
         listeningLine = line
         self.port = port
     }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: errorFile)
-    }
-
     /// What the server wrote to standard error so far.
-    var stderr: String { Self.text(errorFile) }
+    var stderr: String { chatcap.stderr }
 
     /// Sends `signal` and waits (at most 5 s) for the exit; returns the exit status, or `nil` if it
     /// did not exit (it is then killed).
-    func stop(with signal: Int32 = SIGTERM) -> Int32? {
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-    }
+    func stop(with signal: Int32 = SIGTERM) -> Int32? { chatcap.stop(with: signal) }
 
     /// Waits (at most `timeoutMs`) until standard error contains `text`.
     func waitForStderr(containing text: String, timeoutMs: Int = 5_000) -> Bool {
-        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
-        while Date() < deadline {
-            if stderr.contains(text) { return true }
-            usleep(20_000)
-        }
-        return false
-    }
-
-    private static func text(_ path: String) -> String {
-        String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        chatcap.waitForStderr(containing: text, timeoutMs: timeoutMs)
     }
 
     /// One line from `descriptor`, read a byte at a time so nothing after it is consumed.
