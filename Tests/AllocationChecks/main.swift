@@ -35,35 +35,43 @@ let input = try fixtureInput(lines: 10_000)
 let inputLines = input.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
 var framer = LineFramer()
 
-/// Frames, parses and reads every Twitch field a renderer would use, for every line of `input`.
-@MainActor func frameParseView() -> Int {
+/// Frames every line of `input`, parses it, and adds up what `body` makes of it (lines that do
+/// not parse count 0).
+@MainActor func sumOverMessages(_ body: (Span<UInt8>, TwitchMessage) -> Int) -> Int {
     var sum = 0
     framer.reset()
     framer.feed(input.span) { event, framer in
         guard case .line(let line) = event else { return }
         sum &+= framer.withBytes(of: line) { bytes -> Int in
             guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
-            var s = m.tags.count &+ (m.channel?.count ?? 0)
-            if let p = m.privmsg(in: bytes) {
-                s &+= p.text.count &+ p.login.count &+ CodePoints.count(in: bytes, p.text)
-                m.tags[.displayName]?.unescape(in: bytes) { s &+= Int($0) }
-                var badges = m.badges
-                while let b = badges.next(in: bytes) { s &+= b.version.count }
-                var emotes = m.emotes
-                while let e = emotes.next(in: bytes) { s &+= e.start }
-                if let r = m.replyParent { s &+= r.messageId.raw.count }
-                if let src = m.sharedChatSource(in: bytes) { s &+= src.roomId.raw.count }
-            }
-            _ = m.userNotice(in: bytes)?.kind
-            _ = m.clearChat(in: bytes)
-            _ = m.clearMsg(in: bytes)
-            _ = m.roomState(in: bytes)
-            _ = m.notice(in: bytes)
-            m.tags.forEachUnknown(in: bytes) { s &+= $0.key.count }
-            return s
+            return body(bytes, m)
         }
     }
     return sum
+}
+
+/// Frames, parses and reads every Twitch field a renderer would use, for every line of `input`.
+@MainActor func frameParseView() -> Int {
+    sumOverMessages { bytes, m in
+        var s = m.tags.count &+ (m.channel?.count ?? 0)
+        if let p = m.privmsg(in: bytes) {
+            s &+= p.text.count &+ p.login.count &+ CodePoints.count(in: bytes, p.text)
+            m.tags[.displayName]?.unescape(in: bytes) { s &+= Int($0) }
+            var badges = m.badges
+            while let b = badges.next(in: bytes) { s &+= b.version.count }
+            var emotes = m.emotes
+            while let e = emotes.next(in: bytes) { s &+= e.start }
+            if let r = m.replyParent { s &+= r.messageId.raw.count }
+            if let src = m.sharedChatSource(in: bytes) { s &+= src.roomId.raw.count }
+        }
+        _ = m.userNotice(in: bytes)?.kind
+        _ = m.clearChat(in: bytes)
+        _ = m.clearMsg(in: bytes)
+        _ = m.roomState(in: bytes)
+        _ = m.notice(in: bytes)
+        m.tags.forEachUnknown(in: bytes) { s &+= $0.key.count }
+        return s
+    }
 }
 
 /// A store with the default 2,500-entry rings, warmed up until the busiest ring is full.
@@ -110,21 +118,14 @@ let reader = store.readers.makeReader()!
 var jsonWriter = JSONWriter()
 let renderer = TextRenderer(color: true)
 @MainActor func encodeAll() -> Int {
-    var sum = 0
-    framer.reset()
-    framer.feed(input.span) { event, framer in
-        guard case .line(let line) = event else { return }
-        sum &+= framer.withBytes(of: line) { bytes -> Int in
-            guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
-            let context = LineContext(timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: Tombstone.none, isMirror: false)
-            jsonWriter.reset()
-            TypedJSONEncoder.encode(bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
-            IRCAtomsEncoder.encode(bytes, m, into: &jsonWriter)
-            renderer.render(bytes, m, context, into: &jsonWriter)
-            return jsonWriter.count
-        }
+    sumOverMessages { bytes, m in
+        let context = LineContext(timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: Tombstone.none, isMirror: false)
+        jsonWriter.reset()
+        TypedJSONEncoder.encode(bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
+        IRCAtomsEncoder.encode(bytes, m, into: &jsonWriter)
+        renderer.render(bytes, m, context, into: &jsonWriter)
+        return jsonWriter.count
     }
-    return sum
 }
 
 /// The live read path over a socketpair: bytes written into one end are read by a TCPConnection
@@ -161,22 +162,11 @@ let captureDirectory = "/tmp/chatcap-alloc-\(getpid())"
 let captureWriter = try CaptureWriter(directory: captureDirectory)
 var captureClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
 @MainActor func captureAppend() -> Int {
-    var offset = 0
-    var stored = 0
-    input.withUnsafeBufferPointer { all in
-        while offset < all.count {
-            var end = offset
-            while all[end] != 0x0A { end += 1 }
-            let stop = end > offset && all[end - 1] == 0x0D ? end - 1 : end
-            let bytes = all.span.extracting(offset..<stop)
-            offset = end + 1
-            guard let message = try? TwitchMessage.parse(bytes) else { continue }
-            captureClock.monotonicMs += 1
-            if (try? captureWriter.append(bytes, message: message, receivedAt: captureClock)) != nil { stored += 1 }
-            if stored % 1_000 == 0 { try? captureWriter.tick(now: captureClock.advanced(byMs: 1_000)) }
-        }
+    sumOverMessages { bytes, message in
+        captureClock.monotonicMs += 1
+        if captureClock.monotonicMs % 1_000 == 0 { try? captureWriter.tick(now: captureClock.advanced(byMs: 1_000)) }
+        return (try? captureWriter.append(bytes, message: message, receivedAt: captureClock)) != nil ? 1 : 0
     }
-    return stored
 }
 
 let scenarios = [
