@@ -32,26 +32,67 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 
+        // The pure core: no I/O, no clocks, no C. Data flows left to right:
+        //   IRCWire ─▶ ChatStore ─▶ ChatFormat        TwitchSession (events in, actions out)
         // bytes → lines → parsed views. Standard library only.
         .target(name: "IRCWire", swiftSettings: dataPathSettings),
-        // Entry rings, windows, moderation, output encoding. No I/O.
+        // Entry rings, windows, moderation, interning, timestamps.
         .target(name: "ChatStore", dependencies: ["IRCWire"], swiftSettings: dataPathSettings),
-        // File descriptors: sockets, TLS, files, gzip, the ingest loop.
+        // The Twitch connection state machine, credentials, logins, join pacing, session records.
+        .target(name: "TwitchSession", dependencies: ["IRCWire"], swiftSettings: dataPathSettings),
+        // Output encoders over one line and its context: typed JSON, irc atoms, text, session records.
         .target(
-            name: "ChatIO",
-            dependencies: ["ChatStore", "IRCWire", "CZlib", "COpenSSL", "CLinux"],
+            name: "ChatFormat", dependencies: ["IRCWire", "ChatStore", "TwitchSession"],
             swiftSettings: dataPathSettings),
+
+        // The operating system: everything below touches file descriptors, threads or clocks.
+        // errno text, full writes, threads, the stop flag, the clocks behind `Moment.now()`.
+        .target(name: "ChatPosix", dependencies: ["TwitchSession"], swiftSettings: dataPathSettings),
+        // epoll, TCP, TLS (the system OpenSSL), socket addresses, write queues.
+        .target(
+            name: "ChatNet", dependencies: ["ChatPosix", "TwitchSession", "IRCWire", "COpenSSL", "CLinux"],
+            swiftSettings: dataPathSettings),
+        // gzip in and out, the capture writer and its rotation and spool, input files, the time merge.
+        .target(
+            name: "ChatArchive",
+            dependencies: ["ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession", "CZlib"],
+            swiftSettings: dataPathSettings),
+        // The output pipeline of replay, dump, stats and tail: filters, store, encoders, the stdout sink.
+        .target(
+            name: "ChatReplay",
+            dependencies: ["ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
+            swiftSettings: dataPathSettings),
+        // The live ingest loop: one epoll thread joining the network, the session machine and the caller.
+        .target(
+            name: "ChatLive", dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire"],
+            swiftSettings: dataPathSettings),
+        // The stand-in Twitch server.
+        .target(
+            name: "ChatServe",
+            dependencies: ["ChatNet", "ChatArchive", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire"],
+            swiftSettings: dataPathSettings),
+        // The terminal view (`watch`), over recordings and live chat.
+        .target(
+            name: "ChatWatch",
+            dependencies: [
+                "ChatLive", "ChatReplay", "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "TwitchSession",
+                "IRCWire",
+            ],
+            swiftSettings: dataPathSettings),
+        // The executable: argument parsing and wiring.
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatIO", "ChatStore", "IRCWire",
+                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatArchive", "ChatNet", "ChatPosix",
+                "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: commonSettings),
 
-        // Test support: fixture lookup, golden files, the drip-feed framer verifier.
+        // Test support: fixture lookup, golden files, the drip-feed framer verifier, temporary inputs, a TLS test bed.
         .target(
-            name: "ChatTestSupport", dependencies: ["IRCWire"], path: "Tests/ChatTestSupport",
+            name: "ChatTestSupport", dependencies: ["IRCWire", "TwitchSession", "ChatPosix", "ChatNet", "ChatArchive"],
+            path: "Tests/ChatTestSupport",
             swiftSettings: commonSettings),
         .testTarget(
             name: "IRCWireTests",
@@ -61,7 +102,29 @@ let package = Package(
             name: "ChatStoreTests", dependencies: ["ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatIOTests", dependencies: ["ChatIO", "ChatStore", "IRCWire", "ChatTestSupport", "CZlib"],
+            name: "TwitchSessionTests", dependencies: ["TwitchSession", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatNetTests", dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatArchiveTests",
+            dependencies: [
+                "ChatArchive", "ChatPosix", "TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport", "CZlib",
+            ],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatServeTests",
+            dependencies: ["ChatServe", "ChatNet", "ChatArchive", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatWatchTests",
+            dependencies: [
+                "ChatWatch", "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],
@@ -71,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "AllocationChecks",
             dependencies: [
-                "IRCWire", "ChatStore", "ChatIO", "ChatTestSupport",
+                "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatNet", "ChatArchive", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

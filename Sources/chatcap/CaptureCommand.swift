@@ -1,10 +1,14 @@
 import ArgumentParser
-import ChatIO
 import IRCWire
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChatArchive
+import ChatLive
+import ChatNet
+import ChatPosix
+import TwitchSession
 
 struct CaptureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
-import ChatIO
+import ChatLive
+import ChatNet
+import TwitchSession
 
 /// Where and as whom to connect, shared by the live commands.
 struct ConnectionOptions: ParsableArguments {

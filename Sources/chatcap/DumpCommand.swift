@@ -1,6 +1,7 @@
 import ArgumentParser
-import ChatIO
 import ChatStore
+import ChatFormat
+import ChatReplay
 
 struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ChatIO
+import ChatReplay
+import TwitchSession
 
 /// Which lines to write, shared by `replay` and `tail`.
 struct FilterOptions: ParsableArguments {

@@ -1,6 +1,8 @@
 public import ArgumentParser
-import ChatIO
 public import ChatStore
+import ChatArchive
+import ChatFormat
+import ChatReplay
 
 /// The inputs every reading command takes.
 struct InputOptions: ParsableArguments {

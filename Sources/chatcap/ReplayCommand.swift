@@ -1,6 +1,7 @@
 import ArgumentParser
-import ChatIO
 import ChatStore
+import ChatArchive
+import ChatReplay
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

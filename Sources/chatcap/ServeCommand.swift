@@ -1,10 +1,11 @@
 import ArgumentParser
-import ChatIO
 import Dispatch
 
 #if canImport(Glibc)
     import Glibc
 #endif
+import ChatServe
+import TwitchSession
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ChatIO
+import ChatReplay
+import ChatArchive
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

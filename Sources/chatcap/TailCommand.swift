@@ -1,5 +1,4 @@
 import ArgumentParser
-import ChatIO
 import ChatStore
 import IRCWire
 import Synchronization
@@ -7,6 +6,12 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChatArchive
+import ChatLive
+import ChatNet
+import ChatPosix
+import ChatReplay
+import TwitchSession
 
 struct TailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,9 +1,11 @@
 import ArgumentParser
-import ChatIO
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChatNet
+import ChatWatch
+import TwitchSession
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@
 // with limits.json. Each scenario runs once to warm up, then several times; the smallest count is
 // compared. Runs alone, in release, because the counters add up every thread of the process.
 
-import ChatIO
 import ChatStore
 import ChatTestSupport
 import IRCWire
@@ -11,6 +10,10 @@ import MallocInterposerSwift
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChatArchive
+import ChatFormat
+import ChatNet
+import TwitchSession
 
 struct Scenario {
     var name: String

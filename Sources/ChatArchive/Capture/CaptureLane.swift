@@ -1,0 +1,54 @@
+import IRCWire
+import TwitchSession
+
+/// One destination directory of a capture (a channel, or `_session`): its open file and its counters.
+///
+/// Owned by its ``CaptureWriter``; confined to the writer's thread.
+final class CaptureLane {
+    /// Lowercase login bytes (or `_session`), compared against each line's channel.
+    let key: [UInt8]
+    let name: String
+    let directory: String
+    var writer: GzipWriter? = nil
+    /// Period (see ``CaptureRotation/period(ofWallMs:)``) and continuation index of the open file.
+    var period: Int64 = .min
+    var index = 0
+    /// Bytes the open file had before this writer appended to it.
+    var existingBytes: UInt64 = 0
+    /// Written to since the last flush.
+    var dirty = false
+    /// Counters over the whole capture.
+    var lines: UInt64 = 0
+    /// Chat messages among them (PRIVMSG and USERNOTICE).
+    var messages: UInt64 = 0
+    var closedUncompressed: UInt64 = 0
+    var lagSumMs: Int64 = 0
+    var lagCount: Int64 = 0
+
+    init(key: [UInt8], directory: String) {
+        self.key = key
+        name = String(decoding: key, as: UTF8.self)
+        self.directory = directory
+    }
+
+    /// Bytes of the open file on disk (what size rotation compares with its limit).
+    var fileBytes: UInt64 { existingBytes + (writer?.compressedByteCount ?? 0) }
+
+    var uncompressedBytes: UInt64 { closedUncompressed + (writer?.uncompressedByteCount ?? 0) }
+
+    /// Whether `channel` (bytes of a login, any case) names this lane.
+    ///
+    /// - Complexity: O(`key.count`). - Allocations: none.
+    func matches(_ channel: Span<UInt8>) -> Bool {
+        channel.equals(lowercased: key, at: channel.indices)
+    }
+
+    /// Whether `channel` can name a directory: a ``Login`` that does not start with `_` (Twitch logins
+    /// never do, which keeps `_session` apart).
+    static func isDirectoryName(_ channel: Span<UInt8>) -> Bool {
+        Login.isValid(channel) && channel[0] != UInt8(ascii: "_")
+    }
+}
+
+@available(*, unavailable)
+extension CaptureLane: Sendable {}

@@ -1,0 +1,420 @@
+import ChatStore
+public import IRCWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+import ChatPosix
+public import TwitchSession
+
+/// Writes received chat lines to rotating gzip files, one directory per channel.
+///
+/// ```
+///  DIR/<channel>/<YYYY-MM-DD>.log.gz     lines of #channel received that UTC day (see CaptureRotation)
+///  DIR/_session/<YYYY-MM-DD>.log.gz      lines without a channel (PING, CAP, 001 …) and our records
+/// ```
+/// Each line is stored as received, ended with CRLF, with an IRCv3 `time` tag (receive time, RFC 3339
+/// with milliseconds, UTC) added as the first tag: `@time=…;rest-of-tags …` or `@time=… :prefix …` —
+/// so every file is valid IRC and replay paces by receive time. With ``CaptureOptions/verbatim`` the
+/// bytes are unchanged. Session records are lines of our own, described in `CaptureWriter+Records.swift`.
+///
+/// Crash safety: every file written to is flushed (`Z_SYNC_FLUSH` + `write(2)`) by ``tick(now:)`` once
+/// ``CaptureOptions/flushIntervalMs`` has passed, and at rotation; files are only ever appended to, and
+/// reopening a file (a restart) adds a new gzip member after repairing a torn tail (``GzipWriter``).
+///
+/// Back-pressure: lines are compressed on the caller's (ingest) thread; the compressed chunks
+/// (``CaptureOptions/outputCapacity`` each) are written by a ``WriteSpool`` thread, so a disk that
+/// pauses does not stall chat. A disk slower than chat lets chunks queue up to
+/// ``CaptureOptions/bufferLimit``; then the caller is stopped inside ``append(_:message:receivedAt:)``
+/// — it stops reading the socket, nothing is dropped — until half of that is written. Each stop is
+/// counted (``backPressure``), reported through ``onNotice`` and stored as a `back-pressure` session
+/// record. Memory: the buffer limit (or one chunk per open file, if more) plus zlib's ~256 KiB per
+/// open file. While the disk is behind, the queued chunks are what a crash would lose (the status
+/// shows them); all files share the one queue, so a flush waits behind chunks queued before it.
+///
+/// Errors are sticky: after a failed write every call throws the same ``CaptureError``; ``close()``
+/// still closes every other file properly.
+///
+/// Time comes in with each call (`Moment`: wall time names files and tags lines, monotonic time paces
+/// flushes), so tests drive midnight and flush intervals without waiting. Confined to one thread.
+public final class CaptureWriter {
+    public let directory: String
+    public let options: CaptureOptions
+    /// Channel lanes in first-seen order.
+    private var lanes: [CaptureLane] = []
+    /// `lanes` and then the session lane, kept up to date, so that flushing allocates nothing.
+    private(set) var allLanes: [CaptureLane] = []
+    let sessionLane: CaptureLane
+    /// The lane of the last line: chat comes in runs from one channel.
+    private var lastLane: CaptureLane? = nil
+    private var line: [UInt8] = []
+    private var stampMs: Int64 = .min
+    private var stamp: [UInt8] = []
+    private var lastFlushMs: Int64? = nil
+    private var failure: CaptureError? = nil
+    private var closed = false
+    /// Does the `write(2)`s of every file.
+    let spool: WriteSpool
+    /// Session records waiting for the next ``tick(now:)`` (made where writing them could re-enter a file).
+    private var pendingNotes: [(event: String, text: String, atWallMs: Int64)] = []
+
+    /// Connections made after the first one, and gaps recorded (from ``record(_:)``).
+    public internal(set) var reconnects = 0
+    public internal(set) var gaps = 0
+    /// Called with a note worth showing the user (e.g. a repaired torn tail).
+    public var onNotice: ((String) -> Void)? = nil
+
+    /// Test hook: every file opened from now on fails its `write(2)` with `errno` once it has written
+    /// `afterBytes` compressed bytes (see ``GzipWriter/injectedFailure``).
+    package var injectedFailure: (afterBytes: UInt64, errno: Int32)? = nil
+
+    /// Creates `directory` (and its parents) and `directory/_session` if needed and checks that both
+    /// can be written, so a bad directory is reported before connecting. Opens no file yet.
+    ///
+    /// - Throws: ``CaptureError/directory(path:errno:)``.
+    public init(directory: String, options: CaptureOptions = CaptureOptions()) throws(CaptureError) {
+        let dir = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        self.directory = dir
+        self.options = options
+        try Self.makeDirectory(dir, parents: true)
+        sessionLane = CaptureLane(key: Array("_session".utf8), directory: dir + "/_session")
+        allLanes = [sessionLane]
+        try Self.makeDirectory(sessionLane.directory, parents: false)
+        try Self.checkWritable(dir)
+        try Self.checkWritable(sessionLane.directory)
+        line.reserveCapacity(16 * 1024 + 64)
+        stamp.reserveCapacity(Timestamp.rfc3339ByteCount)
+        spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
+        spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
+    }
+
+    deinit {
+        try? close()
+    }
+
+    // MARK: - Writing
+
+    /// Stores one received line (without its line terminator) in its channel's file, or in the session
+    /// file when it has no channel.
+    ///
+    /// - Parameters:
+    ///   - bytes: the line as received, without CR LF.
+    ///   - message: its parse (for the channel and `tmi-sent-ts`).
+    ///   - receivedAt: receive time: names the file, and is the `time` tag.
+    /// - Throws: ``CaptureError`` (sticky).
+    /// - Complexity: O(`bytes.count`). - Allocations: none per line once the channel's file is open.
+    public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Moment) throws(CaptureError) {
+        try checkUsable()
+        let lane = try lane(for: message.channel, in: bytes)
+        if let sent = message.sentTimestamp(in: bytes) {
+            lane.lagSumMs += receivedAt.wallMs - sent
+            lane.lagCount += 1
+        }
+        try store(bytes, in: lane, receivedAt: receivedAt)
+        if message.command == .privmsg || message.command == .usernotice { lane.messages += 1 }
+    }
+
+    /// Stores a line the parser rejected, as received (with the `time` tag unless verbatim), in the
+    /// session file: nothing received is lost, and replay reports it again with its position.
+    ///
+    /// - Throws: ``CaptureError`` (sticky).
+    /// - Complexity: O(`bytes.count`). - Allocations: none once the session file is open.
+    public func appendUnparsed(_ bytes: Span<UInt8>, receivedAt: Moment) throws(CaptureError) {
+        try checkUsable()
+        unparsedLines += 1
+        try store(bytes, in: sessionLane, receivedAt: receivedAt)
+    }
+
+    /// Lines stored by ``appendUnparsed(_:receivedAt:)``.
+    public private(set) var unparsedLines = 0
+
+    /// Adds the time tag (unless verbatim) and CR LF, and writes the line to `lane`'s file.
+    ///
+    /// The line is assembled in one reused buffer (a ~400-byte copy) so that deflate is called once
+    /// per line: cheaper than three calls for the tag, the bytes and CR LF.
+    private func store(_ bytes: Span<UInt8>, in lane: CaptureLane, receivedAt: Moment) throws(CaptureError) {
+        line.removeAll(keepingCapacity: true)
+        if options.verbatim {
+            append(bytes)
+        } else {
+            appendTimeTag(receivedAt.wallMs)
+            if !bytes.isEmpty && bytes[0] == UInt8(ascii: "@") {
+                line.append(UInt8(ascii: ";"))
+                append(bytes.extracting(1...))
+            } else {
+                line.append(UInt8(ascii: " "))
+                append(bytes)
+            }
+        }
+        line.append(13)
+        line.append(10)
+        // A second reference, not a copy: `line` is not mutated while `buffer` lives, and is unique
+        // again by the next call, so `removeAll(keepingCapacity:)` does not allocate.
+        let buffer = line
+        try write(buffer.span, to: lane, wallMs: receivedAt.wallMs)
+        lane.lines += 1
+    }
+
+    /// Flushes every file written to since the last flush, once ``CaptureOptions/flushIntervalMs``
+    /// has passed since then, and closes files whose period has ended. Call it often (every loop turn).
+    ///
+    /// - Complexity: O(1) between flushes, O(open files) at a flush. - Allocations: none.
+    public func tick(now: Moment) throws(CaptureError) {
+        try checkUsable()
+        if let error = spool.firstFailure {
+            failure = .file(error)
+            throw .file(error)
+        }
+        if !pendingNotes.isEmpty {
+            let notes = pendingNotes
+            pendingNotes.removeAll()
+            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
+        }
+        guard let last = lastFlushMs else {
+            lastFlushMs = now.monotonicMs
+            return
+        }
+        guard now.monotonicMs - last >= options.flushIntervalMs else { return }
+        try flushAll()
+        lastFlushMs = now.monotonicMs
+        for lane in allLanes where lane.writer != nil && options.rotation.period(ofWallMs: now.wallMs) > lane.period {
+            try closeFile(of: lane)
+        }
+    }
+
+    /// Flushes every file written to since its last flush.
+    public func flushAll() throws(CaptureError) {
+        try checkUsable()
+        for lane in allLanes where lane.dirty {
+            try guarded { () throws(GzipWriterError) in try lane.writer?.flush() }
+            lane.dirty = false
+        }
+    }
+
+    /// Waits until everything handed to the spool so far is written (or failed). For tests and
+    /// before reading the files back; ``tick(now:)`` never waits.
+    public func waitForWrites() throws(CaptureError) {
+        spool.drain()
+        if let error = spool.firstFailure, failure == nil { failure = .file(error) }
+        if let failure { throw failure }
+    }
+
+    /// Finishes and closes every file and waits until the spool has written everything. After an
+    /// error, the other files are still closed properly and the first error is thrown. Closing twice
+    /// does nothing.
+    public func close() throws(CaptureError) {
+        guard !closed else { return }
+        closed = true
+        var first = failure
+        for lane in allLanes where lane.writer != nil {
+            do throws(CaptureError) { try closeFile(of: lane) } catch {
+                if first == nil { first = error }
+            }
+        }
+        spool.shutdown()
+        if first == nil, let error = spool.firstFailure { first = .file(error) }
+        if let first, failure == nil { failure = first }
+        if let first { throw first }
+    }
+
+    /// Back-pressure so far: stops of the ingest thread for a full write queue, and their total time.
+    public var backPressure: (events: Int, totalMs: Int64) {
+        let c = spool.counterSnapshot
+        return (c.backPressureEvents, c.backPressureMs)
+    }
+
+    /// Compressed bytes on disk so far, and waiting in the spool's queue now.
+    public var diskCounters: (written: UInt64, queued: Int) {
+        let c = spool.counterSnapshot
+        return (c.writtenBytes, c.queuedBytes)
+    }
+
+    private func backPressure(_ event: WriteSpool.BackPressure) {
+        switch event {
+        case .began(let queued, let limit):
+            onNotice?(
+                "the disk is slower than chat: \(CaptureStatus.Snapshot.size(UInt64(queued))) waiting to be written "
+                    + "(limit \(CaptureStatus.Snapshot.size(UInt64(limit)))); stopped reading the socket until half is written")
+        case .ended(let ms, let n):
+            let text = "back-pressure \(n): stopped reading the socket for \(ms) ms while the disk caught up"
+            onNotice?("resumed: " + text)
+            pendingNotes.append((event: "back-pressure", text: text, atWallMs: Moment.now().wallMs))
+        }
+    }
+
+    // MARK: - Counters
+
+    /// Lines stored so far (chat and session lines, not our own records).
+    public var lineCount: UInt64 { allLanes.reduce(0) { $0 + $1.lines } }
+    /// Bytes handed to the compressor so far (lines with their tags and CRLF).
+    public var uncompressedByteCount: UInt64 { allLanes.reduce(0) { $0 + $1.uncompressedBytes } }
+
+    /// Per channel (in first-seen order; `_session` last): lines and chat messages (PRIVMSG,
+    /// USERNOTICE) so far, and the sum and number of lags (receive time minus `tmi-sent-ts`,
+    /// milliseconds) of the lines that carried `tmi-sent-ts`.
+    public var channelCounters: [(channel: String, lines: UInt64, messages: UInt64, lagSumMs: Int64, lagCount: Int64)] {
+        allLanes.map { ($0.name, $0.lines, $0.messages, $0.lagSumMs, $0.lagCount) }
+    }
+
+    // MARK: - Internals
+
+
+    func checkUsable() throws(CaptureError) {
+        if let failure { throw failure }
+        precondition(!closed, "CaptureWriter used after close()")
+    }
+
+    /// Runs `body`, turning a writer error into the sticky ``CaptureError``.
+    func guarded(_ body: () throws(GzipWriterError) -> Void) throws(CaptureError) {
+        do throws(GzipWriterError) { try body() } catch {
+            failure = .file(error)
+            throw .file(error)
+        }
+    }
+
+    /// The lane for a line's channel (`nil`, or not a login: the session lane).
+    private func lane(for range: ByteRange?, in bytes: Span<UInt8>) throws(CaptureError) -> CaptureLane {
+        guard let range else { return sessionLane }
+        let channel = bytes.extracting(range.range)
+        // Chat comes in runs from one channel: a lane's key is a valid login, so a match needs no check.
+        if let last = lastLane, last.matches(channel) { return last }
+        guard CaptureLane.isDirectoryName(channel) else { return sessionLane }
+        for lane in lanes where lane.matches(channel) {
+            lastLane = lane
+            return lane
+        }
+        var key: [UInt8] = []
+        for i in channel.indices { key.append(channel[i].asciiLowercased) }
+        let lane = CaptureLane(key: key, directory: directory + "/" + String(decoding: key, as: UTF8.self))
+        do throws(CaptureError) { try Self.makeDirectory(lane.directory, parents: false) } catch {
+            failure = error
+            throw error
+        }
+        lanes.append(lane)
+        allLanes.insert(lane, at: allLanes.count - 1)
+        lastLane = lane
+        return lane
+    }
+
+    /// Writes `bytes` to `lane`'s file for `wallMs`, rotating first if its period (or size) says so.
+    func write(_ bytes: Span<UInt8>, to lane: CaptureLane, wallMs: Int64) throws(CaptureError) {
+        let period = options.rotation.period(ofWallMs: wallMs)
+        if lane.writer == nil || lane.period != period {
+            try closeFile(of: lane)
+            try openFile(of: lane, period: period, index: 0)
+        } else if case .size(let limit) = options.rotation, lane.fileBytes >= limit {
+            let next = lane.index + 1
+            try closeFile(of: lane)
+            try openFile(of: lane, period: period, index: next)
+        }
+        try guarded { () throws(GzipWriterError) in try lane.writer!.write(bytes) }
+        lane.dirty = true
+    }
+
+    /// Opens `lane`'s file for `period`, at continuation `index` or (size rotation) the first one after
+    /// it that is still under the limit.
+    private func openFile(of lane: CaptureLane, period: Int64, index: Int) throws(CaptureError) {
+        var index = index
+        var path = lane.directory + "/" + options.rotation.fileName(period: period, index: index)
+        var existing = Self.fileSize(path)
+        if case .size(let limit) = options.rotation {
+            while existing >= limit {
+                index += 1
+                path = lane.directory + "/" + options.rotation.fileName(period: period, index: index)
+                existing = Self.fileSize(path)
+            }
+        }
+        let writer: GzipWriter
+        do throws(GzipWriterError) {
+            writer = try GzipWriter(path: path, level: options.level, outputCapacity: options.outputCapacity, spool: spool)
+        } catch {
+            failure = .file(error)
+            throw .file(error)
+        }
+        writer.injectedFailure = injectedFailure
+        if let repair = writer.repair {
+            onNotice?(
+                "\(path): finished the gzip member an earlier run left open; "
+                    + "\(repair.droppedByteCount) never-flushed bytes after byte \(repair.offset) dropped")
+        }
+        lane.writer = writer
+        lane.period = period
+        lane.index = index
+        lane.existingBytes = existing
+        lane.dirty = false
+    }
+
+    /// Finishes and closes `lane`'s open file, if any (its flush is part of closing).
+    private func closeFile(of lane: CaptureLane) throws(CaptureError) {
+        guard let writer = lane.writer else { return }
+        lane.writer = nil
+        lane.dirty = false
+        lane.closedUncompressed += writer.uncompressedByteCount
+        do throws(GzipWriterError) { try writer.close() } catch {
+            // A writer that failed earlier already recorded (and reported) its error.
+            if failure == nil { failure = .file(error) }
+            throw .file(error)
+        }
+    }
+
+    /// Appends `time=<RFC 3339>` after an `@`, formatting only when the millisecond changes.
+    func appendTimeTag(_ wallMs: Int64) {
+        if wallMs != stampMs {
+            stampMs = wallMs
+            stamp.removeAll(keepingCapacity: true)
+            stamp.append(addingCapacity: Timestamp.rfc3339ByteCount) { out in
+                Timestamp(milliseconds: wallMs).writeRFC3339(to: &out)
+            }
+        }
+        line.append(contentsOf: "@time=".utf8)
+        line.append(contentsOf: stamp)
+    }
+
+    /// Copies `bytes` to the end of the line buffer.
+    func append(_ bytes: Span<UInt8>) {
+        // SAFETY: the buffer pointer is only read inside the closure, while `bytes` is alive.
+        unsafe bytes.withUnsafeBufferPointer { unsafe line.append(contentsOf: $0) }
+    }
+
+    // MARK: - Directories
+
+    static func makeDirectory(_ path: String, parents: Bool) throws(CaptureError) {
+        if parents, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            let parent = String(path[..<slash])
+            if !isDirectory(parent) { try makeDirectory(parent, parents: true) }
+        }
+        // SAFETY: `path` is bridged to a NUL-terminated C string for the call.
+        if unsafe mkdir(path, 0o755) != 0 {
+            let code = errno
+            guard code == EEXIST, isDirectory(path) else { throw .directory(path: path, errno: code == EEXIST ? ENOTDIR : code) }
+        }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        // SAFETY: `info` is a local `stat` that `stat(2)` fills in; `path` is bridged for the call.
+        return unsafe stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Checks that files can be created in `path` by creating and removing a hidden probe file
+    /// (`access(2)` would say yes to root even on a read-only mount).
+    static func checkWritable(_ path: String) throws(CaptureError) {
+        let probe = path + "/.chatcap-probe-\(getpid())"
+        // SAFETY: `probe` is bridged to a NUL-terminated C string for the call.
+        let fd = unsafe open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .directory(path: path, errno: errno) }
+        Glibc.close(fd)
+        // SAFETY: as above.
+        _ = unsafe unlink(probe)
+    }
+
+    static func fileSize(_ path: String) -> UInt64 {
+        var info = stat()
+        // SAFETY: `info` is a local `stat` that `stat(2)` fills in; `path` is bridged for the call.
+        guard unsafe stat(path, &info) == 0 else { return 0 }
+        return UInt64(max(0, info.st_size))
+    }
+}
+
+@available(*, unavailable)
+extension CaptureWriter: Sendable {}

@@ -1,0 +1,370 @@
+import CZlib
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+import ChatPosix
+
+/// Appends a gzip stream to a file through zlib's deflate, with buffered writes.
+///
+/// Every writer adds one new gzip member at the end of the file (`O_APPEND`): bytes already in the
+/// file are never rewritten, and `zcat` reads all members as one stream. ``flush(durable:)`` makes
+/// everything written so far decodable (a `Z_SYNC_FLUSH`, then `write(2)`), so the file is always a
+/// valid prefix up to the last flush even if the process dies; ``close()`` finishes the member
+/// (`Z_FINISH`, CRC-32 and size).
+///
+/// When the file already ends in a member a previous writer never finished (it died between two
+/// flushes), opening it finishes that member at its last flush point first, dropping only the
+/// never-flushed bytes after it, and reports that in ``repair``; a file that is not gzip, or is
+/// damaged before its end, is refused (``GzipWriterError/damagedFile(path:compressedOffset:reason:)``).
+/// An exclusive `flock` keeps a second writer off the same file.
+///
+/// ```
+///  write(bytes) ──deflate──▶ output [ compressed … | free ] ──write(2) when full or on flush──▶ file
+/// ```
+/// The output buffer and zlib's state (about 256 KiB at any level) are allocated once, in `init`.
+///
+/// With a ``WriteSpool``, the output buffer is one of the spool's chunks: a full or flushed chunk is
+/// handed to the spool's thread for `write(2)` and the writer goes on with a fresh chunk, so a slow
+/// disk does not stall the caller until the spool's limit is reached. Errors of those writes come
+/// back through the spool and make this writer fail at its next call.
+///
+/// Errors are typed and sticky: after a failed `write(2)` (e.g. `ENOSPC`, `EIO`) every call throws
+/// the same ``GzipWriterError``, which carries the path and `errno`.
+///
+/// Confined to one task; not `Sendable`.
+@safe
+public final class GzipWriter {
+    /// The file's path, for messages.
+    public let path: String
+    /// What opening did to an unfinished end left by an earlier writer, or `nil` if nothing.
+    public let repair: GzipTailRepair?
+    private let descriptor: Int32
+    /// zlib's stream state; at a fixed address, because zlib checks that it does not move.
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var output: UnsafeMutableRawBufferPointer
+    /// The spool doing this writer's `write(2)`/`close(2)` calls, and this file's handle in it.
+    private let spool: WriteSpool?
+    private var spoolFile: WriteSpool.File? = nil
+    /// Compressed bytes in `output` not yet written.
+    private var pending = 0
+    private var state = State.open
+    /// Whether `descriptor` still needs closing by this writer.
+    private var ownsOpenDescriptor = true
+
+    /// Uncompressed bytes taken by ``write(_:)`` so far.
+    public private(set) var uncompressedByteCount: UInt64 = 0
+    /// Compressed bytes written to the file by this writer so far — with a spool, handed to the spool
+    /// (repairs not counted).
+    public private(set) var compressedByteCount: UInt64 = 0
+
+    /// Test hook: make `write(2)` fail with `errno` once `compressedByteCount` would pass `afterBytes`
+    /// (writing up to that point first, as a full disk does).
+    package var injectedFailure: (afterBytes: UInt64, errno: Int32)? = nil
+
+    private enum State {
+        case open
+        case failed(GzipWriterError)
+        case closed
+    }
+
+    /// The default compression level, zlib's usual trade-off.
+    public static let defaultLevel: Int32 = 6
+
+    /// Opens (or creates, mode 0644) the file at `path` for appending a new gzip member.
+    ///
+    /// - Parameters:
+    ///   - level: 0 (store) … 9 (smallest).
+    ///   - outputCapacity: size of the compressed-output buffer; a full buffer is written out.
+    ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
+    /// - Throws: ``GzipWriterError/cannotOpen(path:errno:)``, ``GzipWriterError/busy(path:)``,
+    ///   ``GzipWriterError/damagedFile(path:compressedOffset:reason:)``,
+    ///   ``GzipWriterError/repairFailed(path:errno:)``, ``GzipWriterError/compressorUnavailable(path:reason:)``.
+    /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end.
+    /// - Allocations: the buffers and zlib's state, once.
+    public convenience init(
+        path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil
+    ) throws(GzipWriterError) {
+        var fd: Int32
+        repeat {
+            // SAFETY: `path` is bridged to a NUL-terminated C string that lives for the call.
+            fd = unsafe open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw GzipWriterError.cannotOpen(path: path, errno: errno) }
+        var info = stat()
+        // SAFETY: `info` is a properly aligned local `stat` that `fstat` fills in.
+        guard unsafe fstat(fd, &info) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw GzipWriterError.cannotOpen(path: path, errno: code)
+        }
+        let isRegular = info.st_mode & S_IFMT == S_IFREG
+        if isRegular && flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            Glibc.close(fd)
+            if code == EWOULDBLOCK { throw GzipWriterError.busy(path: path) }
+            throw GzipWriterError.cannotOpen(path: path, errno: code)
+        }
+        try self.init(
+            descriptor: fd, path: path, level: level, outputCapacity: outputCapacity,
+            existingSize: isRegular ? UInt64(info.st_size) : 0, spool: spool)
+    }
+
+    /// Takes over `descriptor` (closed on every path from here on).
+    private init(
+        descriptor: Int32, path: String, level: Int32, outputCapacity: Int, existingSize: UInt64, spool: WriteSpool?
+    ) throws(GzipWriterError) {
+        precondition(level >= 0 && level <= 9, "gzip level must be in 0...9")
+        precondition(outputCapacity >= 64 && outputCapacity <= Int(UInt32.max), "outputCapacity out of range")
+        let output = unsafe spool?.acquire() ?? UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
+        func giveUp(_ error: GzipWriterError) -> GzipWriterError {
+            if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
+            Glibc.close(descriptor)
+            return error
+        }
+        var repair: GzipTailRepair? = nil
+        if existingSize > 0 {
+            do {
+                repair = try unsafe Self.finishUnfinishedMember(
+                    descriptor: descriptor, size: existingSize, path: path, scratch: output)
+            } catch {
+                throw giveUp(error)
+            }
+        }
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        unsafe stream.initialize(to: z_stream())
+        // `16 + MAX_WBITS`: write a gzip header and trailer, with the largest window; memLevel 8 is
+        // zlib's default.
+        // SAFETY: `stream` is zero-initialised (`zalloc`/`zfree`/`opaque` = Z_NULL), as deflateInit2 requires.
+        let status = unsafe deflateInit2_(
+            stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else {
+            unsafe stream.deinitialize(count: 1)
+            unsafe stream.deallocate()
+            throw giveUp(.compressorUnavailable(path: path, reason: "zlib error \(status)"))
+        }
+        self.path = path
+        self.repair = repair
+        self.descriptor = descriptor
+        unsafe self.stream = stream
+        unsafe self.output = output
+        self.spool = spool
+        spoolFile = spool?.register(descriptor: descriptor, path: path)
+    }
+
+    deinit {
+        // Best effort for a writer dropped without close(): finish the member so the file stays whole.
+        if case .open = state {
+            try? finish()
+        }
+        // SAFETY: set up by deflateInit2 in `init`; ended once here.
+        unsafe deflateEnd(stream)
+        unsafe stream.deinitialize(count: 1)
+        unsafe stream.deallocate()
+        if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
+        _ = closeDescriptor()
+    }
+
+    /// Compresses `bytes` into the member. Compressed output is written to the file whenever the
+    /// output buffer fills, so not everything written is on disk before ``flush(durable:)``.
+    ///
+    /// - Throws: ``GzipWriterError/writeFailed(path:errno:)`` (sticky).
+    /// - Precondition: the writer is not closed.
+    /// - Complexity: O(`bytes.count`). - Allocations: none.
+    public func write(_ bytes: Span<UInt8>) throws(GzipWriterError) {
+        try checkOpen()
+        guard !bytes.isEmpty else { return }
+        try unsafe bytes.withUnsafeBufferPointer { buffer throws(GzipWriterError) in
+            var start = 0
+            while start < buffer.count {
+                let count = min(buffer.count - start, Int(UInt32.max))
+                // SAFETY: zlib only reads `next_in` (the header lacks `const`); `start + count <=
+                // buffer.count`. The pointer is cleared before the buffer's lifetime ends.
+                unsafe stream.pointee.next_in = UnsafeMutablePointer(mutating: buffer.baseAddress! + start)
+                unsafe stream.pointee.avail_in = UInt32(count)
+                defer {
+                    unsafe stream.pointee.next_in = nil
+                    unsafe stream.pointee.avail_in = 0
+                }
+                try deflateAll(Z_NO_FLUSH)
+                start += count
+            }
+        }
+        uncompressedByteCount += UInt64(bytes.count)
+    }
+
+    /// Makes everything written so far decodable from the file: `Z_SYNC_FLUSH`, then `write(2)` of
+    /// all pending output; with `durable`, also `fsync(2)`.
+    ///
+    /// Afterwards `zcat` decodes the file up to here (and then reports an unexpected end, since the
+    /// member is not finished yet).
+    ///
+    /// - Throws: ``GzipWriterError/writeFailed(path:errno:)``, ``GzipWriterError/syncFailed(path:errno:)``.
+    /// - Complexity: O(pending output). - Allocations: none.
+    public func flush(durable: Bool = false) throws(GzipWriterError) {
+        try checkOpen()
+        try deflateAll(Z_SYNC_FLUSH)
+        try writePending()
+        if durable, let spool {
+            spool.drain()
+            try checkOpen()
+        }
+        if durable && fsync(descriptor) != 0 {
+            try fail(.syncFailed(path: path, errno: errno))
+        }
+    }
+
+    /// Finishes the member (`Z_FINISH`: last block, CRC-32, size), writes it out and closes the file.
+    ///
+    /// Closing a closed writer does nothing; closing a failed one closes the descriptor and throws
+    /// its error.
+    ///
+    /// - Complexity: O(pending output). - Allocations: none.
+    public func close() throws(GzipWriterError) {
+        switch state {
+        case .closed:
+            return
+        case .failed(let error):
+            state = .closed
+            _ = closeDescriptor()
+            throw error
+        case .open:
+            break
+        }
+        do {
+            try finish()
+        } catch {
+            state = .closed
+            _ = closeDescriptor()
+            throw error
+        }
+        state = .closed
+        // EINTR from close(2) on Linux still releases the descriptor; it is not an error to report.
+        if let code = closeDescriptor(), code != EINTR {
+            throw GzipWriterError.closeFailed(path: path, errno: code)
+        }
+    }
+
+    /// Test hook: closes the descriptor without finishing the member or writing pending output, as
+    /// if the process had died.
+    package func abandon() {
+        guard case .open = state else { return }
+        state = .closed
+        _ = closeDescriptor()
+    }
+
+    /// Closes the descriptor if this writer owns it and has not closed it yet; the `errno` of a failure.
+    /// With a spool, queues the close after the file's writes (its error comes back through the spool).
+    private func closeDescriptor() -> Int32? {
+        guard ownsOpenDescriptor else { return nil }
+        ownsOpenDescriptor = false
+        if let spool, let spoolFile {
+            spool.close(file: spoolFile)
+            return nil
+        }
+        return Glibc.close(descriptor) == 0 ? nil : errno
+    }
+
+    // MARK: - Internals
+
+    private func finish() throws(GzipWriterError) {
+        try deflateAll(Z_FINISH)
+        try writePending()
+    }
+
+    private func checkOpen() throws(GzipWriterError) {
+        switch state {
+        case .open:
+            if let spool, let spoolFile, let error = spool.failure(of: spoolFile) { try fail(error) }
+            return
+        case .failed(let error): throw error
+        case .closed: preconditionFailure("\(path): GzipWriter used after close()")
+        }
+    }
+
+    /// Runs deflate with `flush` until it has taken all input (`Z_NO_FLUSH`), emitted the flush
+    /// (`Z_SYNC_FLUSH`) or ended the member (`Z_FINISH`), writing the output buffer out whenever it fills.
+    private func deflateAll(_ flush: Int32) throws(GzipWriterError) {
+        let capacity = unsafe output.count
+        while true {
+            // SAFETY: `pending <= capacity`; zlib writes at most `avail_out` bytes from `next_out`.
+            unsafe stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self) + pending
+            unsafe stream.pointee.avail_out = UInt32(capacity - pending)
+            // SAFETY: `next_in`/`avail_in` are set by `write` (or empty), `next_out`/`avail_out` above.
+            let status = unsafe deflate(stream, flush)
+            pending = capacity - Int(unsafe stream.pointee.avail_out)
+            let filled = pending == capacity
+            if filled { try writePending() }
+            switch status {
+            case Z_OK:
+                if unsafe flush == Z_NO_FLUSH && stream.pointee.avail_in == 0 { return }
+                if flush == Z_SYNC_FLUSH && !filled { return }
+            case Z_STREAM_END:
+                return
+            case Z_BUF_ERROR:
+                if !filled { return }  // nothing left to do (e.g. a second flush in a row)
+            default:
+                preconditionFailure("deflate failed with \(status): the stream state is inconsistent")
+            }
+        }
+    }
+
+    /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
+    /// hands them to the spool and goes on with a fresh chunk.
+    private func writePending() throws(GzipWriterError) {
+        guard pending > 0 else { return }
+        // A full disk (test hook): only the bytes up to the limit go out, then the write fails.
+        var count = pending
+        var failWith: Int32? = nil
+        if let injected = injectedFailure {
+            let room = injected.afterBytes > compressedByteCount ? injected.afterBytes - compressedByteCount : 0
+            if room == 0 { try fail(.writeFailed(path: path, errno: injected.errno)) }
+            if room < UInt64(count) {
+                count = Int(room)
+                failWith = injected.errno
+            }
+        }
+        if let spool, let spoolFile {
+            do throws(GzipWriterError) {
+                unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
+            } catch {
+                try fail(error)
+            }
+            compressedByteCount += UInt64(count)
+            pending = 0
+            return
+        }
+        // SAFETY: `count <= pending <= output.count` bytes initialised by deflate.
+        let (written, code) = unsafe writeFully(descriptor, output.baseAddress!, count: count)
+        compressedByteCount += UInt64(written)
+        if let code = code ?? failWith { try fail(.writeFailed(path: path, errno: code)) }
+        pending = 0
+    }
+
+    private func fail(_ error: GzipWriterError) throws(GzipWriterError) -> Never {
+        state = .failed(error)
+        throw error
+    }
+
+    /// Finishes a member an earlier writer left open, so that the new member follows a complete one.
+    private static func finishUnfinishedMember(
+        descriptor: Int32, size: UInt64, path: String, scratch: UnsafeMutableRawBufferPointer
+    ) throws(GzipWriterError) -> GzipTailRepair? {
+        guard let fix = try unsafe GzipTailScan.scan(descriptor: descriptor, size: size, path: path, scratch: scratch)
+        else { return nil }
+        if fix.truncateTo < size && ftruncate(descriptor, off_t(fix.truncateTo)) != 0 {
+            throw GzipWriterError.repairFailed(path: path, errno: errno)
+        }
+        // SAFETY: the suffix array outlives the call.
+        let (_, code) = unsafe fix.suffix.withUnsafeBytes { raw in
+            unsafe raw.isEmpty ? (0, nil) : writeFully(descriptor, raw.baseAddress!, count: raw.count)
+        }
+        if let code { throw GzipWriterError.repairFailed(path: path, errno: code) }
+        return GzipTailRepair(
+            offset: fix.truncateTo, droppedByteCount: size - fix.truncateTo, memberSize: fix.memberSize)
+    }
+}
+
+@available(*, unavailable)
+extension GzipWriter: Sendable {}

@@ -1,0 +1,340 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+import ChatPosix
+import TwitchSession
+
+/// A writer thread that does the `write(2)` and `close(2)` calls of many ``GzipWriter``s for one
+/// producer thread, through a bounded pool of output chunks.
+///
+/// ```
+///  producer (ingest) thread                          spool thread
+///  GzipWriter ──deflate──▶ chunk ──submit──▶ [ queue of chunks, FIFO ] ──write(2)──▶ files
+///        ▲                                                  │
+///        └────────────── free chunks ◀──────────────────────┘
+/// ```
+/// Only whole chunks cross the thread boundary (one hand-off per 64 KiB of compressed output, not per
+/// line). A slow disk lets chunks queue up to ``limitBytes``; then ``submit(_:count:file:failWith:)`` stops the
+/// producer until the queue has drained to half the limit: the caller stops reading its socket
+/// (back-pressure) instead of dropping lines or growing memory further. Each such stop is counted
+/// (``Counters/backPressureEvents``) and reported through ``onBackPressure``.
+///
+/// Memory: at most `max(limitBytes, (files + 1) × chunkBytes)` of chunks — each open writer holds
+/// the chunk it is filling, and a producer never waits when nothing is queued (which could only
+/// deadlock) — plus zlib's state in each writer.
+///
+/// Errors: a failed `write(2)` marks its file failed; the file's later chunks are dropped (its data
+/// up to the last flush stays intact), its close still closes the descriptor, and ``failure(of:)``
+/// and ``firstFailure`` report the error to the producer, which makes it sticky.
+///
+/// Thread safety: ``submit(_:count:file:failWith:)``, ``acquire()``, ``recycle(_:)``, ``close(file:)``,
+/// ``drain()`` and ``shutdown()`` are for the one producer thread; the counters may be read from
+/// any thread. After ``shutdown()``, jobs still handed in (a writer released late) run on the caller.
+@safe
+public final class WriteSpool: @unchecked Sendable {
+    /// A file registered with the spool: its descriptor (owned by the spool from then on) and path.
+    public struct File: Sendable, Equatable {
+        let id: Int
+        let descriptor: Int32
+        let path: String
+    }
+
+    /// What the spool has done so far.
+    public struct Counters: Sendable, Equatable {
+        /// Times the producer had to stop because the queue was full.
+        public var backPressureEvents = 0
+        /// Milliseconds the producer spent stopped, in all.
+        public var backPressureMs: Int64 = 0
+        /// Compressed bytes written to files.
+        public var writtenBytes: UInt64 = 0
+        /// Compressed bytes waiting in the queue now, and the most there ever were.
+        public var queuedBytes = 0
+        public var peakQueuedBytes = 0
+    }
+
+    /// A stop of the producer: when it began (with the bytes queued), and when it ended.
+    public enum BackPressure: Sendable, Equatable {
+        case began(queuedBytes: Int, limitBytes: Int)
+        case ended(afterMs: Int64, event: Int)
+    }
+
+    @safe private enum Job {
+        case write(File, UnsafeMutableRawBufferPointer, count: Int, failWith: Int32?)
+        case close(File)
+
+        var file: File {
+            switch self {
+            case .write(let file, _, _, _), .close(let file): file
+            }
+        }
+    }
+
+    /// Size of each chunk.
+    public let chunkBytes: Int
+    /// Most chunk bytes queued before the producer stops.
+    public let limitBytes: Int
+    /// Called on the producer thread when it stops for, and resumes after, a full queue.
+    public var onBackPressure: ((BackPressure) -> Void)? = nil
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Signalled when a job is queued or the spool shuts down.
+    private let workReady: UnsafeMutablePointer<pthread_cond_t>
+    /// Signalled when a chunk is freed or the queue empties.
+    private let spaceReady: UnsafeMutablePointer<pthread_cond_t>
+    // Guarded by `mutex`:
+    private var jobs: [Job] = []
+    private var jobHead = 0
+    private var free: [UnsafeMutableRawBufferPointer] = unsafe []
+    private var allocatedChunks = 0
+    private var busy = false
+    private var stopping = false
+    private var counters = Counters()
+    private var failures: [Int: GzipWriterError] = [:]
+    private var first: GzipWriterError? = nil
+    // Producer only:
+    private var nextID = 0
+    private var thread: PosixThread? = nil
+    /// Non-zero once any file failed: lets writers skip the lock on their fast path.
+    private let failureCount = Atomic<Int>(0)
+
+    /// Starts the spool thread.
+    ///
+    /// - Parameters:
+    ///   - chunkBytes: size of each output chunk (a writer's compressed-output buffer).
+    ///   - limitBytes: most bytes of chunks queued before the producer waits (at least one chunk).
+    /// - Allocations: the lock and condition variables; chunks are allocated on demand up to the limit.
+    public init(chunkBytes: Int = 64 * 1024, limitBytes: Int = 16 << 20) {
+        precondition(chunkBytes >= 64, "chunks of at least 64 bytes")
+        self.chunkBytes = chunkBytes
+        self.limitBytes = max(limitBytes, chunkBytes)
+        unsafe mutex = .allocate(capacity: 1)
+        unsafe workReady = .allocate(capacity: 1)
+        unsafe spaceReady = .allocate(capacity: 1)
+        // SAFETY: freshly allocated, initialised once here, destroyed once in deinit.
+        unsafe pthread_mutex_init(mutex, nil)
+        unsafe pthread_cond_init(workReady, nil)
+        unsafe pthread_cond_init(spaceReady, nil)
+        thread = PosixThread { [unowned(unsafe) self] in unsafe self.runWriter() }
+    }
+
+    deinit {
+        shutdown()
+        for unsafe chunk in unsafe free { unsafe chunk.deallocate() }
+        // SAFETY: initialised in init; no thread uses them any more (the writer was joined).
+        unsafe pthread_cond_destroy(spaceReady)
+        unsafe pthread_cond_destroy(workReady)
+        unsafe pthread_mutex_destroy(mutex)
+        unsafe spaceReady.deallocate()
+        unsafe workReady.deallocate()
+        unsafe mutex.deallocate()
+    }
+
+    // MARK: - Producer side
+
+    /// Hands `descriptor` to the spool: from now on only the spool writes to or closes it.
+    public func register(descriptor: Int32, path: String) -> File {
+        nextID += 1
+        return File(id: nextID, descriptor: descriptor, path: path)
+    }
+
+    /// A chunk to fill: a free one, a new one while under the limit (or while nothing is queued),
+    /// else waits for one (back-pressure).
+    ///
+    /// - Complexity: O(1) unless it waits. - Allocations: a chunk, until the pool has enough.
+    public func acquire() -> UnsafeMutableRawBufferPointer {
+        lock()
+        if let chunk = unsafe free.popLast() {
+            unlock()
+            return unsafe chunk
+        }
+        if allocatedChunks * chunkBytes < limitBytes || counters.queuedBytes == 0 {
+            allocatedChunks += 1
+            unlock()
+            return .allocate(byteCount: chunkBytes, alignment: 16)
+        }
+        // Full: stop the producer until the queue has drained to half the limit.
+        counters.backPressureEvents += 1
+        let event = counters.backPressureEvents
+        let queued = counters.queuedBytes
+        unlock()
+        onBackPressure?(.began(queuedBytes: queued, limitBytes: limitBytes))
+        let start = Moment.now().monotonicMs
+        lock()
+        while unsafe counters.queuedBytes > limitBytes / 2 || free.isEmpty {
+            // SAFETY: `mutex` is held; the wait releases and re-takes it.
+            unsafe pthread_cond_wait(spaceReady, mutex)
+        }
+        let chunk = unsafe free.popLast()!
+        let waited = Moment.now().monotonicMs - start
+        counters.backPressureMs += waited
+        unlock()
+        onBackPressure?(.ended(afterMs: waited, event: event))
+        return unsafe chunk
+    }
+
+    /// Queues the first `count` bytes of `chunk` for writing to `file` and returns a chunk to fill
+    /// next (see ``acquire()``: this is where the producer waits when the queue is full).
+    ///
+    /// - Throws: the file's error if an earlier write to it failed (the chunk is kept by the caller).
+    /// - Complexity: O(1) amortised unless it waits. - Allocations: none once the pool is warm.
+    public func submit(_ chunk: UnsafeMutableRawBufferPointer, count: Int, file: File, failWith: Int32? = nil)
+        throws(GzipWriterError) -> UnsafeMutableRawBufferPointer
+    {
+        if let error = failure(of: file) { throw error }
+        precondition(count > 0 && count <= chunk.count)
+        enqueue(unsafe .write(file, chunk, count: count, failWith: failWith), bytes: chunkBytes)
+        return unsafe acquire()
+    }
+
+    /// Queues closing `file`'s descriptor after its queued writes.
+    public func close(file: File) {
+        enqueue(.close(file), bytes: 0)
+    }
+
+    /// Gives back a chunk a writer no longer needs.
+    public func recycle(_ chunk: UnsafeMutableRawBufferPointer) {
+        lock()
+        unsafe free.append(chunk)
+        // SAFETY: `spaceReady` was initialised in init.
+        unsafe pthread_cond_broadcast(spaceReady)
+        unlock()
+    }
+
+    /// Waits until every queued job is done.
+    public func drain() {
+        lock()
+        while jobHead < jobs.count || busy {
+            // SAFETY: `mutex` is held.
+            unsafe pthread_cond_wait(spaceReady, mutex)
+        }
+        unlock()
+    }
+
+    /// Finishes every queued job and ends the spool thread. Later jobs run on the caller's thread.
+    public func shutdown() {
+        guard let thread else { return }
+        self.thread = nil
+        lock()
+        stopping = true
+        // SAFETY: `workReady` was initialised in init.
+        unsafe pthread_cond_signal(workReady)
+        unlock()
+        thread.join()
+    }
+
+    /// The error of `file`'s first failed write or close, if any.
+    ///
+    /// - Complexity: O(1); takes the lock only once some file has failed.
+    public func failure(of file: File) -> GzipWriterError? {
+        guard failureCount.load(ordering: .acquiring) > 0 else { return nil }
+        lock()
+        defer { unlock() }
+        return failures[file.id]
+    }
+
+    /// The first error of any file, if any.
+    public var firstFailure: GzipWriterError? {
+        guard failureCount.load(ordering: .acquiring) > 0 else { return nil }
+        lock()
+        defer { unlock() }
+        return first
+    }
+
+    /// A snapshot of the counters.
+    public var counterSnapshot: Counters {
+        lock()
+        defer { unlock() }
+        return counters
+    }
+
+    // MARK: - Spool thread
+
+    private func enqueue(_ job: Job, bytes: Int) {
+        lock()
+        if stopping {
+            // After shutdown (e.g. a writer released late closes its file): do it here, in order.
+            counters.queuedBytes += bytes
+            unlock()
+            let (written, error) = perform(job)
+            lock()
+            finished(job, written: written, error: error)
+            unlock()
+            return
+        }
+        if jobHead > 0 && jobHead == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            jobHead = 0
+        }
+        jobs.append(job)
+        counters.queuedBytes += bytes
+        counters.peakQueuedBytes = max(counters.peakQueuedBytes, counters.queuedBytes)
+        // SAFETY: `workReady` was initialised in init.
+        unsafe pthread_cond_signal(workReady)
+        unlock()
+    }
+
+    private func runWriter() {
+        lock()
+        while true {
+            while jobHead == jobs.count && !stopping {
+                // SAFETY: `mutex` is held.
+                unsafe pthread_cond_wait(workReady, mutex)
+            }
+            if jobHead == jobs.count { break }
+            let job = jobs[jobHead]
+            jobHead += 1
+            busy = true
+            unlock()
+            let (written, error) = perform(job)
+            lock()
+            busy = false
+            finished(job, written: written, error: error)
+        }
+        unlock()
+    }
+
+    /// Books a done job: frees its chunk, counts, records a failure, wakes the producer. Lock held.
+    private func finished(_ job: Job, written: Int, error: GzipWriterError?) {
+        counters.writtenBytes += UInt64(written)
+        if case .write(_, let chunk, _, _) = job {
+            unsafe free.append(chunk)
+            counters.queuedBytes -= chunkBytes
+        }
+        if let error, case let file = job.file, failures[file.id] == nil {
+            failures[file.id] = error
+            if first == nil { first = error }
+            failureCount.add(1, ordering: .releasing)
+        }
+        // SAFETY: `spaceReady` was initialised in init.
+        unsafe pthread_cond_broadcast(spaceReady)
+    }
+
+    /// Does one job without the lock; returns the bytes written and the error, if any.
+    private func perform(_ job: Job) -> (Int, GzipWriterError?) {
+        switch job {
+        case .close(let file):
+            // EINTR from close(2) on Linux still releases the descriptor; it is not an error to report.
+            if Glibc.close(file.descriptor) != 0 && errno != EINTR {
+                return (0, .closeFailed(path: file.path, errno: errno))
+            }
+            return (0, nil)
+        case .write(let file, let chunk, let count, let failWith):
+            if failure(of: file) != nil { return (0, nil) }  // the file failed: drop its later chunks
+            // SAFETY: the chunk holds `count` bytes and is not touched by the producer until freed.
+            let (done, code) = unsafe writeFully(file.descriptor, chunk.baseAddress!, count: count)
+            return (done, (code ?? failWith).map { .writeFailed(path: file.path, errno: $0) })
+        }
+    }
+
+    private func lock() {
+        // SAFETY: `mutex` was initialised in init.
+        unsafe pthread_mutex_lock(mutex)
+    }
+
+    private func unlock() {
+        // SAFETY: as above.
+        unsafe pthread_mutex_unlock(mutex)
+    }
+}

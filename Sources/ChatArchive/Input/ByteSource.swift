@@ -1,0 +1,25 @@
+public import ChatPosix
+
+/// Something that yields the bytes of one input in order: a file, standard input, a decompressor.
+///
+/// `read(into:)` writes straight into the caller's buffer, typically the free tail a
+/// `LineFramer.fill(_:)` lends, so bytes are not copied on the way to the framer:
+///
+/// ```swift
+/// try framer.fill { free throws(InputError) in try source.read(into: free) }
+/// ```
+///
+/// A source is confined to the task that reads it; conformers are not `Sendable`.
+public protocol ByteSource: ~Copyable {
+    /// The input's name for messages: its path, or `-` for standard input.
+    var name: String { get }
+
+    /// Writes up to `buffer.count` bytes into `buffer` and returns how many; 0 means the end of the
+    /// input (and stays 0 on later calls).
+    ///
+    /// A source may deliver its data and then throw a damage error (``InputError/isDamage``) on a
+    /// later call; after any error the source is at its end.
+    ///
+    /// - Precondition: `buffer.count > 0`.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
+}

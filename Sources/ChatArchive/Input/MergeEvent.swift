@@ -1,0 +1,101 @@
+public import ChatStore
+public import IRCWire
+public import ChatPosix
+
+/// Where a merged line came from and the time it was ordered by.
+public struct MergedLine: Sendable {
+    /// How ``MergedLine/timestamp`` was found.
+    public enum TimeSource: UInt8, Sendable {
+        /// The line's IRCv3 `time` tag.
+        case timeTag
+        /// The line's `tmi-sent-ts` tag.
+        case tmiSentTs
+        /// The line had no usable time; it takes the previous line's of the same input.
+        case inherited
+        /// Neither the line nor any earlier line of its input had a time; it sorts first.
+        case none
+        /// A live line without a time tag: the time we received it.
+        case received
+    }
+
+    /// The input's name (its path, or `(standard input)`).
+    public var inputName: String
+    /// The input's position in the list the reader was given; ties in time go to the lower one.
+    public var inputIndex: Int
+    /// 1-based number of the line in its input.
+    public var lineNumber: Int
+    /// Byte offset of the line in its (decompressed) input.
+    public var byteOffset: UInt64
+    /// The time the line is ordered by; see ``timeSource``.
+    public var timestamp: Timestamp?
+    public var timeSource: TimeSource
+    /// How the line ended in its input (`raw` output writes it back unchanged).
+    public var terminator: LineTerminator = .crlf
+
+    public init(
+        inputName: String, inputIndex: Int, lineNumber: Int, byteOffset: UInt64, timestamp: Timestamp?,
+        timeSource: TimeSource
+    ) {
+        self.inputName = inputName
+        self.inputIndex = inputIndex
+        self.lineNumber = lineNumber
+        self.byteOffset = byteOffset
+        self.timestamp = timestamp
+        self.timeSource = timeSource
+    }
+}
+
+/// One thing a ``MergeReader`` hands out, in merged order.
+///
+/// Lines come with their bytes (lent as a `Span` next to the event); problems come as events of their
+/// own at the place in the input where they happened, so that nothing is dropped silently.
+public enum MergeEvent: Sendable {
+    /// A line that parsed; its bytes are lent alongside.
+    case line(MergedLine, TwitchMessage)
+    /// A line the parser rejected; its raw bytes are lent alongside.
+    case malformed(MergedLine, LineError)
+    /// A line longer than the framer's limit, skipped whole (no bytes are lent).
+    case skipped(MergedLine, FramingError)
+    /// An input that could not be opened or read to its end: a truncated or corrupt gzip stream
+    /// (``InputError/isDamage``), a read error, or a file that vanished since it was listed. Lines
+    /// before the damage were delivered; `droppedByteCount` bytes of a partial line after the last
+    /// complete one were not. No bytes are lent. The reader goes on with the next input.
+    case inputFailed(MergedLine, InputError, droppedByteCount: Int)
+
+    /// Where the event happened.
+    public var location: MergedLine {
+        switch self {
+        case .line(let at, _), .malformed(let at, _), .skipped(let at, _), .inputFailed(let at, _, _): at
+        }
+    }
+
+    /// The event as a line for people (stderr, `watch`'s footer): where it happened, and for a
+    /// problem what went wrong (`a.log:7: malformed line: … — skipped`).
+    public var diagnostic: String {
+        switch self {
+        case .line(let at, _): "\(at.inputName):\(at.lineNumber)"
+        case .malformed(let at, let error): "\(at.inputName):\(at.lineNumber): malformed line: \(error) — skipped"
+        case .skipped(let at, let error): "\(at.inputName):\(at.lineNumber): \(error)"
+        case .inputFailed(_, let error, let dropped):
+            "\(error)" + (dropped > 0 ? " (\(dropped) bytes of a partial last line dropped)" : "")
+        }
+    }
+}
+
+/// Counts of what a ``MergeReader`` handed out so far.
+public struct MergeStatistics: Sendable, Equatable {
+    /// Lines that parsed.
+    public var lines = 0
+    /// Lines the parser rejected.
+    public var malformedLines = 0
+    /// Over-long lines skipped by the framer.
+    public var skippedLines = 0
+    /// Inputs that ended in damage or an error.
+    public var failedInputs = 0
+    /// Lines (parsed or not) without a usable time of their own.
+    public var untimedLines = 0
+    /// Lines whose `time` or `tmi-sent-ts` tag was present but unreadable.
+    public var unreadableTimeTags = 0
+
+    public init() {}
+}

@@ -1,0 +1,359 @@
+public import IRCWire
+import ChatStore
+
+/// Encodes a line as typed NDJSON (documented in `docs/ndjson.md`, schema in
+/// `docs/ndjson.schema.json`): every object has `"type"`, `"channel"` and `"ts"`, then the fields of
+/// its type.
+public enum TypedJSONEncoder: Sendable {
+    /// - Complexity: O(line). - Allocations: none once the writer's buffer has grown.
+    public static func encode(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, options: JSONOptions,
+        into out: inout JSONWriter
+    ) {
+        out.beginObject()
+        out.key("type")
+        out.string(message.command.name)
+        out.key("channel")
+        if let channel = message.channel { out.string(bytes, channel) } else { out.null() }
+        out.key("ts")
+        if let ts = context.timestamp { out.timestamp(ts) } else { out.null() }
+        let tags = message.tags
+        switch message.command {
+        case .privmsg:
+            if let p = message.privmsg(in: bytes) {
+                privmsg(bytes, message, p, into: &out)
+            }
+        case .usernotice:
+            if let n = message.userNotice(in: bytes) { userNotice(bytes, message, n, into: &out) }
+        case .clearchat:
+            if let c = message.clearChat(in: bytes) {
+                out.key("action")
+                switch c.action {
+                case .clearAll:
+                    out.string("clear")
+                    out.key("target")
+                    out.null()
+                    out.key("duration")
+                    out.null()
+                case .ban(let login):
+                    out.string("ban")
+                    target(bytes, login, c.targetUserId, into: &out)
+                    out.key("duration")
+                    out.null()
+                case .timeout(let login, let seconds):
+                    out.string("timeout")
+                    target(bytes, login, c.targetUserId, into: &out)
+                    out.key("duration")
+                    out.number(seconds)
+                }
+            }
+        case .clearmsg:
+            if let m = message.clearMsg(in: bytes) {
+                optionalTag("target_msg_id", m.targetMessageId, bytes, into: &out)
+                optionalTag("login", m.login, bytes, into: &out)
+                optionalText("text", m.text, bytes, into: &out)
+            }
+        case .roomstate:
+            if let r = message.roomState(in: bytes) {
+                out.key("full")
+                out.bool(r.isFull)
+                optionalBool("emote_only", r.emoteOnly, into: &out)
+                optionalNumber("followers_only", r.followersOnly, into: &out)
+                optionalBool("r9k", r.r9k, into: &out)
+                optionalNumber("slow", r.slow, into: &out)
+                optionalBool("subs_only", r.subsOnly, into: &out)
+                optionalTag("room_id", tags[.roomId], bytes, into: &out)
+            }
+        case .userstate, .globaluserstate:
+            if let u = message.userState(in: bytes) {
+                optionalTag("display_name", u.displayName, bytes, into: &out)
+                optionalTag("color", u.color, bytes, into: &out)
+                out.key("badges")
+                badges(bytes, message.badges, into: &out)
+                out.key("emote_sets")
+                out.beginArray()
+                if let sets = u.emoteSets { commaList(bytes, sets.raw, into: &out) }
+                out.endArray()
+                if u.isGlobal { optionalTag("user_id", tags[.userId], bytes, into: &out) }
+            }
+        case .notice:
+            if let n = message.notice(in: bytes) {
+                optionalTag("msg_id", n.msgId, bytes, into: &out)
+                optionalText("text", n.text, bytes, into: &out)
+            }
+        case .whisper:
+            if let w = message.whisper(in: bytes) {
+                out.key("from")
+                out.string(bytes, w.from)
+                out.key("to")
+                out.string(bytes, w.to)
+                user(bytes, message, login: w.from, into: &out)
+                out.key("text")
+                out.string(bytes, w.text)
+                optionalTag("thread_id", w.threadId, bytes, into: &out)
+                optionalTag("message_id", w.messageId, bytes, into: &out)
+            }
+        case .join, .part:
+            out.key("login")
+            if let m = message.membership(in: bytes) { out.string(bytes, m.login) } else { out.null() }
+        case .hosttarget:
+            if let h = message.hostTarget(in: bytes) {
+                optionalText("target", h.target, bytes, into: &out)
+                optionalNumber("viewers", h.viewers, into: &out)
+            }
+        case .ping, .pong:
+            optionalText("token", message.pingToken(in: bytes), bytes, into: &out)
+        case .cap:
+            if let c = message.capReply(in: bytes) {
+                out.key("subcommand")
+                out.string(bytes, c.subcommand)
+                out.key("capabilities")
+                out.beginArray()
+                if let caps = c.capabilities { spaceList(bytes, caps, into: &out) }
+                out.endArray()
+            }
+        case .names, .endOfNames, .numeric:
+            out.key("code")
+            out.number(numericCode(message.command))
+            params(bytes, message.line, into: &out)
+        case .reconnect:
+            break
+        case .unknown:
+            out.key("verb")
+            out.string(bytes, message.line.verbRange)
+            params(bytes, message.line, into: &out)
+        }
+        if let tombstone = context.tombstone { moderation(tombstone, into: &out) }
+        if context.isMirror {
+            out.key("mirror")
+            out.bool(true)
+        }
+        if options.withTags {
+            out.key("tags")
+            if message.line.hasTags { IRCAtomsEncoder.writeTags(bytes, message, into: &out) } else { out.beginObject(); out.endObject() }
+        }
+        if options.withRaw {
+            out.key("raw")
+            out.string(bytes, ByteRange(0, message.line.length))
+        }
+        out.endObject()
+    }
+
+    // MARK: Types
+
+    private static func privmsg(_ bytes: Span<UInt8>, _ m: TwitchMessage, _ p: Privmsg, into out: inout JSONWriter) {
+        let tags = m.tags
+        optionalTag("id", tags[.id], bytes, into: &out)
+        user(bytes, m, login: p.login, into: &out)
+        out.key("text")
+        out.string(bytes, p.text)
+        out.key("action")
+        out.bool(p.isAction)
+        out.key("emotes")
+        emotes(bytes, m, text: p.text, into: &out)
+        out.key("bits")
+        if let bits = m.bits(in: bytes) { out.number(bits) } else { out.null() }
+        out.key("reply")
+        if let r = m.replyParent {
+            out.beginObject()
+            optionalTag("msg_id", r.messageId, bytes, into: &out)
+            optionalTag("user_id", r.userId, bytes, into: &out)
+            optionalTag("login", r.login, bytes, into: &out)
+            optionalTag("display_name", r.displayName, bytes, into: &out)
+            optionalTag("body", r.body, bytes, into: &out)
+            optionalTag("thread_msg_id", r.threadMessageId, bytes, into: &out)
+            optionalTag("thread_login", r.threadLogin, bytes, into: &out)
+            out.endObject()
+        } else {
+            out.null()
+        }
+        out.key("first_msg")
+        out.bool(tags.flag(.firstMsg, in: bytes))
+        out.key("returning_chatter")
+        out.bool(tags.flag(.returningChatter, in: bytes))
+        optionalTag("msg_id", tags[.msgId], bytes, into: &out)
+        optionalTag("custom_reward_id", tags[.customRewardId], bytes, into: &out)
+        optionalTag("room_id", tags[.roomId], bytes, into: &out)
+        source(bytes, m, into: &out)
+    }
+
+    private static func userNotice(_ bytes: Span<UInt8>, _ m: TwitchMessage, _ n: UserNotice, into out: inout JSONWriter) {
+        let tags = m.tags
+        optionalTag("id", tags[.id], bytes, into: &out)
+        out.key("msg_id")
+        if let name = n.kind.name {
+            out.string(name)
+        } else if case .unknown(let raw?) = n.kind {
+            out.string(bytes, tag: raw)
+        } else {
+            out.null()
+        }
+        out.key("known")
+        out.bool(n.kind.name != nil)
+        let login = n.login?.raw ?? m.senderLogin(in: bytes) ?? ByteRange(0, 0)
+        user(bytes, m, login: login, into: &out)
+        optionalText("text", n.text, bytes, into: &out)
+        optionalTag("system_msg", n.systemMessage, bytes, into: &out)
+        out.key("params")
+        out.beginObject()
+        // Each key once, with its last value (as for tags): JSON objects must not repeat keys.
+        tags.forEachMsgParam(in: bytes) { tag in
+            guard IRCAtomsEncoder.isLastOccurrence(tag, bytes, m) else { return }
+            out.key(bytes: bytes, ByteRange(tag.key.lower + 10, tag.key.upper))
+            out.string(bytes, tag: tag.value)
+        }
+        out.endObject()
+        out.key("emotes")
+        if let text = n.text { emotes(bytes, m, text: text, into: &out) } else { out.beginArray(); out.endArray() }
+        optionalTag("room_id", tags[.roomId], bytes, into: &out)
+        source(bytes, m, into: &out)
+    }
+
+    /// `"user": {"id","login","display_name","color","badges":[…]}`
+    private static func user(_ bytes: Span<UInt8>, _ m: TwitchMessage, login: ByteRange, into out: inout JSONWriter) {
+        let tags = m.tags
+        out.key("user")
+        out.beginObject()
+        optionalTag("id", tags[.userId], bytes, into: &out)
+        out.key("login")
+        out.string(bytes, login)
+        optionalTag("display_name", tags[.displayName], bytes, into: &out)
+        out.key("color")
+        if let c = tags[.color], !c.raw.isEmpty { out.string(bytes, tag: c) } else { out.null() }
+        out.key("badges")
+        badges(bytes, m.badges, into: &out)
+        out.key("badge_info")
+        badges(bytes, m.badgeInfo, into: &out)
+        out.endObject()
+    }
+
+    private static func badges(_ bytes: Span<UInt8>, _ cursor: BadgeCursor, into out: inout JSONWriter) {
+        var c = cursor
+        out.beginArray()
+        while let b = c.next(in: bytes) {
+            out.beginObject()
+            out.key("name")
+            out.string(bytes, b.name)
+            out.key("version")
+            out.string(bytes, tag: TagValue(raw: b.version))
+            out.endObject()
+        }
+        out.endArray()
+    }
+
+    /// Emotes as code point offsets into the text, start inclusive, end exclusive, clamped.
+    private static func emotes(_ bytes: Span<UInt8>, _ m: TwitchMessage, text: ByteRange, into out: inout JSONWriter) {
+        out.beginArray()
+        if m.tags[.emotes].map({ !$0.raw.isEmpty }) == true {
+            let count = CodePoints.count(in: bytes, text)
+            var c = m.emotes
+            while let e = c.next(in: bytes) {
+                guard let r = e.clamped(toCodePointCount: count) else { continue }
+                out.beginObject()
+                out.key("id")
+                out.string(bytes, e.id)
+                out.key("start")
+                out.number(r.lowerBound)
+                out.key("end")
+                out.number(r.upperBound)
+                out.endObject()
+            }
+        }
+        out.endArray()
+    }
+
+    private static func source(_ bytes: Span<UInt8>, _ m: TwitchMessage, into out: inout JSONWriter) {
+        out.key("source")
+        guard let s = m.sharedChatSource(in: bytes) else {
+            out.null()
+            return
+        }
+        out.beginObject()
+        out.key("room_id")
+        out.string(bytes, tag: s.roomId)
+        optionalTag("msg_id", s.messageId, bytes, into: &out)
+        out.key("badges")
+        badges(bytes, s.badges, into: &out)
+        out.key("only")
+        out.bool(s.isSourceOnly)
+        out.endObject()
+    }
+
+    private static func target(_ bytes: Span<UInt8>, _ login: ByteRange, _ id: TagValue?, into out: inout JSONWriter) {
+        out.key("target")
+        out.beginObject()
+        out.key("login")
+        out.string(bytes, login)
+        optionalTag("id", id, bytes, into: &out)
+        out.endObject()
+    }
+
+    private static func moderation(_ t: Tombstone, into out: inout JSONWriter) {
+        out.key("deleted")
+        out.bool(t == .deleted)
+        out.key("timed_out")
+        if case .timedOut(let s) = t { out.number(Int64(s)) } else { out.null() }
+        out.key("banned")
+        out.bool(t == .banned)
+        out.key("cleared")
+        out.bool(t == .cleared)
+    }
+
+    private static func params(_ bytes: Span<UInt8>, _ line: ParsedLine, into out: inout JSONWriter) {
+        out.key("params")
+        out.beginArray()
+        var c = ParamCursor(line)
+        while let p = c.next(in: bytes) { out.string(bytes, p) }
+        out.endArray()
+    }
+
+    private static func numericCode(_ c: TwitchCommand) -> Int {
+        switch c {
+        case .names: 353
+        case .endOfNames: 366
+        case .numeric(let n): Int(n)
+        default: 0
+        }
+    }
+
+    // MARK: Small helpers
+
+    private static func optionalTag(_ key: StaticString, _ v: TagValue?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
+        out.key(key)
+        if let v { out.string(bytes, tag: v) } else { out.null() }
+    }
+
+    private static func optionalText(_ key: StaticString, _ r: ByteRange?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
+        out.key(key)
+        if let r { out.string(bytes, r) } else { out.null() }
+    }
+
+    private static func optionalBool(_ key: StaticString, _ v: Bool?, into out: inout JSONWriter) {
+        out.key(key)
+        if let v { out.bool(v) } else { out.null() }
+    }
+
+    private static func optionalNumber(_ key: StaticString, _ v: Int64?, into out: inout JSONWriter) {
+        out.key(key)
+        if let v { out.number(v) } else { out.null() }
+    }
+
+    /// Elements of a comma-separated raw value as strings.
+    private static func commaList(_ bytes: Span<UInt8>, _ r: ByteRange, into out: inout JSONWriter) {
+        split(bytes, r, UInt8(ascii: ","), into: &out)
+    }
+
+    private static func spaceList(_ bytes: Span<UInt8>, _ r: ByteRange, into out: inout JSONWriter) {
+        split(bytes, r, UInt8(ascii: " "), into: &out)
+    }
+
+    private static func split(_ bytes: Span<UInt8>, _ r: ByteRange, _ separator: UInt8, into out: inout JSONWriter) {
+        var start = Int(r.lower)
+        let end = Int(r.upper)
+        while start < end {
+            let stop = ByteScan.firstIndex(of: separator, in: bytes, from: start, to: end) ?? end
+            if stop > start { out.string(bytes, ByteRange(start..<stop)) }
+            start = stop + 1
+        }
+    }
+}

@@ -1,0 +1,288 @@
+public import IRCWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+public import ChatNet
+public import ChatPosix
+public import TwitchSession
+
+/// Where and how to connect.
+public struct Endpoint: Sendable, Equatable {
+    public var host: String
+    public var port: UInt16
+    /// TLS settings, or `nil` for plain TCP.
+    public var tls: TLSConfiguration?
+    /// Connect and handshake timeout.
+    public var timeoutMs: Int64
+
+    public init(host: String = "irc.chat.twitch.tv", port: UInt16? = nil, tls: TLSConfiguration? = .default, timeoutMs: Int64 = 10_000) {
+        self.host = host
+        self.port = port ?? (tls == nil ? 6667 : 6697)
+        self.tls = tls
+        self.timeoutMs = timeoutMs
+    }
+}
+
+/// Live chat: one ingest thread running an epoll loop over the connections of a ``ConnectionPlan``,
+/// each driven by its ``ConnectionMachine``. Bytes are read straight into each connection's
+/// ``LineFramer`` (allocated once), lines are parsed in place and handed to `onLine` — no copy and no
+/// thread hop per line. Session records (connections, JOIN outcomes, gaps) go to `onRecord`.
+///
+/// Connecting (name resolution, TCP connect, TLS handshake) blocks the loop for at most the
+/// endpoint's timeout; chat of other connections waits meanwhile (documented trade-off: connections
+/// are opened at least 2 s apart and rarely).
+public final class LiveSession {
+    public typealias LineHandler = (Span<UInt8>, TwitchMessage, _ receivedAt: Moment, _ lineNumber: Int) -> Void
+    public typealias RecordHandler = (SessionRecord) -> Void
+    public typealias ProblemHandler = (LiveProblem) -> Void
+
+    private final class Connection {
+        var machine: ConnectionMachine
+        /// Plain ``TCPConnection`` or ``TLSConnection``, as the endpoint says.
+        var stream: (any ByteStream)? = nil
+        /// What the stream's descriptor is registered for, so the loop changes it only when it differs.
+        var registered: EventLoop.Interest = []
+        var framer = LineFramer()
+        var connectAt: Int64? = nil
+        var lines = 0
+        /// The read budget ran out before the stream would block: service again before waiting.
+        var hasMore = false
+        init(machine: ConnectionMachine) { self.machine = machine }
+    }
+
+    public let endpoint: Endpoint
+    private let connections: [Connection]
+    private let loop: EventLoop
+    private let tlsContext: TLSContext?
+    private let onLine: LineHandler
+    private let onRecord: RecordHandler
+    private let onProblem: ProblemHandler
+    /// Raised (from any thread, e.g. a signal handler's flag poller) to end ``run(until:)``.
+    public let stop: StopFlag
+    /// Called on the ingest thread at least every 250 ms (e.g. to publish view-model windows).
+    public var onTick: (() -> Void)? = nil
+    /// Called with the bytes of a line the parser rejected (e.g. to store it), just before
+    /// `onProblem` reports it.
+    public var onMalformedLine: ((Span<UInt8>, _ receivedAt: Moment) -> Void)? = nil
+    private var actions: [ConnectionAction] = []
+    /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
+    static let readBudget = 16
+    /// Set when a machine reports a fatal record.
+    public private(set) var fatal: String? = nil
+
+    public init(
+        channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings = ConnectionSettings(),
+        stop: StopFlag = StopFlag(),
+        onLine: @escaping LineHandler, onRecord: @escaping RecordHandler, onProblem: @escaping ProblemHandler
+    ) throws {
+        self.endpoint = endpoint
+        self.stop = stop
+        let plans = ConnectionPlan.split(channels: channels)
+        connections = plans.map { Connection(machine: ConnectionMachine(plan: $0, credentials: credentials, settings: settings)) }
+        loop = try EventLoop()
+        tlsContext = try endpoint.tls.map { try TLSContext($0) }
+        self.onLine = onLine
+        self.onRecord = onRecord
+        self.onProblem = onProblem
+        actions.reserveCapacity(16)
+    }
+
+    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes.
+    public func run(until deadline: Int64? = nil) {
+        let start = Moment.now()
+        for c in connections { perform(c.machine.start(at: start), on: c) }
+        while !stop.isRaised && fatal == nil {
+            let now = Moment.now()
+            if let deadline, now.monotonicMs >= deadline { break }
+            for c in connections {
+                if let at = c.connectAt, at <= now.monotonicMs {
+                    c.connectAt = nil
+                    open(c)
+                }
+                if let due = c.machine.nextDeadline, due <= now.monotonicMs {
+                    actions.removeAll(keepingCapacity: true)
+                    c.machine.handle(.tick, at: now, into: &actions)
+                    perform(actions, on: c)
+                }
+            }
+            // Connections whose read budget ran out go first, and the wait below does not block.
+            var busy = false
+            for c in connections where c.hasMore {
+                c.hasMore = false
+                service(c, [])
+                busy = busy || c.hasMore
+            }
+            onTick?()
+            var timeout: Int64 = busy ? 0 : (onTick == nil ? 250 : 30)
+            for c in connections {
+                if let at = c.connectAt { timeout = min(timeout, at - now.monotonicMs) }
+                if let due = c.machine.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
+            }
+            if let deadline { timeout = min(timeout, deadline - now.monotonicMs) }
+            _ = try? loop.wait(timeoutMs: Int32(clamping: max(0, timeout))) { fd, readiness in
+                guard let c = connections.first(where: { $0.stream?.fileDescriptor == fd }) else { return }
+                service(c, readiness)
+            }
+        }
+        let end = Moment.now()
+        for c in connections { perform(c.machine.stop(at: end), on: c) }
+    }
+
+    private func service(_ c: Connection, _ readiness: EventLoop.Readiness) {
+        guard let stream = c.stream else { return }
+        if readiness.contains(.writable) || stream.hasPendingWrites {
+            do { try stream.flush() } catch {
+                lost(c, .failed("\(error)"))
+                return
+            }
+        }
+        // Read until the stream would block — TLS may hold decrypted bytes the socket no longer
+        // signals — but at most `readBudget` times per wake-up, so that a server sending without
+        // pause cannot starve timers, other connections or the stop flag.
+        var budget = Self.readBudget
+        while c.stream != nil {
+            if budget == 0 {
+                c.hasMore = true
+                return
+            }
+            budget -= 1
+            let outcome: ReadOutcome
+            do { outcome = try stream.read(into: &c.framer) } catch {
+                lost(c, .failed("\(error)"))
+                return
+            }
+            switch outcome {
+            case .bytes:
+                drain(c, receivedAt: Moment.now())
+            case .wouldBlock:
+                updateInterest(c)
+                return
+            case .endOfStream:
+                if c.framer.pendingByteCount > 0 { onProblem(.cutOff(droppedBytes: c.framer.pendingByteCount)) }
+                lost(c, .endOfStream)
+                return
+            }
+        }
+    }
+
+    /// Hands every complete line to the machine and to `onLine`, all stamped with the time of the
+    /// read that completed them.
+    private func drain(_ c: Connection, receivedAt now: Moment) {
+        while let event = c.framer.nextLine() {
+            switch event {
+            case .skipped(let error):
+                onProblem(.skipped(error))
+            case .line(let line):
+                c.lines += 1
+                c.framer.withBytes(of: line) { bytes in
+                    let message: TwitchMessage
+                    do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                        onMalformedLine?(bytes, now)
+                        onProblem(.malformed(lineNumber: line.number, error))
+                        return
+                    }
+                    // Every line counts for liveness; control lines also drive the session.
+                    actions.removeAll(keepingCapacity: true)
+                    c.machine.handle(.lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions)
+                    onLine(bytes, message, now, c.lines)
+                }
+                perform(actions, on: c)
+            }
+        }
+    }
+
+    private func lost(_ c: Connection, _ reason: DisconnectReason) {
+        close(c)
+        let now = Moment.now()
+        actions.removeAll(keepingCapacity: true)
+        c.machine.handle(.closed(reason), at: now, into: &actions)
+        perform(actions, on: c)
+    }
+
+    private func perform(_ list: [ConnectionAction], on c: Connection) {
+        for action in list {
+            switch action {
+            case .send(let message):
+                guard let stream = c.stream else { continue }
+                do {
+                    try stream.enqueue(message)
+                    try stream.flush()
+                    updateInterest(c)
+                } catch {
+                    lost(c, .failed("\(error)"))
+                }
+            case .connect(let after):
+                c.connectAt = Moment.now().monotonicMs + after
+            case .close:
+                close(c)
+            case .report(let record):
+                if case .fatal(let message, _) = record { fatal = message }
+                onRecord(record)
+            }
+        }
+    }
+
+    private func open(_ c: Connection) {
+        let now = Moment.now()
+        do {
+            let stream = try connect()
+            c.stream = stream
+            c.framer.reset()
+            c.registered = stream.interest
+            try loop.register(stream.fileDescriptor, interest: c.registered)
+            actions.removeAll(keepingCapacity: true)
+            c.machine.handle(.connected, at: now, into: &actions)
+        } catch {
+            c.stream = nil
+            actions.removeAll(keepingCapacity: true)
+            c.machine.handle(.closed(.connectFailed("\(error)")), at: now, into: &actions)
+        }
+        perform(actions, on: c)
+    }
+
+    /// Connects to the endpoint, over TLS when it has a context: blocks for at most its timeout.
+    private func connect() throws -> any ByteStream {
+        if let tlsContext {
+            return try TLSConnection.connect(
+                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: endpoint.timeoutMs)
+        }
+        return try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
+    }
+
+    /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).
+    private func updateInterest(_ c: Connection) {
+        guard let stream = c.stream else { return }
+        let interest = stream.interest
+        guard interest != c.registered else { return }
+        if (try? loop.modify(stream.fileDescriptor, interest: interest)) != nil { c.registered = interest }
+    }
+
+    private func close(_ c: Connection) {
+        guard let stream = c.stream else { return }
+        try? loop.remove(stream.fileDescriptor)
+        c.stream = nil  // the stream closes its descriptor when released
+        c.framer.reset()
+    }
+}
+
+@available(*, unavailable)
+extension LiveSession: Sendable {}
+
+/// A line from the server that could not be used: reported and counted, never dropped silently.
+public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The parser rejected line `lineNumber` of the current connection.
+    case malformed(lineNumber: Int, LineError)
+    /// A line longer than the framer's limit, skipped whole.
+    case skipped(FramingError)
+    /// The server closed the connection in the middle of a line; its bytes were dropped.
+    case cutOff(droppedBytes: Int)
+
+    public var description: String {
+        switch self {
+        case .malformed(let line, let error): "live:\(line): malformed line: \(error)"
+        case .skipped(let error): "a line was too long and was skipped: \(error)"
+        case .cutOff(let dropped): "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
+        }
+    }
+}

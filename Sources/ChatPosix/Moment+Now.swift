@@ -1,0 +1,18 @@
+import Glibc
+public import TwitchSession
+
+extension Moment {
+    /// The system clocks now.
+    ///
+    /// - Complexity: two `clock_gettime` calls (vDSO). - Allocations: none.
+    public static func now() -> Moment {
+        Moment(monotonicMs: milliseconds(CLOCK_MONOTONIC), wallMs: milliseconds(CLOCK_REALTIME))
+    }
+
+    fileprivate static func milliseconds(_ clock: clockid_t) -> Int64 {
+        var spec = timespec()
+        // SAFETY: `clock_gettime` writes one `timespec` into the local.
+        _ = unsafe clock_gettime(clock, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}

@@ -1,0 +1,34 @@
+import ChatPosix
+
+/// Paces lines by their timestamps at `speed` times real time: the first line sets the origin, and a
+/// later line is due once the wall time since the origin has caught up with its line time / `speed`.
+///
+/// Used by `replay --speed` (which sleeps) and by `watch` (which ticks while it waits).
+package struct Pacer {
+    let speed: Double
+    private var origin: (line: Int64, wall: ContinuousClock.Instant)? = nil
+
+    /// - Precondition: `speed` is positive and finite.
+    package init(speed: Double) {
+        precondition(speed > 0 && speed.isFinite, "speed must be positive")
+        self.speed = speed
+    }
+
+    /// When the line at `milliseconds` is due; `nil` when it is due at once (the first line, or a
+    /// line not later than the first).
+    package mutating func due(at milliseconds: Int64) -> ContinuousClock.Instant? {
+        guard let origin else {
+            origin = (milliseconds, ContinuousClock.now)
+            return nil
+        }
+        let offset = Double(milliseconds - origin.line) / speed
+        guard offset > 0 else { return nil }
+        return origin.wall.advanced(by: .microseconds(Int64(offset * 1000)))
+    }
+
+    /// Sleeps until the line at `milliseconds` is due.
+    package mutating func wait(until milliseconds: Int64) {
+        guard let due = due(at: milliseconds) else { return }
+        sleepThread(for: due - ContinuousClock.now)
+    }
+}

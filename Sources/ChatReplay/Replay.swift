@@ -1,0 +1,270 @@
+public import ChatStore
+import IRCWire
+public import ChatArchive
+import ChatFormat
+public import TwitchSession
+import ChatPosix
+
+/// Runs recorded chat through the live path — framer, parser, channel rings, view model — and writes
+/// it out in one of the output formats.
+///
+/// Without moderation each line is written as soon as it is appended (one line out per line in).
+/// With ``ReplayOptions/applyModeration`` lines wait in their channel's ring — the ring is the delay
+/// line — and are written, in input order, when the ring must make room or at the end, carrying any
+/// tombstone a later CLEARMSG/CLEARCHAT put on them.
+///
+/// Owns the store while it runs (the ingest thread); not `Sendable`.
+public final class Replay {
+    public let options: ReplayOptions
+    public let store: ChatStore
+    private let sink: OutputSink?
+    private let diagnose: (String) -> Void
+    private var writer = JSONWriter()
+    private let text: TextRenderer
+    public private(set) var summary = ReplaySummary()
+    private var reported = 0
+    /// Lines appended but not yet written (moderation mode), oldest first.
+    private var pending = PlacementQueue()
+    private let reader: Reader
+    private let channelFilter: [[UInt8]]
+    private let userFilter: [[UInt8]]
+    private var pace: Pacer?
+    private let started = ContinuousClock.now
+
+    /// - Parameters:
+    ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
+    ///   - diagnose: receives one message per problem (file and line number included).
+    public init(options: ReplayOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
+        self.options = options
+        store = ChatStore(capacity: options.capacity, dedupeSharedChat: options.dedupeShared)
+        self.sink = sink
+        self.diagnose = diagnose
+        text = TextRenderer(color: options.color)
+        reader = store.readers.makeReader()!
+        channelFilter = options.channels.map { Array($0.utf8) }
+        userFilter = options.users.map { Array($0.lowercased().utf8) }
+        pace = options.speed.map { Pacer(speed: $0) }
+    }
+
+    /// Reads every event of `input`, then writes what is still held back.
+    public func run(_ input: MergeReader) throws(OutputError) {
+        var failure: OutputError? = nil
+        input.forEach { event, bytes in
+            guard failure == nil else { return }
+            do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        try finish()
+    }
+
+    /// Handles one event of a ``MergeReader``.
+    public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) throws(OutputError) {
+        switch event {
+        case .line(let at, let message):
+            summary.lines += 1
+            if let t = at.timestamp { pace?.wait(until: t.milliseconds) }
+            try ingest(bytes, message, at)
+        case .malformed:
+            summary.malformed += 1
+            report(event.diagnostic)
+        case .skipped:
+            summary.skipped += 1
+            report(event.diagnostic)
+        case .inputFailed(_, let error, _):
+            if error.isDamage { summary.damagedInputs += 1 } else { summary.failedInputs += 1 }
+            diagnose(event.diagnostic)
+        }
+    }
+
+    /// Writes a session record of a live source: always on stderr, and as a JSON object in the
+    /// `json` format (so that a gap is never a silent hole in the data).
+    public func record(_ record: SessionRecord) throws(OutputError) {
+        diagnose("\(record)")
+        guard options.format == .json, let sink else { return }
+        writer.reset()
+        RecordEncoder.encode(record, into: &writer)
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        try sink.endLine()
+    }
+
+    /// Reports and counts a problem of a live source that is not tied to one line.
+    public func noteProblem(_ message: String) {
+        summary.skipped += 1
+        report(message)
+    }
+
+    /// Writes every held-back line and flushes.
+    public func finish() throws(OutputError) {
+        while let next = pending.popFirst() { try writeHeld(next) }
+        store.publish(now: elapsedMilliseconds(), force: true)
+        try sink?.flush()
+    }
+
+    /// Writes the newest `count` entries of every channel with a name, channels in order of first
+    /// sight, to `sink` in the output format (what `dump` prints after the replay), then flushes.
+    ///
+    /// - Complexity: O(entries written). - Allocations: none once the line buffer has grown.
+    public func writeWindows(last count: Int, to sink: OutputSink) throws(OutputError) {
+        for c in 0..<store.channelCount {
+            guard let log = store.log(at: c), !log.name.isEmpty else { continue }
+            let live = log.ring.liveRange
+            let lower = max(live.lowerBound, live.upperBound >= UInt64(count) ? live.upperBound - UInt64(count) : 0)
+            var failure: OutputError? = nil
+            log.ring.withEntries(in: lower..<live.upperBound, reader: reader) { info, bytes in
+                guard failure == nil else { return }
+                do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+        try sink.flush()
+    }
+
+    private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
+        if options.applyModeration, sink != nil {
+            // Make room in order: everything up to this channel's oldest entry is written first.
+            if let log = try? store.log(for: message, in: bytes), log.ring.isFull {
+                let oldest = log.ring.liveRange.lowerBound
+                while let next = pending.popFirst() {
+                    try writeHeld(next)
+                    if next.channel == log.index && next.seq == oldest { break }
+                }
+            }
+        }
+        let placement: ChatStore.Placement
+        do throws(StoreError) {
+            placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
+        } catch {
+            report("\(at.inputName):\(at.lineNumber): \(error)")
+            return
+        }
+        store.publish(now: elapsedMilliseconds())
+        guard let sink else { return }
+        if options.applyModeration {
+            pending.append(PlacementQueue.Item(channel: placement.channel, seq: placement.seq))
+            return
+        }
+        let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
+        try write(bytes, message, context, terminator: at.terminator, to: sink)
+    }
+
+    private func writeHeld(_ item: PlacementQueue.Item) throws(OutputError) {
+        guard let sink, let log = store.log(at: item.channel) else { return }
+        var failure: OutputError? = nil
+        let found = log.ring.withEntry(item.seq, reader: reader) { info, bytes in
+            do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        if case .gone = found { report("internal: held line \(item.seq) of channel \(item.channel) was evicted") }
+    }
+
+    /// Writes an entry read back from its ring, with its tombstone.
+    private func writeEntry(_ info: EntryInfo, _ bytes: Span<UInt8>, to sink: OutputSink) throws(OutputError) {
+        let message = TwitchMessage(info.parsed, in: bytes)
+        let time = LineTime(of: message, in: bytes).timestamp
+        let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
+        // The ring keeps no terminator: raw output uses CRLF.
+        try write(bytes, message, context, terminator: .crlf, to: sink)
+    }
+
+    private func write(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, terminator: LineTerminator,
+        to sink: OutputSink
+    ) throws(OutputError) {
+        guard passes(bytes, message, context) else { return }
+        writer.reset()
+        switch options.format {
+        case .raw:
+            writer.raw(bytes, 0..<bytes.count)
+            switch terminator {
+            case .crlf: writer.raw("\r\n")
+            case .lf, .none: writer.raw(byte: 0x0A)  // a last line without terminator still ends the output line
+            }
+        case .irc:
+            IRCAtomsEncoder.encode(bytes, message, into: &writer)
+            writer.raw(byte: 0x0A)
+        case .json:
+            TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &writer)
+            writer.raw(byte: 0x0A)
+        case .text:
+            text.render(bytes, message, context, into: &writer)
+        }
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        try sink.endLine()
+        summary.written += 1
+    }
+
+    // MARK: Filters
+
+    private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext) -> Bool {
+        if options.dedupeShared && context.isMirror { return false }
+        if options.since != nil || options.until != nil {
+            guard let t = context.timestamp else { return false }
+            if let since = options.since, t < since { return false }
+            if let until = options.until, t >= until { return false }
+        }
+        if !channelFilter.isEmpty {
+            guard let channel = message.channel, channelFilter.contains(where: { bytes.equals($0, at: channel.range) })
+            else { return false }
+        }
+        if !userFilter.isEmpty {
+            let login = message.command == .usernotice ? message.tags[.login]?.raw : message.senderLogin(in: bytes)
+            guard let login, userFilter.contains(where: { bytes.equals(lowercased: $0, at: login.range) }) else {
+                return false
+            }
+        }
+        if !options.types.isEmpty && !options.types.contains(message.command.name.description) { return false }
+        if let grep = options.grep {
+            guard let t = message.text(in: bytes) ?? message.privmsg(in: bytes)?.text else { return false }
+            guard String(decoding: bytes, in: t).contains(grep) else { return false }
+        }
+        return true
+    }
+
+    // MARK: Helpers
+
+    /// The line's own time (not one inherited from an earlier line).
+    private func ownTime(_ at: MergedLine) -> Timestamp? {
+        switch at.timeSource {
+        case .timeTag, .tmiSentTs, .received: at.timestamp
+        case .inherited, .none: nil
+        }
+    }
+
+    private func report(_ message: String) {
+        reported += 1
+        if reported <= options.reportLimit {
+            diagnose(message)
+        } else if reported == options.reportLimit + 1 {
+            diagnose("(further problems are only counted; see the summary)")
+        }
+    }
+
+    private func elapsedMilliseconds() -> Int64 { (ContinuousClock.now - started).inMilliseconds }
+}
+
+@available(*, unavailable)
+extension Replay: Sendable {}
+
+/// A FIFO of (channel, sequence) that grows as needed and reuses its storage.
+struct PlacementQueue {
+    struct Item: Equatable {
+        var channel: Int
+        var seq: UInt64
+    }
+    private var items: [Item] = []
+    private var head = 0
+
+    mutating func append(_ item: Item) {
+        if head > 4096 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        items.append(item)
+    }
+
+    mutating func popFirst() -> Item? {
+        guard head < items.count else { return nil }
+        defer { head += 1 }
+        return items[head]
+    }
+}

@@ -1,0 +1,185 @@
+import ChatNet
+import ChatPosix
+import TwitchSession
+
+/// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS), answers the login and JOINs as
+/// Twitch does, and replays a chat log to each client from its start, paced by the log's timestamps.
+///
+/// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Each client has
+/// its own ``ReplayCursor`` (see ``ReplayLog`` for how the log is read) and gets only the lines of the
+/// channels it joined. Pacing timers are the loop's wait timeout: the earliest held line of any
+/// client (a scan over the clients per wakeup, fine for the hundreds of clients a test bed has).
+///
+/// ```swift
+/// let server = try ChatServer(arguments: ["Fixtures/lines/privmsg.irc"], options: ServeOptions(port: 0)) {
+///     print($0)
+/// }
+/// print("listening on \(server.address)")
+/// try server.run()   // until server.stopHandle.stop()
+/// ```
+///
+/// Confined to the thread that calls ``run()`` (create it there too); only ``stopHandle`` crosses
+/// threads.
+public final class ChatServer {
+    /// `127.0.0.1:6667`, with the port actually bound.
+    public let address: String
+    /// The port actually bound (the kernel's choice for port 0).
+    public let port: UInt16
+    /// Stops ``run()`` from any thread.
+    public let stopHandle: ServeStopHandle
+
+    private let loop: EventLoop
+    private let listener: ListeningSocket
+    private let context: ServeContext
+    private let tls: ServerTLSContext?
+    private var clients: [Int32: ServeClient] = [:]
+    private var nextNumber = 1
+    /// Accepting is paused until then (monotonic ms) after running out of descriptors.
+    private var acceptPausedUntil: Int64?
+
+    /// Opens the inputs, loads the TLS certificate and binds the listening socket, in that order.
+    ///
+    /// - Parameters:
+    ///   - arguments: `FILE|DIR|-` as on the command line.
+    ///   - report: receives one line per connection, join and disconnect, and per input problem.
+    /// - Throws: ``ServeError/input(_:)``, ``ServeError/tls(_:)`` or ``ServeError/network(_:)``.
+    public init(arguments: [String], options: ServeOptions, report: @escaping (String) -> Void) throws(ServeError) {
+        let log = try ReplayLog(arguments: arguments, report: report)
+        tls = try options.tls.map { files throws(ServeError) in try ServerTLSContext(files) }
+        do {
+            listener = try ListeningSocket(host: options.host, port: options.port)
+            loop = try EventLoop(maxEvents: 128)
+            try loop.register(listener.fileDescriptor, interest: .readable)
+        } catch {
+            throw .network(error)
+        }
+        address = listener.address
+        port = listener.port
+        stopHandle = ServeStopHandle(flag: StopFlag(), waker: loop.waker)
+        context = ServeContext(options: options, log: log, report: report)
+    }
+
+    /// Serves until ``stopHandle`` is used, then closes every client (reporting each) and returns.
+    ///
+    /// - Throws: ``ServeError/network(_:)`` when the event loop itself fails.
+    /// - Complexity: per wakeup, O(ready descriptors + clients) plus the lines pumped (at most
+    ///   ``ServeClient/linesPerTurn`` per client and turn).
+    /// - Allocations: none per replayed line once queues have grown; per connection, its client,
+    ///   framer and log reader; per client command, its strings and replies.
+    public func run() throws(ServeError) {
+        var ready: [(descriptor: Int32, readiness: EventLoop.Readiness)] = []
+        ready.reserveCapacity(128)
+        defer { closeAll() }
+        while !stopHandle.isStopRequested {
+            let timeout = waitTimeout(now: Moment.now().monotonicMs)
+            ready.removeAll(keepingCapacity: true)
+            do {
+                try loop.wait(timeoutMs: timeout) { ready.append(($0, $1)) }
+            } catch {
+                throw .network(error)
+            }
+            if stopHandle.isStopRequested { break }
+            let now = Moment.now().monotonicMs
+            for (descriptor, readiness) in ready {
+                if descriptor == listener.fileDescriptor {
+                    acceptAll(now: now)
+                } else if let client = clients[descriptor] {
+                    if !readiness.isDisjoint(with: [.readable, .hangup, .error]) { client.readAvailable(now: now) }
+                    service(client, now: now)
+                }
+            }
+            if let paused = acceptPausedUntil, paused <= now {
+                acceptPausedUntil = nil
+                try? loop.modify(listener.fileDescriptor, interest: .readable)
+            }
+            for client in clients.values where (client.nextDue ?? .max) <= now {
+                service(client, now: now)
+            }
+        }
+    }
+
+    /// Pumps the replay, writes, and closes or re-registers `client` as it now needs.
+    private func service(_ client: ServeClient, now: Int64) {
+        if !client.isDone {
+            client.pump(now: now)
+            client.flush()
+        }
+        if client.isDone {
+            remove(client)
+            return
+        }
+        let interest = client.interest(now: now)
+        if interest != client.registeredInterest {
+            do {
+                try loop.modify(client.transport.fileDescriptor, interest: interest)
+                client.registeredInterest = interest
+            } catch {
+                client.close(.failed("\(error)"))
+                remove(client)
+            }
+        }
+    }
+
+    /// The wait's timeout: until the earliest held line is due or accepting resumes; `-1` for none.
+    private func waitTimeout(now: Int64) -> Int32 {
+        var earliest = acceptPausedUntil ?? .max
+        for client in clients.values {
+            if let due = client.nextDue, due < earliest { earliest = due }
+        }
+        guard earliest != .max else { return -1 }
+        return Int32(clamping: max(0, earliest - now))
+    }
+
+    private func acceptAll(now: Int64) {
+        while true {
+            switch listener.accept() {
+            case .none:
+                return
+            case .failed(let error):
+                context.report("cannot accept a connection: \(error); pausing for 100 ms")
+                acceptPausedUntil = now + 100
+                try? loop.modify(listener.fileDescriptor, interest: [])
+                return
+            case .connection(let tcp):
+                let transport: any ByteStream
+                if let tls {
+                    do {
+                        transport = try tls.makeConnection(accepting: tcp)
+                    } catch {
+                        context.report("cannot start TLS for \(tcp.peer): \(error)")
+                        continue
+                    }
+                } else {
+                    transport = tcp
+                }
+                let client = ServeClient(number: nextNumber, transport: transport, peer: tcp.peer, context: context)
+                nextNumber += 1
+                do {
+                    try loop.register(tcp.fileDescriptor, interest: .readable)
+                } catch {
+                    context.report("cannot watch \(tcp.peer): \(error)")
+                    continue
+                }
+                clients[tcp.fileDescriptor] = client
+                context.report("\(client.name) connected")
+            }
+        }
+    }
+
+    private func remove(_ client: ServeClient) {
+        let descriptor = client.transport.fileDescriptor
+        try? loop.remove(descriptor)
+        clients.removeValue(forKey: descriptor)
+        context.report(client.farewell)
+    }
+
+    private func closeAll() {
+        for client in Array(clients.values).sorted(by: { $0.number < $1.number }) {
+            client.close(.serverStopping)
+            remove(client)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ChatServer: Sendable {}

@@ -1,0 +1,57 @@
+import IRCWire
+public import ChatLive
+import ChatPosix
+public import TwitchSession
+
+/// Feeds live chat to `watch`: a ``LiveSession`` on the ingest thread appends every line to the
+/// watch's store as it arrives and publishes windows on each loop tick (at least every 30 ms).
+/// Connection states go to the header; session records and line problems to the footer.
+public final class LiveFeed: WatchFeed {
+    private let channels: [String]
+    private let credentials: Credentials
+    private let endpoint: Endpoint
+    private let settings: ConnectionSettings
+    private let deadline: Int64?
+
+    public init(channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings, seconds: Double? = nil) {
+        self.channels = channels
+        self.credentials = credentials
+        self.endpoint = endpoint
+        self.settings = settings
+        deadline = seconds.map { Moment.now().monotonicMs + Int64($0 * 1000) }
+    }
+
+    public func run(into ingest: WatchIngest) {
+        ingest.setStatus(.connecting)
+        let session: LiveSession
+        do {
+            session = try LiveSession(
+                channels: channels, credentials: credentials, endpoint: endpoint, settings: settings, stop: ingest.stop,
+                onLine: { bytes, message, receivedAt, _ in ingest.append(bytes, message, receivedAt: receivedAt.wallMs) },
+                onRecord: { record in
+                    switch record {
+                    case .joined: ingest.setStatus(.connected)
+                    case .disconnected(let reason, _): ingest.setStatus(.reconnecting("\(reason)"))
+                    case .fatal(let message, _): ingest.setStatus(.failed(message))
+                    default: break
+                    }
+                    switch record {
+                    case .gap, .joinFailed, .fatal: ingest.report("\(record)")
+                    case .capabilities(let outcome, _) where outcome.isDegraded: ingest.report("\(record)")
+                    default: break
+                    }
+                },
+                onProblem: { ingest.report("\($0)") })
+        } catch {
+            ingest.setStatus(.failed("\(error)"))
+            return
+        }
+        session.onTick = { ingest.tick() }
+        session.run(until: deadline)
+        ingest.finish()
+        if let fatal = session.fatal { ingest.setStatus(.failed(fatal)) } else if !ingest.stop.isRaised { ingest.setStatus(.failed("ended")) }
+    }
+}
+
+@available(*, unavailable)
+extension LiveFeed: Sendable {}

@@ -1,0 +1,293 @@
+import ChatStore
+import Foundation
+import IRCWire
+import ChatTestSupport
+import Testing
+import ChatArchive
+import TwitchSession
+
+/// `CaptureWriter` with an injected clock: naming, the time tag, day/hour/size rotation, restart
+/// appends, flush pacing and write errors.
+@Suite struct CaptureWriterTests {
+    static func ms(_ rfc3339: String) -> Int64 { Timestamp(rfc3339: rfc3339)!.milliseconds }
+
+    static func at(_ rfc3339: String, mono: Int64 = 0) -> Moment { Moment(monotonicMs: mono, wallMs: ms(rfc3339)) }
+
+    static func append(_ writer: CaptureWriter, _ text: String, _ moment: Moment) throws {
+        let bytes = Array(text.utf8)
+        let message = try TwitchMessage.parse(bytes.span)
+        try writer.append(bytes.span, message: message, receivedAt: moment)
+    }
+
+    static func zcat(_ path: String) throws -> String {
+        let r = try InputShell.run("zcat \(InputShell.quote(path))")
+        #expect(r.status == 0, "\(path): \(r.errors)")
+        return String(decoding: r.output, as: UTF8.self)
+    }
+
+    static func files(_ dir: String) -> [String] {
+        (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".gz") }.sorted()
+    }
+
+    @Test("rotation parses daily, hourly and sizes")
+    func parsesRotation() {
+        #expect(CaptureRotation(argument: "daily") == .daily)
+        #expect(CaptureRotation(argument: "hourly") == .hourly)
+        #expect(CaptureRotation(argument: "100M") == .size(100 << 20))
+        #expect(CaptureRotation(argument: "512k") == .size(512 << 10))
+        #expect(CaptureRotation(argument: "4096") == .size(4096))
+        for bad in ["", "0", "M", "1X", "-1", "weekly", "99999999999999999999G"] {
+            #expect(CaptureRotation(argument: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("the time tag is added first, merged into an existing tag section; verbatim keeps the bytes")
+    func timeTag() throws {
+        let dir = try InputTempDirectory()
+        let t = Self.at("2025-11-21T04:26:41.971Z")
+        let writer = try CaptureWriter(directory: dir.path)
+        try Self.append(writer, "@id=1;tmi-sent-ts=1763699201000 :u!u@u PRIVMSG #Chan :hi there", t)
+        try Self.append(writer, ":u!u@u PRIVMSG #chan :no tags", t)
+        try Self.append(writer, "PING :tmi.twitch.tv", t)
+        try writer.close()
+        #expect(try Self.zcat(dir.path + "/chan/2025-11-21.log.gz") == """
+            @time=2025-11-21T04:26:41.971Z;id=1;tmi-sent-ts=1763699201000 :u!u@u PRIVMSG #Chan :hi there\r
+            @time=2025-11-21T04:26:41.971Z :u!u@u PRIVMSG #chan :no tags\r
+
+            """)
+        #expect(try Self.zcat(dir.path + "/_session/2025-11-21.log.gz") == "@time=2025-11-21T04:26:41.971Z PING :tmi.twitch.tv\r\n")
+        #expect(writer.channelCounters.first.map { $0.lagSumMs / $0.lagCount } == 971)
+
+        let raw = try InputTempDirectory()
+        let verbatim = try CaptureWriter(directory: raw.path, options: CaptureOptions(verbatim: true))
+        try Self.append(verbatim, "@id=1 :u!u@u PRIVMSG #chan :hi", t)
+        try verbatim.close()
+        #expect(try Self.zcat(raw.path + "/chan/2025-11-21.log.gz") == "@id=1 :u!u@u PRIVMSG #chan :hi\r\n")
+    }
+
+    @Test("a line received after midnight UTC goes to the next day's file; the old file is closed whole")
+    func dayRotation() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        try Self.append(writer, ":u PRIVMSG #c :before", Self.at("2025-12-31T23:59:59.999Z", mono: 0))
+        try Self.append(writer, ":u PRIVMSG #c :after", Self.at("2026-01-01T00:00:00.000Z", mono: 1))
+        // The old day's file is finished at rotation: gzip -t passes while the writer is still open.
+        let old = dir.path + "/c/2025-12-31.log.gz"
+        try writer.waitForWrites()
+        #expect(try InputShell.run("gzip -t \(InputShell.quote(old))").status == 0)
+        try writer.close()
+        #expect(Self.files(dir.path) == ["c/2025-12-31.log.gz", "c/2026-01-01.log.gz"])
+        #expect(try Self.zcat(old) == "@time=2025-12-31T23:59:59.999Z :u PRIVMSG #c :before\r\n")
+        #expect(try Self.zcat(dir.path + "/c/2026-01-01.log.gz") == "@time=2026-01-01T00:00:00.000Z :u PRIVMSG #c :after\r\n")
+    }
+
+    @Test("hourly rotation names files YYYY-MM-DDTHH")
+    func hourlyRotation() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path, options: CaptureOptions(rotation: .hourly))
+        try Self.append(writer, ":u PRIVMSG #c :a", Self.at("2025-11-21T04:59:59.000Z"))
+        try Self.append(writer, ":u PRIVMSG #c :b", Self.at("2025-11-21T05:00:00.000Z"))
+        try writer.close()
+        #expect(Self.files(dir.path) == ["c/2025-11-21T04.log.gz", "c/2025-11-21T05.log.gz"])
+    }
+
+    @Test("size rotation continues the day in .1, .2 … and every line is kept once, in order")
+    func sizeRotation() throws {
+        let dir = try InputTempDirectory()
+        var options = CaptureOptions(rotation: .size(300))
+        options.outputCapacity = 64
+        let writer = try CaptureWriter(directory: dir.path, options: options)
+        var expected = ""
+        for i in 0..<200 {
+            // Deflate holds output back until a flush; a tick every line flushes (500 ms monotonic apart).
+            let t = Self.at("2025-11-21T04:00:00.000Z", mono: Int64(i) * 500).advanced(byMs: Int64(i) * 7)
+            try writer.tick(now: t)
+            try Self.append(writer, ":u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)", t)
+            expected += "@time=\(Timestamp(milliseconds: t.wallMs).rfc3339) :u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
+        }
+        try writer.close()
+        let names = Self.files(dir.path).filter { $0.hasPrefix("c/") }
+        #expect(names.count >= 3, "\(names)")
+        #expect(names.contains("c/2025-11-21.log.gz") && names.contains("c/2025-11-21.1.log.gz"))
+        let ordered = names.sorted { Self.index($0) < Self.index($1) }
+        #expect(try ordered.map { try Self.zcat(dir.path + "/" + $0) }.joined() == expected)
+        // Restarting goes on in the first file under the limit, not in a full one.
+        let again = try CaptureWriter(directory: dir.path, options: options)
+        try Self.append(again, ":u PRIVMSG #c :later", Self.at("2025-11-21T05:00:00.000Z"))
+        try again.close()
+        let after = Self.files(dir.path).filter { $0.hasPrefix("c/") }
+        #expect(after.count == names.count + 1 || after.count == names.count)
+        let last = after.max { Self.index($0) < Self.index($1) }!
+        #expect(try Self.zcat(dir.path + "/" + last).hasSuffix(":u PRIVMSG #c :later\r\n"))
+    }
+
+    static func index(_ name: String) -> Int {
+        let parts = name.split(separator: ".")
+        return parts.count == 4 ? Int(parts[1])! : 0
+    }
+
+    @Test("a restart appends a new gzip member; zcat reads both runs")
+    func restartAppends() throws {
+        let dir = try InputTempDirectory()
+        let path = dir.path + "/c/2025-11-21.log.gz"
+        let first = try CaptureWriter(directory: dir.path)
+        try Self.append(first, ":u PRIVMSG #c :one", Self.at("2025-11-21T01:00:00.000Z"))
+        try first.close()
+        let firstSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        let second = try CaptureWriter(directory: dir.path)
+        try Self.append(second, ":u PRIVMSG #c :two", Self.at("2025-11-21T02:00:00.000Z"))
+        try second.close()
+        let bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        #expect(bytes.count > firstSize)
+        #expect(Array(bytes[firstSize..<firstSize + 3]) == [0x1F, 0x8B, 0x08], "a second gzip member starts where the first ended")
+        #expect(try Self.zcat(path) == """
+            @time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :one\r
+            @time=2025-11-21T02:00:00.000Z :u PRIVMSG #c :two\r
+
+            """)
+    }
+
+    @Test("tick flushes once the interval has passed, so an unclosed file is readable")
+    func flushPacing() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let path = dir.path + "/c/2025-11-21.log.gz"
+        let t = Self.at("2025-11-21T01:00:00.000Z", mono: 10_000)
+        try writer.tick(now: t)
+        try Self.append(writer, ":u PRIVMSG #c :x", t)
+        try writer.tick(now: t.advanced(byMs: 100))
+        try writer.waitForWrites()
+        #expect(FileManager.default.contents(atPath: path)?.isEmpty ?? true, "not flushed before the interval")
+        try writer.tick(now: t.advanced(byMs: 500))
+        try writer.waitForWrites()
+        let r = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null")
+        #expect(String(decoding: r.output, as: UTF8.self) == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :x\r\n")
+        try writer.close()
+    }
+
+    @Test("a write error names the file, is sticky, and leaves earlier data readable")
+    func writeError() throws {
+        let dir = try InputTempDirectory()
+        var options = CaptureOptions()
+        options.outputCapacity = 64
+        let writer = try CaptureWriter(directory: dir.path, options: options)
+        let t = Self.at("2025-11-21T01:00:00.000Z")
+        try Self.append(writer, ":u PRIVMSG #c :kept", t)
+        try writer.flushAll()
+        try writer.waitForWrites()
+        let path = dir.path + "/c/2025-11-21.log.gz"
+        let flushed = UInt64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int)
+        // Reopen with a failing writer: the next day's file fails at once.
+        writer.injectedFailure = (afterBytes: 0, errno: ENOSPC)
+        var thrown: CaptureError? = nil
+        do {
+            for i in 0..<100 {
+                try Self.append(writer, ":u PRIVMSG #c :lost \(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)", Self.at("2025-11-22T01:00:00.000Z"))
+            }
+            try writer.flushAll()
+        } catch let error as CaptureError { thrown = error }
+        let error = try #require(thrown)
+        #expect(error.path == dir.path + "/c/2025-11-22.log.gz")
+        #expect(error.description.contains("No space left on device"), "\(error)")
+        #expect(throws: CaptureError.self) { try writer.tick(now: t.advanced(byMs: 5_000)) }
+        #expect(throws: CaptureError.self) { try writer.close() }
+        #expect(flushed > 0)
+        #expect(try Self.zcat(path) == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :kept\r\n")
+    }
+
+    @Test("a directory that cannot be created is reported before anything is written")
+    func badDirectory() throws {
+        let dir = try InputTempDirectory()
+        let file = try dir.write("plain", [1, 2, 3])
+        #expect {
+            _ = try CaptureWriter(directory: file + "/capture")
+        } throws: { error in
+            (error as? CaptureError).map { $0.path == file && $0.description.contains("Not a directory") } ?? false
+        }
+    }
+
+    @Test("session records are IRC lines of our own with the event, target and text")
+    func records() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let t = Self.ms("2025-11-21T01:00:00.000Z")
+        try writer.record(.connected(attempt: 2, at: t))
+        try writer.record(.gap(Gap(channel: "c", fromWallMs: t - 1500, toWallMs: t, reason: .endOfStream)))
+        try writer.close()
+        let text = try Self.zcat(dir.path + "/_session/2025-11-21.log.gz")
+        #expect(text.hasPrefix("@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE connected * :connected (connection 2)\r\n"))
+        #expect(text.contains("@time=2025-11-21T01:00:00.000Z;gap-from=2025-11-21T00:59:58.500Z;gap-to=2025-11-21T01:00:00.000Z :chatcap CAPTURE gap #c :gap in #c"))
+        #expect(writer.reconnects == 1 && writer.gaps == 1)
+    }
+
+    @Test("a line the parser rejected is stored in the session file as received (time tag added, or verbatim)")
+    func unparsedLines() throws {
+        let dir = try InputTempDirectory()
+        let t = Self.at("2025-11-21T04:26:41.971Z")
+        let writer = try CaptureWriter(directory: dir.path)
+        let bad: [UInt8] = Array("@a=b".utf8)  // tags and nothing else
+        #expect(throws: LineError.self) { try TwitchMessage.parse(bad.span) }
+        try writer.appendUnparsed(bad.span, receivedAt: t)
+        try writer.appendUnparsed([0xFF, 0x20, 0x01].span, receivedAt: t)
+        try writer.close()
+        #expect(writer.unparsedLines == 2 && writer.lineCount == 2)
+        let stored = try InputShell.run("zcat \(InputShell.quote(dir.path + "/_session/2025-11-21.log.gz"))").output
+        #expect(stored == Array("@time=2025-11-21T04:26:41.971Z;a=b\r\n@time=2025-11-21T04:26:41.971Z ".utf8) + [0xFF, 0x20, 0x01, 13, 10])
+
+        let raw = try InputTempDirectory()
+        let verbatim = try CaptureWriter(directory: raw.path, options: CaptureOptions(verbatim: true))
+        try verbatim.appendUnparsed(bad.span, receivedAt: t)
+        try verbatim.close()
+        #expect(try Self.zcat(raw.path + "/_session/2025-11-21.log.gz") == "@a=b\r\n")
+    }
+
+    @Test("the status line and JSON object: per-channel rate and lag, totals, queue, back-pressure, bad lines")
+    func statusSnapshot() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let start = Self.at("2025-11-21T01:00:00.000Z", mono: 1_000)
+        var status = CaptureStatus(startedAt: start)
+        for i in 0..<30 {
+            try Self.append(writer, "@tmi-sent-ts=\(Self.ms("2025-11-21T00:59:59.800Z")) :u PRIVMSG #a :\(i)", start)
+        }
+        try Self.append(writer, ":u PRIVMSG #b :x", start)
+        try Self.append(writer, ":me!me@me JOIN #a", start)
+        try writer.record(.connected(attempt: 1, at: start.wallMs))
+        try writer.record(.connected(attempt: 2, at: start.wallMs))
+        try writer.waitForWrites()
+        let first = status.snapshot(writer, now: start.advanced(byMs: 2_000), unusableLines: 3)
+        #expect(first.line.hasPrefix("#a 15.0 msg/s lag 200ms  #b 0.5 msg/s | 32 lines  "), "\(first.line)")
+        #expect(first.line.contains("reconnects 1  gaps 0") && first.line.hasSuffix("unusable 3"), "\(first.line)")
+        let json = try JSONSerialization.jsonObject(with: Data(first.json.utf8)) as! [String: Any]
+        #expect(json["type"] as? String == "capture_status")
+        #expect(json["lines"] as? Int == 32 && json["reconnects"] as? Int == 1 && json["unusable_lines"] as? Int == 3)
+        #expect(json["back_pressure_events"] as? Int == 0 && json["queued_bytes"] as? Int == 0)
+        #expect(json["buffer_limit"] as? Int == 16 << 20)
+        let channels = json["channels"] as! [[String: Any]]
+        #expect(channels.map { $0["channel"] as! String } == ["a", "b", "_session"])
+        #expect(channels[0]["messages_per_second"] as? Double == 15.0 && channels[0]["mean_lag_ms"] as? Int == 200)
+        #expect(channels[0]["lines"] as? Int == 31 && channels[0]["messages"] as? Int == 30, "a JOIN is a line, not a message")
+        // Rates are since the previous snapshot: nothing new in the next second.
+        let second = status.snapshot(writer, now: start.advanced(byMs: 3_000))
+        #expect(second.line.hasPrefix("#a 0.0 msg/s  #b 0.0 msg/s | 32 lines"), "\(second.line)")
+        #expect(CaptureStatus.Snapshot.duration(ms: 31_567_453_788) == "365d" && CaptureStatus.Snapshot.duration(ms: 12_345) == "12.3s")
+        try writer.close()
+    }
+
+    @Test("a disconnection flushes every file at once, without waiting for the next tick")
+    func disconnectFlushes() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let t = Self.at("2025-11-21T01:00:00.000Z", mono: 10_000)
+        try writer.tick(now: t)
+        try Self.append(writer, ":u PRIVMSG #c :before the break", t)
+        let path = dir.path + "/c/2025-11-21.log.gz"
+        try writer.waitForWrites()
+        #expect(FileManager.default.contents(atPath: path)?.isEmpty ?? true, "not flushed yet")
+        try writer.record(.disconnected(.endOfStream, at: t.wallMs + 10))
+        try writer.waitForWrites()
+        let r = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null")
+        #expect(String(decoding: r.output, as: UTF8.self) == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :before the break\r\n")
+        try writer.close()
+    }
+}

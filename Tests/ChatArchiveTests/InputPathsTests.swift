@@ -1,0 +1,87 @@
+import Foundation
+import ChatTestSupport
+import Testing
+import ChatArchive
+import ChatPosix
+
+@Suite struct InputPathsTests {
+    @Test("directories are searched recursively for logs, in name order, skipping hidden entries")
+    func searchesDirectories() throws {
+        let dir = try InputTempDirectory()
+        for name in [
+            "b.log", "a.irc", "c.txt", "d.log.gz", "notes.md", "data.json", ".hidden.log", "sub/z.log",
+            "sub/deeper/y.irc", ".git/config.log", "sub/.cache/x.log", "A.LOG", "e.gz",
+        ] {
+            try dir.write(name, [])
+        }
+        let found = try InputPaths.expand([dir.path])
+        let relative = found.map { String($0.dropFirst(dir.path.count + 1)) }
+        #expect(relative == ["a.irc", "b.log", "c.txt", "d.log.gz", "e.gz", "sub/deeper/y.irc", "sub/z.log"])
+    }
+
+    @Test("files are taken as given, whatever their name, and argument order is kept")
+    func keepsArgumentOrder() throws {
+        let dir = try InputTempDirectory()
+        let z = try dir.write("z.data", [])
+        let a = try dir.write("logs/a.log", [])
+        let m = try dir.write("m.log", [])
+        #expect(try InputPaths.expand([z, dir.path + "/logs", "-", m]) == [z, a, "-", m])
+        #expect(try InputPaths.expand([dir.path + "/logs/"]) == [dir.path + "/logs/a.log"])
+    }
+
+    @Test("standard input may be named once")
+    func standardInputOnce() {
+        #expect(throws: InputError.standardInputRepeated) { try InputPaths.expand(["-", "-"]) }
+    }
+
+    @Test("a missing path is notFound")
+    func missing() throws {
+        let dir = try InputTempDirectory()
+        let path = dir.path + "/missing.log"
+        #expect(throws: InputError.notFound(path: path)) { try InputPaths.expand([path]) }
+    }
+
+    @Test("a directory without logs is noLogs, with a message that says what was looked for")
+    func noLogs() throws {
+        let dir = try InputTempDirectory()
+        try dir.write("readme.md", [])
+        try dir.write(".hidden.log", [])
+        #expect(throws: InputError.noLogs(directory: dir.path)) { try InputPaths.expand([dir.path]) }
+        #expect(
+            InputError.noLogs(directory: "caps").description
+                == "caps: directory holds no chat logs (*.irc, *.log, *.txt, *.gz)")
+    }
+
+    @Test(
+        "unreadable files and directories are permissionDenied", .enabled(if: getuid() != 0, "root may read anything"))
+    func unreadable() throws {
+        let dir = try InputTempDirectory()
+        let file = try dir.write("secret.log", [])
+        chmod(file, 0)
+        #expect(throws: InputError.permissionDenied(path: file)) { try InputPaths.expand([file]) }
+        let locked = try dir.file("locked/x.log")
+        try dir.write("locked/x.log", [])
+        let lockedDir = (locked as NSString).deletingLastPathComponent
+        chmod(lockedDir, 0)
+        defer { chmod(lockedDir, 0o755) }
+        #expect(throws: InputError.permissionDenied(path: lockedDir)) { try InputPaths.expand([lockedDir]) }
+    }
+
+    @Test("a symbolic link loop is searched once")
+    func linkLoop() throws {
+        let dir = try InputTempDirectory()
+        let log = try dir.write("sub/a.log", [])
+        #expect(symlink(dir.path, dir.path + "/sub/loop") == 0)
+        #expect(try InputPaths.expand([dir.path]) == [log])
+    }
+
+    @Test("dated files of one directory are read one after another; everything else is merged")
+    func sequentialGroups() {
+        let paths = [
+            "cap/a/2025-11-20.log.gz", "cap/a/2025-11-21.log.gz", "cap/a/notes.log", "cap/b/2025-11-20.log",
+            "cap/a/2025-11-21.1.log.gz", "cap/b/2025-11-22.log", "-", "2025-11-20.log", "cap/a/2025-11-2x.log",
+            "cap/a/2025-11-200.log",
+        ]
+        #expect(InputPaths.sequentialGroups(paths) == [[0, 1], [2], [3, 5], [4], [6], [7], [8], [9]])
+    }
+}

@@ -1,0 +1,186 @@
+import Glibc
+import IRCWire
+import ChatTestSupport
+import Testing
+import ChatNet
+
+/// A connected pair of Unix stream sockets: `connection` is ours, `peer` is the raw other end.
+struct SocketPairFixture {
+    let connection: TCPConnection
+    let peer: Int32
+
+    init() throws {
+        var descriptors: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        connection = try TCPConnection(adopting: descriptors[0], peer: "socketpair")
+        peer = descriptors[1]
+    }
+
+    func peerWrite(_ text: String) {
+        let bytes = Array(text.utf8)
+        #expect(write(peer, bytes, bytes.count) == bytes.count)
+    }
+
+    /// Reads what the peer has now (blocking until at least one byte, or EOF).
+    func peerRead(max: Int = 1 << 16) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: max)
+        let count = read(peer, &buffer, max)
+        return count > 0 ? Array(buffer[..<count]) : []
+    }
+
+    func closePeer() { close(peer) }
+}
+
+func socketRead(_ connection: some ByteStream, max: Int = 4096) throws -> (ReadOutcome, [UInt8]) {
+    var buffer = [UInt8](repeating: 0, count: max)
+    let outcome = try buffer.withUnsafeMutableBytes { try connection.read(into: $0) }
+    if case .bytes(let count) = outcome { return (outcome, Array(buffer[..<count])) }
+    return (outcome, [])
+}
+
+@Suite struct SocketTests {
+    @Test("read returns the bytes written by the peer")
+    func readsBytes() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        pair.peerWrite("PING :x\r\n")
+        let (outcome, bytes) = try socketRead(pair.connection)
+        #expect(outcome == .bytes(9))
+        #expect(bytes == Array("PING :x\r\n".utf8))
+    }
+
+    @Test("read returns wouldBlock when nothing is there, and endOfStream after the peer closes")
+    func wouldBlockThenEndOfStream() throws {
+        let pair = try SocketPairFixture()
+        #expect(try socketRead(pair.connection).0 == .wouldBlock)
+        pair.peerWrite("last")
+        pair.closePeer()
+        #expect(try socketRead(pair.connection).0 == .bytes(4))
+        #expect(try socketRead(pair.connection).0 == .endOfStream)
+        #expect(try socketRead(pair.connection).0 == .endOfStream)
+    }
+
+    @Test("reads go straight into the framer, lines come out whole across chunks")
+    func readIntoFramer() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        var framer = LineFramer()
+        var lines: [String] = []
+        func drain() {
+            while let event = framer.nextLine() {
+                if case .line(let line) = event {
+                    lines.append(
+                        framer.withBytes(of: line) { span in
+                            var out: [UInt8] = []
+                            for i in span.indices { out.append(span[i]) }
+                            return String(decoding: out, as: UTF8.self)
+                        })
+                }
+            }
+        }
+        for chunk in ["PING :a\r\nPRIV", "MSG #c :hello\r", "\n:tmi.twitch.tv RECONNECT\r\n"] {
+            pair.peerWrite(chunk)
+            while case .bytes = try pair.connection.read(into: &framer) { drain() }
+        }
+        #expect(lines == ["PING :a", "PRIVMSG #c :hello", ":tmi.twitch.tv RECONNECT"])
+    }
+
+    @Test("the write queue survives partial writes and delivers every byte in order")
+    func partialWrites() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        var expected: [UInt8] = []
+        for n in 0..<20_000 {
+            let message = OutgoingMessage.privmsg(channel: "c", text: "message number \(n) with some padding text")
+            try pair.connection.enqueue(message)
+            expected += try message.wireBytes()
+        }
+        #expect(pair.connection.pendingWriteCount == expected.count)
+        #expect(try pair.connection.flush() == false, "a socketpair buffer cannot take \(expected.count) bytes at once")
+        #expect(pair.connection.hasPendingWrites)
+        #expect(pair.connection.interest == [.readable, .writable])
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            received += pair.peerRead()
+            try pair.connection.flush()
+        }
+        #expect(received == expected)
+        #expect(!pair.connection.hasPendingWrites)
+        #expect(pair.connection.interest == .readable)
+    }
+
+    @Test("writing to a closed peer throws EPIPE instead of raising SIGPIPE")
+    func writeToClosedPeer() throws {
+        let pair = try SocketPairFixture()
+        pair.closePeer()
+        try pair.connection.enqueue(.ping("x"))
+        let error = #expect(throws: SocketError.self) { try pair.connection.flush() }
+        #expect(error?.code == EPIPE)
+        #expect(error?.message.contains("write to socketpair") == true)
+    }
+
+    @Test("a message that cannot be serialised is refused and leaves the queue untouched")
+    func unserialisable() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        #expect(throws: SerializationError.self) {
+            try pair.connection.enqueue(.privmsg(channel: "c", text: "a\r\nQUIT"))
+        }
+        #expect(!pair.connection.hasPendingWrites)
+    }
+
+    @Test("connects to 127.0.0.1 and exchanges lines")
+    func tcpConnect() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let connection = try TCPConnection.connect(host: "127.0.0.1", port: listener.port, timeoutMs: 2_000)
+        #expect(connection.isConnected)
+        #expect(connection.peer == "127.0.0.1:\(listener.port)")
+        let accepted = listener.accept()
+        defer { close(accepted) }
+        try connection.enqueue(.nick("justinfan1"))
+        #expect(try connection.flush())
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(accepted, &buffer, 64)
+        #expect(Array(buffer[..<max(count, 0)]) == Array("NICK justinfan1\r\n".utf8))
+    }
+
+    @Test("a non-blocking connect completes through epoll writability and SO_ERROR")
+    func startAndFinishConnect() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let address = try #require(SocketAddress.resolve(host: "127.0.0.1", port: listener.port).first)
+        let connection = try TCPConnection.startConnect(to: address)
+        let loop = try EventLoop()
+        try loop.register(connection.fileDescriptor, interest: connection.interest)
+        var writable = false
+        for _ in 0..<50 where !connection.isConnected {
+            try loop.wait(timeoutMs: 100) { _, readiness in writable = writable || readiness.contains(.writable) }
+            if writable { try connection.finishConnect() }
+        }
+        #expect(connection.isConnected)
+    }
+
+    @Test("a refused connection is a SocketError with ECONNREFUSED and the address")
+    func connectionRefused() throws {
+        let listener = try SocketLoopbackListener()
+        let port = listener.port
+        listener.close()
+        let error = #expect(throws: SocketError.self) {
+            try TCPConnection.connect(host: "127.0.0.1", port: port, timeoutMs: 2_000)
+        }
+        #expect(error?.code == ECONNREFUSED)
+        #expect(error?.message.contains("127.0.0.1:\(port)") == true)
+        #expect(error?.message.contains("refused") == true)
+    }
+
+    @Test("localhost resolves; IP literals are recognised")
+    func resolution() throws {
+        let addresses = try SocketAddress.resolve(host: "localhost", port: 6697)
+        #expect(!addresses.isEmpty)
+        #expect(addresses.allSatisfy { $0.description.hasSuffix(":6697") })
+        #expect(try SocketAddress.resolve(host: "::1", port: 6667).first?.description == "[::1]:6667")
+        #expect(SocketAddress.isIPLiteral("127.0.0.1") && SocketAddress.isIPLiteral("::1"))
+        #expect(!SocketAddress.isIPLiteral("irc.chat.twitch.tv") && !SocketAddress.isIPLiteral("localhost"))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+public import ChatArchive
+public import ChatPosix
+
+/// A fresh directory under the system's temporary directory, removed when the value goes away.
+public final class InputTempDirectory: @unchecked Sendable {  // immutable after init
+    public let path: String
+
+    public init(_ label: String = #function) throws {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        path = NSTemporaryDirectory() + "chatcap-\(safe)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// `path/relative`, with its parent directories created.
+    public func file(_ relative: String) throws -> String {
+        let full = path + "/" + relative
+        let parent = (full as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        return full
+    }
+
+    /// Writes `bytes` to `relative` and returns the full path.
+    @discardableResult
+    public func write(_ relative: String, _ bytes: [UInt8]) throws -> String {
+        let full = try file(relative)
+        try Data(bytes).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+}
+
+/// Runs shell commands of the real tools (`gzip`, `zcat`) for the tests.
+public enum InputShell {
+    public struct Result {
+        public var status: Int32
+        public var output: [UInt8]
+        public var errors: String
+    }
+
+    /// Runs `command` with `/bin/sh -c`, feeding nothing on standard input.
+    public static func run(_ command: String) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The tools' error output is short; reading standard output first cannot block on it.
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, output: [UInt8](output), errors: String(decoding: errors, as: UTF8.self))
+    }
+
+    /// `'text'` quoted for `sh`.
+    public static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// Reads `source` to its end in reads of at most `chunk` bytes; returns the bytes and the error that
+/// ended it, if any.
+public func drainSource(_ source: inout some ByteSource, chunk: Int = 64 * 1024) -> (bytes: [UInt8], error: InputError?) {
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: chunk)
+    while true {
+        var caught: InputError? = nil
+        let n = buffer.withUnsafeMutableBytes { raw -> Int in
+            do throws(InputError) { return try source.read(into: raw) } catch {
+                caught = error
+                return 0
+            }
+        }
+        if let caught {
+            // After an error the source is at its end.
+            let after = buffer.withUnsafeMutableBytes { raw in try? source.read(into: raw) }
+            #expect(after == 0, "a source must end after an error")
+            return (out, caught)
+        }
+        if n == 0 { return (out, nil) }
+        out += buffer[0..<n]
+    }
+}
+
+/// `count` chat lines with `time` tags one second apart from `start` (ms), for input tests.
+public func sampleChatLines(_ count: Int, channel: String = "c", start: Int64 = 1_763_699_201_000, text: String = "hello")
+    -> [UInt8]
+{
+    var out: [UInt8] = []
+    for i in 0..<count {
+        let ms = start + Int64(i) * 1000
+        out += Array("@tmi-sent-ts=\(ms);id=\(i) :u\(i)!u@u.tmi.twitch.tv PRIVMSG #\(channel) :\(text) \(i)\r\n".utf8)
+    }
+    return out
+}
+
+/// A small deterministic generator for reproducible random tests: ChatTestSupport's `SplitMix64`.
+public struct InputRandom {
+    private var generator: SplitMix64
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    public mutating func next() -> UInt64 { generator.next() }
+}
+
+/// Runs `body` on a new OS thread (not the test's cooperative pool, which a polling reader may block).
+public final class InputBackgroundThread: @unchecked Sendable {  // `done` is signalled once, by the thread
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ body: @escaping @Sendable () -> Void) {
+        let done = self.done
+        // A private serial queue is overcommitting: it gets a thread even when others are blocked.
+        DispatchQueue(label: "chatcap.test.background").async {
+            body()
+            done.signal()
+        }
+    }
+
+    /// Waits until `body` has returned.
+    public func join() { done.wait() }
+}

@@ -1,0 +1,31 @@
+import Glibc
+import Testing
+
+/// A listening TCP socket on 127.0.0.1 with a kernel-chosen port.
+public struct SocketLoopbackListener {
+    public let descriptor: Int32
+    public let port: UInt16
+
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        try #require(bound == 0)
+        try #require(listen(fd, 4) == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        descriptor = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    public func accept() -> Int32 { Glibc.accept(descriptor, nil, nil) }
+    public func close() { _ = Glibc.close(descriptor) }
+}
