@@ -78,6 +78,14 @@ struct TailCommand: ParsableCommand {
                     }
                 } catch { failure = error }
             })
+        // Output is batched; each loop tick (at least every 30 ms) flushes what is 0.1 s old.
+        // An output error (EPIPE: the reader went away) ends the session at the next tick.
+        session.onTick = {
+            if failure == nil {
+                do throws(OutputError) { try sink.flushIfDue(now: .now) } catch { failure = error }
+            }
+            if failure != nil { session.stop.raise() }
+        }
         Interrupts.install(session.stop)
         let deadline = connection.duration.map { Moment.now().monotonicMs + Int64($0 * 1000) }
         let started = Moment.now().monotonicMs
