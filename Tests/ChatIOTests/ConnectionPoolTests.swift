@@ -76,10 +76,11 @@ import Testing
         #expect(plans.allSatisfy { $0.channels.count <= perConnection })
     }
 
-    @Test("connections share one JOIN pace: 200 channels over 3 connections at 20 per 10 s take 95 s, never more than 20 in any 10 s")
+    @Test("connections share one JOIN pace: 200 channels over 3 connections at 20 per 10 s the last at 90 s, never more than 20 in any 10 s")
     func sharedPace() {
         var settings = ConnectionSettings()
         settings.joinLimit = 20
+        settings.idleTimeoutMs = 1_000_000  // the driver answers no PING
         let (plans, joins) = Self.drive(channels: sessionChannels(200), settings: settings, untilMs: 200_000)
         #expect(plans.count == 3)
         #expect(joins.count == 200)
