@@ -8,10 +8,13 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= 2
 # Debian packages the build and the tests need.
-DEB_PACKAGES := libssl-dev zlib1g-dev pkg-config jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time
+DEB_PACKAGES := libssl-dev zlib1g-dev pkg-config jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc
+# 1,000 channels for the many-channels bench (serve → tail --channels-file).
+MANY_LOG := Fixtures/generated/many1000.irc
+MANY_LINES ?= 300000
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
@@ -50,7 +53,9 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan -j $(JOBS) --filter Stress
 
 # Large generated logs for benchmarks (never committed).
-fixtures: $(BENCH_LOG) $(BENCH_LOG).gz
+fixtures: $(BENCH_LOG) $(BENCH_LOG).gz $(MANY_LOG)
+$(MANY_LOG): Scripts/generate_fixtures.py
+	python3 Scripts/generate_fixtures.py --lines $(MANY_LINES) --channels 1000 --out $@
 $(BENCH_LOG): Scripts/generate_fixtures.py
 	python3 Scripts/generate_fixtures.py --lines $(FIXTURE_LINES) --out $@
 $(BENCH_LOG).gz: $(BENCH_LOG)
@@ -67,6 +72,7 @@ bench: deps fixtures
 	Benchmarks/live_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/watch_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
+	Benchmarks/many_channels_bench.sh .build/release/chatcap $(MANY_LOG)
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
 alloc: deps

@@ -114,6 +114,9 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatReplayTests", dependencies: ["ChatReplay", "ChatPosix", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
             name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(

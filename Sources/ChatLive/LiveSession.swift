@@ -24,8 +24,11 @@ public struct Endpoint: Sendable, Equatable {
     }
 }
 
-/// Live chat: one ingest thread running an epoll loop over the connections of a ``ConnectionPlan``,
-/// each driven by its ``ConnectionMachine``. Bytes are read straight into each connection's
+/// Live chat: one ingest thread running an epoll loop over the connections of a ``ConnectionPlan``
+/// (at most ``ConnectionSettings/channelsPerConnection`` channels each, first opened
+/// ``ConnectionSettings/connectSpacingMs`` apart), each driven by its ``ConnectionMachine`` and
+/// reconnecting on its own with gap records for its channels. All connections share one JOIN pace
+/// (``ConnectionSettings/joinLimit`` per ``ConnectionSettings/joinWindowMs``). Bytes are read straight into each connection's
 /// ``LineFramer`` (allocated once), lines are parsed in place and handed to `onLine` — no copy and no
 /// thread hop per line. Session records (connections, JOIN outcomes, gaps) go to `onRecord`.
 ///
@@ -66,10 +69,23 @@ public final class LiveSession {
     /// `onProblem` reports it.
     public var onMalformedLine: ((Span<UInt8>, _ receivedAt: Moment) -> Void)? = nil
     private var actions: [ConnectionAction] = []
+    /// The session's JOIN pace, shared by every connection.
+    private var pace: JoinLimiter
+    /// Connections by file descriptor, for the loop's events.
+    private var connectionByDescriptor: [Int32: Connection] = [:]
     /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
     static let readBudget = 16
     /// Set when a machine reports a fatal record.
     public private(set) var fatal: String? = nil
+
+    /// How many connections the channels were pooled into.
+    public var connectionCount: Int { connections.count }
+
+    /// Whether every connection is registered and every JOIN of it has its outcome (joined, refused
+    /// or timed out).
+    ///
+    /// - Complexity: O(channels).
+    public var joinsSettled: Bool { connections.allSatisfy { $0.machine.joinsSettled } }
 
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings = ConnectionSettings(),
@@ -78,7 +94,9 @@ public final class LiveSession {
     ) throws {
         self.endpoint = endpoint
         self.stop = stop
-        let plans = ConnectionPlan.split(channels: channels)
+        let plans = ConnectionPlan.split(
+            channels: channels, maxPerConnection: settings.channelsPerConnection, spacingMs: settings.connectSpacingMs)
+        pace = JoinLimiter(limit: settings.joinLimit, windowMs: settings.joinWindowMs)
         connections = plans.map { Connection(machine: ConnectionMachine(plan: $0, credentials: credentials, settings: settings)) }
         loop = try EventLoop()
         tlsContext = try endpoint.tls.map { try TLSContext($0) }
@@ -100,9 +118,9 @@ public final class LiveSession {
                     c.connectAt = nil
                     open(c)
                 }
-                if let due = c.machine.nextDeadline, due <= now.monotonicMs {
+                if let due = c.machine.nextDeadline(sharing: pace), due <= now.monotonicMs {
                     actions.removeAll(keepingCapacity: true)
-                    c.machine.handle(.tick, at: now, into: &actions)
+                    c.machine.handle(.tick, at: now, into: &actions, sharing: &pace)
                     perform(actions, on: c)
                 }
             }
@@ -117,11 +135,11 @@ public final class LiveSession {
             var timeout: Int64 = busy ? 0 : (onTick == nil ? 250 : 30)
             for c in connections {
                 if let at = c.connectAt { timeout = min(timeout, at - now.monotonicMs) }
-                if let due = c.machine.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
+                if let due = c.machine.nextDeadline(sharing: pace) { timeout = min(timeout, due - now.monotonicMs) }
             }
             if let deadline { timeout = min(timeout, deadline - now.monotonicMs) }
             _ = try? loop.wait(timeoutMs: Int32(clamping: max(0, timeout))) { fd, readiness in
-                guard let c = connections.first(where: { $0.stream?.fileDescriptor == fd }) else { return }
+                guard let c = connectionByDescriptor[fd] else { return }
                 service(c, readiness)
             }
         }
@@ -184,7 +202,8 @@ public final class LiveSession {
                     }
                     // Every line counts for liveness; control lines also drive the session.
                     actions.removeAll(keepingCapacity: true)
-                    c.machine.handle(.lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions)
+                    c.machine.handle(
+                        .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions, sharing: &pace)
                     onLine(bytes, message, now, c.lines)
                 }
                 perform(actions, on: c)
@@ -196,7 +215,7 @@ public final class LiveSession {
         close(c)
         let now = Moment.now()
         actions.removeAll(keepingCapacity: true)
-        c.machine.handle(.closed(reason), at: now, into: &actions)
+        c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         perform(actions, on: c)
     }
 
@@ -231,12 +250,13 @@ public final class LiveSession {
             c.framer.reset()
             c.registered = stream.interest
             try loop.register(stream.fileDescriptor, interest: c.registered)
+            connectionByDescriptor[stream.fileDescriptor] = c
             actions.removeAll(keepingCapacity: true)
-            c.machine.handle(.connected, at: now, into: &actions)
+            c.machine.handle(.connected, at: now, into: &actions, sharing: &pace)
         } catch {
             c.stream = nil
             actions.removeAll(keepingCapacity: true)
-            c.machine.handle(.closed(.connectFailed("\(error)")), at: now, into: &actions)
+            c.machine.handle(.closed(.connectFailed("\(error)")), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
     }
@@ -261,6 +281,7 @@ public final class LiveSession {
     private func close(_ c: Connection) {
         guard let stream = c.stream else { return }
         try? loop.remove(stream.fileDescriptor)
+        connectionByDescriptor[stream.fileDescriptor] = nil
         c.stream = nil  // the stream closes its descriptor when released
         c.framer.reset()
     }

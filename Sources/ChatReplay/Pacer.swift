@@ -1,4 +1,4 @@
-import ChatPosix
+public import ChatPosix
 
 /// Paces lines by their timestamps at `speed` times real time: the first line sets the origin, and a
 /// later line is due once the wall time since the origin has caught up with its line time / `speed`.
@@ -26,9 +26,21 @@ package struct Pacer {
         return origin.wall.advanced(by: .microseconds(Int64(offset * 1000)))
     }
 
-    /// Sleeps until the line at `milliseconds` is due.
-    package mutating func wait(until milliseconds: Int64) {
-        guard let due = due(at: milliseconds) else { return }
-        sleepThread(for: due - ContinuousClock.now)
+    /// Sleeps until the line at `milliseconds` is due; meanwhile runs `idle` whenever it asks to
+    /// (e.g. an output flush that is due) and looks at `stop` at least every 250 ms.
+    ///
+    /// - Returns: `false` when `stop` was raised before the line was due.
+    package mutating func wait(
+        until milliseconds: Int64, stop: StopFlag? = nil, idle: (() -> ContinuousClock.Instant?)? = nil
+    ) -> Bool {
+        guard let due = due(at: milliseconds) else { return stop?.isRaised != true }
+        while true {
+            if stop?.isRaised == true { return false }
+            let now = ContinuousClock.now
+            guard now < due else { return true }
+            var wake = min(due, now + .milliseconds(250))
+            if let next = idle?() { wake = min(wake, next) }
+            sleepThread(for: wake - now)
+        }
     }
 }

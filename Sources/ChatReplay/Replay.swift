@@ -3,12 +3,14 @@ import IRCWire
 public import ChatArchive
 import ChatFormat
 public import TwitchSession
-import ChatPosix
+public import ChatPosix
 
 /// Runs recorded chat through the live path — framer, parser, channel rings, view model — and writes
 /// it out in one of the output formats.
 ///
-/// Without moderation each line is written as soon as it is appended (one line out per line in).
+/// Without moderation each line is written as soon as it is appended (one line out per line in), into
+/// the ``OutputSink``, which batches writes and flushes them within ``OutputSink/maxDelay``: the pacer's
+/// waits and ``idle()`` (for follow polls and live ticks) give it the chance.
 /// With ``ReplayOptions/applyModeration`` lines wait in their channel's ring — the ring is the delay
 /// line — and are written, in input order, when the ring must make room or at the end, carrying any
 /// tombstone a later CLEARMSG/CLEARCHAT put on them.
@@ -30,6 +32,12 @@ public final class Replay {
     private let userFilter: [[UInt8]]
     private var pace: Pacer?
     private let started = ContinuousClock.now
+    /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
+    public var stop: StopFlag? = nil
+    /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
+    private var idleFailure: OutputError? = nil
+    /// Events until the next look at the output's age (lines filtered out write nothing).
+    private var eventsUntilFlushCheck = 0
 
     /// - Parameters:
     ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
@@ -46,23 +54,49 @@ public final class Replay {
         pace = options.speed.map { Pacer(speed: $0) }
     }
 
-    /// Reads every event of `input`, then writes what is still held back.
+    /// Reads every event of `input` (until ``stop`` is raised), then writes what is still held back
+    /// and flushes.
     public func run(_ input: MergeReader) throws(OutputError) {
         var failure: OutputError? = nil
-        input.forEach { event, bytes in
-            guard failure == nil else { return }
-            do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
+        while failure == nil && stop?.isRaised != true {
+            let more = input.next { event, bytes in
+                do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
+            }
+            if !more { break }
         }
         if let failure { throw failure }
         try finish()
     }
 
+    /// For idle points (a pacer wait, a follow poll, a live loop tick): flushes the output when its
+    /// oldest byte is ``OutputSink/maxDelay`` old.
+    ///
+    /// - Returns: when to call again (`nil`: nothing is waiting). An output error is thrown by the
+    ///   next ``handle(_:_:)``.
+    @discardableResult
+    public func idle() -> ContinuousClock.Instant? {
+        guard idleFailure == nil, let sink else { return nil }
+        do throws(OutputError) { return try sink.flushIfDue(now: .now) } catch {
+            idleFailure = error
+            return nil
+        }
+    }
+
     /// Handles one event of a ``MergeReader``.
     public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) throws(OutputError) {
+        if let idleFailure { throw idleFailure }
+        eventsUntilFlushCheck -= 1
+        if eventsUntilFlushCheck <= 0, let sink {
+            eventsUntilFlushCheck = 1024
+            try sink.flushIfDue(now: .now)
+        }
         switch event {
         case .line(let at, let message):
+            if let t = at.timestamp, pace != nil {
+                guard pace!.wait(until: t.milliseconds, stop: stop, idle: { self.idle() }) else { return }
+                if let idleFailure { throw idleFailure }
+            }
             summary.lines += 1
-            if let t = at.timestamp { pace?.wait(until: t.milliseconds) }
             try ingest(bytes, message, at)
         case .malformed:
             summary.malformed += 1

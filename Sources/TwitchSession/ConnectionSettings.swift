@@ -13,9 +13,30 @@ public struct ConnectionSettings: Sendable, Equatable {
     public var registrationTimeoutMs: Int64 = 20_000
     /// How long a JOIN may go unanswered (no echo, no NOTICE) before it is reported as timed out.
     public var joinTimeoutMs: Int64 = 10_000
-    /// JOINs allowed per ``joinWindowMs`` (a sliding window): Twitch allows 20 per 10 s.
-    public var joinLimit = 20
+    /// JOINs allowed per ``joinWindowMs`` (a sliding window). A ``LiveSession`` shares one window
+    /// among all its connections; a lone ``ConnectionMachine`` paces its own. Default
+    /// ``authenticatedJoinLimit``.
+    public var joinLimit = ConnectionSettings.authenticatedJoinLimit
     public var joinWindowMs: Int64 = 10_000
+    /// Channels per connection when a session pools many (at most ``maxChannelsPerConnection``).
+    public var channelsPerConnection = ConnectionSettings.maxChannelsPerConnection
+    /// The pause between the first opens of a session's connections. Twitch documents 20 logins per
+    /// 10 s per user; 2 s (5 per 10 s) leaves room for reconnects.
+    public var connectSpacingMs: Int64 = 2_000
+
+    /// JOINs per 10 s with an OAuth token: Twitch documents "20 join attempts per 10 seconds per
+    /// user" for a normal account (2,000 for a verified bot), counted across all connections.
+    public static let authenticatedJoinLimit = 20
+    /// JOINs per 10 s for an anonymous (`justinfan`) login. The per-user limit does not hold anonymous
+    /// logins back (each connection is its own user), but Twitch also limits JOINs and logins per IP
+    /// address (a Twitch developer gave 50 per 10 s, beyond which the connection is dropped): 40 stays
+    /// under that and leaves room for the logins of reconnecting connections.
+    public static let anonymousJoinLimit = 40
+
+    /// The default ``joinLimit`` for `credentials`.
+    public static func defaultJoinLimit(for credentials: Credentials) -> Int {
+        credentials.isAnonymous ? anonymousJoinLimit : authenticatedJoinLimit
+    }
     /// Silence (no line received) after which we send our own PING.
     public var idleTimeoutMs: Int64 = 60_000
     /// How long our PING may go unanswered (no line at all) before the connection counts as dead.

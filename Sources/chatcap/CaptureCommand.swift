@@ -31,8 +31,8 @@ struct CaptureCommand: ParsableCommand {
         case auto, json, none
     }
 
-    @Argument(help: "Channels to join (logins, with or without #).")
-    var channels: [String]
+    @Argument(help: "Channels to join (logins, with or without #); more with --channels-file.")
+    var channels: [String] = []
 
     @Option(help: "Directory to write the capture into (created if missing).")
     var dir: String
@@ -61,10 +61,10 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
-        guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
-        for c in channels where !Login.isValid(Login.normalize(c)) {
-            throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
+        guard !channels.isEmpty || connection.channelsFile != nil else {
+            throw ValidationError("name at least one channel (or --channels-file)")
         }
+        _ = try connection.channels(channels)
         guard CaptureRotation(argument: rotate) != nil else {
             throw ValidationError("--rotate must be daily, hourly or a size such as 100M (got '\(rotate)')")
         }
@@ -79,6 +79,7 @@ struct CaptureCommand: ParsableCommand {
         ignoreBrokenPipes()
         if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
         let credentials = try connection.credentials()
+        let channels = try connection.channels(channels)
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
@@ -100,7 +101,8 @@ struct CaptureCommand: ParsableCommand {
         var failure: CaptureError? = nil
         var unusable = 0
         let session = try LiveSession(
-            channels: channels, credentials: credentials, endpoint: connection.endpoint, settings: connection.settings,
+            channels: channels, credentials: credentials, endpoint: connection.endpoint,
+            settings: connection.settings(for: credentials),
             onLine: { bytes, message, receivedAt, _ in
                 guard failure == nil else { return }
                 do throws(CaptureError) { try writer.append(bytes, message: message, receivedAt: receivedAt) } catch {

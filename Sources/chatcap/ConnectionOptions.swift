@@ -44,6 +44,26 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Seconds a connection must stay up before the reconnect delay starts again from --reconnect-base.")
     var healthyAfter: Double = 60
 
+    @Option(help: "Also join the channels in this file: one login per line; blank lines and # comments are ignored.")
+    var channelsFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "JOINs per 10 seconds, shared by all connections (default 20 with a token, 40 anonymous).",
+            discussion: """
+                Twitch documents 20 join attempts per 10 s per user for a normal account (2,000 for a \
+                verified bot), counted across connections. Anonymous logins are not held to that (each \
+                connection is its own user), but Twitch drops connections from an IP address that sends \
+                more than about 50 JOINs and logins per 10 s: 40 leaves room for reconnects.
+                """))
+    var joinRate: Int?
+
+    @Option(help: "Most channels per connection; more channels open more connections (1 to 90).")
+    var channelsPerConnection = ConnectionSettings.maxChannelsPerConnection
+
+    @Option(help: "Seconds between opening the connections of a pool (Twitch allows 20 logins per 10 s per user).")
+    var connectInterval: Double = 2
+
     func validate() throws {
         if plain && (caFile != nil || insecure) { throw ValidationError("--ca-file and --insecure need TLS (drop --plain)") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
@@ -53,10 +73,34 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("\(name) must be a positive number of seconds")
         }
         if reconnectMax < reconnectBase { throw ValidationError("--reconnect-max must be at least --reconnect-base") }
+        if let joinRate, !(1...10_000).contains(joinRate) { throw ValidationError("--join-rate must be 1 to 10000") }
+        guard (1...ConnectionSettings.maxChannelsPerConnection).contains(channelsPerConnection) else {
+            throw ValidationError("--channels-per-connection must be 1 to \(ConnectionSettings.maxChannelsPerConnection)")
+        }
+        guard connectInterval >= 0 && connectInterval.isFinite else {
+            throw ValidationError("--connect-interval must be a number of seconds, 0 or more")
+        }
+        if let channelsFile, try ChannelsFile.read(channelsFile).isEmpty {
+            throw ValidationError("--channels-file: \(channelsFile) lists no channel")
+        }
     }
 
-    var settings: ConnectionSettings {
+    /// The channels named on the command line followed by those of `--channels-file`.
+    ///
+    /// - Throws: `ValidationError` (exit 64) for a login that is not valid, with `file:line`.
+    func channels(_ arguments: [String]) throws -> [String] {
+        for c in arguments where !Login.isValid(Login.normalize(c)) {
+            throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
+        }
+        return arguments + (try channelsFile.map(ChannelsFile.read) ?? [])
+    }
+
+    /// The connection settings for logging in with `credentials` (the JOIN pace depends on it).
+    func settings(for credentials: Credentials) -> ConnectionSettings {
         var s = ConnectionSettings()
+        s.joinLimit = joinRate ?? ConnectionSettings.defaultJoinLimit(for: credentials)
+        s.channelsPerConnection = channelsPerConnection
+        s.connectSpacingMs = Int64(connectInterval * 1000)
         s.idleTimeoutMs = Int64(idleTimeout * 1000)
         s.pongTimeoutMs = Int64(pongTimeout * 1000)
         s.backoff = BackoffPolicy(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatPosix
 import ChatStore
 import ChatArchive
 import ChatReplay
@@ -9,7 +10,10 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Run recorded chat through the live pipeline and write it out.",
         discussion: """
             Inputs are read in time order across files (IRCv3 time tag, else tmi-sent-ts). Malformed \
-            lines are reported on standard error with file and line number and counted in the summary.
+            lines are reported on standard error with file and line number and counted in the summary. \
+            Output is written in large blocks, and never held longer than 0.1 s while input is paced \
+            (--speed), followed (--follow) or slow to come; SIGINT or SIGTERM ends the replay after \
+            writing out every line so far (exit 0).
             """)
 
     @OptionGroup var input: InputOptions
@@ -54,8 +58,13 @@ struct ReplayCommand: ParsableCommand {
         try filters.apply(to: &options)
         options.strict = input.strict
         options.capacity = input.capacity
-        let reader = try input.makeReader(follow: follow ? FollowMode() : nil)
         let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
+        // SIGINT/SIGTERM end the replay: every line written so far is flushed, and the exit is 0.
+        let stop = StopFlag()
+        replay.stop = stop
+        Interrupts.install(stop)
+        // Waits for input (a followed file's end, a quiet pipe) flush output that is due.
+        let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
         try finish(strict: input.strict) {
             try replay.run(reader)
             return replay.summary

@@ -24,8 +24,8 @@ struct TailCommand: ParsableCommand {
             the command line.
             """)
 
-    @Argument(help: "Channels to join (logins, with or without #).")
-    var channels: [String]
+    @Argument(help: "Channels to join (logins, with or without #); more with --channels-file.")
+    var channels: [String] = []
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
@@ -38,10 +38,10 @@ struct TailCommand: ParsableCommand {
     var stats = false
 
     func validate() throws {
-        guard !channels.isEmpty else { throw ValidationError("name at least one channel") }
-        for c in channels where !Login.isValid(Login.normalize(c)) {
-            throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
+        guard !channels.isEmpty || connection.channelsFile != nil else {
+            throw ValidationError("name at least one channel (or --channels-file)")
         }
+        _ = try connection.channels(channels)
     }
 
     func run() throws {
@@ -55,8 +55,10 @@ struct TailCommand: ParsableCommand {
         try filters.apply(to: &options)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil
+        var joined = 0
         let session = try LiveSession(
-            channels: channels, credentials: credentials, endpoint: connection.endpoint, settings: connection.settings,
+            channels: try connection.channels(channels), credentials: credentials, endpoint: connection.endpoint,
+            settings: connection.settings(for: credentials),
             onLine: { bytes, message, receivedAt, number in
                 guard failure == nil else { return }
                 let time = LineTime(of: message, in: bytes)
@@ -67,6 +69,7 @@ struct TailCommand: ParsableCommand {
                 do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
             },
             onRecord: { record in
+                if case .joined = record { joined += 1 }
                 guard failure == nil else { return }
                 do throws(OutputError) { try pipeline.record(record) } catch { failure = error }
             },
@@ -83,9 +86,28 @@ struct TailCommand: ParsableCommand {
                     }
                 } catch { failure = error }
             })
+        // Output is batched; each loop tick (at least every 30 ms) flushes what is 0.1 s old.
+        let started = Moment.now().monotonicMs
+        // When every JOIN has its outcome (the first time): how long joining took, and from then on
+        // the line rate (--stats).
+        var settled: (ms: Int64, lines: Int)? = nil
+        let channelCount = Set(try connection.channels(channels).map(Login.normalize)).count
+        // An output error (EPIPE: the reader went away) ends the session at the next tick.
+        session.onTick = {
+            if settled == nil && session.joinsSettled {
+                let now = Moment.now().monotonicMs
+                settled = (now, pipeline.summary.lines)
+                Diagnostics.note(
+                    "\(joined) of \(channelCount) channels joined in \(Double(now - started) / 1000) s "
+                        + "over \(session.connectionCount) connections")
+            }
+            if failure == nil {
+                do throws(OutputError) { try sink.flushIfDue(now: .now) } catch { failure = error }
+            }
+            if failure != nil { session.stop.raise() }
+        }
         Interrupts.install(session.stop)
         let deadline = connection.duration.map { Moment.now().monotonicMs + Int64($0 * 1000) }
-        let started = Moment.now().monotonicMs
         session.run(until: deadline)
         if stats {
             let seconds = Double(Moment.now().monotonicMs - started) / 1000
@@ -96,6 +118,13 @@ struct TailCommand: ParsableCommand {
             let lines = pipeline.summary.lines
             Diagnostics.note(
                 "stats: \(lines) lines in \(seconds) s = \(Int(Double(lines) / max(seconds, 0.001))) lines/s; CPU \(cpu) s (\(Int(cpu / max(seconds, 0.001) * 100)) % of one core)")
+            if let settled {
+                let since = Double(Moment.now().monotonicMs - settled.ms) / 1000
+                let after = lines - settled.lines
+                Diagnostics.note(
+                    "stats: since all joined (after \(Double(settled.ms - started) / 1000) s): \(after) lines in \(since) s = "
+                        + "\(Int(Double(after) / max(since, 0.001))) lines/s")
+            }
         }
         try finish(strict: false) {
             if let failure { throw failure }

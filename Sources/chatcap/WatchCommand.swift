@@ -46,6 +46,9 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
         let live = liveArguments
+        if connection.channelsFile != nil && live.count != input.inputs.count && input.inputs != ["-"] {
+            throw ValidationError("--channels-file watches live: give no log files with it")
+        }
         if !live.isEmpty && live.count != input.inputs.count {
             throw ValidationError("give either log files and directories, or channels to watch live, not both")
         }
@@ -57,9 +60,9 @@ struct WatchCommand: ParsableCommand {
     /// The inputs that name no file, directory or `-`: channels to watch live.
     private var liveArguments: [String] { input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 } }
 
-    /// Channels to watch live, or `nil` to replay the inputs.
-    private var liveChannels: [String]? {
-        let names = liveArguments
+    /// Channels to watch live (arguments, then `--channels-file`), or `nil` to replay the inputs.
+    private func liveChannels() throws -> [String]? {
+        let names = try connection.channels(liveArguments)
         return names.isEmpty ? nil : names.map(Login.normalize)
     }
 
@@ -69,12 +72,13 @@ struct WatchCommand: ParsableCommand {
         options.channels = channels.map(Login.normalize)
         options.capacity = input.capacity
         let feed: any WatchFeed
-        if let live = liveChannels {
+        if let live = try liveChannels() {
             if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
             if options.channels.isEmpty { options.channels = live }
+            let credentials = try connection.credentials()
             feed = LiveFeed(
-                channels: live, credentials: try connection.credentials(), endpoint: connection.endpoint,
-                settings: connection.settings, seconds: connection.duration)
+                channels: live, credentials: credentials, endpoint: connection.endpoint,
+                settings: connection.settings(for: credentials), seconds: connection.duration)
         } else {
             feed = ReplayFeed(reader: try input.makeReader(), speed: try ArgumentValues.speed(speed))
         }

@@ -9,14 +9,20 @@ final class ChatcapProcess {
     let output = Pipe()
     private let errorFile: String
 
-    /// Starts `chatcap arguments…` in the repository root.
-    init(_ arguments: [String]) throws {
+    /// Starts `chatcap arguments…` in the repository root; standard output goes to `stdoutFile`
+    /// (created or truncated) when one is given, else to ``output``.
+    init(_ arguments: [String], stdoutFile: String? = nil) throws {
         errorFile = NSTemporaryDirectory() + "chatcap-\(UUID().uuidString).err"
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
-        process.standardOutput = output
+        if let stdoutFile {
+            _ = FileManager.default.createFile(atPath: stdoutFile, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutFile))
+        } else {
+            process.standardOutput = output
+        }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
         process.standardInput = FileHandle.nullDevice
         try process.run()

@@ -70,7 +70,8 @@ public final class FileSource: ByteSource {
     ///
     /// - Parameters:
     ///   - closesDescriptor: whether `deinit` closes `descriptor`.
-    ///   - follow: only takes effect when `descriptor` is a regular file.
+    ///   - follow: following takes effect when `descriptor` is a regular file; its `idle` and `stop`
+    ///     also serve the waits of a pipe or terminal.
     public init(descriptor: Int32, name: String, closesDescriptor: Bool, follow: FollowMode? = nil) {
         self.descriptor = descriptor
         self.name = name
@@ -131,6 +132,10 @@ public final class FileSource: ByteSource {
             return n
         }
         if ended { return 0 }
+        if !isRegularFile, let follow, follow.idle != nil || follow.stop != nil, !waitForInput(follow) {
+            ended = true
+            return 0
+        }
         while true {
             // SAFETY: `buffer` is writable for `buffer.count` bytes (the caller's contract).
             let n = unsafe Glibc.read(descriptor, buffer.baseAddress, buffer.count)
@@ -144,7 +149,7 @@ public final class FileSource: ByteSource {
                 ended = true
                 throw InputError.readFailed(name: name, errno: code)
             }
-            guard let follow, isRegularFile, !follow.isOver else {
+            guard let follow, follow.followsFiles, isRegularFile, !follow.isOver else {
                 ended = true
                 return 0
             }
@@ -154,7 +159,33 @@ public final class FileSource: ByteSource {
                 restartCount += 1
                 continue
             }
-            sleepThread(for: Self.pause(follow))
+            var pause = Self.pause(follow)
+            if let due = follow.idle?() { pause = min(pause, due - ContinuousClock.now) }
+            sleepThread(for: pause)
+        }
+    }
+
+    /// Before a `read(2)` on a pipe or terminal that might block: while nothing is readable, runs
+    /// the mode's `idle` and waits in `poll(2)` until input comes, `idle` wants to run again, or (at
+    /// least every 250 ms) to look at the stop flag.
+    ///
+    /// - Returns: `false` when the stop flag was raised before input came.
+    /// - Complexity: one `poll(2)` when input is ready. - Allocations: none.
+    private func waitForInput(_ follow: FollowMode) -> Bool {
+        var fds = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        // SAFETY: one local `pollfd`.
+        if unsafe poll(&fds, 1, 0) != 0 { return true }
+        while true {
+            if let stop = follow.stop, stop.isRaised { return false }
+            var timeout: Int32 = follow.stop == nil ? -1 : 250
+            if let due = follow.idle?() {
+                let ms = Int32(clamping: max(1, (due - ContinuousClock.now).inMilliseconds + 1))
+                timeout = timeout < 0 ? ms : min(timeout, ms)
+            }
+            fds.revents = 0
+            // SAFETY: one local `pollfd`.
+            let ready = unsafe poll(&fds, 1, timeout)
+            if ready > 0 || (ready < 0 && errno != EINTR) { return true }
         }
     }
 

@@ -1,0 +1,81 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Many channels live (issue #16 item 6): `--channels-file` read and validated, channels pooled over
+/// several connections in one loop, each JOIN outcome reported, and every line of every channel received.
+@Suite(.serialized) struct ManyChannelsCLITests {
+    static func tempDir(_ name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("tail --channels-file: 100 channels over 4 connections, every JOIN reported, every line of every channel received")
+    func everyLineOfEveryChannel() throws {
+        let dir = try Self.tempDir("many")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/many.irc"
+        let generated = try CLI.shell(
+            "python3 Scripts/generate_fixtures.py --lines 3000 --channels 100 --out '\(log)' 2>/dev/null")
+        #expect(generated.status == 0)
+        // The log's chat lines (PRIVMSG) and their channels.
+        let privmsgs = FramerVerifier.oracleLines(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
+            .map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains(" PRIVMSG #") }
+        let channels = Set(privmsgs.map { $0.split(separator: " PRIVMSG #")[1].split(separator: " ")[0] })
+        #expect(channels.count == 100)
+        let file = dir + "/channels.txt"
+        let listing = "# the bench channels\n\n" + channels.sorted().enumerated().map { i, c in
+            i % 3 == 0 ? "#\(c)  # with a hash and a comment" : String(c)
+        }.joined(separator: "\n") + "\n"
+        try listing.write(toFile: file, atomically: true, encoding: .utf8)
+
+        // --loop: a channel joined after the replay of its connection began gets its early lines on
+        // the next pass.
+        let server = try ServeProcess([log, "--speed", "10", "--loop", "--port", "0"])
+        defer { _ = server.stop(with: SIGKILL) }
+        let out = dir + "/out.irc"
+        let tail = try ChatcapProcess(
+            ["tail", "--channels-file", file, "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+             "--channels-per-connection", "30", "--join-rate", "1000", "--connect-interval", "0.05",
+             "--format", "raw", "--duration", "30"], stdoutFile: out)
+        #expect(tail.waitForStderr(containing: "100 of 100 channels joined in", timeoutMs: 15_000), "\(tail.stderr)")
+        #expect(tail.stderr.contains("over 4 connections"), "\(tail.stderr)")
+        let wanted = Set(privmsgs)
+        var missing = wanted
+        let deadline = Date().addingTimeInterval(20)
+        while !missing.isEmpty && Date() < deadline {
+            usleep(300_000)
+            let received = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self)
+            missing.subtract(received.split(separator: "\r\n").map(String.init))
+        }
+        #expect(tail.stop(with: SIGINT) == 0, "\(tail.stderr)")
+        #expect(missing.isEmpty, "\(missing.count) of \(wanted.count) chat lines never arrived")
+        // Each JOIN outcome is reported once per channel.
+        for channel in channels { #expect(tail.stderr.contains("joined #\(channel)\n"), "no JOIN outcome for \(channel)") }
+    }
+
+    @Test("a bad --channels-file is a usage error naming file and line")
+    func badFile() throws {
+        let dir = try Self.tempDir("badfile")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/channels.txt"
+        try "# comment\npixelharbor\nnot a login!\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for command in ["tail", "capture"] {
+            var args = [command, "--channels-file", file]
+            if command == "capture" { args += ["--dir", dir + "/cap"] }
+            let run = try CLI.run(args)
+            #expect(run.status == 64, "\(command): \(run.stderr)")
+            #expect(run.stderr.contains("\(file):3:"), "\(command): \(run.stderr)")
+        }
+        let missing = try CLI.run(["tail", "--channels-file", dir + "/nope.txt"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("cannot read"), "\(missing.stderr)")
+        try "# nothing here\n\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let empty = try CLI.run(["tail", "--channels-file", file])
+        #expect(empty.status == 64)
+        #expect(empty.stderr.contains("lists no channel"), "\(empty.stderr)")
+    }
+}
