@@ -90,6 +90,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         let seq = log.append(
             bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
             evicted: &evicted)
+        viewModel.markDirty(log.index)
         if let e = evicted, e.sourceIdHash != 0,
             shared.value(for: e.sourceIdHash) == UInt64(log.index) << 48 | (e.seq & 0xFFFF_FFFF_FFFF)
         {
@@ -105,13 +106,15 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         return try append(bytes, message: message, receivedAt: receivedAt)
     }
 
-    /// Publishes every channel's window (coalesced per the view model's interval). Owner thread only.
+    /// The view model's tick: publishes the windows of the channels that changed since the last
+    /// tick, at most once per coalescing interval (every call before that returns at once), or now
+    /// with `force` (at the end of the input). Call it as often as convenient — per line is fine.
+    /// Owner thread only.
     ///
-    /// - Complexity: O(channels). - Allocations: none in steady state.
+    /// - Complexity: O(1) when no tick is due; O(channels changed since the last tick) otherwise.
+    /// - Allocations: none in steady state.
     public func publish(now: Int64, force: Bool = false) {
-        for i in 0..<logCount.load(ordering: .relaxed) {
-            viewModel.publish(unsafe logs[i]!, now: now, force: force)
-        }
+        viewModel.publishDirty(now: now, force: force) { log(at: $0) }
     }
 
     /// The log `message` goes to, created on first sight. Owner thread only.
