@@ -220,10 +220,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         let entries = self.count
         let needed: Int
         if entries < capacity {
-            // While the ring fills: double (amortised O(1) copying), but not past the full ring at
-            // the average line length seen so far.
+            // While the ring fills: grow by half (amortised O(1) copying, at most a third of the
+            // storage unused), but not past the full ring at the average line length seen so far.
             let projected = entries > 64 ? Int(Double(live.count / entries * capacity) * Self.growth) : .max
-            needed = max(live.count + count, min(2 * oldCapacity, projected))
+            needed = max(live.count + count, min(oldCapacity + oldCapacity / 2, projected))
         } else {
             needed = Int(Double(live.count + count) * Self.growth)
         }
