@@ -118,7 +118,7 @@ final class HashIndex {
         let oldSlots = unsafe state.pointee.slots
         let oldSize = unsafe state.pointee.mask + 1
         let size = oldSize * 2
-        let slots = Self.makeSlots(size)
+        let slots = unsafe Self.makeSlots(size)
         let mask = size - 1
         for j in 0..<oldSize {
             // SAFETY: `j < oldSize`, inside the old buffer; `i` is masked to the new one.
