@@ -72,6 +72,7 @@ bench: deps fixtures
 	Benchmarks/live_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/watch_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
+	Benchmarks/channels_bench.sh .build/release/chatcap
 	Benchmarks/many_channels_bench.sh .build/release/chatcap $(MANY_LOG)
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.

@@ -32,9 +32,16 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         self.index = index
         self.nameBytes = nameBytes
         ring = EntryRing(capacity: capacity)
-        messages = HashIndex(minimumCapacity: capacity)
-        users = HashIndex(minimumCapacity: capacity)
+        // Both indexes start small and double as entries arrive (never past what the ring holds).
+        messages = HashIndex(minimumCapacity: 8)
+        users = HashIndex(minimumCapacity: 8)
         self.interner = interner
+    }
+
+    /// Bytes this log reserves now: its ring (slot arrays, byte storage, pins) and its indexes.
+    /// Grows with the entries kept; a channel that has said nothing reserves a few KiB.
+    public var reservedBytes: Int {
+        ring.reservedBytes + messages.reservedBytes + users.reservedBytes + nameBytes.count + 256  // + objects
     }
 
     /// What happened to the oldest entry when a new one pushed it out.
@@ -75,8 +82,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
             sender: sender, messageIdHash: messageIdHash, userIdHash: keepsUser ? userIdHash : 0,
             sourceIdHash: sourceIdHash, previousOfUser: keepsUser ? (users.value(for: userIdHash) ?? .max) : .max)
         let seq = ring.append(bytes, meta: meta)
-        if messageIdHash != 0 { messages.set(seq, for: messageIdHash) }
-        if keepsUser { users.set(seq, for: userIdHash) }
+        if messageIdHash != 0 { messages.insert(seq, for: messageIdHash) }
+        if keepsUser { users.insert(seq, for: userIdHash) }
         switch message.command {
         case .clearmsg: applyClearMsg(message, bytes)
         case .clearchat: applyClearChat(message, bytes, at: seq)

@@ -4,13 +4,24 @@ public import IRCWire
 /// All kept chat of a process: one ``ChannelLog`` per channel (created on first sight), one
 /// ``Interner`` for every channel, the shared-chat index, the reader registry and the view model.
 ///
+/// Logs live in a table that grows without moving what readers see: a fixed directory of chunks of
+/// ``chunkSize`` slots, each chunk allocated when the first of its channels appears and never moved.
+///
+/// ```
+///  directory: [chunk 0 ─► log 0 … log 255][chunk 1 ─► log 256 … 511][nil]…[nil]   (1,024 chunks)
+///  logCount:  published (release) after the log and its chunk are written
+/// ```
+///
 /// Threads: ``ingest(_:receivedAt:)`` and the other mutating calls run on the owner (the ingest
-/// loop). Other threads find logs with ``log(at:)``/``log(named:)`` (lock-free: logs are published
-/// into a fixed table) and read them through a ``Reader`` from ``readers``.
+/// loop). Other threads find logs with ``log(at:)``/``log(named:)`` (lock-free: a log and its chunk
+/// are written before the count that covers them is released) and read them through a ``Reader``
+/// from ``readers``.
 @safe
 public final class ChatStore: @unchecked Sendable {  // owner-only mutable state; the log table is published atomically
-    /// The most channels one store can hold.
-    public static let maximumChannels = 4_096
+    /// The most channels one store can hold (the directory's chunks × their size).
+    public static let maximumChannels = directorySize * chunkSize
+    static let chunkSize = 256
+    static let directorySize = 1_024
     public let capacity: Int
     public let interner: Interner
     public let readers = ReaderRegistry()
@@ -18,7 +29,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// Mark shared-chat mirrors (same `source-id` already kept in another channel) as such.
     public var dedupeSharedChat: Bool
 
-    private let logs: UnsafeMutablePointer<ChannelLog?>
+    /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
+    private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
     private let logCount = Atomic<Int>(0)
     private let byName: HashIndex
     private let shared: HashIndex
@@ -32,15 +44,29 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         interner = Interner()
         viewModel = ViewModel(windowSize: windowSize, interval: interval)
         self.dedupeSharedChat = dedupeSharedChat
-        unsafe logs = .allocate(capacity: Self.maximumChannels)
-        unsafe logs.initialize(repeating: nil, count: Self.maximumChannels)
-        byName = HashIndex(minimumCapacity: Self.maximumChannels)
-        shared = HashIndex(minimumCapacity: 4 * capacity)
+        unsafe chunks = .allocate(capacity: Self.directorySize)
+        unsafe chunks.initialize(repeating: nil, count: Self.directorySize)
+        // Both grow (owner-only rehash) with the channels and the shared-chat messages kept.
+        byName = HashIndex(minimumCapacity: 64)
+        shared = HashIndex(minimumCapacity: 64)
     }
 
     deinit {
-        unsafe logs.deinitialize(count: Self.maximumChannels)
-        unsafe logs.deallocate()
+        for c in 0..<Self.directorySize {
+            // SAFETY: `c < directorySize`; an allocated chunk holds `chunkSize` initialised optionals.
+            guard let chunk = unsafe chunks[c] else { continue }
+            unsafe chunk.deinitialize(count: Self.chunkSize)
+            unsafe chunk.deallocate()
+        }
+        unsafe chunks.deallocate()
+    }
+
+    /// The log in slot `index`. Unsafe: `index` must be below a count loaded with acquire ordering
+    /// (or the owner's own count), so that its chunk and slot are written and visible.
+    @unsafe
+    @inline(__always)
+    private func slot(_ index: Int) -> ChannelLog {
+        unsafe chunks[index / Self.chunkSize]![index % Self.chunkSize]!
     }
 
     /// Channels known so far.
@@ -50,12 +76,13 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     public func log(at index: Int) -> ChannelLog? {
         guard index >= 0 && index < logCount.load(ordering: .acquiring) else { return nil }
         // SAFETY: slots below the published count were written before the count was released.
-        return unsafe logs[index]
+        return unsafe slot(index)
     }
 
     /// The log of channel `name` (login without `#`; "" for connection-level lines), any thread.
     public func log(named name: String) -> ChannelLog? {
-        for i in 0..<logCount.load(ordering: .acquiring) where unsafe logs[i]!.name == name { return unsafe logs[i] }
+        // SAFETY: `i` is below the count loaded with acquire ordering.
+        for i in 0..<logCount.load(ordering: .acquiring) where unsafe slot(i).name == name { return unsafe slot(i) }
         return nil
     }
 
@@ -83,13 +110,14 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
             if let first = shared.value(for: sourceIdHash), Int(first >> 48) != log.index {
                 isMirror = dedupeSharedChat
             } else {
-                shared.set(UInt64(log.index) << 48 | (log.ring.nextSeq & 0xFFFF_FFFF_FFFF), for: sourceIdHash)
+                shared.insert(UInt64(log.index) << 48 | (log.ring.nextSeq & 0xFFFF_FFFF_FFFF), for: sourceIdHash)
             }
         }
         var evicted: ChannelLog.Evicted? = nil
         let seq = log.append(
             bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
             evicted: &evicted)
+        viewModel.markDirty(log.index)
         if let e = evicted, e.sourceIdHash != 0,
             shared.value(for: e.sourceIdHash) == UInt64(log.index) << 48 | (e.seq & 0xFFFF_FFFF_FFFF)
         {
@@ -105,13 +133,15 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         return try append(bytes, message: message, receivedAt: receivedAt)
     }
 
-    /// Publishes every channel's window (coalesced per the view model's interval). Owner thread only.
+    /// The view model's tick: publishes the windows of the channels that changed since the last
+    /// tick, at most once per coalescing interval (every call before that returns at once), or now
+    /// with `force` (at the end of the input). Call it as often as convenient — per line is fine.
+    /// Owner thread only.
     ///
-    /// - Complexity: O(channels). - Allocations: none in steady state.
+    /// - Complexity: O(1) when no tick is due; O(channels changed since the last tick) otherwise.
+    /// - Allocations: none in steady state.
     public func publish(now: Int64, force: Bool = false) {
-        for i in 0..<logCount.load(ordering: .relaxed) {
-            viewModel.publish(unsafe logs[i]!, now: now, force: force)
-        }
+        viewModel.publishDirty(now: now, force: force) { log(at: $0) }
     }
 
     /// The log `message` goes to, created on first sight. Owner thread only.
@@ -125,7 +155,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         var probe = key
         while let index = byName.value(for: probe) {
             // SAFETY: indexes in `byName` are below the published count.
-            let log = unsafe logs[Int(index)]!
+            let log = unsafe slot(Int(index))
             let name = log.nameBytes
             if bytes.extracting(range).equals(name.span) { return log }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
@@ -135,9 +165,17 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         var name: [UInt8] = []
         for i in range { name.append(bytes[i]) }
         let log = ChannelLog(nameBytes: name, index: index, capacity: capacity, interner: interner)
-        unsafe logs[index] = log
+        let c = index / Self.chunkSize
+        // SAFETY: `c < directorySize` (checked above); a new chunk is initialised before use, and
+        // both the chunk pointer and the slot are written before the count is released.
+        if unsafe chunks[c] == nil {
+            let chunk = UnsafeMutablePointer<ChannelLog?>.allocate(capacity: Self.chunkSize)
+            unsafe chunk.initialize(repeating: nil, count: Self.chunkSize)
+            unsafe chunks[c] = chunk
+        }
+        unsafe chunks[c]![index % Self.chunkSize] = log
         logCount.store(index + 1, ordering: .releasing)
-        byName.set(UInt64(index), for: probe)
+        byName.insert(UInt64(index), for: probe)
         return log
     }
 }

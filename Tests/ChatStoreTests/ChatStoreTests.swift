@@ -122,4 +122,48 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(store.interner.count <= 2 * 100)
         #expect(store.log(named: "c")!.ring.count == 100)
     }
+
+    @Test("10,000 channels: every line is kept, every log is found by index and by name")
+    func tenThousandChannels() throws {
+        let store = ChatStore()
+        let channels = 10_000
+        for round in 0..<2 {
+            for c in 0..<channels {
+                let bytes = Array("@id=m\(round)-\(c) :u!u@u PRIVMSG #ch\(c) :message \(round)".utf8)
+                let p = try store.ingest(bytes.span, receivedAt: 0)
+                #expect(p.channel == c && p.seq == UInt64(round))
+            }
+        }
+        #expect(store.channelCount == channels)
+        for c in 0..<channels {
+            let log = try #require(store.log(at: c))
+            #expect(log.name == "ch\(c)" && log.ring.liveRange == 0..<2)
+        }
+        #expect(store.log(named: "ch9999")?.index == 9_999)
+        #expect(store.log(at: channels) == nil)
+    }
+
+    @Test("memory follows the chat: a quiet channel reserves at most 16 KiB; a busy one grows to its capacity")
+    func memoryFollowsChat() throws {
+        let store = ChatStore()
+        let join = Array(":someone!someone@someone.tmi.twitch.tv JOIN #quiet".utf8)
+        let roomstate = Array("@emote-only=0;room-id=1;slow=0 :tmi.twitch.tv ROOMSTATE #quiet".utf8)
+        _ = try store.ingest(join.span, receivedAt: 0)
+        _ = try store.ingest(roomstate.span, receivedAt: 0)
+        let quiet = try #require(store.log(named: "quiet"))
+        #expect(quiet.reservedBytes <= 16 * 1024)
+        for n in 0..<3_000 {
+            _ = try store.ingest(line(UInt64(n)).span, receivedAt: Int64(n))
+        }
+        let busy = try #require(store.log(named: "c"))
+        #expect(busy.ring.slotCapacity == 2_500 && busy.ring.isFull)
+        #expect(busy.reservedBytes > 2_500 * EntryRing.metadataBytesPerEntry)
+        #expect(quiet.reservedBytes <= 16 * 1024)  // unchanged by the other channel
+        let reader = try #require(store.readers.makeReader())
+        var seen: [UInt64] = []
+        busy.ring.withEntries(in: busy.ring.liveRange, reader: reader) { info, bytes in
+            if StressTests.matches(info.seq, info, bytes) { seen.append(info.seq) }
+        }
+        #expect(seen == Array(500..<3_000))
+    }
 }

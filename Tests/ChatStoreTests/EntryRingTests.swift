@@ -118,4 +118,61 @@ import Testing
             ring.append(bytes.span, meta: meta(bytes))
         }
     }
+
+    @Test("rings that start with fewer slots grow to their capacity and wrap correctly at every position",
+          arguments: [1, 2, 3, 5, 8, 13])
+    func growthAtEveryPosition(capacity: Int) throws {
+        let reader = try #require(registry.makeReader())
+        for initialSlots in 1...3 {
+            for start in 0..<(2 * capacity) {
+                let first = UInt64(1_000 + start)
+                let ring = EntryRing(capacity: capacity, initialBytes: 64, initialSlots: initialSlots, firstSeq: first)
+                #expect(ring.slotCapacity == min(capacity, initialSlots))
+                for k in 0..<(3 * capacity + 1) {
+                    let seq = append(ring, line(first + UInt64(k), padding: k % 3 == 0 ? 40 : 0))
+                    #expect(seq == first + UInt64(k))
+                    let live = ring.liveRange
+                    #expect(live.count == min(k + 1, capacity))
+                    #expect(ring.slotCapacity >= live.count && ring.slotCapacity <= capacity)
+                    for s in live { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+                    var seen: [UInt64] = []
+                    ring.withEntries(in: live, reader: reader) { info, _ in seen.append(info.seq) }
+                    #expect(seen == Array(live))
+                }
+                #expect(ring.slotCapacity == capacity)
+            }
+        }
+    }
+
+    @Test("growing the slot table keeps tombstones and metadata of the live entries")
+    func growthKeepsTombstones() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 100, initialBytes: 64, initialSlots: 4, firstSeq: 7)
+        for k in 0..<4 { append(ring, line(7 + UInt64(k))) }
+        #expect(ring.setTombstone(8, .banned))
+        #expect(ring.setTombstone(10, .deleted))
+        append(ring, line(11))  // full at 4 slots: grows to 8
+        #expect(ring.slotCapacity == 8)
+        for k in 12..<60 { append(ring, line(UInt64(k))) }
+        #expect(ring.slotCapacity == 64)
+        func mark(_ seq: UInt64) -> Tombstone? {
+            if case .found(let t) = ring.withEntry(seq, reader: reader, { info, _ in info.tombstone }) { return t }
+            return nil
+        }
+        #expect(mark(8) == .banned && mark(10) == .deleted && mark(9) == Tombstone.none)
+        #expect(text(ring, 7, reader) == "message 7" && text(ring, 59, reader) == "message 59")
+    }
+
+    @Test("a line longer than the whole byte storage grows it, also into an empty ring")
+    func longLineIntoSmallStorage() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 3, initialBytes: 64, initialSlots: 1, firstSeq: 0)
+        append(ring, line(0, padding: 3_000))
+        #expect(ring.byteCapacity >= 3_000)
+        for k in 1..<10 { append(ring, line(UInt64(k), padding: k * 500)) }
+        for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+    }
+
+    /// A test line's text without its padding.
+    func unpadded(_ text: String?) -> String? { text.map { String($0.prefix { $0 != "x" }) } }
 }

@@ -32,4 +32,15 @@ import Testing
         for k in 1...100 as ClosedRange<UInt64> where index.set(k, for: k) { accepted += 1 }
         #expect(accepted == index.capacity / 2)
     }
+
+    @Test("insert doubles a full table and keeps every key")
+    func insertGrows() {
+        let index = HashIndex(minimumCapacity: 4)
+        #expect(index.capacity == 16)
+        for k in 1...1_000 as ClosedRange<UInt64> { index.insert(k &* 31, for: k) }
+        #expect(index.count == 1_000 && index.capacity == 2_048)
+        for k in 1...1_000 as ClosedRange<UInt64> { #expect(index.value(for: k) == k &* 31) }
+        for k in stride(from: 1, through: 1_000, by: 2) as StrideThrough<UInt64> { index.remove(k) }
+        #expect(index.count == 500 && index.value(for: 2) == 62 && index.value(for: 3) == nil)
+    }
 }

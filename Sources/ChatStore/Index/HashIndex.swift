@@ -1,10 +1,12 @@
-/// A fixed-capacity open-addressing map from 64-bit key hashes to 64-bit values, for the owner's
-/// indexes (message id → entry, user id → newest entry, source id → first copy, channel names).
+/// An open-addressing map from 64-bit key hashes to 64-bit values, for the owner's indexes
+/// (message id → entry, user id → newest entry, source id → first copy, channel names).
 ///
 /// Linear probing with backward-shift deletion: no tombstones, so lookups stay short however many
 /// keys come and go. Key `0` is reserved for "empty" (callers map a real 0 hash elsewhere).
-/// Capacity is fixed at init (a power of two, at least twice the keys it will hold); the storage is
-/// raw memory owned by the instance, so the per-line path pays no reference counting or
+/// The table starts at the capacity asked for (a power of two, at least twice the keys it will hold);
+/// ``set(_:for:)`` refuses beyond half of it, ``insert(_:for:)`` doubles it instead (an owner-only
+/// rehash), so an index follows what it holds. The storage and its bookkeeping are raw memory owned
+/// by the instance behind one `let` pointer, so the per-line path pays no reference counting or
 /// exclusivity checks.
 ///
 /// ```
@@ -13,40 +15,59 @@
 ///                                                         cache line, so a probe costs one miss
 /// ```
 /// Owner-only (the ingest loop).
-/// - Allocations: one buffer at init; none afterwards.
+/// - Allocations: one buffer at init; one per doubling in ``insert(_:for:)``; none otherwise.
 @safe
 final class HashIndex {
     private struct Slot {
         var key: UInt64
         var value: UInt64
     }
-    private let slots: UnsafeMutablePointer<Slot>
-    private let mask: Int
-    private(set) var count = 0  // owner-only: no overlapping access
+    /// All mutable state, reached through `state` (a `let`): one owner, no overlapping access.
+    @unsafe
+    private struct State {
+        var slots: UnsafeMutablePointer<Slot>
+        var mask: Int
+        var count = 0
+    }
+    private let state: UnsafeMutablePointer<State>
 
     init(minimumCapacity: Int) {
         var size = 16
         while size < minimumCapacity * 2 { size <<= 1 }
-        unsafe slots = .allocate(capacity: size)
-        unsafe slots.initialize(repeating: Slot(key: 0, value: 0), count: size)
-        mask = size - 1
+        unsafe state = .allocate(capacity: 1)
+        unsafe state.initialize(to: State(slots: Self.makeSlots(size), mask: size - 1))
     }
 
     deinit {
-        unsafe slots.deallocate()
+        unsafe state.pointee.slots.deallocate()
+        unsafe state.deallocate()
     }
 
-    var capacity: Int { mask + 1 }
+    private static func makeSlots(_ size: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: size)
+        unsafe slots.initialize(repeating: Slot(key: 0, value: 0), count: size)
+        return unsafe slots
+    }
+
+    var capacity: Int { unsafe state.pointee.mask + 1 }
+    var count: Int { unsafe state.pointee.count }
+    /// Bytes of the slot table (for memory accounting).
+    var reservedBytes: Int { capacity * MemoryLayout<Slot>.stride }
+
+    // SAFETY (all methods): `state` lives from init to deinit; every slot index is masked to
+    // `0 ... mask`, inside the current `slots` buffer of `mask + 1` slots.
 
     @inline(__always)
-    private func home(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask }
-
-    // SAFETY (all methods): every slot index is masked to `0 ... mask`, inside the buffer.
+    private func home(_ key: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+    }
 
     /// - Complexity: O(1) expected. - Allocations: none.
     func value(for key: UInt64) -> UInt64? {
         precondition(key != 0, "key 0 is reserved")
-        var i = home(key)
+        let slots = unsafe state.pointee.slots
+        let mask = unsafe state.pointee.mask
+        var i = home(key, mask)
         while true {
             let slot = unsafe slots[i]
             if slot.key == key { return slot.value }
@@ -55,14 +76,15 @@ final class HashIndex {
         }
     }
 
-    /// Inserts or replaces. Refuses (returns `false`) when the table is full to half its capacity,
-    /// which callers size it never to reach.
+    /// Inserts or replaces. Refuses (returns `false`) when the table is full to half its capacity.
     ///
     /// - Complexity: O(1) expected. - Allocations: none.
     @discardableResult
     func set(_ value: UInt64, for key: UInt64) -> Bool {
         precondition(key != 0, "key 0 is reserved")
-        var i = home(key)
+        let slots = unsafe state.pointee.slots
+        let mask = unsafe state.pointee.mask
+        var i = home(key, mask)
         while true {
             let k = unsafe slots[i].key
             if k == key {
@@ -70,13 +92,45 @@ final class HashIndex {
                 return true
             }
             if k == 0 {
-                guard count < capacity / 2 else { return false }
+                guard unsafe state.pointee.count < (mask + 1) / 2 else { return false }
                 unsafe slots[i] = Slot(key: key, value: value)
-                count += 1
+                unsafe state.pointee.count += 1
                 return true
             }
             i = (i &+ 1) & mask
         }
+    }
+
+    /// Inserts or replaces, doubling the table first when it is full to half its capacity.
+    ///
+    /// - Complexity: amortised O(1) expected. - Allocations: one per doubling (the table follows the
+    ///   most keys it has held; none in steady state).
+    @inline(__always)
+    func insert(_ value: UInt64, for key: UInt64) {
+        if !set(value, for: key) {
+            grow()
+            set(value, for: key)
+        }
+    }
+
+    /// Rehashes into a table twice the size.
+    private func grow() {
+        let oldSlots = unsafe state.pointee.slots
+        let oldSize = unsafe state.pointee.mask + 1
+        let size = oldSize * 2
+        let slots = unsafe Self.makeSlots(size)
+        let mask = size - 1
+        for j in 0..<oldSize {
+            // SAFETY: `j < oldSize`, inside the old buffer; `i` is masked to the new one.
+            let slot = unsafe oldSlots[j]
+            guard slot.key != 0 else { continue }
+            var i = home(slot.key, mask)
+            while unsafe slots[i].key != 0 { i = (i &+ 1) & mask }
+            unsafe slots[i] = slot
+        }
+        unsafe state.pointee.slots = slots
+        unsafe state.pointee.mask = mask
+        unsafe oldSlots.deallocate()
     }
 
     /// Removes `key` if present.
@@ -84,7 +138,9 @@ final class HashIndex {
     /// - Complexity: O(1) expected. - Allocations: none.
     func remove(_ key: UInt64) {
         precondition(key != 0, "key 0 is reserved")
-        var i = home(key)
+        let slots = unsafe state.pointee.slots
+        let mask = unsafe state.pointee.mask
+        var i = home(key, mask)
         while unsafe slots[i].key != key {
             if unsafe slots[i].key == 0 { return }
             i = (i &+ 1) & mask
@@ -94,7 +150,7 @@ final class HashIndex {
         var hole = i
         var j = (i &+ 1) & mask
         while unsafe slots[j].key != 0 {
-            let h = home(unsafe slots[j].key)
+            let h = home(unsafe slots[j].key, mask)
             // `j` may move to `hole` if its home is not in the cyclic interval (hole, j].
             let between = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j)
             if !between {
@@ -104,7 +160,7 @@ final class HashIndex {
             j = (j &+ 1) & mask
         }
         unsafe slots[hole].key = 0
-        count -= 1
+        unsafe state.pointee.count -= 1
     }
 }
 

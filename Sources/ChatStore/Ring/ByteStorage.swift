@@ -1,4 +1,6 @@
-/// The bytes of a ring's entries, one generation of storage.
+/// The bytes of a ring's entries, one generation of storage: a trivial descriptor of raw memory,
+/// itself kept in raw memory (``make(capacity:origin:)``) so that the ring's owner and its readers
+/// reach it without reference counting.
 ///
 /// Lines are placed back to back at increasing *virtual* positions; a virtual position `v` lives at
 /// `(v - origin) % capacity`. A line never wraps: when it does not fit before the end, the writer
@@ -9,18 +11,26 @@
 ///            [ newest lines … | free | oldest lines … | skipped ]
 /// ```
 @safe
-final class ByteStorage: @unchecked Sendable {  // bytes are written by the ring's owner only, before publication
+struct ByteStorage {
     let base: UnsafeMutableRawPointer
     let capacity: Int
     let origin: UInt64
 
-    init(capacity: Int, origin: UInt64) {
-        self.capacity = capacity
-        self.origin = origin
-        unsafe base = .allocate(byteCount: capacity, alignment: 16)
+    /// A new generation in raw memory; free it with ``free(_:)`` once no reader can hold it.
+    ///
+    /// - Allocations: two (descriptor and bytes).
+    static func make(capacity: Int, origin: UInt64) -> UnsafeMutablePointer<ByteStorage> {
+        let p = UnsafeMutablePointer<ByteStorage>.allocate(capacity: 1)
+        unsafe p.initialize(to: ByteStorage(base: .allocate(byteCount: capacity, alignment: 16), capacity: capacity, origin: origin))
+        return unsafe p
     }
 
-    deinit { unsafe base.deallocate() }
+    /// Frees a generation made by ``make(capacity:origin:)``.
+    @unsafe
+    static func free(_ p: UnsafeMutablePointer<ByteStorage>) {
+        unsafe p.pointee.base.deallocate()
+        unsafe p.deallocate()
+    }
 
     @inline(__always)
     func physical(_ virtual: UInt64) -> Int { Int((virtual &- origin) % UInt64(capacity)) }

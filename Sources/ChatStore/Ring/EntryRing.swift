@@ -1,89 +1,114 @@
 import Synchronization
 import IRCWire
 
-/// A fixed-capacity ring of chat lines: each line's bytes stored once, with its parse offsets,
+/// A ring of up to `capacity` chat lines: each line's bytes stored once, with its parse offsets,
 /// receive time and moderation mark, under a monotonically increasing sequence number.
 ///
 /// ```
-///  slot:  0 ........ head ............. capacity-1
+///  slot:  0 ........ head ............. slots-1
 ///        [ newest …  | oldest … … … …          ]   full ring: live seqs = tail - capacity ..< tail
 /// ```
-/// Invariants: live entries are exactly `head ..< tail`; `tail - head <= capacity`; entry `seq` lives
-/// in slot `seq % capacity`; `lowestLive == head` and `published == tail` once an append returns;
-/// an entry's bytes are contiguous in the current ``ByteStorage``.
+/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and double while the ring
+/// fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way. Growing
+/// copies the live entries into the new generation (entry `seq` moves to slot `seq % newSlots`),
+/// publishes it, and frees the old one once no reader can still hold it.
+///
+/// Invariants: live entries are exactly `head ..< tail`; `tail - head <= slots <= capacity`; entry
+/// `seq` lives in slot `seq % slots` of the current table; `lowestLive == head` and
+/// `published == tail` once an append returns; an entry's bytes are contiguous in the current
+/// ``ByteStorage``.
 ///
 /// Threads: one owner (the ingest loop) calls ``append(_:meta:)``, ``evictOldest()`` and
 /// ``setTombstone(_:_:)``; any thread holding a ``Reader`` may call the `with…` readers at the same
-/// time. Readers pin what they borrow (``ReaderPins``), so an entry is never overwritten under them;
-/// an evicted sequence answers "gone", never stale bytes. No lock is taken per appended line.
+/// time. Readers pin what they borrow (``ReaderPins``), so an entry is never overwritten under them
+/// and a generation they loaded is never freed under them; an evicted sequence answers "gone",
+/// never stale bytes. No lock is taken per appended line. The owner's state sits in raw memory behind
+/// a `let` pointer, so the per-line path pays no reference counting and no exclusivity checks.
 @safe
 public final class EntryRing: @unchecked Sendable {  // single writer + reader pins + atomics: see above
     public let capacity: Int
 
-    // Owner-only state.
-    private var head: UInt64 = 0
-    private var tail: UInt64 = 0
-    private var writePosition: UInt64 = 0
-    private var storage: ByteStorage
+    /// Owner-only state (one writer, no overlapping access).
+    @unsafe
+    private struct State {
+        var head: UInt64
+        var tail: UInt64
+        var writePosition: UInt64 = 0
+        var storage: UnsafeMutablePointer<ByteStorage>
+        var table: UnsafeMutablePointer<SlotTable>
+    }
+    private let state: UnsafeMutablePointer<State>
 
     // Shared state.
     private let lowestLive = Atomic<UInt64>(0)
     private let published = Atomic<UInt64>(0)
+    /// Addresses of the current ``ByteStorage`` and ``SlotTable`` descriptors, for readers.
     private let currentStorage: Atomic<UInt>
+    private let currentTable: Atomic<UInt>
     let pins: ReaderPins
-    private let metas: UnsafeMutablePointer<EntryMeta>
-    private let tombstones: UnsafeMutablePointer<Atomic<UInt64>>
 
-    /// Byte-storage growth factor over the live bytes when a line does not fit.
+    /// Byte-storage growth factor over the live bytes when a line does not fit in a full ring.
     static let growth = 1.1
+    /// Slots a new ring starts with (fewer when its capacity is smaller).
+    public static let initialSlots = 16
 
     /// - Parameters:
     ///   - capacity: entries kept (default 2,500).
-    ///   - initialBytes: first byte-storage size; it grows (rarely, during warm-up) to about
-    ///     1.1 × the live bytes.
-    /// - Allocations: the slot arrays and the first byte storage, once.
-    public convenience init(capacity: Int = 2_500, initialBytes: Int = 64 * 1024, readers: Int = ReaderRegistry.maximumReaders) {
+    ///   - initialBytes: first byte-storage size; it grows while the ring fills, then (rarely) to
+    ///     about 1.1 × the live bytes.
+    /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
+    public convenience init(capacity: Int = 2_500, initialBytes: Int = 4 * 1024, readers: Int = ReaderRegistry.maximumReaders) {
         self.init(capacity: capacity, initialBytes: initialBytes, readers: readers, firstSeq: 0)
     }
 
-    /// A ring whose first entry gets sequence `firstSeq` (and so lives in slot `firstSeq % capacity`):
-    /// lets tests start at every wrap position.
-    package init(capacity: Int, initialBytes: Int = 64 * 1024, readers: Int = ReaderRegistry.maximumReaders, firstSeq: UInt64) {
+    /// A ring whose first entry gets sequence `firstSeq`, starting with `initialSlots` slots: lets
+    /// tests start at every wrap position and grow at every position.
+    package init(
+        capacity: Int, initialBytes: Int = 4 * 1024, initialSlots: Int = EntryRing.initialSlots,
+        readers: Int = ReaderRegistry.maximumReaders, firstSeq: UInt64
+    ) {
         precondition(capacity > 0, "capacity must be positive")
+        precondition(initialSlots > 0, "a ring starts with at least one slot")
         self.capacity = capacity
-        head = firstSeq
-        tail = firstSeq
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
-        storage = ByteStorage(capacity: max(initialBytes, Int(UInt16.max) + 1), origin: 0)
-        currentStorage = Atomic(UInt(bitPattern: unsafe Unmanaged.passUnretained(storage).toOpaque()))
+        let storage = ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
+        let table = SlotTable.make(count: min(capacity, initialSlots))
+        currentStorage = Atomic(UInt(bitPattern: storage))
+        currentTable = Atomic(UInt(bitPattern: table))
         pins = ReaderPins(count: readers)
-        unsafe metas = .allocate(capacity: capacity)
-        unsafe tombstones = .allocate(capacity: capacity)
-        for i in 0..<capacity { unsafe (tombstones + i).initialize(to: Atomic(0)) }
+        unsafe state = .allocate(capacity: 1)
+        unsafe state.initialize(to: State(head: firstSeq, tail: firstSeq, storage: storage, table: table))
     }
 
     deinit {
-        // Slots in `head ..< tail` hold initialised metas (trivial values: nothing to deinitialise).
-        unsafe metas.deallocate()
-        unsafe tombstones.deinitialize(count: capacity)
-        unsafe tombstones.deallocate()
+        unsafe ByteStorage.free(state.pointee.storage)
+        unsafe SlotTable.free(state.pointee.table)
+        unsafe state.deallocate()
     }
+
+    // SAFETY (owner methods): `state`, its storage and its table live from init to deinit (a
+    // replaced generation is freed only by its replacer); slot indexes come from `SlotTable.slot`,
+    // below the table's count.
 
     // MARK: Owner
 
     /// Live entries (owner's view).
-    public var count: Int { Int(tail &- head) }
+    public var count: Int { unsafe Int(state.pointee.tail &- state.pointee.head) }
     public var isFull: Bool { count == capacity }
     /// The sequence number the next append gets.
-    public var nextSeq: UInt64 { tail }
+    public var nextSeq: UInt64 { unsafe state.pointee.tail }
     /// Bytes reserved for entry bytes right now.
-    public var byteCapacity: Int { storage.capacity }
+    public var byteCapacity: Int { unsafe state.pointee.storage.pointee.capacity }
+    /// Slots allocated right now (grows towards ``capacity`` while the ring fills).
+    public var slotCapacity: Int { unsafe state.pointee.table.pointee.count }
+    /// Bytes this ring reserves now: slot arrays, byte storage and reader pins.
+    public var reservedBytes: Int {
+        unsafe state.pointee.table.pointee.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
+            + MemoryLayout<State>.stride
+    }
     /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone).
     public static var metadataBytesPerEntry: Int { MemoryLayout<EntryMeta>.stride + MemoryLayout<UInt64>.stride }
-
-    @inline(__always)
-    private func slot(_ seq: UInt64) -> Int { Int(seq % UInt64(capacity)) }
 
     /// Evicts the oldest entry and returns its sequence number and metadata (for the caller's
     /// indexes). Waits, without a lock, for readers still borrowing it.
@@ -92,12 +117,13 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Complexity: O(readers). - Allocations: none.
     @discardableResult
     func evictOldest() -> (seq: UInt64, meta: EntryMeta) {
-        precondition(tail > head, "evictOldest on an empty ring")
-        let seq = head
-        // SAFETY: `slot(seq) < capacity`; live slots hold initialised metas.
-        let meta = unsafe metas[slot(seq)]
-        head += 1
-        lowestLive.store(head, ordering: .sequentiallyConsistent)
+        let seq = unsafe state.pointee.head
+        precondition(unsafe state.pointee.tail > seq, "evictOldest on an empty ring")
+        let table = unsafe state.pointee.table.pointee
+        // SAFETY: live slots hold initialised metas.
+        let meta = unsafe table.metas[table.slot(seq)]
+        unsafe state.pointee.head = seq + 1
+        lowestLive.store(seq + 1, ordering: .sequentiallyConsistent)
         pins.waitUntilReleased(atOrBelow: seq)
         checkInvariants()
         return (seq, meta)
@@ -108,27 +134,33 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Precondition: the ring is not full (the caller evicts first, to update its indexes) and
     ///   `bytes.count == meta.parsed.length`.
     /// - Complexity: O(`bytes.count`) for the one copy in; amortised O(1) otherwise.
-    /// - Allocations: none in steady state (the byte storage grows only when live bytes do).
+    /// - Allocations: none in steady state (the slot table and the byte storage grow only while the
+    ///   ring fills or its live bytes do).
     @discardableResult
     func append(_ bytes: Span<UInt8>, meta: EntryMeta) -> UInt64 {
-        precondition(tail &- head < UInt64(capacity), "append to a full ring: evict first")
+        let seq = unsafe state.pointee.tail
+        let live = unsafe seq &- state.pointee.head
+        precondition(live < UInt64(capacity), "append to a full ring: evict first")
         precondition(bytes.count == Int(meta.parsed.length), "bytes and parse offsets disagree")
+        if unsafe live == UInt64(state.pointee.table.pointee.count) { growTable() }
         let start = reserve(bytes.count)
-        let seq = tail
         var stored = meta
         stored.byteStart = start
-        let s = slot(seq)
-        // SAFETY: `s < capacity`; the slot is free (its previous entry was evicted and released).
-        unsafe (metas + s).initialize(to: stored)
-        unsafe tombstones[s].store(0, ordering: .relaxed)
+        let table = unsafe state.pointee.table.pointee
+        let s = table.slot(seq)
+        // SAFETY: `s < table.count`; the slot is free (its previous entry was evicted and released,
+        // or the table is new).
+        unsafe (table.metas + s).initialize(to: stored)
+        unsafe table.tombstones[s].store(0, ordering: .relaxed)
+        let storage = unsafe state.pointee.storage.pointee
         let dst = storage.physical(start)
         // SAFETY: `reserve` guarantees `dst + count <= storage.capacity` and that no live entry
         // uses these bytes; `bytes` is a separate buffer.
         unsafe bytes.withUnsafeBytes { src in
             unsafe (storage.base + dst).copyMemory(from: src.baseAddress!, byteCount: src.count)
         }
-        tail += 1
-        published.store(tail, ordering: .releasing)
+        unsafe state.pointee.tail = seq + 1
+        published.store(seq + 1, ordering: .releasing)
         checkInvariants()
         return seq
     }
@@ -138,76 +170,109 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Returns: whether the mark changed. - Complexity: O(1). - Allocations: none.
     @discardableResult
     func setTombstone(_ seq: UInt64, _ tombstone: Tombstone) -> Bool {
-        guard seq >= head && seq < tail else { return false }
-        // SAFETY: `slot(seq) < capacity`.
-        let current = Tombstone(packed: unsafe tombstones[slot(seq)].load(ordering: .relaxed))
+        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return false }
+        let table = unsafe state.pointee.table.pointee
+        let current = Tombstone(packed: unsafe table.tombstones[table.slot(seq)].load(ordering: .relaxed))
         guard current.isWeaker(than: tombstone) else { return false }
-        unsafe tombstones[slot(seq)].store(tombstone.packed, ordering: .releasing)
+        unsafe table.tombstones[table.slot(seq)].store(tombstone.packed, ordering: .releasing)
         return true
     }
 
     /// The owner's view of entry `seq`'s metadata, or `nil` when it is not live.
     func meta(_ seq: UInt64) -> EntryMeta? {
-        guard seq >= head && seq < tail else { return nil }
+        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return nil }
+        let table = unsafe state.pointee.table.pointee
         // SAFETY: live slot.
-        return unsafe metas[slot(seq)]
+        return unsafe table.metas[table.slot(seq)]
     }
 
     /// Owner-side borrow of a live entry's parse offsets and bytes (no pin needed: only the owner
     /// overwrites).
     func ownerBytes<R>(_ seq: UInt64, _ body: (ParsedLine, Span<UInt8>) -> R) -> R? {
         guard let m = meta(seq) else { return nil }
-        return unsafe storage.withBytes(at: m.byteStart, count: Int(m.parsed.length)) { body(m.parsed, $0) }
+        return unsafe state.pointee.storage.pointee.withBytes(at: m.byteStart, count: Int(m.parsed.length)) {
+            body(m.parsed, $0)
+        }
     }
 
     /// Finds room for `count` contiguous bytes, growing the storage if the live bytes need it.
     private func reserve(_ count: Int) -> UInt64 {
         while true {
+            let storage = unsafe state.pointee.storage.pointee
+            let writePosition = unsafe state.pointee.writePosition
             var position = writePosition
             let physical = storage.physical(position)
             if physical + count > storage.capacity { position += UInt64(storage.capacity - physical) }
-            // SAFETY (read): the oldest live slot holds an initialised meta.
-            let oldest = tail > head ? unsafe metas[slot(head)].byteStart : position
+            let oldest = unsafe state.pointee.tail > state.pointee.head ? meta(state.pointee.head)!.byteStart : position
             if position + UInt64(count) - oldest <= UInt64(storage.capacity) {
-                writePosition = position + UInt64(count)
+                unsafe state.pointee.writePosition = position + UInt64(count)
                 return position
             }
-            grow(live: oldest..<writePosition, adding: count)
+            grow(live: min(oldest, writePosition)..<writePosition, adding: count)
         }
     }
 
     /// Moves the live bytes into a larger storage, publishes it, and retires the old one once no
     /// reader can still be reading it.
     private func grow(live: Range<UInt64>, adding count: Int) {
-        // While the ring fills, size for the full ring at the average line length seen so far, so
-        // that warm-up grows a couple of times instead of every 15 %.
-        let entries = Int(tail &- head)
-        let projected = entries > 16 && entries < capacity ? live.count / entries * capacity : 0
-        let needed = Double(max(live.count + count, projected)) * Self.growth
-        let next = ByteStorage(capacity: max(Int(needed) + 4096, storage.capacity + count), origin: live.lowerBound)
+        let old = unsafe state.pointee.storage
+        let oldCapacity = unsafe old.pointee.capacity
+        let entries = self.count
+        let needed: Int
+        if entries < capacity {
+            // While the ring fills: grow by half (amortised O(1) copying, at most a third of the
+            // storage unused), but not past the full ring at the average line length seen so far.
+            let projected = entries > 64 ? Int(Double(live.count / entries * capacity) * Self.growth) : .max
+            needed = max(live.count + count, min(oldCapacity + oldCapacity / 2, projected))
+        } else {
+            needed = Int(Double(live.count + count) * Self.growth)
+        }
+        let next = ByteStorage.make(capacity: max(needed + 1024, oldCapacity + count), origin: live.lowerBound)
         // Copy `live` (at most two physical segments) linearly to the start of `next`.
         var copied = 0
         var v = live.lowerBound
         while v < live.upperBound {
-            let p = storage.physical(v)
-            let n = min(Int(live.upperBound - v), storage.capacity - p)
-            // SAFETY: `p + n <= storage.capacity`; `copied + n <= live.count <= next.capacity`.
-            unsafe (next.base + copied).copyMemory(from: storage.base + p, byteCount: n)
+            let p = unsafe old.pointee.physical(v)
+            let n = min(Int(live.upperBound - v), oldCapacity - p)
+            // SAFETY: `p + n <= old capacity`; `copied + n <= live.count <= next.capacity`.
+            unsafe (next.pointee.base + copied).copyMemory(from: old.pointee.base + p, byteCount: n)
             copied += n
             v += UInt64(n)
         }
-        let old = storage
-        storage = next
-        currentStorage.store(
-            UInt(bitPattern: unsafe Unmanaged.passUnretained(next).toOpaque()), ordering: .sequentiallyConsistent)
+        unsafe state.pointee.storage = next
+        currentStorage.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
         // Readers that loaded `old` are pinned; once each slot has been seen free, none can hold it.
         pins.waitUntilAllObservedFree()
-        _ = old  // released here
+        unsafe ByteStorage.free(old)
+    }
+
+    /// Doubles the slot table (up to `capacity`), moving each live entry to its slot in the new one,
+    /// publishes it, and frees the old one once no reader can still be reading it.
+    private func growTable() {
+        let old = unsafe state.pointee.table
+        let next = SlotTable.make(count: min(capacity, unsafe 2 * old.pointee.count))
+        let from = unsafe old.pointee
+        let to = unsafe next.pointee
+        var seq = unsafe state.pointee.head
+        while unsafe seq < state.pointee.tail {
+            // SAFETY: both slots are below their table's count; `seq` is live, so its meta is initialised.
+            unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
+            unsafe to.tombstones[to.slot(seq)].store(
+                from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
+            seq += 1
+        }
+        unsafe state.pointee.table = next
+        // Readers that see a sequence published after this load at least this table.
+        currentTable.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
+        pins.waitUntilAllObservedFree()
+        unsafe SlotTable.free(old)
     }
 
     private func checkInvariants() {
-        assert(head <= tail && tail - head <= UInt64(capacity))
-        assert(lowestLive.load(ordering: .relaxed) == head)
+        assert(unsafe state.pointee.head <= state.pointee.tail)
+        assert(unsafe state.pointee.tail - state.pointee.head <= UInt64(state.pointee.table.pointee.count))
+        assert(unsafe state.pointee.table.pointee.count <= capacity)
+        assert(unsafe lowestLive.load(ordering: .relaxed) == state.pointee.head)
     }
 
     // MARK: Readers (any thread)
@@ -231,7 +296,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         defer { pins.unpin(reader.slot) }
         guard seq >= lowestLive.load(ordering: .sequentiallyConsistent) else { return .gone }
         guard seq < published.load(ordering: .acquiring) else { return .notYet }
-        return .found(try unsafe borrow(seq, from: loadStorage(), body))
+        return .found(try unsafe borrow(seq, from: loadStorage(), loadTable(), body))
     }
 
     /// Lends every live entry of `range`, in order, to `body`. Entries evicted before the walk
@@ -252,11 +317,13 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         }
         defer { pins.unpin(reader.slot) }
         let upper = min(range.upperBound, published.load(ordering: .acquiring))
-        // One storage for the whole walk: it cannot be retired while we are pinned.
+        // One storage and one table for the whole walk: neither can be retired while we are pinned,
+        // and both were current when `upper` was published, or later (they hold every live entry).
         let storage = unsafe loadStorage()
+        let table = unsafe loadTable()
         var seq = lower
         while seq < upper {
-            try unsafe borrow(seq, from: storage, body)
+            try unsafe borrow(seq, from: storage, table, body)
             seq += 1
         }
         return RangeRead(
@@ -268,22 +335,31 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     @inline(__always)
     private func loadStorage() -> ByteStorage {
         let raw = currentStorage.load(ordering: .sequentiallyConsistent)
-        return unsafe Unmanaged<ByteStorage>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue()
+        return unsafe UnsafePointer<ByteStorage>(bitPattern: raw)!.pointee
+    }
+
+    /// The slot table readers use. Unsafe: valid only while the caller is pinned, and only for
+    /// sequences it saw published before loading it.
+    @unsafe
+    @inline(__always)
+    private func loadTable() -> SlotTable {
+        let raw = currentTable.load(ordering: .sequentiallyConsistent)
+        return unsafe UnsafePointer<SlotTable>(bitPattern: raw)!.pointee
     }
 
     /// Reads a pinned (or owned) entry.
     @unsafe
     private func borrow<R, E: Error>(
-        _ seq: UInt64, from bytesStorage: ByteStorage, _ body: (EntryInfo, Span<UInt8>) throws(E) -> R
+        _ seq: UInt64, from bytesStorage: ByteStorage, _ table: SlotTable, _ body: (EntryInfo, Span<UInt8>) throws(E) -> R
     ) throws(E) -> R {
-        let s = slot(seq)
+        let s = table.slot(seq)
         // SAFETY: the caller pinned `seq` (or an earlier entry) after checking it is live, so the
-        // slot's meta and bytes stay as published until it unpins; the storage it loads cannot be
-        // retired while it is pinned.
-        let meta = unsafe metas[s]
+        // slot's meta and bytes stay as published until it unpins; the storage and table it loaded
+        // (after seeing `seq` published) hold the entry and cannot be retired while it is pinned.
+        let meta = unsafe table.metas[s]
         let info = EntryInfo(
             seq: seq, parsed: meta.parsed, command: meta.command, receivedAt: meta.receivedAt,
-            tombstone: Tombstone(packed: unsafe tombstones[s].load(ordering: .acquiring)), sender: meta.sender,
+            tombstone: Tombstone(packed: unsafe table.tombstones[s].load(ordering: .acquiring)), sender: meta.sender,
             isMirror: meta.isMirror)
         return try unsafe bytesStorage.withBytes(at: meta.byteStart, count: Int(meta.parsed.length)) { bytes throws(E) in
             try body(info, bytes)

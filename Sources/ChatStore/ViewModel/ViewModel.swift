@@ -5,6 +5,16 @@
 /// is computed from the window last delivered (appends and evictions move the window) and the log's
 /// bounded set of modified entries. Nothing about the visible entries is copied or rebuilt.
 ///
+/// Publishing is also independent of the number of channels: an append marks its channel dirty
+/// (``markDirty(_:)``, O(1)), and a tick (``publishDirty(now:force:log:)``, at most once per interval
+/// unless forced) visits the dirty channels only.
+///
+/// ```
+///  append(ch 7) ─ markDirty(7) ─┐          tick (every `interval` ms, or forced at the end)
+///  append(ch 2) ─ markDirty(2) ─┼─ dirty: [7, 2] ──► publish(7), publish(2) ──► mailboxes
+///  append(ch 7) ─ (queued) ─────┘                    (held back by its interval: stays dirty)
+/// ```
+///
 /// Owned by the ingest loop. Observers on other threads receive ``WindowChange``s through their
 /// ``WindowMailbox`` and resolve the window through the ring with a ``Reader``.
 public final class ViewModel {
@@ -22,12 +32,21 @@ public final class ViewModel {
         var published: Window? = nil
         var lastDelivery: Int64? = nil
         var dirty = false
+        /// In `dirtyChannels` (waiting for the next tick).
+        var queued = false
     }
 
     private var observers: [Observer] = []
     private var states: [ChannelState] = []
+    /// Channels marked since the last tick, each once; `spare` is the other buffer of the pair.
+    private var dirtyChannels: [Int] = []
+    private var spare: [Int] = []
+    private var lastTick: Int64? = nil
     /// Change sets delivered so far (all channels).
     public private(set) var deliveries = 0
+    /// Channel publishes attempted so far (dirty channels a tick visited, and direct calls of
+    /// ``publish(_:now:force:)``): lets tests check that a tick never walks quiet channels.
+    package private(set) var visited = 0
 
     public init(windowSize: Int = 150, interval: Int64 = 33) {
         precondition(windowSize > 0, "window size must be positive")
@@ -43,7 +62,58 @@ public final class ViewModel {
         ensureState(channel)
         states[channel].dirty = true
         states[channel].lastDelivery = nil
+        markDirty(channel)
         return mailbox
+    }
+
+    /// Notes that `channel` changed (an append, a moderation mark, a reset) so that the next tick
+    /// publishes it. Owner thread only.
+    ///
+    /// - Complexity: O(1). - Allocations: none in steady state (the dirty list and the per-channel
+    ///   state grow when a channel first appears).
+    @inline(__always)
+    public func markDirty(_ channel: Int) {
+        if channel >= states.count { ensureState(channel) }
+        guard !states[channel].queued else { return }
+        states[channel].queued = true
+        dirtyChannels.append(channel)
+    }
+
+    /// Channels waiting for the next tick.
+    public var dirtyCount: Int { dirtyChannels.count }
+
+    /// Whether a tick at `now` would publish: the first one, and then one per ``interval``.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    public func isTickDue(now: Int64) -> Bool {
+        guard let lastTick else { return true }
+        return now - lastTick >= interval
+    }
+
+    /// The tick: publishes the dirty channels (those whose own interval has passed, or all with
+    /// `force`) and keeps the ones held back for the next tick. Without `force`, does nothing until
+    /// ``isTickDue(now:)``. `log` maps a channel index to its log.
+    ///
+    /// - Returns: change sets delivered.
+    /// - Complexity: O(1) when no tick is due; O(dirty channels + their observers) otherwise —
+    ///   never O(all channels).
+    /// - Allocations: none in steady state.
+    @discardableResult
+    public func publishDirty(now: Int64, force: Bool = false, log: (Int) -> ChannelLog?) -> Int {
+        guard force || isTickDue(now: now) else { return 0 }
+        lastTick = now
+        guard !dirtyChannels.isEmpty else { return 0 }
+        swap(&dirtyChannels, &spare)
+        var delivered = 0
+        for channel in spare {
+            states[channel].queued = false
+            guard let l = log(channel) else { continue }
+            if publish(l, now: now, force: force) { delivered += 1 }
+            if states[channel].dirty { markDirty(channel) }  // held back by its interval
+        }
+        spare.removeAll(keepingCapacity: true)
+        return delivered
     }
 
     private func ensureState(_ channel: Int) {
@@ -67,6 +137,7 @@ public final class ViewModel {
     @discardableResult
     public func publish(_ log: ChannelLog, now: Int64, force: Bool = false) -> Bool {
         ensureState(log.index)
+        visited += 1
         let window = window(of: log)
         let previous = states[log.index].published
         // Every append moves the window's upper bound and a reset its generation, so comparing windows

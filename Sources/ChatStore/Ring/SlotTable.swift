@@ -1,0 +1,35 @@
+import Synchronization
+
+/// A ring's slot arrays, one generation: metadata and the atomic tombstone of `count` slots, entry
+/// `seq` in slot `seq % count`. A trivial descriptor kept in raw memory, like ``ByteStorage``; the
+/// ring grows it (doubling, towards its capacity) while it fills.
+@safe
+struct SlotTable {
+    let count: Int
+    let metas: UnsafeMutablePointer<EntryMeta>
+    let tombstones: UnsafeMutablePointer<Atomic<UInt64>>
+
+    /// - Allocations: three (descriptor, metadata, tombstones).
+    static func make(count: Int) -> UnsafeMutablePointer<SlotTable> {
+        let tombstones = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: count)
+        for i in 0..<count { unsafe (tombstones + i).initialize(to: Atomic(0)) }
+        let p = UnsafeMutablePointer<SlotTable>.allocate(capacity: 1)
+        unsafe p.initialize(to: SlotTable(count: count, metas: .allocate(capacity: count), tombstones: tombstones))
+        return unsafe p
+    }
+
+    /// Frees a table made by ``make(count:)`` (metas are trivial values: nothing to deinitialise).
+    @unsafe
+    static func free(_ p: UnsafeMutablePointer<SlotTable>) {
+        unsafe p.pointee.tombstones.deinitialize(count: p.pointee.count)
+        unsafe p.pointee.tombstones.deallocate()
+        unsafe p.pointee.metas.deallocate()
+        unsafe p.deallocate()
+    }
+
+    @inline(__always)
+    func slot(_ seq: UInt64) -> Int { Int(seq % UInt64(count)) }
+
+    /// Bytes this table reserves.
+    var reservedBytes: Int { count * (MemoryLayout<EntryMeta>.stride + MemoryLayout<Atomic<UInt64>>.stride) }
+}
