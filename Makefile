@@ -42,9 +42,11 @@ run: deps
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
 	.build/release/chatcap replay $(RUN_FIXTURE) --format text --color always
 
-# What CI runs (.ci/run): the unit and integration suites, then the stress test under TSan.
+# What CI runs (.ci/run): lint and the module graph, the unit and integration suites, then the
+# stress test under TSan.
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
+	$(MAKE) lint
 	$(SWIFT) test --skip-build
 	$(MAKE) tsan
 
@@ -99,13 +101,14 @@ golden:
 check: deps
 	$(SWIFT) build -j $(JOBS) -Xswiftc -warnings-as-errors
 	$(MAKE) test
-	$(MAKE) lint
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
 
+# Style (swift-format, strict) and the module graph (Scripts/check_modules.sh). Part of `make test`.
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
+	SWIFT=$(SWIFT) JOBS=$(JOBS) Scripts/check_modules.sh
 
 clean:
 	rm -rf .build .build-tsan
