@@ -105,7 +105,8 @@ let package = Package(
             name: "TwitchSessionTests", dependencies: ["TwitchSession", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatNetTests", dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            name: "ChatNetTests",
+            dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatArchiveTests",
@@ -121,7 +122,9 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatServeTests",
-            dependencies: ["ChatServe", "ChatNet", "ChatArchive", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            dependencies: [
+                "ChatServe", "ChatNet", "ChatArchive", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatWatchTests",

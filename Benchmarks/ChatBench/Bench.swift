@@ -3,7 +3,7 @@ import ChatTestSupport
 import IRCWire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct BenchOptions {
@@ -28,46 +28,58 @@ struct Bench {
     }
 
     mutating func run() {
-        print("input: \(options.file): \(lineCount) lines, \(data.count / 1_000_000) MB, \(data.count / max(lineCount, 1)) bytes/line; best of \(options.passes) passes")
+        print(
+            "input: \(options.file): \(lineCount) lines, \(data.count / 1_000_000) MB, \(data.count / max(lineCount, 1)) bytes/line; best of \(options.passes) passes"
+        )
         floorNsPerLine = options.floorTool.flatMap(measureFloor)
         if options.only == "store" {
             runStore()
             return
         }
-        if let floor = floorNsPerLine { print("\(pad("memchr floor (C)", 30)) \(pad(fmt(floor, 1), 8, left: true)) ns/line") }
+        if let floor = floorNsPerLine {
+            print("\(pad("memchr floor (C)", 30)) \(pad(fmt(floor, 1), 8, left: true)) ns/line")
+        }
 
         report("frame", best { frameAll { $0.count } })
-        report("frame + parse", best {
-            frameAll { bytes in (try? ParsedLine.parse(bytes)).map { Int($0.paramCount) } ?? 0 }
-        })
-        report("frame + parse + tag split", best {
-            frameAll { bytes in
-                guard let p = try? ParsedLine.parse(bytes) else { return 0 }
-                var cursor = p.tags
-                var n = 0
-                while let t = cursor.next(in: bytes) { n &+= t.value.raw.count }
-                return n
-            }
-        })
-        report("frame + parse + Twitch tags", best {
-            frameAll { bytes in (try? TwitchMessage.parse(bytes))?.tags.count ?? 0 }
-        })
-        defer { if options.only != "parser" { runStore() } }
-        report("frame + parse + Twitch view", best {
-            frameAll { bytes in
-                guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
-                var sum = m.tags.count
-                if let p = m.privmsg(in: bytes) {
-                    sum &+= p.text.count &+ p.login.count
-                    sum &+= Int(m.sentTimestamp(in: bytes) ?? 0) & 1
-                    var badges = m.badges
-                    while let b = badges.next(in: bytes) { sum &+= b.version.count }
-                    var emotes = m.emotes
-                    while let e = emotes.next(in: bytes) { sum &+= e.start }
+        report(
+            "frame + parse",
+            best {
+                frameAll { bytes in (try? ParsedLine.parse(bytes)).map { Int($0.paramCount) } ?? 0 }
+            })
+        report(
+            "frame + parse + tag split",
+            best {
+                frameAll { bytes in
+                    guard let p = try? ParsedLine.parse(bytes) else { return 0 }
+                    var cursor = p.tags
+                    var n = 0
+                    while let t = cursor.next(in: bytes) { n &+= t.value.raw.count }
+                    return n
                 }
-                return sum
-            }
-        })
+            })
+        report(
+            "frame + parse + Twitch tags",
+            best {
+                frameAll { bytes in (try? TwitchMessage.parse(bytes))?.tags.count ?? 0 }
+            })
+        defer { if options.only != "parser" { runStore() } }
+        report(
+            "frame + parse + Twitch view",
+            best {
+                frameAll { bytes in
+                    guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
+                    var sum = m.tags.count
+                    if let p = m.privmsg(in: bytes) {
+                        sum &+= p.text.count &+ p.login.count
+                        sum &+= Int(m.sentTimestamp(in: bytes) ?? 0) & 1
+                        var badges = m.badges
+                        while let b = badges.next(in: bytes) { sum &+= b.version.count }
+                        var emotes = m.emotes
+                        while let e = emotes.next(in: bytes) { sum &+= e.start }
+                    }
+                    return sum
+                }
+            })
     }
 
     /// The ring and view model: ingest (parse + append + coalesced publish), forced publishes for two
@@ -103,7 +115,9 @@ struct Bench {
                 for k in 0..<publishes { s.viewModel.publish(log, now: Int64(k), force: true) }
                 return mailbox.take()?.coalesced ?? 0
             }
-            print("\(pad("publish window, N = \(size)", 34)) \(pad(fmt(seconds * 1e9 / Double(publishes), 1), 8, left: true)) ns/publish")
+            print(
+                "\(pad("publish window, N = \(size)", 34)) \(pad(fmt(seconds * 1e9 / Double(publishes), 1), 8, left: true)) ns/publish"
+            )
         }
 
         // Resolving a 150-entry window through the ring with a reader.
@@ -114,12 +128,16 @@ struct Bench {
         let resolveSeconds = best {
             var sum = 0
             for _ in 0..<resolves {
-                log.ring.withEntries(in: window.range, reader: reader) { info, bytes in sum &+= bytes.count &+ Int(info.seq & 1) }
+                log.ring.withEntries(in: window.range, reader: reader) { info, bytes in
+                    sum &+= bytes.count &+ Int(info.seq & 1)
+                }
             }
             return sum
         }
         let perWindow = resolveSeconds * 1e9 / Double(resolves)
-        print("\(pad("resolve window, N = 150", 34)) \(pad(fmt(perWindow, 1), 8, left: true)) ns/window  (\(fmt(perWindow / 150, 2)) ns/entry)")
+        print(
+            "\(pad("resolve window, N = 150", 34)) \(pad(fmt(perWindow, 1), 8, left: true)) ns/window  (\(fmt(perWindow / 150, 2)) ns/entry)"
+        )
 
         // Memory of the full rings against the raw bytes they hold.
         var raw = 0
@@ -133,7 +151,9 @@ struct Bench {
             metadata += ring.capacity * EntryRing.metadataBytesPerEntry
         }
         if raw > 0 {
-            print("memory of full rings: raw \(raw / 1024) KiB, byte storage \(reserved / 1024) KiB (\(fmt(Double(reserved) / Double(raw), 3))x raw), + metadata \(metadata / 1024) KiB (\(EntryRing.metadataBytesPerEntry) B/entry) = \(fmt(Double(reserved + metadata) / Double(raw), 3))x raw")
+            print(
+                "memory of full rings: raw \(raw / 1024) KiB, byte storage \(reserved / 1024) KiB (\(fmt(Double(reserved) / Double(raw), 3))x raw), + metadata \(metadata / 1024) KiB (\(EntryRing.metadataBytesPerEntry) B/entry) = \(fmt(Double(reserved + metadata) / Double(raw), 3))x raw"
+            )
         }
     }
 
@@ -154,7 +174,8 @@ struct Bench {
         for _ in 0..<options.passes {
             var result = 0
             let elapsed = clock.measure { result = body() }
-            bestSeconds = min(bestSeconds, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            bestSeconds = min(
+                bestSeconds, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             if result == 42 { print("") }  // keep the work observable
         }
         return bestSeconds

@@ -7,7 +7,7 @@
 import ChatTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var options = BenchOptions()

@@ -1,5 +1,5 @@
-public import IRCWire
 public import ChatStore
+public import IRCWire
 
 /// Appends JSON to a reusable byte buffer: objects, keys, strings escaped from raw or tag-escaped
 /// bytes, numbers, booleans, null. Invalid UTF-8 is repaired to U+FFFD here, at the output edge.

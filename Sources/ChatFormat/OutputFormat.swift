@@ -1,5 +1,5 @@
-import IRCWire
 public import ChatStore
+import IRCWire
 
 /// The output formats of `replay`, `tail` and `dump`.
 public enum OutputFormat: String, Sendable, CaseIterable {

@@ -48,7 +48,8 @@ public enum RecordEncoder: Sendable {
         case .joined(let channel, let at): ("joined", channel, at, "joined #\(channel)")
         case .joinFailed(let channel, let reason, let at): ("join_failed", channel, at, reason.description)
         case .disconnected(let reason, let at): ("disconnected", nil, at, reason.description)
-        case .reconnectScheduled(let after, let attempt, let at): ("reconnect", nil, at, "in \(after) ms (attempt \(attempt))")
+        case .reconnectScheduled(let after, let attempt, let at):
+            ("reconnect", nil, at, "in \(after) ms (attempt \(attempt))")
         case .fatal(let message, let at): ("fatal", nil, at, message)
         case .gap(let gap): ("gap", gap.channel, gap.toWallMs, gap.description)
         }

@@ -1,5 +1,5 @@
-public import IRCWire
 import ChatStore
+public import IRCWire
 
 /// Renders a line for people: `HH:MM:SS #channel display_name: message`, the name in the user's
 /// colour (24-bit) when colour is on, `/me` in italics as `* name message`, and system lines
@@ -23,7 +23,9 @@ public struct TextRenderer: Sendable {
     /// Appends the rendered line and a newline to `out` (its bytes, not a JSON value).
     ///
     /// - Complexity: O(line). - Allocations: none once the buffer has grown.
-    public func render(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, into out: inout JSONWriter) {
+    public func render(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, into out: inout JSONWriter
+    ) {
         if let t = context.timestamp {
             out.raw(timeOfDay: t)
             out.raw(byte: UInt8(ascii: " "))
@@ -203,7 +205,9 @@ public struct TextRenderer: Sendable {
             var ok = true
             for i in (Int(tag.raw.lower) + 1)..<Int(tag.raw.upper) {
                 let c = bytes[i] | 0x20
-                let d: UInt8 = c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0")
+                let d: UInt8 =
+                    c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")
+                    ? c - UInt8(ascii: "0")
                     : (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f") ? c - UInt8(ascii: "a") + 10 : 0xFF)
                 if d == 0xFF { ok = false }
                 v = v << 4 | UInt32(d & 0xF)

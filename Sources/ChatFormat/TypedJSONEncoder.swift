@@ -1,5 +1,5 @@
-public import IRCWire
 import ChatStore
+public import IRCWire
 
 /// Encodes a line as typed NDJSON (documented in `docs/ndjson.md`, schema in
 /// `docs/ndjson.schema.json`): every object has `"type"`, `"channel"` and `"ts"`, then the fields of
@@ -130,7 +130,12 @@ public enum TypedJSONEncoder: Sendable {
         }
         if options.withTags {
             out.key("tags")
-            if message.line.hasTags { IRCAtomsEncoder.writeTags(bytes, message, into: &out) } else { out.beginObject(); out.endObject() }
+            if message.line.hasTags {
+                IRCAtomsEncoder.writeTags(bytes, message, into: &out)
+            } else {
+                out.beginObject()
+                out.endObject()
+            }
         }
         if options.withRaw {
             out.key("raw")
@@ -177,7 +182,9 @@ public enum TypedJSONEncoder: Sendable {
         source(bytes, m, into: &out)
     }
 
-    private static func userNotice(_ bytes: Span<UInt8>, _ m: TwitchMessage, _ n: UserNotice, into out: inout JSONWriter) {
+    private static func userNotice(
+        _ bytes: Span<UInt8>, _ m: TwitchMessage, _ n: UserNotice, into out: inout JSONWriter
+    ) {
         let tags = m.tags
         optionalTag("id", tags[.id], bytes, into: &out)
         out.key("msg_id")
@@ -204,7 +211,12 @@ public enum TypedJSONEncoder: Sendable {
         }
         out.endObject()
         out.key("emotes")
-        if let text = n.text { emotes(bytes, m, text: text, into: &out) } else { out.beginArray(); out.endArray() }
+        if let text = n.text {
+            emotes(bytes, m, text: text, into: &out)
+        } else {
+            out.beginArray()
+            out.endArray()
+        }
         optionalTag("room_id", tags[.roomId], bytes, into: &out)
         source(bytes, m, into: &out)
     }
@@ -318,12 +330,16 @@ public enum TypedJSONEncoder: Sendable {
 
     // MARK: Small helpers
 
-    private static func optionalTag(_ key: StaticString, _ v: TagValue?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
+    private static func optionalTag(
+        _ key: StaticString, _ v: TagValue?, _ bytes: Span<UInt8>, into out: inout JSONWriter
+    ) {
         out.key(key)
         if let v { out.string(bytes, tag: v) } else { out.null() }
     }
 
-    private static func optionalText(_ key: StaticString, _ r: ByteRange?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
+    private static func optionalText(
+        _ key: StaticString, _ r: ByteRange?, _ bytes: Span<UInt8>, into out: inout JSONWriter
+    ) {
         out.key(key)
         if let r { out.string(bytes, r) } else { out.null() }
     }

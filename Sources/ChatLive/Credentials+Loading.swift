@@ -1,5 +1,5 @@
-import Glibc
 import ChatPosix
+import Glibc
 public import TwitchSession
 
 extension Credentials {

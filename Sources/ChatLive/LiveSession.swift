@@ -1,11 +1,11 @@
-public import IRCWire
-
-#if canImport(Glibc)
-import Glibc
-#endif
 public import ChatNet
 public import ChatPosix
+public import IRCWire
 public import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where and how to connect.
 public struct Endpoint: Sendable, Equatable {
@@ -16,7 +16,10 @@ public struct Endpoint: Sendable, Equatable {
     /// Connect and handshake timeout.
     public var timeoutMs: Int64
 
-    public init(host: String = "irc.chat.twitch.tv", port: UInt16? = nil, tls: TLSConfiguration? = .default, timeoutMs: Int64 = 10_000) {
+    public init(
+        host: String = "irc.chat.twitch.tv", port: UInt16? = nil, tls: TLSConfiguration? = .default,
+        timeoutMs: Int64 = 10_000
+    ) {
         self.host = host
         self.port = port ?? (tls == nil ? 6667 : 6697)
         self.tls = tls
@@ -88,7 +91,8 @@ public final class LiveSession {
     public var joinsSettled: Bool { connections.allSatisfy { $0.machine.joinsSettled } }
 
     public init(
-        channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings = ConnectionSettings(),
+        channels: [String], credentials: Credentials, endpoint: Endpoint,
+        settings: ConnectionSettings = ConnectionSettings(),
         stop: StopFlag = StopFlag(),
         onLine: @escaping LineHandler, onRecord: @escaping RecordHandler, onProblem: @escaping ProblemHandler
     ) throws {
@@ -97,7 +101,9 @@ public final class LiveSession {
         let plans = ConnectionPlan.split(
             channels: channels, maxPerConnection: settings.channelsPerConnection, spacingMs: settings.connectSpacingMs)
         pace = JoinLimiter(limit: settings.joinLimit, windowMs: settings.joinWindowMs)
-        connections = plans.map { Connection(machine: ConnectionMachine(plan: $0, credentials: credentials, settings: settings)) }
+        connections = plans.map {
+            Connection(machine: ConnectionMachine(plan: $0, credentials: credentials, settings: settings))
+        }
         loop = try EventLoop()
         tlsContext = try endpoint.tls.map { try TLSContext($0) }
         self.onLine = onLine
@@ -303,7 +309,8 @@ public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .malformed(let line, let error): "live:\(line): malformed line: \(error)"
         case .skipped(let error): "a line was too long and was skipped: \(error)"
-        case .cutOff(let dropped): "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
+        case .cutOff(let dropped):
+            "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
         }
     }
 }

@@ -69,7 +69,8 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// `sockaddr*` and its length, updated by the call), and returns the call's result with it.
     ///
     /// The address is only meaningful when the call succeeded.
-    package static func filling<R>(_ body: (UnsafeMutablePointer<sockaddr>, inout socklen_t) -> R) -> (R, SocketAddress) {
+    package static func filling<R>(_ body: (UnsafeMutablePointer<sockaddr>, inout socklen_t) -> R) -> (R, SocketAddress)
+    {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         // SAFETY: `sockaddr_storage` is large and aligned enough for any `sockaddr`; the pointer is

@@ -1,5 +1,5 @@
-import Glibc
 import ChatPosix
+import Glibc
 
 /// A failed system call on a socket or on the event loop: the `errno` it left and what was attempted.
 ///

@@ -1,7 +1,7 @@
 import CLinux
+import ChatPosix
 import Glibc
 public import IRCWire
-import ChatPosix
 import TwitchSession
 
 /// A connected non-blocking stream socket with a write queue: the plain-TCP ``ByteStream``.
@@ -209,7 +209,9 @@ public final class TCPConnection: ByteStream {
     }
 
     /// `send(2)` with `MSG_NOSIGNAL`, `EINTR` retried; 0 when the socket takes nothing now.
-    private static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, peer: String) throws(SocketError) -> Int {
+    private static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, peer: String) throws(SocketError)
+        -> Int
+    {
         while true {
             // SAFETY: the kernel reads at most `bytes.count` bytes from `bytes`, valid for the call.
             let count = unsafe Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))

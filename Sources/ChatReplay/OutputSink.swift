@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ChatPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes bytes to a file descriptor (standard output by default) through a buffer allocated once,
 /// in large writes whatever the descriptor is (terminal, pipe, regular file).

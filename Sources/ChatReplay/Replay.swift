@@ -1,9 +1,9 @@
-public import ChatStore
-import IRCWire
 public import ChatArchive
 import ChatFormat
-public import TwitchSession
 public import ChatPosix
+public import ChatStore
+import IRCWire
+public import TwitchSession
 
 /// Runs recorded chat through the live path — framer, parser, channel rings, view model — and writes
 /// it out in one of the output formats.

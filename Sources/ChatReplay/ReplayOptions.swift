@@ -1,5 +1,5 @@
-public import ChatStore
 public import ChatFormat
+public import ChatStore
 
 /// What `replay` (and `dump`, `stats`) do with the lines they read. Not `Sendable` (it holds a `Regex`).
 public struct ReplayOptions {  // not Sendable: holds a Regex

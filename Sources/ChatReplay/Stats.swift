@@ -1,7 +1,7 @@
-public import ChatStore
-import IRCWire
 public import ChatArchive
 import ChatFormat
+public import ChatStore
+import IRCWire
 
 /// Counts what a set of logs holds: per channel and per command / msg-id, message rate, first and
 /// last timestamps, and the positions of malformed lines.
@@ -40,7 +40,9 @@ public final class StatsCollector {
             perCommand[name, default: 0] += 1
             if message.command == .privmsg { messages += 1 }
             if let n = message.userNotice(in: bytes) {
-                let kind = n.kind.name?.description ?? (message.tags[.msgId].map { "unknown:" + unescaped(bytes, $0) } ?? "unknown")
+                let kind =
+                    n.kind.name?.description
+                    ?? (message.tags[.msgId].map { "unknown:" + unescaped(bytes, $0) } ?? "unknown")
                 perUserNotice[kind, default: 0] += 1
             }
             if message.command == .notice, let id = message.tags[.msgId] {

@@ -1,5 +1,5 @@
-import Glibc
 import ChatNet
+import Glibc
 
 /// A non-blocking TCP listening socket: bound, listening, and handing out accepted connections as
 /// ``TCPConnection``s.

@@ -1,6 +1,6 @@
+import ChatArchive
 import ChatStore
 import IRCWire
-import ChatArchive
 
 /// One client's position in the log: hands out the log's lines in merged time order, one at a time,
 /// and starts over on ``rewind()``.

@@ -1,7 +1,7 @@
+import ChatArchive
 import ChatStore
 import Glibc
 import IRCWire
-import ChatArchive
 
 /// The log `serve` replays, and how each client gets its own ``ReplayCursor`` over it.
 ///
@@ -38,7 +38,7 @@ final class ReplayLog {
         if paths.contains(where: { !Self.isRegularFile($0) }) {
             let log = MemoryLog()
             var rooms = RoomDirectory()
-            reader.forEach { event, bytes in
+            reader.forEachEvent { event, bytes in
                 switch event {
                 case .line(let at, let message):
                     log.append(bytes, message: message, time: at.timestamp?.milliseconds)

@@ -1,5 +1,5 @@
-import IRCWire
 import ChatNet
+import IRCWire
 
 /// One connected client: its transport (plain ``TCPConnection`` or server-side ``TLSConnection``),
 /// the framer for what it sends, its ``ServeSession`` and its replay position, paced and filtered to

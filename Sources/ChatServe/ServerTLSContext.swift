@@ -1,7 +1,7 @@
 import COpenSSL
-import Glibc
 import ChatNet
 import ChatPosix
+import Glibc
 
 /// An OpenSSL server context: the shared ``SSLContext`` settings (TLS 1.2 or later, the socket BIO
 /// method) and the certificate chain and private key from PEM files. Built once per server and shared

@@ -1,5 +1,5 @@
-import Synchronization
 import IRCWire
+import Synchronization
 
 /// One channel's kept chat: an ``EntryRing`` plus the owner's indexes that let moderation find
 /// entries (message id → entry, user id → newest entry, chained per user) and the tokens of the
@@ -105,7 +105,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     }
 
     private func unindex(_ seq: UInt64, _ meta: EntryMeta) {
-        if meta.messageIdHash != 0, messages.value(for: meta.messageIdHash) == seq { messages.remove(meta.messageIdHash) }
+        if meta.messageIdHash != 0, messages.value(for: meta.messageIdHash) == seq {
+            messages.remove(meta.messageIdHash)
+        }
         // The user index points at the user's newest entry; if that is evicted, so are the older ones.
         if meta.userIdHash != 0, users.value(for: meta.userIdHash) == seq { users.remove(meta.userIdHash) }
         interner.release(meta.sender.login)

@@ -1,5 +1,5 @@
-import Synchronization
 public import IRCWire
+import Synchronization
 
 /// All kept chat of a process: one ``ChannelLog`` per channel (created on first sight), one
 /// ``Interner`` for every channel, the shared-chat index, the reader registry and the view model.
@@ -101,11 +101,14 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// first sight) and applies its moderation. Owner thread only.
     ///
     /// - Complexity: O(line). - Allocations: none in steady state (one per new channel).
-    public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64) throws(StoreError) -> Placement {
+    public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64) throws(StoreError) -> Placement
+    {
         let log = try logFor(channel: message.channel, in: bytes)
         var sourceIdHash: UInt64 = 0
         var isMirror = false
-        if let source = message.tags[.sourceId], !source.raw.isEmpty, message.command == .privmsg || message.command == .usernotice {
+        if let source = message.tags[.sourceId], !source.raw.isEmpty,
+            message.command == .privmsg || message.command == .usernotice
+        {
             sourceIdHash = hashBytes(bytes, source.raw.range)
             if let first = shared.value(for: sourceIdHash), Int(first >> 48) != log.index {
                 isMirror = dedupeSharedChat

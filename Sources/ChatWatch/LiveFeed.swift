@@ -1,6 +1,6 @@
-import IRCWire
 public import ChatLive
 import ChatPosix
+import IRCWire
 public import TwitchSession
 
 /// Feeds live chat to `watch`: a ``LiveSession`` on the ingest thread appends every line to the
@@ -13,7 +13,10 @@ public final class LiveFeed: WatchFeed {
     private let settings: ConnectionSettings
     private let deadline: Int64?
 
-    public init(channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings, seconds: Double? = nil) {
+    public init(
+        channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings,
+        seconds: Double? = nil
+    ) {
         self.channels = channels
         self.credentials = credentials
         self.endpoint = endpoint
@@ -27,7 +30,8 @@ public final class LiveFeed: WatchFeed {
         do {
             session = try LiveSession(
                 channels: channels, credentials: credentials, endpoint: endpoint, settings: settings, stop: ingest.stop,
-                onLine: { bytes, message, receivedAt, _ in ingest.append(bytes, message, receivedAt: receivedAt.wallMs) },
+                onLine: { bytes, message, receivedAt, _ in ingest.append(bytes, message, receivedAt: receivedAt.wallMs)
+                },
                 onRecord: { record in
                     switch record {
                     case .joined: ingest.setStatus(.connected)
@@ -49,7 +53,11 @@ public final class LiveFeed: WatchFeed {
         session.onTick = { ingest.tick() }
         session.run(until: deadline)
         ingest.finish()
-        if let fatal = session.fatal { ingest.setStatus(.failed(fatal)) } else if !ingest.stop.isRaised { ingest.setStatus(.failed("ended")) }
+        if let fatal = session.fatal {
+            ingest.setStatus(.failed(fatal))
+        } else if !ingest.stop.isRaised {
+            ingest.setStatus(.failed("ended"))
+        }
     }
 }
 

@@ -1,6 +1,6 @@
-public import IRCWire
-import ChatStore
 import ChatFormat
+import ChatStore
+public import IRCWire
 
 /// A chatter's name colour: the `color` tag (`#RRGGBB`), else a stable pick from Twitch's default
 /// palette by login — `TextRenderer`'s rule, so `watch` and `replay --format text` colour a user alike.

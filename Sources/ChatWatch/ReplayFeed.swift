@@ -1,8 +1,8 @@
-import ChatStore
-import IRCWire
 public import ChatArchive
 import ChatPosix
 import ChatReplay
+import ChatStore
+import IRCWire
 
 /// Feeds recorded chat (a ``MergeReader``) to `watch`, in time order, paced by the lines'
 /// timestamps at `speed` times real time (`nil`: as fast as possible), like `replay --speed`.

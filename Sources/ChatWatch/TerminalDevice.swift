@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ChatPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The controlling terminal in full-screen mode: raw keyboard (no echo, no line editing, no
 /// signals from keys — Ctrl-C arrives as a byte), the alternate screen, the cursor hidden and

@@ -1,6 +1,6 @@
+public import ChatPosix
 public import ChatStore
 public import IRCWire
-public import ChatPosix
 
 /// The owner side of `watch`: appends lines to the store, shows channels to the UI as they appear,
 /// keeps each channel's room settings and message rate, and publishes windows (the view model

@@ -1,10 +1,10 @@
+import ChatFormat
+import ChatPosix
 import ChatStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import ChatFormat
-import ChatPosix
 
 /// The UI thread of `watch`: reads keys, takes each channel's mailbox at most once per frame tick
 /// (30 a second), lays the current channel out and writes only what changed on screen.

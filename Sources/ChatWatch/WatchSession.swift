@@ -1,5 +1,5 @@
-public import ChatStore
 public import ChatPosix
+public import ChatStore
 
 /// `chatcap watch`: a full-screen view of chat as it is ingested.
 ///

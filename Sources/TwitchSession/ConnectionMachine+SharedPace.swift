@@ -7,7 +7,8 @@ extension ConnectionMachine {
     /// - Complexity: as ``handle(_:at:into:)``; the limiters are swapped, not copied.
     /// - Allocations: as ``handle(_:at:into:)``.
     public mutating func handle(
-        _ event: ConnectionEvent, at now: Moment, into actions: inout [ConnectionAction], sharing pace: inout JoinLimiter
+        _ event: ConnectionEvent, at now: Moment, into actions: inout [ConnectionAction],
+        sharing pace: inout JoinLimiter
     ) {
         swap(&limiter, &pace)
         handle(event, at: now, into: &actions)

@@ -20,7 +20,9 @@ public enum Login: Sendable {
         guard (1...25).contains(bytes.count) else { return false }
         for i in bytes.indices {
             let b = bytes[i].asciiLowercased
-            guard b == UInt8(ascii: "_") || b &- UInt8(ascii: "a") < 26 || b &- UInt8(ascii: "0") < 10 else { return false }
+            guard b == UInt8(ascii: "_") || b &- UInt8(ascii: "a") < 26 || b &- UInt8(ascii: "0") < 10 else {
+                return false
+            }
         }
         return true
     }

@@ -1,14 +1,14 @@
 import ArgumentParser
-import IRCWire
-
-#if canImport(Glibc)
-import Glibc
-#endif
 import ChatArchive
 import ChatLive
 import ChatNet
 import ChatPosix
+import IRCWire
 import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct CaptureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,7 +49,10 @@ struct CaptureCommand: ParsableCommand {
     @Flag(help: "Store the received bytes unchanged, without the added time tag.")
     var verbatim = false
 
-    @Option(help: "Status on stderr: auto (a status line when stderr is a terminal), json (one object every --status-interval seconds) or none.")
+    @Option(
+        help:
+            "Status on stderr: auto (a status line when stderr is a terminal), json (one object every --status-interval seconds) or none."
+    )
     var status: StatusMode = .auto
 
     @Option(help: "Seconds between JSON status objects.")
@@ -72,7 +75,9 @@ struct CaptureCommand: ParsableCommand {
             throw ValidationError("--buffer must be a size from 1M to 4G, such as 16M (got '\(buffer)')")
         }
         guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9 (got \(level))") }
-        guard statusInterval > 0 && statusInterval.isFinite else { throw ValidationError("--status-interval must be positive") }
+        guard statusInterval > 0 && statusInterval.isFinite else {
+            throw ValidationError("--status-interval must be positive")
+        }
     }
 
     func run() throws {
@@ -86,7 +91,9 @@ struct CaptureCommand: ParsableCommand {
         let writer: CaptureWriter
         do throws(CaptureError) {
             writer = try CaptureWriter(directory: dir, options: options)
-            try writer.note(event: "start", text: "capture of \(channels.joined(separator: " ")) started", atWallMs: Moment.now().wallMs)
+            try writer.note(
+                event: "start", text: "capture of \(channels.joined(separator: " ")) started",
+                atWallMs: Moment.now().wallMs)
         } catch {
             Diagnostics.error(error.description)
             throw ExitCode(74)
@@ -129,13 +136,17 @@ struct CaptureCommand: ParsableCommand {
                 unusable += 1
                 say("\(problem)")
                 guard failure == nil else { return }
-                do throws(CaptureError) { try writer.note(event: event, text: "\(problem)", atWallMs: Moment.now().wallMs) } catch {
+                do throws(CaptureError) {
+                    try writer.note(event: event, text: "\(problem)", atWallMs: Moment.now().wallMs)
+                } catch {
                     failure = error
                 }
             })
         session.onMalformedLine = { bytes, receivedAt in
             guard failure == nil else { return }
-            do throws(CaptureError) { try writer.appendUnparsed(bytes, receivedAt: receivedAt) } catch { failure = error }
+            do throws(CaptureError) { try writer.appendUnparsed(bytes, receivedAt: receivedAt) } catch {
+                failure = error
+            }
         }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
@@ -164,7 +175,9 @@ struct CaptureCommand: ParsableCommand {
         session.run(until: deadline)
         if failure == nil {
             do throws(CaptureError) {
-                try writer.note(event: "stop", text: "capture stopped after \(writer.lineCount) lines", atWallMs: Moment.now().wallMs)
+                try writer.note(
+                    event: "stop", text: "capture stopped after \(writer.lineCount) lines",
+                    atWallMs: Moment.now().wallMs)
             } catch { failure = error }
         }
         do throws(CaptureError) { try writer.close() } catch { if failure == nil { failure = error } }

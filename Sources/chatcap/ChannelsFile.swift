@@ -1,8 +1,8 @@
-import TwitchSession
 import ArgumentParser
+import TwitchSession
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `--channels-file`: one channel login per line (with or without a leading `#`). Blank lines are
@@ -16,7 +16,9 @@ enum ChannelsFile {
         var logins: [String] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(rawLine)
-            if let comment = line.firstRange(of: " #") ?? line.firstRange(of: "\t#") { line = line[..<comment.lowerBound] }
+            if let comment = line.firstRange(of: " #") ?? line.firstRange(of: "\t#") {
+                line = line[..<comment.lowerBound]
+            }
             line = line.drop { $0 == " " || $0 == "\t" }
             while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
             if line.isEmpty || line.hasPrefix("# ") || line == "#" || line.hasPrefix("#\t") { continue }

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -14,5 +14,8 @@ struct Chatcap: ParsableCommand {
             65 malformed input with --strict or no valid line at all, 66 an input cannot be opened \
             or a directory holds no logs, 74 an output error.
             """,
-        subcommands: [ReplayCommand.self, DumpCommand.self, StatsCommand.self, TailCommand.self, ServeCommand.self, WatchCommand.self, CaptureCommand.self])
+        subcommands: [
+            ReplayCommand.self, DumpCommand.self, StatsCommand.self, TailCommand.self, ServeCommand.self,
+            WatchCommand.self, CaptureCommand.self,
+        ])
 }

@@ -20,7 +20,10 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Do not verify the server's certificate (said loudly on stderr; for tests only).")
     var insecure = false
 
-    @Option(help: "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login.")
+    @Option(
+        help:
+            "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login."
+    )
     var tokenFile: String?
 
     @Option(help: "Login for the OAuth token (default: CHATCAP_LOGIN).")
@@ -65,17 +68,22 @@ struct ConnectionOptions: ParsableArguments {
     var connectInterval: Double = 2
 
     func validate() throws {
-        if plain && (caFile != nil || insecure) { throw ValidationError("--ca-file and --insecure need TLS (drop --plain)") }
+        if plain && (caFile != nil || insecure) {
+            throw ValidationError("--ca-file and --insecure need TLS (drop --plain)")
+        }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
-        for (name, value) in [("--idle-timeout", idleTimeout), ("--pong-timeout", pongTimeout),
-                              ("--reconnect-base", reconnectBase), ("--reconnect-max", reconnectMax),
-                              ("--healthy-after", healthyAfter)] where !(value > 0 && value.isFinite) {
+        for (name, value) in [
+            ("--idle-timeout", idleTimeout), ("--pong-timeout", pongTimeout),
+            ("--reconnect-base", reconnectBase), ("--reconnect-max", reconnectMax),
+            ("--healthy-after", healthyAfter),
+        ] where !(value > 0 && value.isFinite) {
             throw ValidationError("\(name) must be a positive number of seconds")
         }
         if reconnectMax < reconnectBase { throw ValidationError("--reconnect-max must be at least --reconnect-base") }
         if let joinRate, !(1...10_000).contains(joinRate) { throw ValidationError("--join-rate must be 1 to 10000") }
         guard (1...ConnectionSettings.maxChannelsPerConnection).contains(channelsPerConnection) else {
-            throw ValidationError("--channels-per-connection must be 1 to \(ConnectionSettings.maxChannelsPerConnection)")
+            throw ValidationError(
+                "--channels-per-connection must be 1 to \(ConnectionSettings.maxChannelsPerConnection)")
         }
         guard connectInterval >= 0 && connectInterval.isFinite else {
             throw ValidationError("--connect-interval must be a number of seconds, 0 or more")
@@ -104,7 +112,8 @@ struct ConnectionOptions: ParsableArguments {
         s.idleTimeoutMs = Int64(idleTimeout * 1000)
         s.pongTimeoutMs = Int64(pongTimeout * 1000)
         s.backoff = BackoffPolicy(
-            baseMs: Int64(reconnectBase * 1000), capMs: Int64(reconnectMax * 1000), healthyAfterMs: Int64(healthyAfter * 1000))
+            baseMs: Int64(reconnectBase * 1000), capMs: Int64(reconnectMax * 1000),
+            healthyAfterMs: Int64(healthyAfter * 1000))
         return s
     }
 

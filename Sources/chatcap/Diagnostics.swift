@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Messages for people, on standard error (``write(_:to:)`` also serves standard output).

@@ -1,7 +1,7 @@
 import ArgumentParser
-import ChatStore
 import ChatFormat
 import ChatReplay
+import ChatStore
 
 struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

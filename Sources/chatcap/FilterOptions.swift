@@ -32,7 +32,8 @@ struct FilterOptions: ParsableArguments {
             do { _ = try Regex(grep) } catch { throw ValidationError("--grep: invalid regular expression: \(error)") }
         }
         for t in types where !Self.knownTypes.contains(t) {
-            throw ValidationError("--type: unknown type '\(t)' (one of \(Self.knownTypes.sorted().joined(separator: ", ")))")
+            throw ValidationError(
+                "--type: unknown type '\(t)' (one of \(Self.knownTypes.sorted().joined(separator: ", ")))")
         }
     }
 

@@ -1,8 +1,8 @@
 public import ArgumentParser
-public import ChatStore
 import ChatArchive
 import ChatFormat
 import ChatReplay
+public import ChatStore
 
 /// The inputs every reading command takes.
 struct InputOptions: ParsableArguments {

@@ -1,8 +1,8 @@
 import ArgumentParser
-import ChatPosix
-import ChatStore
 import ChatArchive
+import ChatPosix
 import ChatReplay
+import ChatStore
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

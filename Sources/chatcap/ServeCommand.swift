@@ -1,11 +1,11 @@
 import ArgumentParser
+import ChatServe
 import Dispatch
+import TwitchSession
 
 #if canImport(Glibc)
     import Glibc
 #endif
-import ChatServe
-import TwitchSession
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

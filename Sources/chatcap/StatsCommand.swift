@@ -1,6 +1,6 @@
 import ArgumentParser
-import ChatReplay
 import ChatArchive
+import ChatReplay
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +16,7 @@ struct StatsCommand: ParsableCommand {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
         let stats = StatsCollector()
-        reader.forEach { event, bytes in stats.handle(event, bytes) }
+        reader.forEachEvent { event, bytes in stats.handle(event, bytes) }
         let sink = OutputSink()
         do {
             try sink.write(json ? stats.json() : Array(stats.text().utf8))

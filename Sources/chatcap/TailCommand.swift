@@ -1,17 +1,17 @@
 import ArgumentParser
-import ChatStore
-import IRCWire
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 import ChatArchive
 import ChatLive
 import ChatNet
 import ChatPosix
 import ChatReplay
+import ChatStore
+import IRCWire
+import Synchronization
 import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct TailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,7 +65,8 @@ struct TailCommand: ParsableCommand {
                 let at = MergedLine(
                     inputName: "live", inputIndex: 0, lineNumber: number, byteOffset: 0,
                     timestamp: time.timestamp ?? Timestamp(milliseconds: receivedAt.wallMs),
-                    timeSource: time.origin == .timeTag ? .timeTag : (time.origin == .tmiSentTs ? .tmiSentTs : .received))
+                    timeSource: time.origin == .timeTag
+                        ? .timeTag : (time.origin == .tmiSentTs ? .tmiSentTs : .received))
                 do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
             },
             onRecord: { record in
@@ -76,11 +77,14 @@ struct TailCommand: ParsableCommand {
             onProblem: { problem in
                 guard failure == nil else { return }
                 let at = { (line: Int) in
-                    MergedLine(inputName: "live", inputIndex: 0, lineNumber: line, byteOffset: 0, timestamp: nil, timeSource: .none)
+                    MergedLine(
+                        inputName: "live", inputIndex: 0, lineNumber: line, byteOffset: 0, timestamp: nil,
+                        timeSource: .none)
                 }
                 do throws(OutputError) {
                     switch problem {
-                    case .malformed(let line, let error): try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
+                    case .malformed(let line, let error):
+                        try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
                     case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
                     case .cutOff: pipeline.noteProblem("\(problem)")
                     }
@@ -113,11 +117,13 @@ struct TailCommand: ParsableCommand {
             let seconds = Double(Moment.now().monotonicMs - started) / 1000
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
-            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            let cpu =
+                Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
                 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
             let lines = pipeline.summary.lines
             Diagnostics.note(
-                "stats: \(lines) lines in \(seconds) s = \(Int(Double(lines) / max(seconds, 0.001))) lines/s; CPU \(cpu) s (\(Int(cpu / max(seconds, 0.001) * 100)) % of one core)")
+                "stats: \(lines) lines in \(seconds) s = \(Int(Double(lines) / max(seconds, 0.001))) lines/s; CPU \(cpu) s (\(Int(cpu / max(seconds, 0.001) * 100)) % of one core)"
+            )
             if let settled {
                 let since = Double(Moment.now().monotonicMs - settled.ms) / 1000
                 let after = lines - settled.lines

@@ -1,11 +1,11 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#endif
 import ChatNet
 import ChatWatch
 import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

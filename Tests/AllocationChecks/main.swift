@@ -2,18 +2,18 @@
 // with limits.json. Each scenario runs once to warm up, then several times; the smallest count is
 // compared. Runs alone, in release, because the counters add up every thread of the process.
 
+import ChatArchive
+import ChatFormat
+import ChatNet
 import ChatStore
 import ChatTestSupport
 import IRCWire
 import MallocInterposerSwift
+import TwitchSession
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import ChatArchive
-import ChatFormat
-import ChatNet
-import TwitchSession
 
 struct Scenario {
     var name: String
@@ -86,7 +86,9 @@ var clock: Int64 = 0
     framer.feed(input.span) { event, framer in
         guard case .line(let line) = event else { return }
         clock += 1
-        sum &+= framer.withBytes(of: line) { bytes in (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0 }
+        sum &+= framer.withBytes(of: line) { bytes in
+            (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
+        }
     }
     return sum
 }
@@ -111,7 +113,9 @@ let reader = store.readers.makeReader()!
     var sum = 0
     for _ in 0..<1_000 {
         let window = store.viewModel.window(of: busiest)
-        busiest.ring.withEntries(in: window.range, reader: reader) { info, bytes in sum &+= bytes.count &+ Int(info.seq & 1) }
+        busiest.ring.withEntries(in: window.range, reader: reader) { info, bytes in
+            sum &+= bytes.count &+ Int(info.seq & 1)
+        }
     }
     return sum
 }
@@ -122,9 +126,11 @@ var jsonWriter = JSONWriter()
 let renderer = TextRenderer(color: true)
 @MainActor func encodeAll() -> Int {
     sumOverMessages { bytes, m in
-        let context = LineContext(timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: Tombstone.none, isMirror: false)
+        let context = LineContext(
+            timestamp: LineTime(of: m, in: bytes).timestamp, tombstone: Tombstone.none, isMirror: false)
         jsonWriter.reset()
-        TypedJSONEncoder.encode(bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
+        TypedJSONEncoder.encode(
+            bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
         IRCAtomsEncoder.encode(bytes, m, into: &jsonWriter)
         renderer.render(bytes, m, context, into: &jsonWriter)
         return jsonWriter.count
@@ -183,7 +189,8 @@ let scenarios = [
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.
-let limitsText = String(decoding: try FileBytes.read(Fixtures.root + "/Tests/AllocationChecks/limits.json"), as: UTF8.self)
+let limitsText = String(
+    decoding: try FileBytes.read(Fixtures.root + "/Tests/AllocationChecks/limits.json"), as: UTF8.self)
 func limit(for name: String) -> Int? {
     guard let range = limitsText.firstRange(of: "\"\(name)\"") else { return nil }
     let rest = limitsText[range.upperBound...].drop { $0 == ":" || $0 == " " }
@@ -228,7 +235,9 @@ for scenario in scenarios {
     let allowed = limit(for: scenario.name)
     let verdict = allowed.map { fewest <= $0 ? "ok" : "OVER LIMIT" } ?? "NO LIMIT IN limits.json"
     let perUnit = Double(fewest) / Double(scenario.units)
-    print("\(scenario.name): \(fewest) allocations for \(scenario.units) × \(scenario.unit) (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)")
+    print(
+        "\(scenario.name): \(fewest) allocations for \(scenario.units) × \(scenario.unit) (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)"
+    )
     if verdict != "ok" { failed = true }
 }
 try? captureWriter.close()

@@ -46,7 +46,8 @@ enum CLI {
     }
 
     /// Runs `chatcap arguments…` with `stdin` as input, in the repository root.
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws -> CLIRun {
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws -> CLIRun
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -80,7 +81,9 @@ enum CLI {
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         group.wait()
-        return CLIRun(status: process.terminationStatus, stdout: [UInt8](outData), stderr: String(decoding: errData, as: UTF8.self))
+        return CLIRun(
+            status: process.terminationStatus, stdout: [UInt8](outData),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Runs a shell pipeline (for `| jq`), returning its status and output.
@@ -107,16 +110,20 @@ enum Golden {
     static func check(_ actual: [UInt8], _ name: String) -> String? {
         let path = Fixtures.directory + "/golden/" + name
         if ProcessInfo.processInfo.environment["RECORD_GOLDEN"] == "1" {
-            try? FileManager.default.createDirectory(atPath: Fixtures.directory + "/golden", withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: Fixtures.directory + "/golden", withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: path, contents: Data(actual))
             return "recorded \(name) (RECORD_GOLDEN=1): re-run without it"
         }
-        guard let expected = FileManager.default.contents(atPath: path) else { return "missing golden file \(name) (make golden)" }
+        guard let expected = FileManager.default.contents(atPath: path) else {
+            return "missing golden file \(name) (make golden)"
+        }
         if [UInt8](expected) == actual { return nil }
         let e = String(decoding: expected, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let a = String(decoding: actual, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for i in 0..<max(e.count, a.count) where i >= e.count || i >= a.count || e[i] != a[i] {
-            return "\(name) differs at line \(i + 1):\n  expected: \(i < e.count ? String(e[i]) : "<none>")\n  actual:   \(i < a.count ? String(a[i]) : "<none>")"
+            return
+                "\(name) differs at line \(i + 1):\n  expected: \(i < e.count ? String(e[i]) : "<none>")\n  actual:   \(i < a.count ? String(a[i]) : "<none>")"
         }
         return "\(name) differs"
     }

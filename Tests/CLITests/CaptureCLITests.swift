@@ -18,7 +18,8 @@ import Testing
     static func stripTime(_ line: String) -> String {
         guard line.hasPrefix("@time=") else { return line }
         let afterStamp = line.index(line.startIndex, offsetBy: 6 + 24)
-        return line[afterStamp] == ";" ? "@" + line[line.index(after: afterStamp)...] : String(line[line.index(after: afterStamp)...])
+        return line[afterStamp] == ";"
+            ? "@" + line[line.index(after: afterStamp)...] : String(line[line.index(after: afterStamp)...])
     }
 
     @Test("serve → capture --verbatim → replay --format raw reproduces the served lines of the channel exactly")
@@ -27,8 +28,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
         defer { server.stop() }
-        let run = try CLI.run(["capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
-                               "--plain", "--verbatim", "--duration", "2", "--status", "none"])
+        let run = try CLI.run([
+            "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
+            "--plain", "--verbatim", "--duration", "2", "--status", "none",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let expected = try LiveServeTests.channelLines("privmsg.irc", "pixelharbor")
         let replay = try CLI.run(["replay", "--format", "raw", dir])
@@ -51,8 +54,10 @@ import Testing
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
         defer { server.stop() }
         let before = Date().timeIntervalSince1970
-        let run = try CLI.run(["capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
-                               "--plain", "--duration", "2", "--status", "none"])
+        let run = try CLI.run([
+            "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
+            "--plain", "--duration", "2", "--status", "none",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let served = try CLI.run(["replay", "--format", "irc", "Fixtures/lines/privmsg.irc"])
         let expected = served.text.split(separator: "\n").filter { $0.contains("\"#pixelharbor\"") }.map(String.init)
@@ -70,7 +75,11 @@ import Testing
             var s = String(line)
             s = s.replacingOccurrences(of: "{\"tags\":{\"time\":\"\(m.1)\"},", with: "")
             s = s.replacingOccurrences(of: "\"time\":\"\(m.1)\",", with: "")
-            if s.hasPrefix("{\"source\"") || s.hasPrefix("{\"verb\"") || s.hasPrefix("{\"tags\"") { got.append(s) } else { got.append("{" + s) }
+            if s.hasPrefix("{\"source\"") || s.hasPrefix("{\"verb\"") || s.hasPrefix("{\"tags\"") {
+                got.append(s)
+            } else {
+                got.append("{" + s)
+            }
         }
         got = got.map { $0.hasPrefix("{{") ? String($0.dropFirst()) : $0 }
         guard let first = got.firstIndex(of: expected[0]) else {
@@ -93,8 +102,10 @@ import Testing
         let server = try Server(["\(dir)/feed.irc", "--speed", "1"])
         defer { server.stop() }
         let capture = try ChatcapProcess(
-            ["capture", "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
-             "--status", "none", "--duration", "30"])
+            [
+                "capture", "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                "--status", "none", "--duration", "30",
+            ])
         Thread.sleep(forTimeInterval: 3.5)
         let killedAt = Int64(Date().timeIntervalSince1970 * 1000)
         _ = capture.stop(with: SIGKILL)
@@ -104,7 +115,8 @@ import Testing
         try #require(stored.count > 500, "only \(stored.count) lines stored")
         // A gapless prefix of what was served …
         for (i, line) in stored.enumerated() {
-            guard Self.stripTime(line) == "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i)" else {
+            guard Self.stripTime(line) == "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i)"
+            else {
                 Issue.record("line \(i) is \(line)")
                 break
             }
@@ -131,13 +143,16 @@ import Testing
         defer { _ = try? CLI.shell("umount '\(mountPoint)'") }
         var text = ""
         for i in 0..<5_000 {
-            text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
+            text +=
+                "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
         let server = try Server(["\(dir)/feed.irc", "--speed", "max", "--loop"])
         defer { server.stop() }
-        let run = try CLI.run(["capture", "c", "--dir", "\(mountPoint)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
-                               "--plain", "--status", "none", "--duration", "30"])
+        let run = try CLI.run([
+            "capture", "c", "--dir", "\(mountPoint)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
+            "--plain", "--status", "none", "--duration", "30",
+        ])
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
         #expect(run.stderr.contains("\(mountPoint)/cap/"), "the message names the file: \(run.stderr)")
@@ -153,8 +168,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "x".write(toFile: "\(dir)/file", atomically: true, encoding: .utf8)
         // Port 9 on 127.0.0.1 refuses: a connection attempt would show up as a reconnect message.
-        let run = try CLI.run(["capture", "c", "--dir", "\(dir)/file/cap", "--host", "127.0.0.1", "--port", "9", "--plain",
-                               "--duration", "5"])
+        let run = try CLI.run([
+            "capture", "c", "--dir", "\(dir)/file/cap", "--host", "127.0.0.1", "--port", "9", "--plain",
+            "--duration", "5",
+        ])
         #expect(run.status == 74)
         #expect(run.stderr.contains("\(dir)/file") && run.stderr.contains("Not a directory"), "\(run.stderr)")
         #expect(!run.stderr.contains("connect"), "\(run.stderr)")

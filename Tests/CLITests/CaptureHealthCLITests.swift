@@ -29,13 +29,17 @@ import Testing
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
         // `script` gives the capture a pseudo-terminal as standard error (and output).
-        let command = Self.quoted([CLI.binary] + Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "3"]))
+        let command = Self.quoted(
+            [CLI.binary] + Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "3"]))
         let run = try CLI.shell("script -qefc \(Self.quoted([command])) /dev/null < /dev/null")
         #expect(run.status == 0, "\(run.stderr)")
         let screen = run.text
-        let redraw = /\r\u{1B}\[K#pixelharbor (\d+\.\d) msg\/s(?: lag \S+)? \| (\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0/
+        let redraw =
+            /\r\u{1B}\[K#pixelharbor (\d+\.\d) msg\/s(?: lag \S+)? \| (\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0/
         let draws = screen.matches(of: redraw)
-        #expect(draws.count >= 4 && draws.count <= 13, "3 s at most 4 a second: \(draws.count) redraws\n\(screen.prefix(600))")
+        #expect(
+            draws.count >= 4 && draws.count <= 13,
+            "3 s at most 4 a second: \(draws.count) redraws\n\(screen.prefix(600))")
         let counts = draws.map { Int($0.2)! }
         #expect(counts == counts.sorted() && (counts.last ?? 0) > 0, "lines only grow: \(counts)")
         #expect(draws.contains { Double($0.1)! > 0 }, "a rate is shown")
@@ -43,7 +47,8 @@ import Testing
         #expect(total >= counts.last ?? 0)
         #expect(total == (try Self.stored("\(dir)/cap/*/*.log.gz")).filter { !$0.contains(" CAPTURE ") }.count)
         // Not a terminal: no redraws, only the notes.
-        let piped = try CLI.run(Self.capture("pixelharbor", dir: "\(dir)/cap2", port: server.port, ["--duration", "1"]))
+        let piped = try CLI.run(
+            Self.capture("pixelharbor", dir: "\(dir)/cap2", port: server.port, ["--duration", "1"]))
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("\u{1B}[K") && piped.stderr.contains("captured "), "\(piped.stderr)")
     }
@@ -55,8 +60,9 @@ import Testing
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
         let run = try CLI.run(
-            Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port,
-                         ["--duration", "3", "--status", "json", "--status-interval", "0.5"]))
+            Self.capture(
+                "pixelharbor", dir: "\(dir)/cap", port: server.port,
+                ["--duration", "3", "--status", "json", "--status-interval", "0.5"]))
         #expect(run.status == 0, "\(run.stderr)")
         let objects = try run.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
@@ -66,8 +72,10 @@ import Testing
         let uptimes = objects.map { $0["uptime_s"] as! Double }
         let lines = objects.map { $0["lines"] as! Int }
         #expect(uptimes == uptimes.sorted() && lines == lines.sorted(), "\(uptimes) \(lines)")
-        for key in ["bytes_written", "bytes_in", "reconnects", "gaps", "queued_bytes", "buffer_limit", "back_pressure_events",
-                    "back_pressure_ms", "malformed_lines", "unusable_lines"] {
+        for key in [
+            "bytes_written", "bytes_in", "reconnects", "gaps", "queued_bytes", "buffer_limit", "back_pressure_events",
+            "back_pressure_ms", "malformed_lines", "unusable_lines",
+        ] {
             #expect(objects.allSatisfy { $0[key] is Int }, "\(key)")
         }
         let channels = try #require(objects.last?["channels"] as? [[String: Any]])
@@ -76,7 +84,8 @@ import Testing
         // The last object is written after the files are closed: its totals are what is on disk.
         let onDisk = try Self.stored("\(dir)/cap/*/*.log.gz").filter { !$0.contains(" CAPTURE ") }.count
         #expect(lines.last == onDisk)
-        let written = try CLI.shell("cat \(dir)/cap/*/*.log.gz | wc -c").text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let written = try CLI.shell("cat \(dir)/cap/*/*.log.gz | wc -c").text.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(objects.last?["bytes_written"] as? Int == Int(written), "bytes_written counts what reached the files")
     }
 
@@ -87,7 +96,9 @@ import Testing
         for i in 0..<30_000 {
             var noise = ""
             for _ in 0..<8 {
-                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                x ^= x << 13
+                x ^= x >> 7
+                x ^= x << 17
                 noise += String(x, radix: 16)
             }
             text += "@id=m\(i) :u!u@u PRIVMSG #c :\(i) \(noise)\r\n"
@@ -176,8 +187,9 @@ import Testing
         let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
         defer { server.stop() }
         let run = try CLI.run(
-            Self.capture("c", dir: "\(dir)/cap", port: server.port,
-                         ["--buffer", "1M", "--duration", "6", "--status", "json", "--status-interval", "0.25"]))
+            Self.capture(
+                "c", dir: "\(dir)/cap", port: server.port,
+                ["--buffer", "1M", "--duration", "6", "--status", "json", "--status-interval", "0.25"]))
         let drained = disk.finish(within: 30)
         #expect(drained != nil, "the pipe was not closed by the capture")
         #expect(run.status == 0, "\(run.stderr)")
@@ -203,9 +215,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try LiveBadNetworkTests.BrokenServer()
         let run = try CLI.run(
-            Self.capture("c", dir: "\(dir)/cap", port: server.port,
-                         ["--verbatim", "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "2.5",
-                          "--status", "none"]))
+            Self.capture(
+                "c", dir: "\(dir)/cap", port: server.port,
+                [
+                    "--verbatim", "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "2.5",
+                    "--status", "none",
+                ]))
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("stored as received in _session"), "\(run.stderr)")
         let raw = try CLI.shell("zcat \(dir)/cap/_session/*.log.gz").stdout
@@ -232,8 +247,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         let run = try CLI.run(
-            ["capture", "pixelharbor", "lunafrost", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
-             "--plain", "--duration", "2", "--status", "none"])
+            [
+                "capture", "pixelharbor", "lunafrost", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port",
+                "\(server.port)",
+                "--plain", "--duration", "2", "--status", "none",
+            ])
         server.stop()
         #expect(run.status == 0, "\(run.stderr)")
         let files = try Self.stored("\(dir)/cap/*/*.log.gz")
@@ -246,12 +264,17 @@ import Testing
         // serve DIR replays the capture in time order; a client of #pixelharbor gets its chat back.
         let again = try Server(["\(dir)/cap", "--speed", "max"])
         defer { again.stop() }
-        let tail = try CLI.run(["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(again.port)", "--plain",
-                                "--format", "raw", "--duration", "2"])
+        let tail = try CLI.run([
+            "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(again.port)", "--plain",
+            "--format", "raw", "--duration", "2",
+        ])
         #expect(tail.status == 0, "\(tail.stderr)")
-        let served = tail.text.split(separator: "\r\n").map(String.init).filter { $0.contains(" PRIVMSG #pixelharbor ") }
+        let served = tail.text.split(separator: "\r\n").map(String.init).filter {
+            $0.contains(" PRIVMSG #pixelharbor ")
+        }
         let differs = (0..<min(served.count, chat.count)).first { served[$0] != chat[$0] }
-        let detail = differs.map { "first difference at \($0): \(served[$0].suffix(120)) vs \(chat[$0].suffix(120))" } ?? ""
+        let detail =
+            differs.map { "first difference at \($0): \(served[$0].suffix(120)) vs \(chat[$0].suffix(120))" } ?? ""
         #expect(served.count == chat.count && differs == nil, "served \(served.count) of \(chat.count); \(detail)")
     }
 
@@ -268,7 +291,8 @@ import Testing
         let capture = try ChatcapProcess(
             Self.capture("c", dir: "\(dir)/cap", port: server.port, ["--buffer", "1M", "--duration", "60"]))
         #expect(disk.stuck.wait(timeout: .now() + 15) == .success)
-        try #require(capture.waitForStderr(containing: "the disk is slower than chat", timeoutMs: 15_000), "\(capture.stderr)")
+        try #require(
+            capture.waitForStderr(containing: "the disk is slower than chat", timeoutMs: 15_000), "\(capture.stderr)")
         capture.signal(SIGTERM)
         usleep(1_000_000)
         #expect(capture.isRunning, "the first SIGTERM waits for the queued chat to be written")
@@ -281,7 +305,9 @@ import Testing
         #expect(try Self.checkNoiseChat(drained ?? [], in: dir) > 100, "lines drained before the disk got stuck")
     }
 
-    @Test("SIGINT and SIGTERM: the current lines are finished, every file is closed whole, exit 0", arguments: [SIGINT, SIGTERM])
+    @Test(
+        "SIGINT and SIGTERM: the current lines are finished, every file is closed whole, exit 0",
+        arguments: [SIGINT, SIGTERM])
     func signalClosesFiles(signal: Int32) throws {
         let dir = try LiveServeTests.tempDir("capture-signal-\(signal)")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -58,7 +58,8 @@ import Testing
 
         /// The garbage the server sends, split into lines as a framer splits it (on LF, CR before LF dropped).
         static var garbageLines: [[UInt8]] {
-            FramerVerifier.oracleLines(Array(repeating: Array((1...255).map { UInt8($0) }), count: 8).flatMap { $0 } + [13, 10])
+            FramerVerifier.oracleLines(
+                Array(repeating: Array((1...255).map { UInt8($0) }), count: 8).flatMap { $0 } + [13, 10])
         }
 
         deinit {
@@ -71,8 +72,10 @@ import Testing
     func brokenServer() throws {
         let server = try BrokenServer()
         let port = server.port
-        let run = try CLI.run(["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "raw",
-                               "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "3"])
+        let run = try CLI.run([
+            "tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "raw",
+            "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "3",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.text.contains("PRIVMSG #c :fine line"))
         #expect(!run.text.contains("cut in the mid"), "a partial line is never printed")
@@ -93,9 +96,11 @@ import Testing
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
         defer { server.stop() }
-        let run = try CLI.run(["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)",
-                               "--ca-file", "\(dir)/ca.pem", "--reconnect-base", "0.2", "--reconnect-max", "0.4",
-                               "--duration", "2"])
+        let run = try CLI.run([
+            "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)",
+            "--ca-file", "\(dir)/ca.pem", "--reconnect-base", "0.2", "--reconnect-max", "0.4",
+            "--duration", "2",
+        ])
         #expect(run.status == 0)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("mismatch"), "\(run.stderr)")

@@ -24,7 +24,9 @@ import Testing
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
-        let up = try CLI.shell("for i in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/\(tls)) 2>/dev/null && exit 0; sleep 0.1; done; exit 1")
+        let up = try CLI.shell(
+            "for i in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/\(tls)) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+        )
         try #require(up.status == 0, "InspIRCd did not start")
 
         // chatcap tail in the background for 10 s; meanwhile a second client talks in #test.
@@ -34,7 +36,8 @@ import Testing
         ])
         let (tail, out, err) = (run.process, run.stdout, run.stderr)
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
-        let alice = try CLI.shell("""
+        let alice = try CLI.shell(
+            """
             sleep 2; exec 3<>/dev/tcp/127.0.0.1/\(plain)
             printf "NICK alice\\r\\nUSER alice 0 * :Alice\\r\\n" >&3
             for i in $(seq 1 50); do read -t 1 -r line <&3 || true
@@ -57,7 +60,9 @@ import Testing
         #expect(texts.count == 2, "\(lines)")
         #expect(texts.first?.contains("\"text\":\"hello from alice\"") == true)
         #expect(texts.last?.contains("\"text\":\"second line\"") == true)
-        #expect(lines.contains { $0.contains("\"type\":\"ping\"") }, "the server's PING arrived (and was answered: no disconnect)")
+        #expect(
+            lines.contains { $0.contains("\"type\":\"ping\"") },
+            "the server's PING arrived (and was answered: no disconnect)")
         #expect(!lines.contains { $0.contains("\"event\":\"disconnected\"") && !$0.contains("stopped") })
     }
 }

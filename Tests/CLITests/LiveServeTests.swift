@@ -34,7 +34,8 @@ import Testing
     /// The lines of `fixture` whose channel is `#channel`, as bytes without terminators.
     static func channelLines(_ fixture: String, _ channel: String) throws -> [[UInt8]] {
         FramerVerifier.oracleLines(try Fixtures.bytes("lines/\(fixture)")).filter {
-            String(decoding: $0, as: UTF8.self).contains(" #\(channel) ") || String(decoding: $0, as: UTF8.self).hasSuffix(" #\(channel)")
+            String(decoding: $0, as: UTF8.self).contains(" #\(channel) ")
+                || String(decoding: $0, as: UTF8.self).hasSuffix(" #\(channel)")
         }
     }
 
@@ -43,8 +44,10 @@ import Testing
         let dir = try Self.tempDir("serve-tls")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.tlsMaterial(in: dir)
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--loop",
-                                 "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key"])
+        let server = try Server([
+            "Fixtures/lines/privmsg.irc", "--speed", "max", "--loop",
+            "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
+        ])
         defer { server.stop() }
         let expected = try Self.channelLines("privmsg.irc", "pixelharbor")
         #expect(expected.count > 10)
@@ -78,8 +81,11 @@ import Testing
     func reconnect() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--reconnect-after", "5", "--loop"])
         defer { server.stop() }
-        let run = try Self.tail(["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
-                                 "--format", "json", "--reconnect-base", "0.1", "--reconnect-max", "0.2"], seconds: 3)
+        let run = try Self.tail(
+            [
+                "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                "--format", "json", "--reconnect-base", "0.1", "--reconnect-max", "0.2",
+            ], seconds: 3)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("RECONNECT"), "\(run.stderr)")
         let joins = run.text.split(separator: "\n").filter { $0.contains("\"event\":\"joined\"") }
@@ -91,9 +97,12 @@ import Testing
     func stalledServer() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--stall-after", "3"])
         defer { server.stop() }
-        let run = try Self.tail(["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
-                                 "--format", "json", "--idle-timeout", "0.5", "--pong-timeout", "0.5",
-                                 "--reconnect-base", "0.1", "--reconnect-max", "0.2"], seconds: 4)
+        let run = try Self.tail(
+            [
+                "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                "--format", "json", "--idle-timeout", "0.5", "--pong-timeout", "0.5",
+                "--reconnect-base", "0.1", "--reconnect-max", "0.2",
+            ], seconds: 4)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("no PONG"), "\(run.stderr)")
         #expect(run.text.contains("\"type\":\"gap\""))
@@ -114,9 +123,11 @@ import Testing
         }
         var server = try Server(["\(dir)/0.irc", "--speed", "1"])
         let port = server.port
-        let run = try CLI.start(["tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "json",
-                                 "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
-                                 "--duration", "30"])
+        let run = try CLI.start([
+            "tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "json",
+            "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
+            "--duration", "30",
+        ])
         let (tail, out, err) = (run.process, run.stdout, run.stderr)
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
         // Read output concurrently so that the pipe never fills.

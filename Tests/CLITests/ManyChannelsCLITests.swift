@@ -13,7 +13,9 @@ import Testing
         return dir
     }
 
-    @Test("tail --channels-file: 100 channels over 4 connections, every JOIN reported, every line of every channel received")
+    @Test(
+        "tail --channels-file: 100 channels over 4 connections, every JOIN reported, every line of every channel received"
+    )
     func everyLineOfEveryChannel() throws {
         let dir = try Self.tempDir("many")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -27,9 +29,11 @@ import Testing
         let channels = Set(privmsgs.map { $0.split(separator: " PRIVMSG #")[1].split(separator: " ")[0] })
         #expect(channels.count == 100)
         let file = dir + "/channels.txt"
-        let listing = "# the bench channels\n\n" + channels.sorted().enumerated().map { i, c in
-            i % 3 == 0 ? "#\(c)  # with a hash and a comment" : String(c)
-        }.joined(separator: "\n") + "\n"
+        let listing =
+            "# the bench channels\n\n"
+            + channels.sorted().enumerated().map { i, c in
+                i % 3 == 0 ? "#\(c)  # with a hash and a comment" : String(c)
+            }.joined(separator: "\n") + "\n"
         try listing.write(toFile: file, atomically: true, encoding: .utf8)
 
         // --loop: a channel joined after the replay of its connection began gets its early lines on
@@ -38,9 +42,11 @@ import Testing
         defer { _ = server.stop(with: SIGKILL) }
         let out = dir + "/out.irc"
         let tail = try ChatcapProcess(
-            ["tail", "--channels-file", file, "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
-             "--channels-per-connection", "30", "--join-rate", "1000", "--connect-interval", "0.05",
-             "--format", "raw", "--duration", "30"], stdoutFile: out)
+            [
+                "tail", "--channels-file", file, "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                "--channels-per-connection", "30", "--join-rate", "1000", "--connect-interval", "0.05",
+                "--format", "raw", "--duration", "30",
+            ], stdoutFile: out)
         #expect(tail.waitForStderr(containing: "100 of 100 channels joined in", timeoutMs: 15_000), "\(tail.stderr)")
         #expect(tail.stderr.contains("over 4 connections"), "\(tail.stderr)")
         let wanted = Set(privmsgs)
@@ -54,7 +60,9 @@ import Testing
         #expect(tail.stop(with: SIGINT) == 0, "\(tail.stderr)")
         #expect(missing.isEmpty, "\(missing.count) of \(wanted.count) chat lines never arrived")
         // Each JOIN outcome is reported once per channel.
-        for channel in channels { #expect(tail.stderr.contains("joined #\(channel)\n"), "no JOIN outcome for \(channel)") }
+        for channel in channels {
+            #expect(tail.stderr.contains("joined #\(channel)\n"), "no JOIN outcome for \(channel)")
+        }
     }
 
     @Test("a bad --channels-file is a usage error naming file and line")

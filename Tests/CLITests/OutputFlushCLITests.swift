@@ -36,8 +36,9 @@ import Testing
         return condition()
     }
 
-    @Test("a paced replay into a regular file grows while it runs and keeps every line on the signal",
-          arguments: [SIGINT, SIGTERM])
+    @Test(
+        "a paced replay into a regular file grows while it runs and keeps every line on the signal",
+        arguments: [SIGINT, SIGTERM])
     func pacedReplayInterrupted(signal: Int32) throws {
         let dir = try Self.tempDir("paced")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -60,7 +61,8 @@ import Testing
         #expect(after.count >= before)
         #expect(after.count < expected.count, "the replay should have been interrupted")
         #expect(Array(after) == Array(expected.prefix(after.count)))
-        #expect(after.count - before <= 60 + Int(elapsed * 400), "\(before) lines before the signal, \(after.count) after")
+        #expect(
+            after.count - before <= 60 + Int(elapsed * 400), "\(before) lines before the signal, \(after.count) after")
     }
 
     @Test("replay --follow into a regular file: appended lines arrive while it runs, and Ctrl-C keeps them all")
@@ -98,7 +100,8 @@ import Testing
         let log = try Self.generated(20_000, in: dir)
         let trace = dir + "/trace.txt"
         let run = try CLI.shell(
-            "strace -f -e trace=write -e signal=none -o '\(trace)' \(CLI.shellBinary) replay '\(log)' --format raw --color never | wc -l")
+            "strace -f -e trace=write -e signal=none -o '\(trace)' \(CLI.shellBinary) replay '\(log)' --format raw --color never | wc -l"
+        )
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.text.trimmingCharacters(in: .whitespacesAndNewlines) == "20000")
         let writes = String(decoding: FileManager.default.contents(atPath: trace) ?? Data(), as: UTF8.self)

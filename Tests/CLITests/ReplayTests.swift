@@ -4,7 +4,10 @@ import Testing
 
 /// `chatcap replay`, `dump` and `stats` end to end, on the built binary.
 @Suite(.serialized) struct ReplayTests {
-    static let fixtures = ["privmsg", "usernotice", "moderation", "roomstate", "session", "shared-chat", "edge-cases", "lf-only", "malformed"]
+    static let fixtures = [
+        "privmsg", "usernotice", "moderation", "roomstate", "session", "shared-chat", "edge-cases", "lf-only",
+        "malformed",
+    ]
     static let formats = ["text", "json", "irc", "raw"]
     static var cases: [(String, String)] { fixtures.flatMap { f in formats.map { (f, $0) } } }
 
@@ -15,8 +18,9 @@ import Testing
         if let problem = Golden.check(run.stdout, "\(fixture).\(format)") { Issue.record(Comment(rawValue: problem)) }
     }
 
-    @Test("raw output reproduces every well-formed fixture byte for byte, line endings included",
-          arguments: fixtures.filter { $0 != "malformed" })
+    @Test(
+        "raw output reproduces every well-formed fixture byte for byte, line endings included",
+        arguments: fixtures.filter { $0 != "malformed" })
     func rawIsLossless(fixture: String) throws {
         let run = try CLI.run(["replay", "Fixtures/lines/\(fixture).irc", "--format", "raw"])
         #expect(run.status == 0)
@@ -29,39 +33,51 @@ import Testing
         #expect(dump.status == 0, "\(dump.stderr)")
         if let problem = Golden.check(dump.stdout, "moderation.dump") { Issue.record(Comment(rawValue: problem)) }
         let applied = try CLI.run(["replay", "Fixtures/lines/moderation.irc", "--format", "json", "--apply-moderation"])
-        if let problem = Golden.check(applied.stdout, "moderation.applied.json") { Issue.record(Comment(rawValue: problem)) }
+        if let problem = Golden.check(applied.stdout, "moderation.applied.json") {
+            Issue.record(Comment(rawValue: problem))
+        }
     }
 
     @Test("json and irc output: one object per input line, and jq accepts every one", arguments: ["json", "irc"])
     func jqAccepts(format: String) throws {
         for fixture in Self.fixtures where fixture != "malformed" {
-            let run = try CLI.shell("\(CLI.shellBinary) replay Fixtures/lines/\(fixture).irc --format \(format) | jq -c . > /dev/null")
+            let run = try CLI.shell(
+                "\(CLI.shellBinary) replay Fixtures/lines/\(fixture).irc --format \(format) | jq -c . > /dev/null")
             #expect(run.status == 0, "\(fixture): \(run.stderr)")
         }
     }
 
     @Test("every json and irc line of the golden files validates against the documented JSON Schemas")
     func schemas() throws {
-        let json = try CLI.shell("python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json Fixtures/golden/*.json Fixtures/golden/moderation.dump")
+        let json = try CLI.shell(
+            "python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json Fixtures/golden/*.json Fixtures/golden/moderation.dump"
+        )
         #expect(json.status == 0, "\(json.text)\(json.stderr)")
         #expect(json.text.contains("lines valid"))
-        let irc = try CLI.shell("python3 Scripts/check_ndjson_schema.py docs/irc-atoms.schema.json Fixtures/golden/*.irc")
+        let irc = try CLI.shell(
+            "python3 Scripts/check_ndjson_schema.py docs/irc-atoms.schema.json Fixtures/golden/*.irc")
         #expect(irc.status == 0, "\(irc.text)\(irc.stderr)")
         // And live output of a fixture with every optional field, not only the committed files.
-        let live = try CLI.shell("\(CLI.shellBinary) replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -")
+        let live = try CLI.shell(
+            "\(CLI.shellBinary) replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -"
+        )
         #expect(live.status == 0, "\(live.text)\(live.stderr)")
     }
 
     @Test("a real pipe into jq selects the chat texts")
     func pipeIntoJq() throws {
-        let run = try CLI.shell("\(CLI.shellBinary) replay Fixtures/lines/privmsg.irc --format json | jq -r 'select(.type == \"privmsg\") | .text' | head -n 2")
+        let run = try CLI.shell(
+            "\(CLI.shellBinary) replay Fixtures/lines/privmsg.irc --format json | jq -r 'select(.type == \"privmsg\") | .text' | head -n 2"
+        )
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.text == "good evening chat, what did I miss?\nKappa Keepo Kappa\n")
     }
 
     @Test("when the reader of the pipe exits, chatcap exits 0 quietly")
     func brokenPipe() throws {
-        let run = try CLI.shell("set -o pipefail; \(CLI.shellBinary) replay Fixtures/lines/privmsg.irc Fixtures/lines/usernotice.irc --format json | head -n 1 > /dev/null")
+        let run = try CLI.shell(
+            "set -o pipefail; \(CLI.shellBinary) replay Fixtures/lines/privmsg.irc Fixtures/lines/usernotice.irc --format json | head -n 1 > /dev/null"
+        )
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty, "\(run.stderr)")
     }
@@ -71,7 +87,9 @@ import Testing
         let run = try CLI.run(["replay", "Fixtures/lines/malformed.irc", "--format", "raw"])
         #expect(run.status == 0)
         #expect(run.lineCount == 4)
-        for line in [2, 3, 5, 6, 7, 9] { #expect(run.stderr.contains("malformed.irc:\(line): malformed line"), "line \(line): \(run.stderr)") }
+        for line in [2, 3, 5, 6, 7, 9] {
+            #expect(run.stderr.contains("malformed.irc:\(line): malformed line"), "line \(line): \(run.stderr)")
+        }
         #expect(run.stderr.contains("malformed.irc:10: line 10"))
         #expect(run.stderr.contains("summary: 4 lines read, 4 written, 6 malformed, 1 over-long skipped"))
         let strict = try CLI.run(["replay", "Fixtures/lines/malformed.irc", "--format", "raw", "--strict"])
@@ -103,7 +121,8 @@ import Testing
 
         var rng = SplitMix64(seed: 7)
         let garbage = dir.appendingPathComponent("garbage.bin")
-        _ = FileManager.default.createFile(atPath: garbage.path, contents: Data((0..<50_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
+        _ = FileManager.default.createFile(
+            atPath: garbage.path, contents: Data((0..<50_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
         let g = try CLI.run(["replay", garbage.path, "--format", "json"])
         #expect(g.status == 65, "\(g.stderr)")
         #expect(g.stderr.contains("no valid IRC line"))
@@ -115,7 +134,8 @@ import Testing
         // A gzip cut in the middle: the lines before the damage come out, the damage is reported.
         let gz = dir.appendingPathComponent("cut.irc.gz")
         let zipped = try CLI.shell("gzip -c Fixtures/lines/privmsg.irc")
-        _ = FileManager.default.createFile(atPath: gz.path, contents: Data(zipped.stdout.prefix(zipped.stdout.count * 2 / 3)))
+        _ = FileManager.default.createFile(
+            atPath: gz.path, contents: Data(zipped.stdout.prefix(zipped.stdout.count * 2 / 3)))
         let t = try CLI.run(["replay", gz.path, "--format", "raw"])
         #expect(t.status == 0, "\(t.stderr)")
         #expect(t.lineCount > 5)
@@ -148,7 +168,9 @@ import Testing
         let viaStdin = try CLI.run(["replay", "-", "--format", "raw"], stdin: bytes)
         #expect(viaStdin.status == 0)
         #expect(viaStdin.lineCount == 10)
-        let dir = try CLI.shell("d=$(mktemp -d) && mkdir -p $d/a $d/b && gzip -c Fixtures/lines/privmsg.irc > $d/a/x.irc.gz && cp Fixtures/lines/usernotice.irc $d/b/y.irc && echo $d")
+        let dir = try CLI.shell(
+            "d=$(mktemp -d) && mkdir -p $d/a $d/b && gzip -c Fixtures/lines/privmsg.irc > $d/a/x.irc.gz && cp Fixtures/lines/usernotice.irc $d/b/y.irc && echo $d"
+        )
         let path = dir.text.trimmingCharacters(in: .whitespacesAndNewlines)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let merged = try CLI.run(["replay", path, "--format", "json"])
@@ -167,7 +189,9 @@ import Testing
         #expect(text.status == 0)
         #expect(text.text.contains("lines: 32"))
         #expect(text.text.contains("privmsg: 3"))
-        let json = try CLI.shell("\(CLI.shellBinary) stats Fixtures/lines/malformed.irc --json | jq -c '[.lines, .malformed, .skipped, (.problems | length)]'")
+        let json = try CLI.shell(
+            "\(CLI.shellBinary) stats Fixtures/lines/malformed.irc --json | jq -c '[.lines, .malformed, .skipped, (.problems | length)]'"
+        )
         #expect(json.text == "[4,6,1,7]\n")
     }
 
@@ -180,7 +204,9 @@ import Testing
             let options = run.text.split(separator: "\n").filter { $0.hasPrefix("  -") }
             #expect(!options.isEmpty)
             for line in options where !line.contains("--help") {
-                #expect(line.split(separator: " ", omittingEmptySubsequences: true).count > 2 || line.count > 30, "\(command): \(line)")
+                #expect(
+                    line.split(separator: " ", omittingEmptySubsequences: true).count > 2 || line.count > 30,
+                    "\(command): \(line)")
             }
         }
     }

@@ -7,7 +7,8 @@ enum TestPKI {
 
     /// - Parameter subjectAltName: the names the certificate is for (OpenSSL syntax).
     static func make(in dir: String, subjectAltName: String = "DNS:localhost,IP:127.0.0.1") throws {
-        let run = try CLI.shell("""
+        let run = try CLI.shell(
+            """
             cd '\(dir)' && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=chatcap test CA" \
             && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=chatcap test server" \
             && printf "subjectAltName=\(subjectAltName)\\n" > ext.cnf \

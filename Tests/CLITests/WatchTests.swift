@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `chatcap watch` end to end: the built binary full-screen inside a private tmux server, read back

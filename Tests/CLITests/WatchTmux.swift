@@ -2,7 +2,7 @@ import ChatTestSupport
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private tmux server (its own `-L` socket) with one window running a plain bash in the

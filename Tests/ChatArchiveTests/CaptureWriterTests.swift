@@ -1,9 +1,9 @@
+import ChatArchive
 import ChatStore
+import ChatTestSupport
 import Foundation
 import IRCWire
-import ChatTestSupport
 import Testing
-import ChatArchive
 import TwitchSession
 
 /// `CaptureWriter` with an injected clock: naming, the time tag, day/hour/size rotation, restart
@@ -26,7 +26,8 @@ import TwitchSession
     }
 
     static func files(_ dir: String) -> [String] {
-        (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".gz") }.sorted()
+        (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".gz") }
+            .sorted()
     }
 
     @Test("rotation parses daily, hourly and sizes")
@@ -50,12 +51,15 @@ import TwitchSession
         try Self.append(writer, ":u!u@u PRIVMSG #chan :no tags", t)
         try Self.append(writer, "PING :tmi.twitch.tv", t)
         try writer.close()
-        #expect(try Self.zcat(dir.path + "/chan/2025-11-21.log.gz") == """
-            @time=2025-11-21T04:26:41.971Z;id=1;tmi-sent-ts=1763699201000 :u!u@u PRIVMSG #Chan :hi there\r
-            @time=2025-11-21T04:26:41.971Z :u!u@u PRIVMSG #chan :no tags\r
+        #expect(
+            try Self.zcat(dir.path + "/chan/2025-11-21.log.gz") == """
+                @time=2025-11-21T04:26:41.971Z;id=1;tmi-sent-ts=1763699201000 :u!u@u PRIVMSG #Chan :hi there\r
+                @time=2025-11-21T04:26:41.971Z :u!u@u PRIVMSG #chan :no tags\r
 
-            """)
-        #expect(try Self.zcat(dir.path + "/_session/2025-11-21.log.gz") == "@time=2025-11-21T04:26:41.971Z PING :tmi.twitch.tv\r\n")
+                """)
+        #expect(
+            try Self.zcat(dir.path + "/_session/2025-11-21.log.gz")
+                == "@time=2025-11-21T04:26:41.971Z PING :tmi.twitch.tv\r\n")
         #expect(writer.channelCounters.first.map { $0.lagSumMs / $0.lagCount } == 971)
 
         let raw = try InputTempDirectory()
@@ -78,7 +82,9 @@ import TwitchSession
         try writer.close()
         #expect(Self.files(dir.path) == ["c/2025-12-31.log.gz", "c/2026-01-01.log.gz"])
         #expect(try Self.zcat(old) == "@time=2025-12-31T23:59:59.999Z :u PRIVMSG #c :before\r\n")
-        #expect(try Self.zcat(dir.path + "/c/2026-01-01.log.gz") == "@time=2026-01-01T00:00:00.000Z :u PRIVMSG #c :after\r\n")
+        #expect(
+            try Self.zcat(dir.path + "/c/2026-01-01.log.gz")
+                == "@time=2026-01-01T00:00:00.000Z :u PRIVMSG #c :after\r\n")
     }
 
     @Test("hourly rotation names files YYYY-MM-DDTHH")
@@ -103,7 +109,8 @@ import TwitchSession
             let t = Self.at("2025-11-21T04:00:00.000Z", mono: Int64(i) * 500).advanced(byMs: Int64(i) * 7)
             try writer.tick(now: t)
             try Self.append(writer, ":u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)", t)
-            expected += "@time=\(Timestamp(milliseconds: t.wallMs).rfc3339) :u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
+            expected +=
+                "@time=\(Timestamp(milliseconds: t.wallMs).rfc3339) :u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
         }
         try writer.close()
         let names = Self.files(dir.path).filter { $0.hasPrefix("c/") }
@@ -139,12 +146,15 @@ import TwitchSession
         try second.close()
         let bytes = [UInt8](FileManager.default.contents(atPath: path)!)
         #expect(bytes.count > firstSize)
-        #expect(Array(bytes[firstSize..<firstSize + 3]) == [0x1F, 0x8B, 0x08], "a second gzip member starts where the first ended")
-        #expect(try Self.zcat(path) == """
-            @time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :one\r
-            @time=2025-11-21T02:00:00.000Z :u PRIVMSG #c :two\r
+        #expect(
+            Array(bytes[firstSize..<firstSize + 3]) == [0x1F, 0x8B, 0x08],
+            "a second gzip member starts where the first ended")
+        #expect(
+            try Self.zcat(path) == """
+                @time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :one\r
+                @time=2025-11-21T02:00:00.000Z :u PRIVMSG #c :two\r
 
-            """)
+                """)
     }
 
     @Test("tick flushes once the interval has passed, so an unclosed file is readable")
@@ -182,7 +192,9 @@ import TwitchSession
         var thrown: CaptureError? = nil
         do {
             for i in 0..<100 {
-                try Self.append(writer, ":u PRIVMSG #c :lost \(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)", Self.at("2025-11-22T01:00:00.000Z"))
+                try Self.append(
+                    writer, ":u PRIVMSG #c :lost \(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)",
+                    Self.at("2025-11-22T01:00:00.000Z"))
             }
             try writer.flushAll()
         } catch let error as CaptureError { thrown = error }
@@ -215,8 +227,12 @@ import TwitchSession
         try writer.record(.gap(Gap(channel: "c", fromWallMs: t - 1500, toWallMs: t, reason: .endOfStream)))
         try writer.close()
         let text = try Self.zcat(dir.path + "/_session/2025-11-21.log.gz")
-        #expect(text.hasPrefix("@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE connected * :connected (connection 2)\r\n"))
-        #expect(text.contains("@time=2025-11-21T01:00:00.000Z;gap-from=2025-11-21T00:59:58.500Z;gap-to=2025-11-21T01:00:00.000Z :chatcap CAPTURE gap #c :gap in #c"))
+        #expect(
+            text.hasPrefix("@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE connected * :connected (connection 2)\r\n"))
+        #expect(
+            text.contains(
+                "@time=2025-11-21T01:00:00.000Z;gap-from=2025-11-21T00:59:58.500Z;gap-to=2025-11-21T01:00:00.000Z :chatcap CAPTURE gap #c :gap in #c"
+            ))
         #expect(writer.reconnects == 1 && writer.gaps == 1)
     }
 
@@ -232,7 +248,10 @@ import TwitchSession
         try writer.close()
         #expect(writer.unparsedLines == 2 && writer.lineCount == 2)
         let stored = try InputShell.run("zcat \(InputShell.quote(dir.path + "/_session/2025-11-21.log.gz"))").output
-        #expect(stored == Array("@time=2025-11-21T04:26:41.971Z;a=b\r\n@time=2025-11-21T04:26:41.971Z ".utf8) + [0xFF, 0x20, 0x01, 13, 10])
+        #expect(
+            stored == Array("@time=2025-11-21T04:26:41.971Z;a=b\r\n@time=2025-11-21T04:26:41.971Z ".utf8) + [
+                0xFF, 0x20, 0x01, 13, 10,
+            ])
 
         let raw = try InputTempDirectory()
         let verbatim = try CaptureWriter(directory: raw.path, options: CaptureOptions(verbatim: true))
@@ -266,11 +285,15 @@ import TwitchSession
         let channels = json["channels"] as! [[String: Any]]
         #expect(channels.map { $0["channel"] as! String } == ["a", "b", "_session"])
         #expect(channels[0]["messages_per_second"] as? Double == 15.0 && channels[0]["mean_lag_ms"] as? Int == 200)
-        #expect(channels[0]["lines"] as? Int == 31 && channels[0]["messages"] as? Int == 30, "a JOIN is a line, not a message")
+        #expect(
+            channels[0]["lines"] as? Int == 31 && channels[0]["messages"] as? Int == 30,
+            "a JOIN is a line, not a message")
         // Rates are since the previous snapshot: nothing new in the next second.
         let second = status.snapshot(writer, now: start.advanced(byMs: 3_000))
         #expect(second.line.hasPrefix("#a 0.0 msg/s  #b 0.0 msg/s | 32 lines"), "\(second.line)")
-        #expect(CaptureStatus.Snapshot.duration(ms: 31_567_453_788) == "365d" && CaptureStatus.Snapshot.duration(ms: 12_345) == "12.3s")
+        #expect(
+            CaptureStatus.Snapshot.duration(ms: 31_567_453_788) == "365d"
+                && CaptureStatus.Snapshot.duration(ms: 12_345) == "12.3s")
         try writer.close()
     }
 
@@ -287,7 +310,9 @@ import TwitchSession
         try writer.record(.disconnected(.endOfStream, at: t.wallMs + 10))
         try writer.waitForWrites()
         let r = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null")
-        #expect(String(decoding: r.output, as: UTF8.self) == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :before the break\r\n")
+        #expect(
+            String(decoding: r.output, as: UTF8.self)
+                == "@time=2025-11-21T01:00:00.000Z :u PRIVMSG #c :before the break\r\n")
         try writer.close()
     }
 }

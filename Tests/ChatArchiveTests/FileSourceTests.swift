@@ -1,8 +1,8 @@
-import Foundation
-import ChatTestSupport
-import Testing
 import ChatArchive
 import ChatPosix
+import ChatTestSupport
+import Foundation
+import Testing
 
 @Suite struct FileSourceTests {
     @Test("reads a file whole, whatever the read size", arguments: [1, 3, 4096, 1 << 16])

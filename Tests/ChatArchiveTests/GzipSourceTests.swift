@@ -1,8 +1,8 @@
-import Foundation
-import ChatTestSupport
-import Testing
 import ChatArchive
 import ChatPosix
+import ChatTestSupport
+import Foundation
+import Testing
 
 /// A byte source over an array, handing out at most `step` bytes per read: the compressed side of
 /// `GzipSource` in tests, drip-fed.

@@ -1,8 +1,8 @@
-import Foundation
-import ChatTestSupport
-import Testing
 import ChatArchive
 import ChatPosix
+import ChatTestSupport
+import Foundation
+import Testing
 
 @Suite struct GzipWriterTests {
     static func zcat(_ path: String) throws -> InputShell.Result {

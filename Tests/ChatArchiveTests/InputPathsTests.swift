@@ -1,8 +1,8 @@
-import Foundation
-import ChatTestSupport
-import Testing
 import ChatArchive
 import ChatPosix
+import ChatTestSupport
+import Foundation
+import Testing
 
 @Suite struct InputPathsTests {
     @Test("directories are searched recursively for logs, in name order, skipping hidden entries")

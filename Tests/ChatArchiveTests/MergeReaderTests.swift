@@ -1,10 +1,10 @@
+import ChatArchive
+import ChatPosix
 import ChatStore
 import ChatTestSupport
 import Foundation
 import IRCWire
 import Testing
-import ChatArchive
-import ChatPosix
 
 /// What a merge handed out, copied for comparison.
 struct MergeRecord: Equatable, CustomStringConvertible {
@@ -31,7 +31,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
     static func run(_ reader: MergeReader, dir: InputTempDirectory? = nil) -> [MergeRecord] {
         var out: [MergeRecord] = []
         // swift-format-ignore: ReplaceForEachWithForLoop
-        reader.forEach { event, bytes in
+        reader.forEachEvent { event, bytes in
             let at = event.location
             var name = at.inputName
             if let dir, name.hasPrefix(dir.path + "/") { name = String(name.dropFirst(dir.path.count + 1)) }

@@ -1,7 +1,7 @@
-import Foundation
-import ChatTestSupport
-import Testing
 import ChatArchive
+import ChatTestSupport
+import Foundation
+import Testing
 
 /// `WriteSpool` with real file descriptors: a named pipe read slowly by the test stands in for a disk
 /// slower than the producer (its `write(2)` blocks once the pipe's 64 KiB are full).
@@ -48,7 +48,9 @@ import ChatArchive
         return try InputShell.run("zcat \(InputShell.quote(path))").output
     }
 
-    @Test("a slow disk: the producer is stopped at the limit, each stop is reported, memory stays bounded, nothing is lost")
+    @Test(
+        "a slow disk: the producer is stopped at the limit, each stop is reported, memory stays bounded, nothing is lost"
+    )
     func backPressureOnSlowPipe() throws {
         let dir = try InputTempDirectory()
         let fifo = try dir.file("slow.gz")

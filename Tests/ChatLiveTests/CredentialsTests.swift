@@ -1,6 +1,6 @@
+import ChatLive
 import Foundation
 import IRCWire
-import ChatLive
 import Testing
 import TwitchSession
 

@@ -1,8 +1,8 @@
+import ChatNet
+import ChatPosix
 import Glibc
 import Synchronization
 import Testing
-import ChatNet
-import ChatPosix
 import TwitchSession
 
 @Suite struct EventLoopTests {

@@ -1,8 +1,8 @@
+import ChatNet
+import ChatTestSupport
 import Glibc
 import IRCWire
-import ChatTestSupport
 import Testing
-import ChatNet
 
 /// A connected pair of Unix stream sockets: `connection` is ours, `peer` is the raw other end.
 struct SocketPairFixture {

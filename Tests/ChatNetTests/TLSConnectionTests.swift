@@ -1,7 +1,7 @@
-import Foundation
-import ChatTestSupport
-import Testing
 import ChatNet
+import ChatTestSupport
+import Foundation
+import Testing
 
 @Suite struct TLSConnectionTests {
     @Test("with the test CA: the handshake completes and lines go both ways, non-blocking")

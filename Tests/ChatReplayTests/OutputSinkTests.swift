@@ -1,6 +1,6 @@
-import Foundation
 import ChatReplay
 import ChatTestSupport
+import Foundation
 import Testing
 
 /// `OutputSink` over a real pipe: large writes whatever the descriptor, and nothing held longer than

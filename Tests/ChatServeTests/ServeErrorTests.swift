@@ -1,11 +1,11 @@
+import ChatArchive
+import ChatNet
+import ChatPosix
+import ChatServe
 import ChatTestSupport
 import Foundation
 import Glibc
 import Testing
-import ChatArchive
-import ChatServe
-import ChatPosix
-import ChatNet
 
 /// `ChatServer` start-up errors: inputs, a port in use.
 @Suite struct ServeErrorTests {

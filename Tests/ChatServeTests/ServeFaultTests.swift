@@ -1,7 +1,7 @@
+import ChatServe
 import Foundation
 import Glibc
 import Testing
-import ChatServe
 
 /// The test switches of `chatcap serve`: RECONNECT, drop, stall and refused JOINs, over real sockets.
 @Suite struct ServeFaultTests {

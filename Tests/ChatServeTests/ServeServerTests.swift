@@ -1,10 +1,10 @@
+import ChatPosix
+import ChatServe
 import ChatTestSupport
 import Foundation
 import Glibc
 import IRCWire
 import Testing
-import ChatPosix
-import ChatServe
 import TwitchSession
 
 /// `ChatServer` over real sockets on 127.0.0.1: the login, JOIN, the replay and its filter, PING.

@@ -1,9 +1,9 @@
-import Foundation
-import Glibc
-import ChatTestSupport
-import Testing
 import ChatNet
 import ChatServe
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
 
 /// `ChatServer` with `--tls-cert/--tls-key`: a throwaway CA and server certificate made with the
 /// `openssl` CLI, and the client ``TLSConnection`` verifying against that CA.

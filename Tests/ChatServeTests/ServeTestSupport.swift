@@ -1,11 +1,11 @@
+import ChatNet
+import ChatPosix
+import ChatServe
 import ChatTestSupport
 import Foundation
 import IRCWire
 import Synchronization
 import Testing
-import ChatNet
-import ChatPosix
-import ChatServe
 import TwitchSession
 
 /// A ``ChatServer`` running on a thread of its own, as `chatcap serve` runs it, for tests that talk

@@ -1,7 +1,8 @@
-@testable import ChatStore
 import ChatTestSupport
 import IRCWire
 import Testing
+
+@testable import ChatStore
 
 /// Feeds a fixture through framer → parser → store, as the ingest loop does.
 func ingestFixture(_ file: String, into store: ChatStore) throws -> [Int: [UInt64]] {
@@ -86,7 +87,9 @@ struct NotLive: Error { var seq: UInt64 }
         let store = ChatStore(capacity: 3)
         let reader = try #require(store.readers.makeReader())
         func add(_ channel: String, _ login: String, _ n: Int) throws -> UInt64 {
-            let bytes = Array("@display-name=\(login.uppercased());color=#FF0000;user-id=\(login.count) :\(login)!x@x PRIVMSG #\(channel) :m\(n)".utf8)
+            let bytes = Array(
+                "@display-name=\(login.uppercased());color=#FF0000;user-id=\(login.count) :\(login)!x@x PRIVMSG #\(channel) :m\(n)"
+                    .utf8)
             return try store.ingest(bytes.span, receivedAt: 0).seq
         }
         let a = try add("one", "alice", 0)
@@ -116,7 +119,8 @@ struct NotLive: Error { var seq: UInt64 }
     func boundedIndexes() throws {
         let store = ChatStore(capacity: 100)
         for n in 0..<5_000 {
-            let bytes = Array("@id=id\(n);user-id=\(n % 1_000);display-name=U\(n % 1_000) :u\(n % 1_000)!u@u PRIVMSG #c :hi".utf8)
+            let bytes = Array(
+                "@id=id\(n);user-id=\(n % 1_000);display-name=U\(n % 1_000) :u\(n % 1_000)!u@u PRIVMSG #c :hi".utf8)
             _ = try store.ingest(bytes.span, receivedAt: 0)
         }
         #expect(store.interner.count <= 2 * 100)

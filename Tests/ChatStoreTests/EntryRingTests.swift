@@ -1,12 +1,14 @@
-@testable import ChatStore
 import IRCWire
 import Testing
+
+@testable import ChatStore
 
 @Suite struct EntryRingTests {
     let registry = ReaderRegistry()
 
-    @Test("every wrap position of small rings: live range, contents, eviction answers gone",
-          arguments: [1, 2, 3, 5])
+    @Test(
+        "every wrap position of small rings: live range, contents, eviction answers gone",
+        arguments: [1, 2, 3, 5])
     func wrapPositions(capacity: Int) throws {
         let reader = try #require(registry.makeReader())
         for start in 0..<capacity {
@@ -23,10 +25,16 @@ import Testing
                 if live.lowerBound > first {
                     #expect(text(ring, live.lowerBound - 1, reader) == nil)
                     let gone = ring.withEntry(live.lowerBound - 1, reader: reader) { _, _ in 0 }
-                    guard case .gone = gone else { Issue.record("expected gone"); return }
+                    guard case .gone = gone else {
+                        Issue.record("expected gone")
+                        return
+                    }
                 }
                 let future = ring.withEntry(seq + 1, reader: reader) { _, _ in 0 }
-                guard case .notYet = future else { Issue.record("expected notYet"); return }
+                guard case .notYet = future else {
+                    Issue.record("expected notYet")
+                    return
+                }
             }
         }
     }
@@ -104,7 +112,10 @@ import Testing
         #expect(!ring.setTombstone(0, .cleared))
         #expect(ring.setTombstone(0, .banned))
         let found = ring.withEntry(0, reader: reader) { info, _ in info.tombstone }
-        guard case .found(let t) = found else { Issue.record("missing"); return }
+        guard case .found(let t) = found else {
+            Issue.record("missing")
+            return
+        }
         #expect(t == .banned)
         #expect(!ring.setTombstone(7, .deleted))  // not live
     }
@@ -119,8 +130,9 @@ import Testing
         }
     }
 
-    @Test("rings that start with fewer slots grow to their capacity and wrap correctly at every position",
-          arguments: [1, 2, 3, 5, 8, 13])
+    @Test(
+        "rings that start with fewer slots grow to their capacity and wrap correctly at every position",
+        arguments: [1, 2, 3, 5, 8, 13])
     func growthAtEveryPosition(capacity: Int) throws {
         let reader = try #require(registry.makeReader())
         for initialSlots in 1...3 {

@@ -1,5 +1,6 @@
-@testable import ChatStore
 import Testing
+
+@testable import ChatStore
 
 @Suite struct HashIndexTests {
     @Test("insert, replace, remove with backward shift keeps every other key reachable")
@@ -8,7 +9,7 @@ import Testing
         var model: [UInt64: UInt64] = [:]
         var rng: UInt64 = 12345
         for step in 0..<20_000 {
-            rng = rng &* 6364136223846793005 &+ 1442695040888963407
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let key = (rng >> 33) % 100 + 1
             if step % 3 == 0 {
                 index.remove(key)

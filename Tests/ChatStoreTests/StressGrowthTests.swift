@@ -1,7 +1,8 @@
-@testable import ChatStore
 import IRCWire
 import Synchronization
 import Testing
+
+@testable import ChatStore
 
 /// Readers on another thread while rings grow: the appender fills one new channel after another, so
 /// every channel's slot table doubles from 16 slots to its capacity and its byte storage grows
@@ -17,7 +18,9 @@ import Testing
         let done = Flag()
         let tally = Tally()
         @Sendable func bytes(_ channel: Int, _ seq: Int) -> [UInt8] {
-            Array("@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 300))".utf8)
+            Array(
+                "@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 300))"
+                    .utf8)
         }
         _ = try store.ingest(bytes(0, 0).span, receivedAt: 0)
 
@@ -41,7 +44,9 @@ import Testing
                     }
                     k = (k &+ 7) % UInt64(live.count)
                     let seq = live.lowerBound + k
-                    if case .found(let ok) = log.ring.withEntry(seq, reader: reader, { StressTests.matches(seq, $0, $1) }) {
+                    if case .found(let ok) = log.ring.withEntry(
+                        seq, reader: reader, { StressTests.matches(seq, $0, $1) })
+                    {
                         tally.record(ok)
                     }
                 }
@@ -53,7 +58,8 @@ import Testing
         #expect(store.channelCount == channels)
         for c in 0..<channels {
             let ring = try #require(store.log(at: c)).ring
-            #expect(ring.slotCapacity == capacity && ring.liveRange == UInt64(perChannel - capacity)..<UInt64(perChannel))
+            #expect(
+                ring.slotCapacity == capacity && ring.liveRange == UInt64(perChannel - capacity)..<UInt64(perChannel))
         }
     }
 }

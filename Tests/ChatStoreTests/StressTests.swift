@@ -1,10 +1,11 @@
-@testable import ChatStore
 import IRCWire
 import Synchronization
 import Testing
 
+@testable import ChatStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One appender at full speed and readers on their own threads resolving windows and entries at the
@@ -30,7 +31,8 @@ import Glibc
         let threads = [
             spawn {
                 for n in 1..<total {
-                    _ = try! store.ingest(line(UInt64(n), padding: n % 5 == 0 ? 900 : n % 200).span, receivedAt: Int64(n))
+                    _ = try! store.ingest(
+                        line(UInt64(n), padding: n % 5 == 0 ? 900 : n % 200).span, receivedAt: Int64(n))
                     if n % 64 == 0 { store.publish(now: Int64(n)) }
                 }
                 store.publish(now: Int64(total), force: true)
@@ -56,7 +58,8 @@ import Glibc
                     guard !live.isEmpty else { continue }
                     k = (k + 1) % 8
                     let seq = live.lowerBound + min(k, UInt64(live.count - 1))
-                    let found = log.ring.withEntry(seq, reader: reader) { info, bytes in Self.matches(seq, info, bytes) }
+                    let found = log.ring.withEntry(seq, reader: reader) { info, bytes in Self.matches(seq, info, bytes)
+                    }
                     if case .found(let ok) = found { oldestReader.record(ok) }
                 }
             },
@@ -101,11 +104,13 @@ func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     }
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
     var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
+    let rc = pthread_create(
+        &thread, nil,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
     precondition(rc == 0, "pthread_create failed: \(rc)")
     return thread
 }

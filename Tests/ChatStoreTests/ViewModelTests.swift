@@ -1,6 +1,7 @@
-@testable import ChatStore
 import IRCWire
 import Testing
+
+@testable import ChatStore
 
 @Suite struct ViewModelTests {
     func add(_ store: ChatStore, _ n: Int) {

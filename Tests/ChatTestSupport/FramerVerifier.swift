@@ -67,7 +67,9 @@ public enum FramerVerifier: Sendable {
 
     /// The chunkings every framing test uses: 1, 2, 3, 7 and 64 bytes, seeded random sizes, and all
     /// at once. Returns the output of each, labelled.
-    public static func allChunkings(_ input: [UInt8], maxLineLength: Int = LineFramer.defaultMaxLineLength, seed: UInt64 = 42)
+    public static func allChunkings(
+        _ input: [UInt8], maxLineLength: Int = LineFramer.defaultMaxLineLength, seed: UInt64 = 42
+    )
         -> [(label: String, output: FramedOutput)]
     {
         var results: [(String, FramedOutput)] = []
@@ -75,9 +77,13 @@ public enum FramerVerifier: Sendable {
             results.append(("\(size)-byte chunks", frame(input, maxLineLength: maxLineLength) { size }))
         }
         var rng = SplitMix64(seed: seed)
-        results.append(("random chunks (seed \(seed))", frame(input, maxLineLength: maxLineLength) {
-            Int(rng.next() % 300) + 1
-        }))
+        results.append(
+            (
+                "random chunks (seed \(seed))",
+                frame(input, maxLineLength: maxLineLength) {
+                    Int(rng.next() % 300) + 1
+                }
+            ))
         results.append(("all at once", frame(input, maxLineLength: maxLineLength) { input.count }))
         return results
     }

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 public import ChatArchive
 public import ChatPosix
+import Foundation
+import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the value goes away.
 public final class InputTempDirectory: @unchecked Sendable {  // immutable after init
@@ -35,8 +35,8 @@ public final class InputTempDirectory: @unchecked Sendable {  // immutable after
 }
 
 /// Runs shell commands of the real tools (`gzip`, `zcat`) for the tests.
-public enum InputShell {
-    public struct Result {
+public enum InputShell: Sendable {
+    public struct Result: Sendable {
         public var status: Int32
         public var output: [UInt8]
         public var errors: String
@@ -69,7 +69,8 @@ public enum InputShell {
 
 /// Reads `source` to its end in reads of at most `chunk` bytes; returns the bytes and the error that
 /// ended it, if any.
-public func drainSource(_ source: inout some ByteSource, chunk: Int = 64 * 1024) -> (bytes: [UInt8], error: InputError?) {
+public func drainSource(_ source: inout some ByteSource, chunk: Int = 64 * 1024) -> (bytes: [UInt8], error: InputError?)
+{
     var out: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: chunk)
     while true {
@@ -92,7 +93,9 @@ public func drainSource(_ source: inout some ByteSource, chunk: Int = 64 * 1024)
 }
 
 /// `count` chat lines with `time` tags one second apart from `start` (ms), for input tests.
-public func sampleChatLines(_ count: Int, channel: String = "c", start: Int64 = 1_763_699_201_000, text: String = "hello")
+public func sampleChatLines(
+    _ count: Int, channel: String = "c", start: Int64 = 1_763_699_201_000, text: String = "hello"
+)
     -> [UInt8]
 {
     var out: [UInt8] = []
@@ -104,7 +107,7 @@ public func sampleChatLines(_ count: Int, channel: String = "c", start: Int64 = 
 }
 
 /// A small deterministic generator for reproducible random tests: ChatTestSupport's `SplitMix64`.
-public struct InputRandom {
+public struct InputRandom: Sendable {
     private var generator: SplitMix64
     public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
     public mutating func next() -> UInt64 { generator.next() }

@@ -2,7 +2,7 @@ import Glibc
 import Testing
 
 /// A listening TCP socket on 127.0.0.1 with a kernel-chosen port.
-public struct SocketLoopbackListener {
+public struct SocketLoopbackListener: Sendable {
     public let descriptor: Int32
     public let port: UInt16
 

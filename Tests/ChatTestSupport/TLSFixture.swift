@@ -1,13 +1,13 @@
+public import ChatNet
+import ChatPosix
 import Foundation
 import IRCWire
 import Testing
-public import ChatNet
-import ChatPosix
 import TwitchSession
 
 /// A throwaway PKI made with the `openssl` CLI in a temp directory: a test CA, a server certificate
 /// for `localhost` and 127.0.0.1, and one for `other.example` (for name mismatches).
-public struct TLSTestPKI {
+public struct TLSTestPKI: Sendable {
     public let directory: String
     public var caFile: String { directory + "/ca.pem" }
 
@@ -161,3 +161,10 @@ public func tlsExchange(_ connection: TLSConnection, _ line: String, timeoutMs: 
     Issue.record("no answer within \(timeoutMs) ms")
     return nil
 }
+
+/// Owns an `openssl s_server` process; used by one test at a time.
+@available(*, unavailable)
+extension TLSTestServer: Sendable {}
+
+@available(*, unavailable)
+extension TLSTestBed: Sendable {}

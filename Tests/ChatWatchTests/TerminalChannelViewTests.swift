@@ -1,8 +1,8 @@
 import ChatStore
 import ChatTestSupport
+import ChatWatch
 import IRCWire
 import Testing
-import ChatWatch
 
 /// Composition and scrolling of one channel's view, on a store filled from fixtures (no terminal).
 @Suite struct TerminalChannelViewTests {

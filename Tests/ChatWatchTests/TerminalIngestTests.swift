@@ -1,11 +1,11 @@
+import ChatArchive
+import ChatPosix
 import ChatStore
 import ChatTestSupport
+import ChatWatch
 import Foundation
 import IRCWire
 import Testing
-import ChatArchive
-import ChatPosix
-import ChatWatch
 
 /// The owner side of `watch`: channels shown as they appear, room settings, rates, problems, pacing.
 @Suite struct TerminalIngestTests {

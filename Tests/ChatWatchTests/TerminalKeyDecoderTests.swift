@@ -1,5 +1,5 @@
-import Testing
 import ChatWatch
+import Testing
 
 @Suite struct TerminalKeyDecoderTests {
     static func decode(_ bytes: [UInt8], flush: Bool = false) -> [Key] {

@@ -1,11 +1,11 @@
+import ChatArchive
+import ChatFormat
 import ChatStore
 import ChatTestSupport
+import ChatWatch
 import Foundation
 import IRCWire
 import Testing
-import ChatArchive
-import ChatFormat
-import ChatWatch
 
 /// Replays `Fixtures/lines/<names>` into a fresh store through the watch ingest path.
 func watchStore(_ names: [String], channels: [String] = [], capacity: Int = 2_500, windowSize: Int = 150)

@@ -1,5 +1,5 @@
-import Testing
 import ChatWatch
+import Testing
 
 @Suite struct TerminalScreenTests {
     static func rows(_ texts: [String]) -> [ScreenRow] {

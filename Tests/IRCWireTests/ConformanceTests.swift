@@ -31,15 +31,17 @@ import Yams
             params: (dict["params"] as? [Any])?.map { "\($0)" } ?? [])
     }
 
-    static let splitCases: [SplitCase] = (try? load("msg-split.yaml").map {
-        SplitCase(input: $0["input"] as? String ?? "", atoms: atoms($0["atoms"] as? [String: Any] ?? [:]))
-    }) ?? []
+    static let splitCases: [SplitCase] =
+        (try? load("msg-split.yaml").map {
+            SplitCase(input: $0["input"] as? String ?? "", atoms: atoms($0["atoms"] as? [String: Any] ?? [:]))
+        }) ?? []
 
-    static let joinCases: [JoinCase] = (try? load("msg-join.yaml").map {
-        JoinCase(
-            desc: $0["desc"] as? String ?? "", atoms: atoms($0["atoms"] as? [String: Any] ?? [:]),
-            matches: ($0["matches"] as? [String]) ?? [])
-    }) ?? []
+    static let joinCases: [JoinCase] =
+        (try? load("msg-join.yaml").map {
+            JoinCase(
+                desc: $0["desc"] as? String ?? "", atoms: atoms($0["atoms"] as? [String: Any] ?? [:]),
+                matches: ($0["matches"] as? [String]) ?? [])
+        }) ?? []
 
     @Test("the suite is there and complete") func suiteLoaded() throws {
         // Fails loudly (instead of passing on zero cases) when ../shared is missing.
@@ -63,6 +65,8 @@ import Yams
         let line = String(decoding: out, as: UTF8.self)
         #expect(c.matches.contains(line), "\(line) is none of \(c.matches)")
         // And what we write parses back to the same atoms.
-        #expect(try Atoms.parse(out) == Atoms(tags: c.atoms.tags, source: c.atoms.source, verb: c.atoms.verb, params: c.atoms.params))
+        #expect(
+            try Atoms.parse(out)
+                == Atoms(tags: c.atoms.tags, source: c.atoms.source, verb: c.atoms.verb, params: c.atoms.params))
     }
 }

@@ -50,10 +50,12 @@ import Testing
         }
     }
 
-    @Test("line counts match the fixture README, and every line of a good fixture parses", arguments: [
-        ("privmsg.irc", 25), ("usernotice.irc", 24), ("moderation.irc", 14), ("roomstate.irc", 10),
-        ("session.irc", 32), ("shared-chat.irc", 13), ("edge-cases.irc", 18), ("lf-only.irc", 8),
-    ])
+    @Test(
+        "line counts match the fixture README, and every line of a good fixture parses",
+        arguments: [
+            ("privmsg.irc", 25), ("usernotice.irc", 24), ("moderation.irc", 14), ("roomstate.irc", 10),
+            ("session.irc", 32), ("shared-chat.irc", 13), ("edge-cases.irc", 18), ("lf-only.irc", 8),
+        ])
     func goodFixtures(file: String, lines: Int) throws {
         let t = try Self.tally(file)
         #expect(t.framed == lines)
@@ -61,10 +63,12 @@ import Testing
         #expect(t.rejected.isEmpty, "\(t.rejected)")
     }
 
-    @Test("fixtures we claim to cover carry no unknown tags", arguments: [
-        "privmsg.irc", "usernotice.irc", "moderation.irc", "roomstate.irc", "session.irc", "shared-chat.irc",
-        "lf-only.irc",
-    ])
+    @Test(
+        "fixtures we claim to cover carry no unknown tags",
+        arguments: [
+            "privmsg.irc", "usernotice.irc", "moderation.irc", "roomstate.irc", "session.irc", "shared-chat.irc",
+            "lf-only.irc",
+        ])
     func noUnknownTags(file: String) throws {
         #expect(try Self.tally(file).unknownTags == 0)
     }
@@ -82,10 +86,11 @@ import Testing
         let t = try Self.tally("malformed.irc")
         #expect(t.commands == [.privmsg: 4])
         #expect(t.rejected.map(\.line) == [2, 3, 5, 6, 7, 9])
-        #expect(t.rejected.map(\.error) == [
-            .empty, .missingCommand(offset: 93), .missingCommand(offset: 32), .empty, .invalidCommand(offset: 0),
-            .invalidCommand(offset: 0),
-        ])
+        #expect(
+            t.rejected.map(\.error) == [
+                .empty, .missingCommand(offset: 93), .missingCommand(offset: 32), .empty, .invalidCommand(offset: 0),
+                .invalidCommand(offset: 0),
+            ])
         #expect(t.skipped.map(\.lineNumber) == [10])
         #expect(t.skipped.first?.length == 20_000)
     }
@@ -98,8 +103,10 @@ import Testing
         #expect(t.commands[.part] == 1)
         #expect(t.commands[.notice] == 4)
         #expect(t.commands[.hosttarget] == 2)
-        for c in [TwitchCommand.cap, .globaluserstate, .roomstate, .userstate, .ping, .pong, .whisper, .reconnect,
-                  .names, .endOfNames, .unknown] {
+        for c in [
+            TwitchCommand.cap, .globaluserstate, .roomstate, .userstate, .ping, .pong, .whisper, .reconnect,
+            .names, .endOfNames, .unknown,
+        ] {
             #expect(t.commands[c] == 1, "\(c)")
         }
         let numerics = t.commands.filter { if case .numeric = $0.key { true } else { false } }.values.reduce(0, +)
@@ -117,12 +124,14 @@ import Testing
                 kinds.append(n.kind.name!.description)
             }
         }
-        #expect(kinds == [
-            "sub", "resub", "submysterygift", "subgift", "subgift", "giftpaidupgrade", "rewardgift",
-            "anongiftpaidupgrade", "raid", "unraid", "ritual", "bitsbadgetier", "announcement", "announcement",
-            "communitypayforward", "standardpayforward", "primepaidupgrade", "extendsub", "charitydonation",
-            "viewermilestone", "viewermilestone", "sharedchatnotice", "onetapgiftredeemed", "unknown:futurething2027",
-        ])
+        #expect(
+            kinds == [
+                "sub", "resub", "submysterygift", "subgift", "subgift", "giftpaidupgrade", "rewardgift",
+                "anongiftpaidupgrade", "raid", "unraid", "ritual", "bitsbadgetier", "announcement", "announcement",
+                "communitypayforward", "standardpayforward", "primepaidupgrade", "extendsub", "charitydonation",
+                "viewermilestone", "viewermilestone", "sharedchatnotice", "onetapgiftredeemed",
+                "unknown:futurething2027",
+            ])
     }
 
     @Test("privmsg.irc lines 16–18: emotes in code points around astral characters, clamped and dropped")

@@ -8,11 +8,12 @@ import Testing
     @Test("CRLF and bare LF both end lines; the terminator is reported")
     func terminators() {
         let out = FramerVerifier.frame(Self.bytes("a\r\nb\nc\r\n"), chunks: { 1 })
-        #expect(out.items == [
-            .line(Self.bytes("a"), number: 1, offset: 0, terminator: .crlf),
-            .line(Self.bytes("b"), number: 2, offset: 3, terminator: .lf),
-            .line(Self.bytes("c"), number: 3, offset: 5, terminator: .crlf),
-        ])
+        #expect(
+            out.items == [
+                .line(Self.bytes("a"), number: 1, offset: 0, terminator: .crlf),
+                .line(Self.bytes("b"), number: 2, offset: 3, terminator: .lf),
+                .line(Self.bytes("c"), number: 3, offset: 5, terminator: .crlf),
+            ])
     }
 
     @Test("a final line without terminator is handed out by finish()")

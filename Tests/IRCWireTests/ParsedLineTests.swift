@@ -8,17 +8,19 @@ import Testing
         do throws(LineError) { return .success(try ParsedLine.parse(bytes.span)) } catch { return .failure(error) }
     }
 
-    @Test("malformed lines are errors with the offset where parsing stopped", arguments: [
-        ("", LineError.empty),
-        ("@a=b;c", .missingCommand(offset: 6)),
-        ("@a=b ", .missingCommand(offset: 5)),
-        (":source", .missingCommand(offset: 7)),
-        (":source   ", .missingCommand(offset: 10)),
-        ("@a :src", .missingCommand(offset: 7)),
-        ("PRIV\u{0}MSG #c :x", .invalidCommand(offset: 4)),
-        ("\u{1}\u{2}garbage", .invalidCommand(offset: 0)),
-        ("@a=b :src PRIV/MSG", .invalidCommand(offset: 14)),
-    ])
+    @Test(
+        "malformed lines are errors with the offset where parsing stopped",
+        arguments: [
+            ("", LineError.empty),
+            ("@a=b;c", .missingCommand(offset: 6)),
+            ("@a=b ", .missingCommand(offset: 5)),
+            (":source", .missingCommand(offset: 7)),
+            (":source   ", .missingCommand(offset: 10)),
+            ("@a :src", .missingCommand(offset: 7)),
+            ("PRIV\u{0}MSG #c :x", .invalidCommand(offset: 4)),
+            ("\u{1}\u{2}garbage", .invalidCommand(offset: 0)),
+            ("@a=b :src PRIV/MSG", .invalidCommand(offset: 14)),
+        ])
     func errors(input: String, expected: LineError) {
         #expect(Self.parse(input) == .failure(expected))
     }
@@ -71,10 +73,12 @@ import Testing
         }
     }
 
-    @Test("tag values unescape lazily: every escape, unknown escapes, a lone trailing backslash", arguments: [
-        ("a\\:b", "a;b"), ("a\\sb", "a b"), ("a\\\\b", "a\\b"), ("a\\rb", "a\rb"), ("a\\nb", "a\nb"),
-        ("a\\xb", "axb"), ("ab\\", "ab"), ("\\s", " "), ("", ""), ("\\\\\\s", "\\ "),
-    ])
+    @Test(
+        "tag values unescape lazily: every escape, unknown escapes, a lone trailing backslash",
+        arguments: [
+            ("a\\:b", "a;b"), ("a\\sb", "a b"), ("a\\\\b", "a\\b"), ("a\\rb", "a\rb"), ("a\\nb", "a\nb"),
+            ("a\\xb", "axb"), ("ab\\", "ab"), ("\\s", " "), ("", ""), ("\\\\\\s", "\\ "),
+        ])
     func unescape(raw: String, expected: String) throws {
         let bytes = Array("@k=\(raw) X".utf8)
         let parsed = try ParsedLine.parse(bytes.span)

@@ -13,7 +13,6 @@ struct Viewed {
         message = try TwitchMessage.parse(bytes.span)
     }
 
-
     var privmsg: Privmsg? { message.privmsg(in: bytes.span) }
     var userNotice: UserNotice? { message.userNotice(in: bytes.span) }
     var clearChat: ClearChat? { message.clearChat(in: bytes.span) }
@@ -137,12 +136,16 @@ struct Viewed {
         #expect(v.tag(.customRewardId) == "r1")
     }
 
-    @Test("USERNOTICE kinds, including unknown ones", arguments: [
-        ("sub", UserNoticeKind.sub), ("resub", .resub), ("subgift", .subgift), ("raid", .raid),
-        ("announcement", .announcement), ("sharedchatnotice", .sharedchatnotice), ("viewermilestone", .viewermilestone),
-    ])
+    @Test(
+        "USERNOTICE kinds, including unknown ones",
+        arguments: [
+            ("sub", UserNoticeKind.sub), ("resub", .resub), ("subgift", .subgift), ("raid", .raid),
+            ("announcement", .announcement), ("sharedchatnotice", .sharedchatnotice),
+            ("viewermilestone", .viewermilestone),
+        ])
     func userNoticeKinds(id: String, kind: UserNoticeKind) throws {
-        let v = try Viewed("@msg-id=\(id);system-msg=a\\sb;login=x;msg-param-months=3 :tmi.twitch.tv USERNOTICE #c :hello")
+        let v = try Viewed(
+            "@msg-id=\(id);system-msg=a\\sb;login=x;msg-param-months=3 :tmi.twitch.tv USERNOTICE #c :hello")
         let n = try #require(v.userNotice)
         #expect(n.kind == kind)
         #expect(v.s(n.text) == "hello")
@@ -169,7 +172,10 @@ struct Viewed {
         #expect(all.clearChat?.action == .clearAll)
         let ban = try Viewed("@room-id=1;target-user-id=42 :tmi.twitch.tv CLEARCHAT #c :troll")
         let b = try #require(ban.clearChat)
-        guard case .ban(let login) = b.action else { Issue.record("not a ban: \(b.action)"); return }
+        guard case .ban(let login) = b.action else {
+            Issue.record("not a ban: \(b.action)")
+            return
+        }
         #expect(ban.s(login) == "troll")
         #expect(ban.s(b.targetUserId) == "42")
         let to = try Viewed("@ban-duration=600;target-user-id=42 :tmi.twitch.tv CLEARCHAT #c :troll")
@@ -261,7 +267,8 @@ struct Viewed {
     @Test("shared chat: source-* tags, empty source-badges, source-only")
     func sharedChat() throws {
         let v = try Viewed(
-            "@source-badges=;source-badge-info=;source-id=s1;source-room-id=77;source-only=1;room-id=1 :a!a@a PRIVMSG #c :hi")
+            "@source-badges=;source-badge-info=;source-id=s1;source-room-id=77;source-only=1;room-id=1 :a!a@a PRIVMSG #c :hi"
+        )
         let src = try #require(v.sharedChatSource)
         #expect(v.s(src.roomId) == "77" && v.s(src.messageId) == "s1" && src.isSourceOnly)
         var badges = src.badges

@@ -1,6 +1,6 @@
 import IRCWire
-import TwitchSession
 import Testing
+import TwitchSession
 
 /// Several machines pooled as a ``LiveSession`` pools them: one JOIN pace for all, plans of at most
 /// `channelsPerConnection` channels. Driven by hand, with a shared ``JoinLimiter`` and a moved clock.
@@ -76,7 +76,9 @@ import Testing
         #expect(plans.allSatisfy { $0.channels.count <= perConnection })
     }
 
-    @Test("connections share one JOIN pace: 200 channels over 3 connections at 20 per 10 s the last at 90 s, never more than 20 in any 10 s")
+    @Test(
+        "connections share one JOIN pace: 200 channels over 3 connections at 20 per 10 s the last at 90 s, never more than 20 in any 10 s"
+    )
     func sharedPace() {
         var settings = ConnectionSettings()
         settings.joinLimit = 20

@@ -1,5 +1,5 @@
-public import TwitchSession
 import ChatFormat
+public import TwitchSession
 
 /// The live status of a capture, rendered as one terminal line or one JSON object.
 ///
@@ -50,7 +50,8 @@ public struct CaptureStatus {
                 if let lag = c.meanLagMs { s += " lag " + Self.duration(ms: lag) }
                 parts.append(s)
             }
-            var text = parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
+            var text =
+                parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
                 + "\(lines) lines  \(Self.size(bytesWritten))  reconnects \(reconnects)  gaps \(gaps)"
             // A chunk or two is always in flight; a quarter of the limit means the disk falls behind.
             if queuedBytes > bufferLimit / 4 {
@@ -118,7 +119,8 @@ public struct CaptureStatus {
         return Snapshot(
             uptimeSeconds: Double(now.monotonicMs - startMs) / 1000, channels: channels, lines: writer.lineCount,
             bytesWritten: disk.written, bytesIn: writer.uncompressedByteCount,
-            reconnects: writer.reconnects, gaps: writer.gaps, queuedBytes: disk.queued, bufferLimit: writer.options.bufferLimit,
+            reconnects: writer.reconnects, gaps: writer.gaps, queuedBytes: disk.queued,
+            bufferLimit: writer.options.bufferLimit,
             backPressureEvents: pressure.events, backPressureMs: pressure.totalMs,
             unparsedLines: writer.unparsedLines, unusableLines: unusableLines)
     }

@@ -34,7 +34,8 @@ extension CaptureWriter {
         case .gap(let gap):
             gaps += 1
             (event, target, at) = ("gap", "#" + gap.channel, gap.toWallMs)
-            extra = ";gap-from=\(Timestamp(milliseconds: gap.fromWallMs).rfc3339);gap-to=\(Timestamp(milliseconds: gap.toWallMs).rfc3339)"
+            extra =
+                ";gap-from=\(Timestamp(milliseconds: gap.fromWallMs).rfc3339);gap-to=\(Timestamp(milliseconds: gap.toWallMs).rfc3339)"
         case .disconnected(_, let t): (event, target, at) = ("disconnected", "*", t)
         case .reconnectScheduled(_, _, let t): (event, target, at) = ("reconnect", "*", t)
         case .fatal(_, let t): (event, target, at) = ("fatal", "*", t)
@@ -48,7 +49,8 @@ extension CaptureWriter {
         throws(CaptureError)
     {
         try checkUsable()
-        var bytes = Array("@time=\(Timestamp(milliseconds: at).rfc3339)\(extraTags) :chatcap CAPTURE \(event) \(target) :".utf8)
+        var bytes = Array(
+            "@time=\(Timestamp(milliseconds: at).rfc3339)\(extraTags) :chatcap CAPTURE \(event) \(target) :".utf8)
         for b in text.utf8 { bytes.append(b == 13 || b == 10 ? 32 : b) }
         bytes.append(13)
         bytes.append(10)

@@ -1,11 +1,11 @@
+import ChatPosix
 import ChatStore
 public import IRCWire
+public import TwitchSession
 
 #if canImport(Glibc)
     import Glibc
 #endif
-import ChatPosix
-public import TwitchSession
 
 /// Writes received chat lines to rotating gzip files, one directory per channel.
 ///
@@ -234,7 +234,8 @@ public final class CaptureWriter {
         case .began(let queued, let limit):
             onNotice?(
                 "the disk is slower than chat: \(CaptureStatus.Snapshot.size(UInt64(queued))) waiting to be written "
-                    + "(limit \(CaptureStatus.Snapshot.size(UInt64(limit)))); stopped reading the socket until half is written")
+                    + "(limit \(CaptureStatus.Snapshot.size(UInt64(limit)))); stopped reading the socket until half is written"
+            )
         case .ended(let ms, let n):
             let text = "back-pressure \(n): stopped reading the socket for \(ms) ms while the disk caught up"
             onNotice?("resumed: " + text)
@@ -257,7 +258,6 @@ public final class CaptureWriter {
     }
 
     // MARK: - Internals
-
 
     func checkUsable() throws(CaptureError) {
         if let failure { throw failure }
@@ -326,7 +326,8 @@ public final class CaptureWriter {
         }
         let writer: GzipWriter
         do throws(GzipWriterError) {
-            writer = try GzipWriter(path: path, level: options.level, outputCapacity: options.outputCapacity, spool: spool)
+            writer = try GzipWriter(
+                path: path, level: options.level, outputCapacity: options.outputCapacity, spool: spool)
         } catch {
             failure = .file(error)
             throw .file(error)
@@ -386,7 +387,9 @@ public final class CaptureWriter {
         // SAFETY: `path` is bridged to a NUL-terminated C string for the call.
         if unsafe mkdir(path, 0o755) != 0 {
             let code = errno
-            guard code == EEXIST, isDirectory(path) else { throw .directory(path: path, errno: code == EEXIST ? ENOTDIR : code) }
+            guard code == EEXIST, isDirectory(path) else {
+                throw .directory(path: path, errno: code == EEXIST ? ENOTDIR : code)
+            }
         }
     }
 

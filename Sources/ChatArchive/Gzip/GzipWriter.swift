@@ -1,9 +1,9 @@
 import CZlib
+import ChatPosix
 
 #if canImport(Glibc)
     import Glibc
 #endif
-import ChatPosix
 
 /// Appends a gzip stream to a file through zlib's deflate, with buffered writes.
 ///
@@ -116,7 +116,8 @@ public final class GzipWriter {
     ) throws(GzipWriterError) {
         precondition(level >= 0 && level <= 9, "gzip level must be in 0...9")
         precondition(outputCapacity >= 64 && outputCapacity <= Int(UInt32.max), "outputCapacity out of range")
-        let output = unsafe spool?.acquire() ?? UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
+        let output =
+            unsafe spool?.acquire() ?? UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
         func giveUp(_ error: GzipWriterError) -> GzipWriterError {
             if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
             Glibc.close(descriptor)

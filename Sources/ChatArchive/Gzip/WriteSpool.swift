@@ -1,10 +1,10 @@
+import ChatPosix
 import Synchronization
+import TwitchSession
 
 #if canImport(Glibc)
     import Glibc
 #endif
-import ChatPosix
-import TwitchSession
 
 /// A writer thread that does the `write(2)` and `close(2)` calls of many ``GzipWriter``s for one
 /// producer thread, through a bounded pool of output chunks.
@@ -121,7 +121,8 @@ public final class WriteSpool: @unchecked Sendable {
 
     deinit {
         shutdown()
-        for unsafe chunk in unsafe free { unsafe chunk.deallocate() }
+        // `for unsafe … in` is misread by swift-format (it drops the space); pop the chunks instead.
+        while let chunk = unsafe free.popLast() { unsafe chunk.deallocate() }
         // SAFETY: initialised in init; no thread uses them any more (the writer was joined).
         unsafe pthread_cond_destroy(spaceReady)
         unsafe pthread_cond_destroy(workReady)

@@ -1,7 +1,8 @@
+public import ChatPosix
+
 #if canImport(Glibc)
     import Glibc
 #endif
-public import ChatPosix
 
 /// The bytes of a file, or of standard input (`-`), read with `read(2)` straight into the caller's buffer.
 ///

@@ -40,3 +40,7 @@ public struct FollowMode {
         return false
     }
 }
+
+/// Holds an `idle` closure that runs on the reading thread only.
+@available(*, unavailable)
+extension FollowMode: Sendable {}

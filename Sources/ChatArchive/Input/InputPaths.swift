@@ -1,7 +1,8 @@
+public import ChatPosix
+
 #if canImport(Glibc)
     import Glibc
 #endif
-public import ChatPosix
 
 /// Turns the command line's `FILE|DIR|-` arguments into the ordered list of inputs to read.
 ///

@@ -1,6 +1,6 @@
+public import ChatPosix
 public import ChatStore
 public import IRCWire
-public import ChatPosix
 
 /// Where a merged line came from and the time it was ordered by.
 public struct MergedLine: Sendable {

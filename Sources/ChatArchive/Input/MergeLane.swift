@@ -1,6 +1,6 @@
+import ChatPosix
 import ChatStore
 import IRCWire
-import ChatPosix
 
 /// One lane of a ``MergeReader``: a sequence of inputs read one after another through one framer, and
 /// the event at the front of the lane waiting for its turn in the merge.

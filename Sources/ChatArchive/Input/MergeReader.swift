@@ -1,5 +1,5 @@
-public import IRCWire
 public import ChatPosix
+public import IRCWire
 
 /// Reads several chat logs at once and hands out their lines in time order, without copying them.
 ///
@@ -19,7 +19,7 @@ public import ChatPosix
 ///
 /// ```swift
 /// let reader = try MergeReader(arguments: ["captures/"])
-/// reader.forEach { event, bytes in
+/// reader.forEachEvent { event, bytes in
 ///     if case .line(let at, let message) = event { print(at.inputName, at.lineNumber, message.command) }
 /// }
 /// ```
@@ -106,7 +106,7 @@ public final class MergeReader {
     }
 
     /// Hands every remaining event to `body`, in merged order; see ``next(_:)``.
-    public func forEach<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) {
+    public func forEachEvent<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) {
         while try next(body) {}
     }
 

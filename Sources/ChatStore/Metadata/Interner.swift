@@ -55,9 +55,10 @@ public final class Interner {
         unsafe entries.initialize(repeating: Entry(), count: capacity)
         let arenaCapacity = capacity * 24
         unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State(
-            entries: entries, entryCapacity: capacity, arena: .allocate(capacity: arenaCapacity),
-            arenaCapacity: arenaCapacity, free: .allocate(capacity: capacity)))
+        unsafe state.initialize(
+            to: State(
+                entries: entries, entryCapacity: capacity, arena: .allocate(capacity: arenaCapacity),
+                arenaCapacity: arenaCapacity, free: .allocate(capacity: capacity)))
     }
 
     deinit {
@@ -100,7 +101,8 @@ public final class Interner {
             unsafe (state.pointee.arena + start).update(from: p.baseAddress! + range.lowerBound, count: range.count)
         }
         unsafe state.pointee.entries[i] = Entry(
-            hash: probe, refCount: 1, generation: state.pointee.entries[i].generation, start: start, length: range.count)
+            hash: probe, refCount: 1, generation: state.pointee.entries[i].generation, start: start, length: range.count
+        )
         if !table.set(UInt64(i), for: probe) {
             rebuild(capacity: table.capacity)
             table.set(UInt64(i), for: probe)

@@ -21,7 +21,8 @@ struct ByteStorage {
     /// - Allocations: two (descriptor and bytes).
     static func make(capacity: Int, origin: UInt64) -> UnsafeMutablePointer<ByteStorage> {
         let p = UnsafeMutablePointer<ByteStorage>.allocate(capacity: 1)
-        unsafe p.initialize(to: ByteStorage(base: .allocate(byteCount: capacity, alignment: 16), capacity: capacity, origin: origin))
+        unsafe p.initialize(
+            to: ByteStorage(base: .allocate(byteCount: capacity, alignment: 16), capacity: capacity, origin: origin))
         return unsafe p
     }
 

@@ -1,5 +1,5 @@
-import Synchronization
 import IRCWire
+import Synchronization
 
 /// A ring of up to `capacity` chat lines: each line's bytes stored once, with its parse offsets,
 /// receive time and moderation mark, under a monotonically increasing sequence number.
@@ -57,7 +57,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///   - initialBytes: first byte-storage size; it grows while the ring fills, then (rarely) to
     ///     about 1.1 × the live bytes.
     /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
-    public convenience init(capacity: Int = 2_500, initialBytes: Int = 4 * 1024, readers: Int = ReaderRegistry.maximumReaders) {
+    public convenience init(
+        capacity: Int = 2_500, initialBytes: Int = 4 * 1024, readers: Int = ReaderRegistry.maximumReaders
+    ) {
         self.init(capacity: capacity, initialBytes: initialBytes, readers: readers, firstSeq: 0)
     }
 
@@ -350,7 +352,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Reads a pinned (or owned) entry.
     @unsafe
     private func borrow<R, E: Error>(
-        _ seq: UInt64, from bytesStorage: ByteStorage, _ table: SlotTable, _ body: (EntryInfo, Span<UInt8>) throws(E) -> R
+        _ seq: UInt64, from bytesStorage: ByteStorage, _ table: SlotTable,
+        _ body: (EntryInfo, Span<UInt8>) throws(E) -> R
     ) throws(E) -> R {
         let s = table.slot(seq)
         // SAFETY: the caller pinned `seq` (or an earlier entry) after checking it is live, so the
@@ -361,7 +364,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
             seq: seq, parsed: meta.parsed, command: meta.command, receivedAt: meta.receivedAt,
             tombstone: Tombstone(packed: unsafe table.tombstones[s].load(ordering: .acquiring)), sender: meta.sender,
             isMirror: meta.isMirror)
-        return try unsafe bytesStorage.withBytes(at: meta.byteStart, count: Int(meta.parsed.length)) { bytes throws(E) in
+        return try unsafe bytesStorage.withBytes(at: meta.byteStart, count: Int(meta.parsed.length)) {
+            bytes throws(E) in
             try body(info, bytes)
         }
     }

@@ -125,7 +125,8 @@ public final class ViewModel {
     /// - Complexity: O(1). - Allocations: none.
     public func window(of log: ChannelLog) -> Window {
         let live = log.ring.liveRange
-        let lower = max(live.lowerBound, live.upperBound >= UInt64(windowSize) ? live.upperBound - UInt64(windowSize) : 0)
+        let lower = max(
+            live.lowerBound, live.upperBound >= UInt64(windowSize) ? live.upperBound - UInt64(windowSize) : 0)
         return Window(channel: log.index, range: lower..<live.upperBound, generation: log.generation)
     }
 
@@ -150,7 +151,9 @@ public final class ViewModel {
             change = WindowChange(
                 window: window,
                 inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
-                evicted: previous.range.lowerBound..<max(previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
+                evicted: previous.range
+                    .lowerBound..<max(
+                        previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
                 modified: log.modified, coalesced: 1)
         } else {
             var all = ModifiedSeqs()

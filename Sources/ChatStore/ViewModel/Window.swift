@@ -14,7 +14,9 @@ public struct Window: Sendable, Hashable, CustomStringConvertible {
         self.generation = generation
     }
 
-    public var description: String { "window(ch \(channel), \(range.lowerBound)..<\(range.upperBound), gen \(generation))" }
+    public var description: String {
+        "window(ch \(channel), \(range.lowerBound)..<\(range.upperBound), gen \(generation))"
+    }
 }
 
 /// A coalesced change set for one window: what entered it, what left it, what was modified.

@@ -1,4 +1,3 @@
-
 extension Span where Element == UInt8 {
     /// Whether `self[range]` is `expected`, byte for byte.
     ///

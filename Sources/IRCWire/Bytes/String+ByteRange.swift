@@ -1,4 +1,3 @@
-
 extension String {
     /// The bytes of `range` in `bytes` as a string, invalid UTF-8 repaired (as `String(decoding:as:)`
     /// does).

@@ -3,7 +3,7 @@
 /// Scans eight bytes per step with the classic "has zero byte" bit trick (SWAR), which keeps the
 /// framer and parser close to `memchr` without leaving the standard library.
 #if _endian(big)
-#error("ByteScan assumes little-endian word loads")
+    #error("ByteScan assumes little-endian word loads")
 #endif
 
 public enum ByteScan: Sendable {

@@ -165,19 +165,22 @@ public struct LineFramer: ~Copyable {
             if let dropped = discarded {
                 discarded = nil
                 skippedCount += 1
-                return .skipped(FramingError(
-                    lineNumber: number, offset: discardOffset, length: dropped + (lineEnd - start),
-                    limit: maxLineLength))
+                return .skipped(
+                    FramingError(
+                        lineNumber: number, offset: discardOffset, length: dropped + (lineEnd - start),
+                        limit: maxLineLength))
             }
             if lineEnd - start > maxLineLength {
                 skippedCount += 1
-                return .skipped(FramingError(
-                    lineNumber: number, offset: baseOffset + UInt64(start), length: lineEnd - start,
-                    limit: maxLineLength))
+                return .skipped(
+                    FramingError(
+                        lineNumber: number, offset: baseOffset + UInt64(start), length: lineEnd - start,
+                        limit: maxLineLength))
             }
             lineCount += 1
-            return .line(FramedLine(
-                range: start..<lineEnd, number: number, offset: baseOffset + UInt64(start), terminator: terminator))
+            return .line(
+                FramedLine(
+                    range: start..<lineEnd, number: number, offset: baseOffset + UInt64(start), terminator: terminator))
         }
     }
 
@@ -194,22 +197,25 @@ public struct LineFramer: ~Copyable {
         if let dropped = discarded {
             skippedCount += 1
             lineNumber += 1
-            return .skipped(FramingError(
-                lineNumber: lineNumber - 1, offset: discardOffset, length: dropped + (end - lineStart),
-                limit: maxLineLength))
+            return .skipped(
+                FramingError(
+                    lineNumber: lineNumber - 1, offset: discardOffset, length: dropped + (end - lineStart),
+                    limit: maxLineLength))
         }
         guard end > lineStart else { return nil }
         let number = lineNumber
         lineNumber += 1
         if end - lineStart > maxLineLength {
             skippedCount += 1
-            return .skipped(FramingError(
-                lineNumber: number, offset: baseOffset + UInt64(lineStart), length: end - lineStart,
-                limit: maxLineLength))
+            return .skipped(
+                FramingError(
+                    lineNumber: number, offset: baseOffset + UInt64(lineStart), length: end - lineStart,
+                    limit: maxLineLength))
         }
         lineCount += 1
-        return .line(FramedLine(
-            range: lineStart..<end, number: number, offset: baseOffset + UInt64(lineStart), terminator: .none))
+        return .line(
+            FramedLine(
+                range: lineStart..<end, number: number, offset: baseOffset + UInt64(lineStart), terminator: .none))
     }
 
     /// Lends the bytes of `line` (without terminator) to `body`.

@@ -34,7 +34,8 @@ public struct TagValue: Sendable, Equatable {
 
     /// Whether the raw value holds any `\` (and so differs from its unescaped form).
     public func needsUnescaping(in line: Span<UInt8>) -> Bool {
-        ByteScan.firstIndex(of: UInt8(ascii: "\\"), in: line, from: raw.range.lowerBound, to: raw.range.upperBound) != nil
+        ByteScan.firstIndex(of: UInt8(ascii: "\\"), in: line, from: raw.range.lowerBound, to: raw.range.upperBound)
+            != nil
     }
 
     /// Calls `emit` with each byte of the unescaped value: `\:` → `;`, `\s` → space, `\\` → `\`,

@@ -10,7 +10,9 @@ public struct OutgoingMessage: Sendable, Equatable, CustomStringConvertible {
     /// Whether the line carries a secret (PASS): ``description`` then hides the parameters.
     public var isSecret: Bool
 
-    public init(tags: [OutgoingTag] = [], source: String? = nil, verb: String, params: [String] = [], isSecret: Bool = false) {
+    public init(
+        tags: [OutgoingTag] = [], source: String? = nil, verb: String, params: [String] = [], isSecret: Bool = false
+    ) {
         self.tags = tags
         self.source = source
         self.verb = verb
@@ -59,7 +61,8 @@ public struct OutgoingMessage: Sendable, Equatable, CustomStringConvertible {
             out.append(contentsOf: source.utf8)
             out.append(UInt8(ascii: " "))
         }
-        guard !verb.isEmpty, verb.utf8.allSatisfy({ ($0 | 0x20) &- UInt8(ascii: "a") < 26 || $0 &- UInt8(ascii: "0") < 10 })
+        guard !verb.isEmpty,
+            verb.utf8.allSatisfy({ ($0 | 0x20) &- UInt8(ascii: "a") < 26 || $0 &- UInt8(ascii: "0") < 10 })
         else { throw .invalidVerb(verb) }
         out.append(contentsOf: verb.utf8)
         for (n, param) in params.enumerated() {

@@ -43,7 +43,8 @@ public struct TwitchTags: Sendable {
                 // SAFETY: `keyEnd < upper` is checked before the read.
                 if keyEnd < upper, unsafe p[keyEnd] == UInt8(ascii: "=") {
                     valueStart = keyEnd &+ 1
-                    valueEnd = ByteScan.firstIndex(of: UInt8(ascii: ";"), in: bytes, from: valueStart, to: upper) ?? upper
+                    valueEnd =
+                        ByteScan.firstIndex(of: UInt8(ascii: ";"), in: bytes, from: valueStart, to: upper) ?? upper
                 }
                 i = valueEnd &+ 1  // past the `;`
                 let keyCount = keyEnd &- keyStart
