@@ -22,14 +22,15 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
-        // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), and the Linux
-        // headers Glibc does not export (epoll).
+        // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), ISA-L's igzip
+        // (libisal-dev) behind a small C interface, and the Linux headers Glibc does not export (epoll).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 
         // bytes → lines → parsed views. Standard library only.
@@ -39,7 +40,7 @@ let package = Package(
         // File descriptors: sockets, TLS, files, gzip, the ingest loop.
         .target(
             name: "ChatIO",
-            dependencies: ["ChatStore", "IRCWire", "CZlib", "COpenSSL", "CLinux"],
+            dependencies: ["ChatStore", "IRCWire", "CZlib", "CIsal", "COpenSSL", "CLinux"],
             swiftSettings: dataPathSettings),
         .executableTarget(
             name: "chatcap",
