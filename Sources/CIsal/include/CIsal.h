@@ -14,11 +14,12 @@ enum {
     CISAL_FINISH = 2,
 };
 
-/// A gzip member being compressed: an `isal_zstream` with `gzip_flag = IGZIP_GZIP` and its level buffer.
+/// A gzip member being compressed: an `isal_zstream` with `gzip_flag = IGZIP_GZIP`, its level buffer, and a
+/// 64 KiB stage that gathers small writes (lines) into large isal_deflate calls.
 typedef struct cisal_deflater cisal_deflater;
 
 /// Allocates a deflater for ISA-L level 0...3; NULL for another level or when out of memory.
-/// `level_buffer_size` is the size of the level buffer (levels 1...3; 0 picks ISA-L's default for the level).
+/// `level_buffer_size` is the size of the level buffer (levels 1...3; 0 picks ISA-L's medium size for the level).
 cisal_deflater *cisal_deflater_create(int level, uint32_t level_buffer_size);
 void cisal_deflater_destroy(cisal_deflater *deflater);
 /// Bytes `cisal_deflater_create` allocated for `deflater` (stream state and level buffer).
@@ -27,8 +28,9 @@ uint64_t cisal_deflater_memory(const cisal_deflater *deflater);
 /// Compresses up to `in_count` bytes at `in` into up to `out_count` bytes at `out` with `flush`.
 ///
 /// Sets `*consumed` and `*produced`, and `*complete` to 1 when the request is done: for CISAL_NO_FLUSH all
-/// input is taken, for CISAL_SYNC_FLUSH all input is taken and the flush is written out, for CISAL_FINISH
-/// the member (trailer included) is written out. Otherwise the output was full: call again with more room.
+/// input is taken (possibly only staged: nothing is promised about output before a flush), for
+/// CISAL_SYNC_FLUSH all input is taken and the flush is written out, for CISAL_FINISH the member (trailer
+/// included) is written out. Otherwise the output was full: call again with the rest and more room.
 /// Returns 0 (COMP_OK) or ISA-L's negative error.
 int cisal_deflate(cisal_deflater *deflater, const uint8_t *in, uint32_t in_count, uint8_t *out, uint32_t out_count,
                   int flush, uint32_t *consumed, uint32_t *produced, int *complete);

@@ -57,6 +57,9 @@ public final class GzipWriter {
     /// (repairs not counted).
     public private(set) var compressedByteCount: UInt64 = 0
 
+    /// Test hook: the library compressing this member, `"isal"` or `"zlib"` (see ``DeflateEngine``).
+    package var compressor: String { engine.library }
+
     /// Test hook: make `write(2)` fail with `errno` once `compressedByteCount` would pass `afterBytes`
     /// (writing up to that point first, as a full disk does).
     package var injectedFailure: (afterBytes: UInt64, errno: Int32)? = nil
