@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make bench, part 5: a local `chatcap serve --speed max --loop` into `chatcap capture` (gzip on the ingest
-# thread, at the default level 1 and at --level 6; the spool thread only writes), every channel of the log joined.
-# Prints lines/s and MB/s into the files and the compression ratio achieved, and the capture's CPU
-# time per wall second (about 1.0: one core).
+# thread, at the default level 1 (ISA-L) and at --level 6 (zlib); the spool thread only writes), every channel
+# of the log joined. Prints lines/s and MB/s into the files and the compression ratio achieved, the capture's
+# CPU time per wall second (about 1.0: one core) and lines per CPU second (what a busy machine changes least),
+# then the zlib-era figures of the default level for comparison.
 set -euo pipefail
 bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
@@ -27,8 +28,15 @@ run() {
     compressed=$(cat "$dir"/cap/*/*.gz | wc -c)
     awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" -v what="$*" -v u="$user" -v k="$sys" 'BEGIN {
         s = ns / 1e9
-        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores\n",
-            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s }'
+        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores; %.0f lines/CPU-s\n",
+            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s, l / (u + k) }'
+    if [ $# -eq 0 ]; then
+        # The default level before ISA-L (zlib level 1, issue #16): 252,256 lines/s at 3.67:1.
+        awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" 'BEGIN {
+            rate = l / (ns / 1e9)
+            printf "  %-10s 252256 lines/s (ratio 3.67:1) with zlib level 1; now %.2fx the lines/s at ratio %.2f:1\n",
+                "before", rate / 252256, r / c }'
+    fi
 }
 echo "capture: serve $log --speed max → capture ($channels) for ${seconds}s each, gzip on the ingest thread"
 run
