@@ -199,7 +199,8 @@ let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, al
     var left = input.count
     var sum = 0
     while left > 0 {
-        let n = (try? gzipSource.read(into: UnsafeMutableRawBufferPointer(rebasing: gzipBuffer[..<min(left, gzipBuffer.count)]))) ?? 0
+        let room = UnsafeMutableRawBufferPointer(rebasing: gzipBuffer[..<min(left, gzipBuffer.count)])
+        let n = (try? gzipSource.read(into: room)) ?? 0
         guard n > 0 else { fatalError("gzip-read: the gzip source ended or failed; the count would mean nothing") }
         sum &+= Int(gzipBuffer[n - 1])
         left -= n
