@@ -44,6 +44,6 @@ for format in json irc raw; do
         [ -n "$isal_floor" ] && awk -v a="$t" -v b="$isal_floor" 'BEGIN { printf "  json replay / igzip floor: %.2fx\n", a / b }'
         awk -v ns="$t" -v lines="$lines" 'BEGIN {
             r = lines / (ns / 1e9)
-            printf "  json replay from .gz: %.0f lines/s (target >= 1000000: %s)\n", r, r >= 1e6 ? "met" : "not met" }'
+            printf "  json replay from .gz: %.0f lines/s (target >= 1000000: %s)\n", r, (r >= 1000000) ? "met" : "not met" }'
     fi
 done
