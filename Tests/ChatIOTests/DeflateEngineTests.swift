@@ -135,6 +135,42 @@ import Testing
         }
     }
 
+    /// A source that records how many decoded bytes the reader had when it first asked past the end.
+    final class ProbeSource: ByteSource {
+        let name = "probe.gz"
+        let bytes: [UInt8]
+        var position = 0
+        var delivered = 0
+        var deliveredAtEnd: Int? = nil
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+            if position == bytes.count && deliveredAtEnd == nil { deliveredAtEnd = delivered }
+            let n = min(buffer.count, 4096, bytes.count - position)
+            for i in 0..<n { buffer[i] = bytes[position + i] }
+            position += n
+            return n
+        }
+    }
+
+    @Test("everything before a flush is handed out before the inner source is asked for more (as following does)")
+    func noHeldBackOutput() throws {
+        let dir = try InputTempDirectory()
+        let path = try dir.file("follow.gz")
+        let content = GzipWriterTests.noisyLines(8000, seed: 31)
+        let writer = try GzipWriter(path: path)
+        try writer.write(content.span)
+        try writer.flush()
+        let probe = ProbeSource(try Self.fileBytes(path))
+        let source = try GzipSource(wrapping: probe)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1000, alignment: 1)
+        defer { chunk.deallocate() }
+        while probe.deliveredAtEnd == nil, let n = try? source.read(into: chunk), n > 0 {
+            probe.delivered += n
+        }
+        #expect(probe.deliveredAtEnd == content.count)
+        try writer.close()
+    }
+
     @Test("GzipSource reads headers with a file name (gzip, igzip) and concatenated foreign members")
     func foreignHeaders() throws {
         let dir = try InputTempDirectory()

@@ -86,9 +86,6 @@ public final class GzipSource: ByteSource {
         if finished { return 0 }
         let capacity = min(buffer.count, Int(UInt32.max))
         while true {
-            if inputStart == inputFill && !innerEnded {
-                try refill()
-            }
             if needsReset {
                 // SAFETY: `inflater` is live; the reset keeps its gzip settings.
                 unsafe cisal_inflater_next_member(inflater)
@@ -99,7 +96,8 @@ public final class GzipSource: ByteSource {
             if let reason = checkMagic() {
                 return try fail(produced: 0, reason: reason)
             }
-            // With the input used up, the call still hands out bytes ISA-L decoded ahead into its own buffer.
+            // With the input used up, the call still hands out bytes ISA-L decoded ahead into its own buffer:
+            // those go out before the inner source is asked for more (which, following a file, may wait).
             var consumed: UInt32 = 0
             var producedCount: UInt32 = 0
             var memberEnd: Int32 = 0
@@ -120,7 +118,11 @@ public final class GzipSource: ByteSource {
                 memberCount += 1
             }
             if produced > 0 { return produced }
-            if inputStart == inputFill && innerEnded {
+            if inputStart == inputFill {
+                if !innerEnded {
+                    try refill()
+                    continue
+                }
                 finished = true
                 // SAFETY: `inflater` is live.
                 guard unsafe cisal_inflater_in_member(inflater) != 0 else { return 0 }
