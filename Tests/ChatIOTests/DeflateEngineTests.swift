@@ -89,6 +89,32 @@ import Testing
         #expect(try Self.zcat(path).output == written)
     }
 
+    @Test(
+        "random writes and flushes through small output buffers: every flush point decodes exactly",
+        arguments: [Int32(1), 2, 3])
+    func randomFlushes(level: Int32) throws {
+        let dir = try InputTempDirectory()
+        let path = try dir.file("random.gz")
+        let pool = GzipWriterTests.noisyLines(6000, seed: 40) + sampleChatLines(6000)
+        var rng = InputRandom(seed: UInt64(level) * 977)
+        let writer = try GzipWriter(path: path, level: level, outputCapacity: 64 + Int(rng.next() % 3000))
+        var written = 0
+        for _ in 0..<40 {
+            // Pieces from a byte to ~100 KiB, so the 64 KiB stage fills in the middle of a write too.
+            let size = Int(rng.next() % (rng.next() % 2 == 0 ? 700 : 100_000))
+            let end = min(pool.count, written + size)
+            try writer.write(Array(pool[written..<end]).span)
+            written = end
+            guard rng.next() % 4 == 0 else { continue }
+            try writer.flush()
+            let decoded = try Self.inflate(try Self.fileBytes(path), step: 5000, chunk: 3000)
+            #expect(decoded.bytes == Array(pool[0..<written]), "flush after \(written) bytes")
+        }
+        try writer.close()
+        let out = try Self.zcat(path)
+        #expect(out.status == 0 && out.output == Array(pool[0..<written]))
+    }
+
     @Test("members written at different levels (both engines) read as one stream", arguments: [Int.max, 1, 1000])
     func mixedMembers(step: Int) throws {
         let dir = try InputTempDirectory()
