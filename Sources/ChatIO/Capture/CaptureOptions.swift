@@ -12,7 +12,7 @@ public struct CaptureOptions: Sendable, Equatable {
     public var level: Int32 = CaptureOptions.defaultLevel
     /// The default level for captures: 1, ISA-L's fastest full level. On generated Twitch chat it
     /// compresses about 3.9:1 (zlib's level 1: 3.67:1) at under half the CPU per line of zlib's level 1;
-    /// `--level 6` (zlib, 4.35:1) costs about 4× the CPU per line (see `make bench`).
+    /// `--level 6` (zlib, 4.35:1) costs about 5× the CPU per line (see `make bench`).
     public static let defaultLevel: Int32 = 1
     /// Size of each compressed-output chunk (each open file fills one at a time).
     public var outputCapacity = 64 * 1024
