@@ -8,7 +8,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= 2
 # Debian packages the build and the tests need.
-DEB_PACKAGES := libssl-dev zlib1g-dev pkg-config jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
+DEB_PACKAGES := libssl-dev zlib1g-dev libisal-dev isal pkg-config jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc

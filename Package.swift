@@ -22,14 +22,15 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
-        // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), and the Linux
-        // headers Glibc does not export (epoll).
+        // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), ISA-L's igzip
+        // (libisal-dev) behind a small C interface, and the Linux headers Glibc does not export (epoll).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 
         // The pure core: no I/O, no clocks, no C. Data flows left to right:
@@ -55,7 +56,7 @@ let package = Package(
         // gzip in and out, the capture writer and its rotation and spool, input files, the time merge.
         .target(
             name: "ChatArchive",
-            dependencies: ["ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession", "CZlib"],
+            dependencies: ["ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession", "CZlib", "CIsal"],
             swiftSettings: dataPathSettings),
         // The output pipeline of replay, dump, stats and tail: filters, store, encoders, the stdout sink.
         .target(
@@ -140,7 +141,8 @@ let package = Package(
         .executableTarget(
             name: "AllocationChecks",
             dependencies: [
-                "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatNet", "ChatArchive", "ChatTestSupport",
+                "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatArchive",
+                "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

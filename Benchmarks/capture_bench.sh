@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make bench, part 5: a local `chatcap serve --speed max --loop` into `chatcap capture` (gzip on the ingest
-# thread, at the default level 1 and at --level 6; the spool thread only writes), every channel of the log joined.
-# Prints lines/s and MB/s into the files and the compression ratio achieved, and the capture's CPU
-# time per wall second (about 1.0: one core).
+# thread, at the default level 1 (ISA-L) and at --level 6 (zlib); the spool thread only writes), every channel
+# of the log joined. Prints lines/s and MB/s into the files and the compression ratio achieved, the capture's
+# CPU time per wall second (about 1.0: one core) and lines per CPU second (what a busy machine changes least),
+# and serve's CPU per wall second (when neither is near 1.0, other load on the machine sets the pace), then
+# the zlib-era figures of the default level for comparison.
 set -euo pipefail
 bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
@@ -11,24 +13,36 @@ dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 channels=$(set +o pipefail; head -c 4000000 "$log" | grep -o 'PRIVMSG #[a-z0-9_]*' | cut -d'#' -f2 | sort -u | tr '\n' ' ')
 "$bin" serve "$log" --port 0 --speed max --loop > "$dir/serve.out" 2> /dev/null &
+serve_pid=$!
 for _ in $(seq 1 100); do [ -s "$dir/serve.out" ] && break; sleep 0.05; done
 port=$(head -1 "$dir/serve.out" | sed 's/.*://')
+serve_ticks() { awk '{ print $14 + $15 }' "/proc/$serve_pid/stat"; }  # user + system, in clock ticks
 run() {
     rm -rf "$dir/cap"
-    local start end lines raw compressed
+    local start end lines raw compressed serve0 serve1
+    serve0=$(serve_ticks)
     start=$(date +%s%N)
     # shellcheck disable=SC2086
     /usr/bin/time -f "%U %S" -o "$dir/cpu" \
         "$bin" capture $channels --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain --duration "$seconds" --quiet "$@"
     end=$(date +%s%N)
+    serve1=$(serve_ticks)
     read -r user sys < "$dir/cpu"
     lines=$(zcat "$dir"/cap/*/*.gz | wc -l)
     raw=$(zcat "$dir"/cap/*/*.gz | wc -c)
     compressed=$(cat "$dir"/cap/*/*.gz | wc -c)
-    awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" -v what="$*" -v u="$user" -v k="$sys" 'BEGIN {
+    awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" -v what="$*" -v u="$user" -v k="$sys" \
+        -v st="$((serve1 - serve0))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
         s = ns / 1e9
-        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores\n",
-            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s }'
+        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores; %.0f lines/CPU-s; serve %.2f cores\n",
+            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s, l / (u + k), st / hz / s }'
+    if [ $# -eq 0 ]; then
+        # The default level before ISA-L (zlib level 1, issue #16): 252,256 lines/s at 3.67:1.
+        awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" 'BEGIN {
+            rate = l / (ns / 1e9)
+            printf "  %-10s 252256 lines/s (ratio 3.67:1) with zlib level 1; now %.2fx the lines/s at ratio %.2f:1\n",
+                "before", rate / 252256, r / c }'
+    fi
 }
 echo "capture: serve $log --speed max → capture ($channels) for ${seconds}s each, gzip on the ingest thread"
 run

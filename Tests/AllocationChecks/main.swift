@@ -5,6 +5,7 @@
 import ChatArchive
 import ChatFormat
 import ChatNet
+import ChatPosix
 import ChatStore
 import ChatTestSupport
 import IRCWire
@@ -178,6 +179,45 @@ var captureClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
     }
 }
 
+/// Reading gzip: the input as one gzip member (written at level 1, by ISA-L), decoded again and again by one
+/// GzipSource — its inner source starts the member over at its end, so the stream is an endless run of
+/// members and each run decodes one member's worth of bytes, resets between members included.
+final class RepeatingSource: ByteSource {
+    let name = "repeating.gz"
+    let bytes: [UInt8]
+    var position = 0
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        if position == bytes.count { position = 0 }
+        let n = min(buffer.count, bytes.count - position)
+        for i in 0..<n { buffer[i] = bytes[position + i] }
+        position += n
+        return n
+    }
+}
+let gzipPath = "/tmp/chatcap-alloc-\(getpid()).gz"
+let gzipMember: [UInt8] = try {
+    let writer = try GzipWriter(path: gzipPath)
+    try writer.write(input.span)
+    try writer.close()
+    defer { unlink(gzipPath) }
+    return try FileBytes.read(gzipPath)
+}()
+let gzipSource = try GzipSource(wrapping: RepeatingSource(gzipMember))
+let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+@MainActor func gzipRead() -> Int {
+    var left = input.count
+    var sum = 0
+    while left > 0 {
+        let room = UnsafeMutableRawBufferPointer(rebasing: gzipBuffer[..<min(left, gzipBuffer.count)])
+        let n = (try? gzipSource.read(into: room)) ?? 0
+        guard n > 0 else { fatalError("gzip-read: the gzip source ended or failed; the count would mean nothing") }
+        sum &+= Int(gzipBuffer[n - 1])
+        left -= n
+    }
+    return sum
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -186,6 +226,7 @@ let scenarios = [
     Scenario(name: "encode-json-irc-text", unit: "line", units: inputLines, body: encodeAll),
     Scenario(name: "socket-read-parse-ring", unit: "line", units: inputLines, body: socketPath),
     Scenario(name: "capture-append-gzip", unit: "line", units: inputLines, body: captureAppend),
+    Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.

@@ -4,15 +4,15 @@ public struct CaptureOptions: Sendable, Equatable {
     public var rotation: CaptureRotation = .daily
     /// Store the received bytes unchanged instead of adding a `time` tag.
     public var verbatim = false
-    /// Every open file is flushed (`Z_SYNC_FLUSH`, then `write(2)`) at least this often, so a killed
+    /// Every open file is flushed (a sync flush, then `write(2)`) at least this often, so a killed
     /// process loses at most the lines of the last interval. 500 ms keeps the 1 s promise with room for
     /// a slow tick.
     public var flushIntervalMs: Int64 = 500
-    /// zlib level, 0…9.
+    /// gzip level, 0…9: 1…3 on ISA-L, 0 and 4…9 on zlib (see ``GzipWriter``).
     public var level: Int32 = CaptureOptions.defaultLevel
-    /// The default level for captures: 1, zlib's fastest. On generated Twitch chat it compresses
-    /// 3.7:1 at about twice the speed of level 6 (4.35:1), which keeps one core ahead of 200,000 lines/s;
-    /// `--level` trades speed for size (see `make bench`).
+    /// The default level for captures: 1, ISA-L's fastest full level. On generated Twitch chat it
+    /// compresses about 3.9:1 (zlib's level 1: 3.67:1) at under half the CPU per line of zlib's level 1;
+    /// `--level 6` (zlib, 4.35:1) costs about 5× the CPU per line (see `make bench`).
     public static let defaultLevel: Int32 = 1
     /// Size of each compressed-output chunk (each open file fills one at a time).
     public var outputCapacity = 64 * 1024

@@ -28,8 +28,8 @@ public import TwitchSession
 /// ``CaptureOptions/bufferLimit``; then the caller is stopped inside ``append(_:message:receivedAt:)``
 /// — it stops reading the socket, nothing is dropped — until half of that is written. Each stop is
 /// counted (``backPressure``), reported through ``onNotice`` and stored as a `back-pressure` session
-/// record. Memory: the buffer limit (or one chunk per open file, if more) plus zlib's ~256 KiB per
-/// open file. While the disk is behind, the queued chunks are what a crash would lose (the status
+/// record. Memory: the buffer limit (or one chunk per open file, if more) plus the compressor's
+/// ~290 KiB per open file (``GzipWriter``). While the disk is behind, the queued chunks are what a crash would lose (the status
 /// shows them); all files share the one queue, so a flush waits behind chunks queued before it.
 ///
 /// Errors are sticky: after a failed write every call throws the same ``CaptureError``; ``close()``

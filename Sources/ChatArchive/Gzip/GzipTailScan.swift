@@ -24,6 +24,10 @@ public struct GzipTailRepair: Sendable, Equatable {
 /// running for the member) complete the member there. Every flush of ``GzipWriter`` (a
 /// `Z_SYNC_FLUSH`, which ends on an empty stored block) leaves such a boundary, so at most the bytes
 /// after the last flush are dropped.
+///
+/// This scan stays on zlib while reading and writing use ISA-L: `isal_inflate` has no counterpart of
+/// `Z_BLOCK` (stop at each block boundary and report the bit position in `data_type`), so it cannot
+/// tell where a torn member can be finished. It runs once per reopened file, never per line.
 struct GzipTailScan {
     /// Where the file is cut before `suffix` is appended: the last usable boundary of the final member.
     var truncateTo: UInt64

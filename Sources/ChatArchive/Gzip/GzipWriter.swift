@@ -1,17 +1,17 @@
-import CZlib
 import ChatPosix
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Appends a gzip stream to a file through zlib's deflate, with buffered writes.
+/// Appends a gzip stream to a file through a ``DeflateEngine`` (ISA-L's igzip at levels 1…3, zlib
+/// otherwise), with buffered writes.
 ///
 /// Every writer adds one new gzip member at the end of the file (`O_APPEND`): bytes already in the
 /// file are never rewritten, and `zcat` reads all members as one stream. ``flush(durable:)`` makes
-/// everything written so far decodable (a `Z_SYNC_FLUSH`, then `write(2)`), so the file is always a
+/// everything written so far decodable (a sync flush, then `write(2)`), so the file is always a
 /// valid prefix up to the last flush even if the process dies; ``close()`` finishes the member
-/// (`Z_FINISH`, CRC-32 and size).
+/// (final block, CRC-32 and size).
 ///
 /// When the file already ends in a member a previous writer never finished (it died between two
 /// flushes), opening it finishes that member at its last flush point first, dropping only the
@@ -22,7 +22,8 @@ import ChatPosix
 /// ```
 ///  write(bytes) ──deflate──▶ output [ compressed … | free ] ──write(2) when full or on flush──▶ file
 /// ```
-/// The output buffer and zlib's state (about 256 KiB at any level) are allocated once, in `init`.
+/// The output buffer and the engine's state (about 360 KiB with ISA-L, 256 KiB with zlib) are
+/// allocated once, in `init`.
 ///
 /// With a ``WriteSpool``, the output buffer is one of the spool's chunks: a full or flushed chunk is
 /// handed to the spool's thread for `write(2)` and the writer goes on with a fresh chunk, so a slow
@@ -40,8 +41,8 @@ public final class GzipWriter {
     /// What opening did to an unfinished end left by an earlier writer, or `nil` if nothing.
     public let repair: GzipTailRepair?
     private let descriptor: Int32
-    /// zlib's stream state; at a fixed address, because zlib checks that it does not move.
-    private let stream: UnsafeMutablePointer<z_stream>
+    /// The compressor of this writer's member.
+    private let engine: DeflateEngine
     private var output: UnsafeMutableRawBufferPointer
     /// The spool doing this writer's `write(2)`/`close(2)` calls, and this file's handle in it.
     private let spool: WriteSpool?
@@ -58,6 +59,9 @@ public final class GzipWriter {
     /// (repairs not counted).
     public private(set) var compressedByteCount: UInt64 = 0
 
+    /// Test hook: the library compressing this member, `"isal"` or `"zlib"` (see ``DeflateEngine``).
+    package var compressor: String { engine.library }
+
     /// Test hook: make `write(2)` fail with `errno` once `compressedByteCount` would pass `afterBytes`
     /// (writing up to that point first, as a full disk does).
     package var injectedFailure: (afterBytes: UInt64, errno: Int32)? = nil
@@ -68,20 +72,20 @@ public final class GzipWriter {
         case closed
     }
 
-    /// The default compression level, zlib's usual trade-off.
-    public static let defaultLevel: Int32 = 6
+    /// The default compression level: 1, ISA-L's fastest full level (see ``DeflateEngine``).
+    public static let defaultLevel: Int32 = 1
 
     /// Opens (or creates, mode 0644) the file at `path` for appending a new gzip member.
     ///
     /// - Parameters:
-    ///   - level: 0 (store) … 9 (smallest).
+    ///   - level: 0 (store) … 9 (smallest); 1…3 run on ISA-L, 0 and 4…9 on zlib (see ``DeflateEngine``).
     ///   - outputCapacity: size of the compressed-output buffer; a full buffer is written out.
     ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
     /// - Throws: ``GzipWriterError/cannotOpen(path:errno:)``, ``GzipWriterError/busy(path:)``,
     ///   ``GzipWriterError/damagedFile(path:compressedOffset:reason:)``,
     ///   ``GzipWriterError/repairFailed(path:errno:)``, ``GzipWriterError/compressorUnavailable(path:reason:)``.
     /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end.
-    /// - Allocations: the buffers and zlib's state, once.
+    /// - Allocations: the buffers and the engine's state, once.
     public convenience init(
         path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil
     ) throws(GzipWriterError) {
@@ -132,23 +136,16 @@ public final class GzipWriter {
                 throw giveUp(error)
             }
         }
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        unsafe stream.initialize(to: z_stream())
-        // `16 + MAX_WBITS`: write a gzip header and trailer, with the largest window; memLevel 8 is
-        // zlib's default.
-        // SAFETY: `stream` is zero-initialised (`zalloc`/`zfree`/`opaque` = Z_NULL), as deflateInit2 requires.
-        let status = unsafe deflateInit2_(
-            stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
-            Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else {
-            unsafe stream.deinitialize(count: 1)
-            unsafe stream.deallocate()
-            throw giveUp(.compressorUnavailable(path: path, reason: "zlib error \(status)"))
+        let engine: DeflateEngine
+        do throws(DeflateEngineError) {
+            engine = try DeflateEngine(level: level)
+        } catch {
+            throw giveUp(.compressorUnavailable(path: path, reason: error.reason))
         }
         self.path = path
         self.repair = repair
         self.descriptor = descriptor
-        unsafe self.stream = stream
+        self.engine = engine
         unsafe self.output = output
         self.spool = spool
         spoolFile = spool?.register(descriptor: descriptor, path: path)
@@ -159,10 +156,6 @@ public final class GzipWriter {
         if case .open = state {
             try? finish()
         }
-        // SAFETY: set up by deflateInit2 in `init`; ended once here.
-        unsafe deflateEnd(stream)
-        unsafe stream.deinitialize(count: 1)
-        unsafe stream.deallocate()
         if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
         _ = closeDescriptor()
     }
@@ -176,26 +169,15 @@ public final class GzipWriter {
     public func write(_ bytes: Span<UInt8>) throws(GzipWriterError) {
         try checkOpen()
         guard !bytes.isEmpty else { return }
-        try unsafe bytes.withUnsafeBufferPointer { buffer throws(GzipWriterError) in
-            var start = 0
-            while start < buffer.count {
-                let count = min(buffer.count - start, Int(UInt32.max))
-                // SAFETY: zlib only reads `next_in` (the header lacks `const`); `start + count <=
-                // buffer.count`. The pointer is cleared before the buffer's lifetime ends.
-                unsafe stream.pointee.next_in = UnsafeMutablePointer(mutating: buffer.baseAddress! + start)
-                unsafe stream.pointee.avail_in = UInt32(count)
-                defer {
-                    unsafe stream.pointee.next_in = nil
-                    unsafe stream.pointee.avail_in = 0
-                }
-                try deflateAll(Z_NO_FLUSH)
-                start += count
-            }
+        try unsafe bytes.withUnsafeBytes { buffer throws(GzipWriterError) in
+            // SAFETY: the engine reads `buffer` only during the call.
+            try unsafe deflateAll(buffer, .none)
         }
         uncompressedByteCount += UInt64(bytes.count)
     }
 
-    /// Makes everything written so far decodable from the file: `Z_SYNC_FLUSH`, then `write(2)` of
+    /// Makes everything written so far decodable from the file: a sync flush (an empty stored block, as
+    /// zlib's `Z_SYNC_FLUSH` writes), then `write(2)` of
     /// all pending output; with `durable`, also `fsync(2)`.
     ///
     /// Afterwards `zcat` decodes the file up to here (and then reports an unexpected end, since the
@@ -205,7 +187,7 @@ public final class GzipWriter {
     /// - Complexity: O(pending output). - Allocations: none.
     public func flush(durable: Bool = false) throws(GzipWriterError) {
         try checkOpen()
-        try deflateAll(Z_SYNC_FLUSH)
+        try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync)
         try writePending()
         if durable, let spool {
             spool.drain()
@@ -216,7 +198,7 @@ public final class GzipWriter {
         }
     }
 
-    /// Finishes the member (`Z_FINISH`: last block, CRC-32, size), writes it out and closes the file.
+    /// Finishes the member (last block, CRC-32, size), writes it out and closes the file.
     ///
     /// Closing a closed writer does nothing; closing a failed one closes the descriptor and throws
     /// its error.
@@ -270,7 +252,7 @@ public final class GzipWriter {
     // MARK: - Internals
 
     private func finish() throws(GzipWriterError) {
-        try deflateAll(Z_FINISH)
+        try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .finish)
         try writePending()
     }
 
@@ -284,30 +266,25 @@ public final class GzipWriter {
         }
     }
 
-    /// Runs deflate with `flush` until it has taken all input (`Z_NO_FLUSH`), emitted the flush
-    /// (`Z_SYNC_FLUSH`) or ended the member (`Z_FINISH`), writing the output buffer out whenever it fills.
-    private func deflateAll(_ flush: Int32) throws(GzipWriterError) {
+    /// Runs the engine with `flush` until it has taken all of `input` (`.none`), emitted the flush
+    /// (`.sync`) or ended the member (`.finish`), writing the output buffer out whenever it fills.
+    private func deflateAll(_ input: UnsafeRawBufferPointer, _ flush: DeflateEngine.Flush) throws(GzipWriterError) {
         let capacity = unsafe output.count
+        var taken = 0
         while true {
-            // SAFETY: `pending <= capacity`; zlib writes at most `avail_out` bytes from `next_out`.
-            unsafe stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self) + pending
-            unsafe stream.pointee.avail_out = UInt32(capacity - pending)
-            // SAFETY: `next_in`/`avail_in` are set by `write` (or empty), `next_out`/`avail_out` above.
-            let status = unsafe deflate(stream, flush)
-            pending = capacity - Int(unsafe stream.pointee.avail_out)
+            // SAFETY: `pending < capacity` (a full buffer is written out below), so the free part is not
+            // empty; `taken <= end <= input.count`.
+            let end = taken + min(input.count - taken, Int(UInt32.max))
+            let step = unsafe engine.deflate(
+                UnsafeRawBufferPointer(rebasing: input[taken..<end]),
+                into: UnsafeMutableRawBufferPointer(rebasing: output[pending...]), flush: flush)
+            taken += step.consumed
+            pending += step.produced
             let filled = pending == capacity
             if filled { try writePending() }
-            switch status {
-            case Z_OK:
-                if unsafe flush == Z_NO_FLUSH && stream.pointee.avail_in == 0 { return }
-                if flush == Z_SYNC_FLUSH && !filled { return }
-            case Z_STREAM_END:
-                return
-            case Z_BUF_ERROR:
-                if !filled { return }  // nothing left to do (e.g. a second flush in a row)
-            default:
-                preconditionFailure("deflate failed with \(status): the stream state is inconsistent")
-            }
+            if step.complete { return }
+            // An incomplete step filled the output; anything else would loop for ever.
+            precondition(filled, "the deflate engine stopped without progress")
         }
     }
 

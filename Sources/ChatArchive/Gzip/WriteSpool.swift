@@ -23,7 +23,7 @@ import TwitchSession
 ///
 /// Memory: at most `max(limitBytes, (files + 1) × chunkBytes)` of chunks — each open writer holds
 /// the chunk it is filling, and a producer never waits when nothing is queued (which could only
-/// deadlock) — plus zlib's state in each writer.
+/// deadlock) — plus the compressor's state in each writer.
 ///
 /// Errors: a failed `write(2)` marks its file failed; the file's later chunks are dropped (its data
 /// up to the last flush stays intact), its close still closes the descriptor, and ``failure(of:)``

@@ -1,38 +1,42 @@
-import CZlib
+import CIsal
 public import ChatPosix
 
-/// The decompressed bytes of a gzip stream read from another ``ByteSource``, inflated by the system zlib.
+/// The decompressed bytes of a gzip stream read from another ``ByteSource``, inflated by ISA-L's igzip
+/// (`isal_inflate`, which parses the gzip header and checks each member's CRC-32 and size).
 ///
 /// Handles multi-member files (as `GzipWriter` appends them, or `cat a.gz b.gz` makes them): after a
 /// member ends, the decoder is reset and the next member follows on. Damage is not fatal: a stream
-/// that ends inside a member, or bytes zlib rejects, first yield everything decoded up to that point,
-/// then one ``InputError/truncated(name:compressedOffset:)`` or
+/// that ends inside a member, or bytes the decoder rejects, first yield everything decoded up to that
+/// point, then one ``InputError/truncated(name:compressedOffset:)`` or
 /// ``InputError/corrupt(name:compressedOffset:reason:)`` (see ``InputError/isDamage``), then the end.
 ///
 /// ```
-///  inner ──read──▶ input [ consumed … | next_in … avail_in | free ]  ──inflate──▶ caller's buffer
+///  inner ──read──▶ input [ consumed … | unread (inputStart ..< inputFill) | free ]  ──inflate──▶ caller's buffer
 ///                  ^ compressed offset `consumedBase`
 /// ```
-/// The compressed buffer and zlib's state (about 7 KiB plus a 32 KiB window) are allocated once, in
-/// `init`; reading allocates nothing.
+/// The compressed buffer and ISA-L's state (about 100 KiB, most of it a 64 KiB history and output
+/// buffer) are allocated once, in `init`; reading allocates nothing.
 ///
 /// Confined to the task that reads it.
 @safe
 public final class GzipSource: ByteSource {
     public let name: String
     private var inner: any ByteSource
-    /// zlib's stream state; at a fixed address, because zlib checks that it does not move.
-    private let stream: UnsafeMutablePointer<z_stream>
+    /// ISA-L's inflate state, opaque (see `CIsal.h`).
+    private let inflater: OpaquePointer
     private let input: UnsafeMutableRawBufferPointer
     /// Compressed offset of `input[0]`.
     private var consumedBase: UInt64 = 0
     /// Bytes of `input` filled by the last inner read.
     private var inputFill = 0
+    /// Bytes of `input` the decoder has taken (`inputStart <= inputFill`).
+    private var inputStart = 0
     private var innerEnded = false
-    /// Whether the decoder is inside a member (its header has started).
-    private var inMember = false
-    /// Whether a member ended and the decoder needs `inflateReset` before the next one.
+    /// Whether a member ended and the decoder needs resetting before the next one.
     private var needsReset = false
+    /// Compressed offset of the current member's first byte, and how many of its magic bytes were checked.
+    private var memberStart: UInt64 = 0
+    private var magicChecked = 0
     private var finished = false
     /// Damage to report on the next read, after the bytes decoded before it were handed out.
     private var pendingError: InputError? = nil
@@ -40,40 +44,31 @@ public final class GzipSource: ByteSource {
     /// Members decoded completely so far.
     public private(set) var memberCount = 0
 
-    /// Compressed bytes consumed by the decoder so far.
+    /// Compressed bytes consumed by the decoder so far (including up to 8 bytes it has buffered but
+    /// not decoded yet).
     public var compressedOffset: UInt64 {
-        consumedBase + UInt64(inputFill - Int(unsafe stream.pointee.avail_in))
+        consumedBase + UInt64(inputStart)
     }
 
     /// Decompresses the gzip stream `inner` yields.
     ///
     /// - Parameter inputCapacity: size of the compressed-input buffer.
-    /// - Throws: ``InputError/decompressorUnavailable(name:reason:)`` when zlib cannot start.
-    /// - Allocations: the input buffer and zlib's state, once.
-    public init(wrapping inner: any ByteSource, inputCapacity: Int = 32 * 1024) throws(InputError) {
+    /// - Throws: ``InputError/decompressorUnavailable(name:reason:)`` when ISA-L's state cannot be allocated.
+    /// - Allocations: the input buffer and ISA-L's state, once.
+    public init(wrapping inner: any ByteSource, inputCapacity: Int = 128 * 1024) throws(InputError) {
         precondition(inputCapacity > 0 && inputCapacity <= Int(UInt32.max), "inputCapacity out of range")
         self.inner = inner
         name = inner.name
-        unsafe stream = .allocate(capacity: 1)
-        unsafe stream.initialize(to: z_stream())
-        unsafe input = .allocate(byteCount: inputCapacity, alignment: 16)
-        // `16 + MAX_WBITS`: expect a gzip header and trailer, with the largest window.
-        // SAFETY: `stream` is zero-initialised (`zalloc`/`zfree`/`opaque` = Z_NULL, no input yet), as
-        // inflateInit2 requires; the version string and struct size let zlib check the ABI.
-        let status = unsafe inflateInit2_(stream, 16 + MAX_WBITS, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else {
-            unsafe input.deallocate()
-            unsafe stream.deinitialize(count: 1)
-            unsafe stream.deallocate()
-            throw InputError.decompressorUnavailable(name: inner.name, reason: "zlib error \(status)")
+        guard let inflater = unsafe cisal_inflater_create() else {
+            throw InputError.decompressorUnavailable(name: inner.name, reason: "out of memory")
         }
+        unsafe self.inflater = inflater
+        unsafe input = .allocate(byteCount: inputCapacity, alignment: 64)
     }
 
     deinit {
-        // SAFETY: `stream` was set up by inflateInit2 in `init` (a failed init never gets here).
-        unsafe inflateEnd(stream)
-        unsafe stream.deinitialize(count: 1)
-        unsafe stream.deallocate()
+        // SAFETY: created by cisal_inflater_create in `init`; destroyed once here.
+        unsafe cisal_inflater_destroy(inflater)
         unsafe input.deallocate()
     }
 
@@ -91,55 +86,82 @@ public final class GzipSource: ByteSource {
         }
         if finished { return 0 }
         let capacity = min(buffer.count, Int(UInt32.max))
-        // SAFETY: `buffer` is writable for `capacity <= buffer.count` bytes; zlib writes at most
-        // `avail_out` bytes from `next_out`, and both are reset on every call.
-        unsafe stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-        unsafe stream.pointee.avail_out = UInt32(capacity)
         while true {
-            if unsafe stream.pointee.avail_in == 0 && !innerEnded {
-                try refill()
+            if needsReset {
+                // SAFETY: `inflater` is live; the reset keeps its gzip settings.
+                unsafe cisal_inflater_next_member(inflater)
+                needsReset = false
+                memberStart = compressedOffset
+                magicChecked = 0
             }
-            if unsafe stream.pointee.avail_in == 0 && innerEnded {
-                finished = true
-                guard inMember else { return 0 }
-                throw InputError.truncated(name: name, compressedOffset: compressedOffset)
+            if let reason = checkMagic() {
+                return try fail(produced: 0, reason: reason)
             }
-            if !inMember {
-                if needsReset {
-                    // SAFETY: `stream` is a live inflate stream; reset keeps its window and settings.
-                    unsafe inflateReset(stream)
-                    needsReset = false
-                }
-                inMember = true
+            // With the input used up, the call still hands out bytes ISA-L decoded ahead into its own buffer:
+            // those go out before the inner source is asked for more (which, following a file, may wait).
+            var consumed: UInt32 = 0
+            var producedCount: UInt32 = 0
+            var memberEnd: Int32 = 0
+            // SAFETY: `input[inputStart ..< inputFill]` holds unread compressed bytes and `buffer` is writable
+            // for `capacity <= buffer.count` bytes; ISA-L reads and writes only within the counts it is given.
+            let status = unsafe cisal_inflate(
+                inflater, input.baseAddress!.assumingMemoryBound(to: UInt8.self) + inputStart,
+                UInt32(inputFill - inputStart), buffer.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                UInt32(capacity), &consumed, &producedCount, &memberEnd)
+            inputStart += Int(consumed)
+            let produced = Int(producedCount)
+            guard cisal_inflate_failed(status) == 0 else {
+                // SAFETY: `cisal_inflate_message` returns a static NUL-terminated string.
+                return try fail(produced: produced, reason: unsafe String(cString: cisal_inflate_message(status)))
             }
-            // SAFETY: `next_in`/`avail_in` describe unread bytes of `input`, `next_out`/`avail_out`
-            // free bytes of `buffer` (set above and advanced only by zlib).
-            let status = unsafe inflate(stream, Z_NO_FLUSH)
-            let produced = capacity - Int(unsafe stream.pointee.avail_out)
-            switch status {
-            case Z_STREAM_END:
-                inMember = false
+            if memberEnd != 0 {
                 needsReset = true
                 memberCount += 1
-                if produced > 0 { return produced }
-            case Z_OK, Z_BUF_ERROR:
-                if produced > 0 { return produced }
-                // No output with room left means zlib used up its input and wants more, which the
-                // next turn of the loop reads. Input left over would mean no progress: never loop on it.
-                if unsafe stream.pointee.avail_in != 0 {
-                    return try fail(produced: 0, reason: "decoder made no progress")
+            }
+            if produced > 0 { return produced }
+            if inputStart == inputFill {
+                if !innerEnded {
+                    try refill()
+                    continue
                 }
-            default:
-                return try fail(produced: produced, reason: zlibMessage(status))
+                finished = true
+                // SAFETY: `inflater` is live.
+                guard unsafe cisal_inflater_in_member(inflater) != 0 else { return 0 }
+                throw InputError.truncated(name: name, compressedOffset: compressedOffset)
+            }
+            if memberEnd == 0 && consumed == 0 && inputStart < inputFill {
+                // Input left and room for output, yet nothing happened: never loop on it.
+                return try fail(produced: 0, reason: "decoder made no progress")
             }
         }
+    }
+
+    /// Checks the member's first bytes (`1f 8b 08`: gzip, deflate) as they arrive, before ISA-L takes them:
+    /// ISA-L only looks at a header once it has all ten bytes, so a short non-gzip tail would otherwise
+    /// look like a cut-off member. The reason for damage, or `nil`.
+    private func checkMagic() -> String? {
+        let magic: (UInt8, UInt8, UInt8) = (0x1f, 0x8b, 0x08)
+        while magicChecked < 3 {
+            let offset = memberStart + UInt64(magicChecked)
+            // Bytes before `inputStart` were checked before ISA-L could take them.
+            assert(offset >= consumedBase + UInt64(inputStart), "a header byte was decoded unchecked")
+            let index = Int(offset - consumedBase)
+            guard index < inputFill else { return nil }
+            let expected = magicChecked == 0 ? magic.0 : magicChecked == 1 ? magic.1 : magic.2
+            // SAFETY: `inputStart <= index < inputFill <= input.count`.
+            guard unsafe input[index] == expected else {
+                return magicChecked < 2 ? "incorrect header check" : "unknown compression method"
+            }
+            magicChecked += 1
+        }
+        return nil
     }
 
     /// Reads the next chunk of compressed bytes from the inner source.
     private func refill() throws(InputError) {
         consumedBase += UInt64(inputFill)
         inputFill = 0
-        unsafe stream.pointee.avail_in = 0
+        inputStart = 0
         let n: Int
         do {
             n = try unsafe inner.read(into: input)
@@ -153,9 +175,6 @@ public final class GzipSource: ByteSource {
             return
         }
         inputFill = n
-        // SAFETY: the inner source wrote `n <= input.count` bytes at the start of `input`.
-        unsafe stream.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-        unsafe stream.pointee.avail_in = UInt32(n)
     }
 
     /// Ends decoding at damage: hands out `produced` bytes first if there are any.
@@ -165,17 +184,6 @@ public final class GzipSource: ByteSource {
         guard produced > 0 else { throw error }
         pendingError = error
         return produced
-    }
-
-    /// zlib's message for the last error, or a description of `status`.
-    private func zlibMessage(_ status: Int32) -> String {
-        // SAFETY: `msg` is NULL or a static NUL-terminated string set by zlib for this stream.
-        if let message = unsafe stream.pointee.msg { return unsafe String(cString: message) }
-        switch status {
-        case Z_NEED_DICT: return "needs a preset dictionary"
-        case Z_MEM_ERROR: return "out of memory"
-        default: return "zlib error \(status)"
-        }
     }
 }
 
