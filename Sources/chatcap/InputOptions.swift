@@ -2,7 +2,7 @@ public import ArgumentParser
 import ChatArchive
 import ChatFormat
 import ChatReplay
-public import ChatStore
+import ChatStore
 
 /// The inputs every reading command takes.
 struct InputOptions: ParsableArguments {
