@@ -7,8 +7,9 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT ?= swift
 JOBS ?= 2
-# Debian packages the build and the tests need.
-DEB_PACKAGES := libssl-dev zlib1g-dev libisal-dev isal pkg-config jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
+# Debian packages the build needs (all `make run` installs), then what the tests and benches add.
+BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev pkg-config
+DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc
@@ -19,17 +20,25 @@ FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 
-.PHONY: all deps build release run test unit tsan bench alloc fuzz fixtures golden check format lint clean
+.PHONY: all deps deps-build install-packages build release run test unit tsan bench alloc fuzz fixtures golden check format lint clean
 
 all: build
 
+# `make run` needs only the build's packages; `deps` installs everything the tests and benches use.
+deps-build:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BUILD_PACKAGES)"
+
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+
+# Installs what is missing of PACKAGES (idempotent; one apt-get call).
+install-packages:
+	@missing=""; for p in $(PACKAGES); do dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 
 build: deps
 	$(SWIFT) build -j $(JOBS)
@@ -38,7 +47,7 @@ release: deps
 	$(SWIFT) build -c release -j $(JOBS)
 
 # The demo: replay a bundled fixture through the whole pipeline as readable text.
-run: deps
+run: deps-build
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
 	.build/release/chatcap replay $(RUN_FIXTURE) --format text --color always
 
