@@ -51,9 +51,11 @@ extension Credentials {
     /// - Throws: ``CredentialsError``.
     static func readToken(fromFile path: String) throws(CredentialsError) -> String {
         var descriptor: Int32
+        // Non-blocking: opening a FIFO for reading would otherwise wait for a writer forever; the
+        // descriptor is then checked to be a regular file (for which O_NONBLOCK changes nothing).
         repeat {
             // SAFETY: `path` is passed as a NUL-terminated C string valid for the call.
-            descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else {
             throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))

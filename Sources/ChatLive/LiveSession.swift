@@ -25,6 +25,24 @@ public struct Endpoint: Sendable, Equatable {
         self.tls = tls
         self.timeoutMs = timeoutMs
     }
+
+    /// Whether `host` names this machine's loopback interface: `localhost`, an IPv4 address in
+    /// 127.0.0.0/8 or `::1`. Decided from the text alone (nothing is resolved).
+    public static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// What to warn about before logging in with `credentials`: a token sent without TLS to a host
+    /// that is not this machine travels readable by anyone on the path. `nil` when there is nothing.
+    public func cleartextTokenWarning(for credentials: Credentials) -> String? {
+        guard tls == nil, !credentials.isAnonymous, !Self.isLoopback(host) else { return nil }
+        return "--plain: the OAuth token is sent to \(host) unencrypted, readable by anyone on the network "
+            + "path. Drop --plain (TLS) unless the server is on this machine."
+    }
 }
 
 /// Live chat: one ingest thread running an epoll loop over the connections of a ``ConnectionPlan``
@@ -54,6 +72,11 @@ public final class LiveSession {
         var lines = 0
         /// The read budget ran out before the stream would block: service again before waiting.
         var hasMore = false
+        /// ``LiveSession/drain(_:receivedAt:)`` is handing out the framer's lines: a close meanwhile
+        /// leaves the framer alone, so that every complete line already received is still handled.
+        var isDraining = false
+        /// Why the stream was closed while draining: the partial line left is reported with it.
+        var closedWhileDraining: DisconnectReason? = nil
         init(machine: ConnectionMachine) { self.machine = machine }
     }
 
@@ -78,8 +101,18 @@ public final class LiveSession {
     private var connectionByDescriptor: [Int32: Connection] = [:]
     /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
     static let readBudget = 16
+    /// The default of ``writeQueueLimit``: 1 MiB.
+    public static let defaultWriteQueueLimit = 1 << 20
+    /// Most bytes a connection may have waiting to be written. Our lines are few and short (login,
+    /// JOINs, PONGs), so a queue past this is a server that sends (PINGs) but does not read: the
+    /// connection is closed as dead (`disconnected` record, a gap for its channels, a reconnect with
+    /// back-off). A queue holds at most this plus one line.
+    public var writeQueueLimit = LiveSession.defaultWriteQueueLimit
     /// Set when a machine reports a fatal record.
     public private(set) var fatal: String? = nil
+
+    /// Why the session gave up (a rejected login or certificate), when a machine did.
+    public var failure: DisconnectReason? { connections.lazy.compactMap(\.machine.failure).first }
 
     /// How many connections the channels were pooled into.
     public var connectionCount: Int { connections.count }
@@ -183,7 +216,6 @@ public final class LiveSession {
                 updateInterest(c)
                 return
             case .endOfStream:
-                if c.framer.pendingByteCount > 0 { onProblem(.cutOff(droppedBytes: c.framer.pendingByteCount)) }
                 lost(c, .endOfStream)
                 return
             }
@@ -192,13 +224,28 @@ public final class LiveSession {
 
     /// Hands every complete line to the machine and to `onLine`, all stamped with the time of the
     /// read that completed them.
+    ///
+    /// Every complete line is handled, also those after a line that closed the connection (RECONNECT:
+    /// Twitch goes on sending until it closes): the machine has moved on and ignores them, `onLine`
+    /// gets them. A partial line left at such a close is reported as cut off, as at any close.
     private func drain(_ c: Connection, receivedAt now: Moment) {
+        c.isDraining = true
+        defer {
+            c.isDraining = false
+            if let reason = c.closedWhileDraining {
+                c.closedWhileDraining = nil
+                discardPartialLine(of: c, closedBecause: reason)
+            }
+        }
         while let event = c.framer.nextLine() {
             switch event {
             case .skipped(let error):
                 onProblem(.skipped(error))
             case .line(let line):
                 c.lines += 1
+                // Emptied before the parse: a rejected line must perform nothing, in particular not
+                // the actions of the line before it again.
+                actions.removeAll(keepingCapacity: true)
                 c.framer.withBytes(of: line) { bytes in
                     let message: TwitchMessage
                     do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
@@ -207,7 +254,6 @@ public final class LiveSession {
                         return
                     }
                     // Every line counts for liveness; control lines also drive the session.
-                    actions.removeAll(keepingCapacity: true)
                     c.machine.handle(
                         .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions, sharing: &pace)
                     onLine(bytes, message, now, c.lines)
@@ -218,7 +264,7 @@ public final class LiveSession {
     }
 
     private func lost(_ c: Connection, _ reason: DisconnectReason) {
-        close(c)
+        close(c, because: reason)
         let now = Moment.now()
         actions.removeAll(keepingCapacity: true)
         c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
@@ -233,14 +279,19 @@ public final class LiveSession {
                 do {
                     try stream.enqueue(message)
                     try stream.flush()
-                    updateInterest(c)
                 } catch {
                     lost(c, .failed("\(error)"))
+                    continue
+                }
+                if stream.pendingWriteCount > writeQueueLimit {
+                    lost(c, .peerNotReading(queuedBytes: stream.pendingWriteCount, limit: writeQueueLimit))
+                } else {
+                    updateInterest(c)
                 }
             case .connect(let after):
                 c.connectAt = Moment.now().monotonicMs + after
-            case .close:
-                close(c)
+            case .close(let reason):
+                close(c, because: reason)
             case .report(let record):
                 if case .fatal(let message, _) = record { fatal = message }
                 onRecord(record)
@@ -262,7 +313,10 @@ public final class LiveSession {
         } catch {
             c.stream = nil
             actions.removeAll(keepingCapacity: true)
-            c.machine.handle(.closed(.connectFailed("\(error)")), at: now, into: &actions, sharing: &pace)
+            let reason: DisconnectReason =
+                (error as? TLSError)?.isCertificateRejection == true
+                ? .certificateRejected("\(error)") : .connectFailed("\(error)")
+            c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
     }
@@ -284,11 +338,26 @@ public final class LiveSession {
         if (try? loop.modify(stream.fileDescriptor, interest: interest)) != nil { c.registered = interest }
     }
 
-    private func close(_ c: Connection) {
+    /// Closes the stream. The complete lines still in the framer are drained first when the close
+    /// comes from within ``drain(_:receivedAt:)``; a partial line left is reported as cut off.
+    private func close(_ c: Connection, because reason: DisconnectReason) {
         guard let stream = c.stream else { return }
         try? loop.remove(stream.fileDescriptor)
         connectionByDescriptor[stream.fileDescriptor] = nil
         c.stream = nil  // the stream closes its descriptor when released
+        if c.isDraining {
+            c.closedWhileDraining = reason
+        } else {
+            discardPartialLine(of: c, closedBecause: reason)
+        }
+    }
+
+    /// Empties the framer of a closed connection, reporting the bytes of a partial line (the framer
+    /// holds no complete line here: every read is drained).
+    private func discardPartialLine(of c: Connection, closedBecause reason: DisconnectReason) {
+        if c.framer.pendingByteCount > 0 {
+            onProblem(.cutOff(droppedBytes: c.framer.pendingByteCount, reason: reason))
+        }
         c.framer.reset()
     }
 }
@@ -302,15 +371,18 @@ public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
     case malformed(lineNumber: Int, LineError)
     /// A line longer than the framer's limit, skipped whole.
     case skipped(FramingError)
-    /// The server closed the connection in the middle of a line; its bytes were dropped.
-    case cutOff(droppedBytes: Int)
+    /// The connection closed in the middle of a line (the server closed it, or we did: RECONNECT, no
+    /// PONG, a peer that does not read, the end of the run); the partial line's bytes were dropped.
+    case cutOff(droppedBytes: Int, reason: DisconnectReason)
 
     public var description: String {
         switch self {
         case .malformed(let line, let error): "live:\(line): malformed line: \(error)"
         case .skipped(let error): "a line was too long and was skipped: \(error)"
-        case .cutOff(let dropped):
+        case .cutOff(let dropped, .endOfStream):
             "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
+        case .cutOff(let dropped, let reason):
+            "the connection was closed mid-line (\(reason)): \(dropped) bytes of a partial line dropped"
         }
     }
 }

@@ -16,6 +16,15 @@ public enum TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Connect plus handshake did not finish in time.
     case timedOut(peer: String, afterMs: Int64)
 
+    /// Whether the server's certificate failed verification (untrusted, or issued for another name):
+    /// a problem of configuration or of the server, which retrying does not fix.
+    public var isCertificateRejection: Bool {
+        switch self {
+        case .untrustedCertificate, .nameMismatch: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .socket(let error):

@@ -13,6 +13,10 @@ import IRCWire
 ///
 /// A client's outgoing lines are rare (handshake, JOIN, PONG); the server's replayed lines are
 /// appended once each with ``append(line:)``.
+///
+/// The queue itself does not refuse bytes: its owner bounds it through the stream's
+/// `pendingWriteCount` and closes a peer that does not read (the live loop at
+/// `LiveSession.writeQueueLimit`, 1 MiB; serve at `ServeClient.maxQueued`, 1 MiB).
 struct WriteQueue {
     private var bytes: [UInt8] = []
     private var head = 0

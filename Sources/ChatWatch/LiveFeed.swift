@@ -12,6 +12,9 @@ public final class LiveFeed: WatchFeed {
     private let endpoint: Endpoint
     private let settings: ConnectionSettings
     private let deadline: Int64?
+    /// Why the session gave up (a rejected login or certificate) and its message, once
+    /// ``run(into:)`` has returned; read it only after the ingest thread is joined.
+    public private(set) var failure: (reason: DisconnectReason?, message: String)? = nil
 
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings,
@@ -54,6 +57,7 @@ public final class LiveFeed: WatchFeed {
         session.run(until: deadline)
         ingest.finish()
         if let fatal = session.fatal {
+            failure = (session.failure, fatal)
             ingest.setStatus(.failed(fatal))
         } else if !ingest.stop.isRaised {
             ingest.setStatus(.failed("ended"))

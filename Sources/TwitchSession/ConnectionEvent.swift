@@ -20,10 +20,16 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case failed(String)
     /// The connection could not be made (resolve, connect or handshake error text).
     case connectFailed(String)
+    /// The server's TLS certificate failed verification (untrusted, or for another name): fatal
+    /// unless ``ConnectionSettings/retryCertificateErrors``.
+    case certificateRejected(String)
     /// The server sent RECONNECT.
     case serverRequestedReconnect
     /// Our PING went unanswered: the connection is dead.
     case unresponsive
+    /// The server does not read what we send: more than the loop's bound of bytes wait to be
+    /// written (a PING flood with no reader). The connection is dead.
+    case peerNotReading(queuedBytes: Int, limit: Int)
     /// No welcome (`001`) arrived in time after connecting.
     case registrationTimedOut
     /// The server rejected the login (NOTICE `Login authentication failed`). Fatal.
@@ -36,8 +42,11 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .endOfStream: "the server closed the connection"
         case .failed(let message): "connection failed: \(message)"
         case .connectFailed(let message): "could not connect: \(message)"
+        case .certificateRejected(let message): "could not connect: \(message)"
         case .serverRequestedReconnect: "the server asked us to reconnect (RECONNECT)"
         case .unresponsive: "the connection stopped answering (no PONG)"
+        case .peerNotReading(let queued, let limit):
+            "the server does not read what we send (\(queued) bytes queued, over the \(limit)-byte bound)"
         case .registrationTimedOut: "the server did not complete the login in time"
         case .authenticationFailed(let message): "login rejected: \(message)"
         case .stopped: "stopped"

@@ -65,6 +65,7 @@ extension ConnectionMachine {
     mutating func fail(
         _ reason: DisconnectReason, message: String, at now: Moment, _ actions: inout [ConnectionAction]
     ) {
+        failure = reason
         actions.append(.report(.fatal(message, at: now.wallMs)))
         if phase == .registering || phase == .ready { actions.append(.close(reason)) }
         closeOpenGaps(at: now, &actions)

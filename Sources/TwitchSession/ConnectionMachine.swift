@@ -76,6 +76,8 @@ public struct ConnectionMachine: Sendable {
     public internal(set) var connectionCount = 0
     /// What became of `CAP REQ` on the current connection; `nil` while unanswered.
     public internal(set) var capabilityOutcome: CapabilityOutcome?
+    /// Why the session gave up for good (a rejected login or certificate), once it has.
+    public internal(set) var failure: DisconnectReason?
 
     let initialNick: String
     var indexByChannel: [String: Int] = [:]
@@ -171,6 +173,11 @@ public struct ConnectionMachine: Sendable {
             didReceive(line, at: now, &actions)
         case .tick:
             break
+        case .closed(.certificateRejected(let message)) where !settings.retryCertificateErrors:
+            fail(
+                .certificateRejected(message),
+                message: "\(message) Not reconnecting: a certificate error does not go away by retrying.", at: now,
+                &actions)
         case .closed(let reason):
             connectionLost(reason, at: now, close: false, &actions)
         case .writeFailed(let message):

@@ -43,6 +43,10 @@ public struct ConnectionSettings: Sendable, Equatable {
     public var pongTimeoutMs: Int64 = 10_000
     /// Reconnect delays.
     public var backoff = BackoffPolicy()
+    /// Whether a server certificate that fails verification (``DisconnectReason/certificateRejected(_:)``)
+    /// is retried with back-off like any failed connect. By default it ends the session: a
+    /// certificate does not become trusted by waiting.
+    public var retryCertificateErrors = false
 
     public init() {}
 }

@@ -25,6 +25,8 @@ struct CaptureCommand: ParsableCommand {
             written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
             file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
             and exits 74. Format, records and status fields: docs/capture.md.
+
+            \(ConnectionOptions.exitStatusHelp), 74 write error.
             """)
 
     enum StatusMode: String, ExpressibleByArgument, CaseIterable {
@@ -201,9 +203,6 @@ struct CaptureCommand: ParsableCommand {
                     + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
         }
-        if let fatal = session.fatal {
-            Diagnostics.error(fatal)
-            throw ExitCode(1)
-        }
+        if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
     }
 }

@@ -20,6 +20,9 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Do not verify the server's certificate (said loudly on stderr; for tests only).")
     var insecure = false
 
+    @Flag(help: "Retry with back-off when the server's certificate fails verification, instead of exiting 76.")
+    var retryTls = false
+
     @Option(
         help:
             "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login."
@@ -68,8 +71,8 @@ struct ConnectionOptions: ParsableArguments {
     var connectInterval: Double = 2
 
     func validate() throws {
-        if plain && (caFile != nil || insecure) {
-            throw ValidationError("--ca-file and --insecure need TLS (drop --plain)")
+        if plain && (caFile != nil || insecure || retryTls) {
+            throw ValidationError("--ca-file, --insecure and --retry-tls need TLS (drop --plain)")
         }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         for (name, value) in [
@@ -111,6 +114,7 @@ struct ConnectionOptions: ParsableArguments {
         s.connectSpacingMs = Int64(connectInterval * 1000)
         s.idleTimeoutMs = Int64(idleTimeout * 1000)
         s.pongTimeoutMs = Int64(pongTimeout * 1000)
+        s.retryCertificateErrors = retryTls
         s.backoff = BackoffPolicy(
             baseMs: Int64(reconnectBase * 1000), capMs: Int64(reconnectMax * 1000),
             healthyAfterMs: Int64(healthyAfter * 1000))
@@ -122,12 +126,39 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.
+    /// Warns when the token would travel unencrypted (`--plain` to a host other than loopback).
     func credentials() throws -> Credentials {
+        let credentials: Credentials
         do {
-            return try Credentials.resolve(tokenFile: tokenFile, login: login)
+            credentials = try Credentials.resolve(tokenFile: tokenFile, login: login)
         } catch {
             Diagnostics.error("\(error)")
             throw ExitCode(64)
+        }
+        if let warning = endpoint.cleartextTokenWarning(for: credentials) { Diagnostics.warning(warning) }
+        return credentials
+    }
+
+    /// What the live commands say about their exit statuses (sysexits), for `--help`.
+    static let exitStatusHelp = """
+        Exit status: 0 stopped (--duration, SIGINT, SIGTERM), 64 usage error or unusable token file, \
+        76 (EX_PROTOCOL) the server's TLS certificate failed verification (untrusted or for another \
+        name; --retry-tls retries instead), 77 (EX_NOPERM) the server rejected the login
+        """
+
+    /// Ends a live command whose session gave up: the reason's message on stderr and its exit
+    /// status (see ``exitStatusHelp``).
+    static func exit(failure: DisconnectReason?, message: String) throws -> Never {
+        switch failure {
+        case .certificateRejected:
+            Diagnostics.error(message + " (--retry-tls keeps retrying)")
+            throw ExitCode(76)
+        case .authenticationFailed:
+            Diagnostics.error(message)
+            throw ExitCode(77)
+        default:
+            Diagnostics.error(message)
+            throw ExitCode(70)
         }
     }
 }

@@ -22,6 +22,8 @@ struct TailCommand: ParsableCommand {
             and reports each interval without capture as a gap (stderr, and a "gap" record in json). \
             Anonymous by default; an OAuth token comes from --token-file or CHATCAP_TOKEN, never from \
             the command line.
+
+            \(ConnectionOptions.exitStatusHelp), 74 output error.
             """)
 
     @Argument(help: "Channels to join (logins, with or without #); more with --channels-file.")
@@ -137,10 +139,7 @@ struct TailCommand: ParsableCommand {
             try pipeline.finish()
             return pipeline.summary
         }
-        if let fatal = session.fatal {
-            Diagnostics.error(fatal)
-            throw ExitCode(1)
-        }
+        if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
     }
 }
 

@@ -25,6 +25,9 @@ struct WatchCommand: ParsableCommand {
             live tail; the footer counts the new messages below.
 
             The keyboard and screen are the terminal (/dev/tty), so chat can come from standard input.
+
+            \(ConnectionOptions.exitStatusHelp); 65 a problem in the inputs with --strict, 74 no \
+            terminal.
             """)
 
     @OptionGroup var input: InputOptions
@@ -91,6 +94,9 @@ struct WatchCommand: ParsableCommand {
             throw ExitCode(74)
         }
         for problem in report.problems { Diagnostics.note(problem) }
+        if let failure = (feed as? LiveFeed)?.failure {
+            try ConnectionOptions.exit(failure: failure.reason, message: failure.message)
+        }
         if report.problemCount > report.problems.count {
             Diagnostics.note("(\(report.problemCount - report.problems.count) further input problems)")
         }

@@ -85,7 +85,7 @@ import Testing
         #expect(run.stderr.contains("reconnecting"), "and we reconnect")
     }
 
-    @Test("a TLS certificate for another name: a clear message, retries, no hang")
+    @Test("a TLS certificate for another name with --retry-tls: a clear message, retries, no hang")
     func wrongCertificateName() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-badname-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
@@ -99,7 +99,7 @@ import Testing
         let run = try CLI.run([
             "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)",
             "--ca-file", "\(dir)/ca.pem", "--reconnect-base", "0.2", "--reconnect-max", "0.4",
-            "--duration", "2",
+            "--retry-tls", "--duration", "2",
         ])
         #expect(run.status == 0)
         #expect(run.stdout.isEmpty)

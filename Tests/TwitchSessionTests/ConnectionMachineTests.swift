@@ -208,9 +208,29 @@ import TwitchSession
         #expect(fatal[0].contains("Not reconnecting"))
         #expect(!fatal[0].contains("badbadbad"))
         #expect(driver.machine.phase == .stopped)
+        #expect(driver.machine.failure == .authenticationFailed("Login authentication failed"))
         #expect(driver.machine.nextDeadline == nil)
         #expect(driver.send(.closed(.endOfStream)).isEmpty)
         #expect(driver.advance(by: 600_000).isEmpty)
+    }
+
+    @Test("a rejected certificate is fatal (failure recorded), unless retryCertificateErrors")
+    func certificateRejected() throws {
+        var driver = SessionDriver(channels: ["a"])
+        driver.startMachine()
+        let actions = driver.send(.closed(.certificateRejected("bad certificate.")))
+        #expect(actions.connectDelays.isEmpty)
+        let fatal = actions.records.compactMap { if case .fatal(let message, _) = $0 { message } else { nil } }
+        #expect(fatal.count == 1 && fatal[0].contains("bad certificate.") && fatal[0].contains("Not reconnecting"))
+        #expect(driver.machine.phase == .stopped)
+        #expect(driver.machine.failure == .certificateRejected("bad certificate."))
+
+        var settings = ConnectionSettings()
+        settings.retryCertificateErrors = true
+        var retrying = SessionDriver(channels: ["a"], settings: settings)
+        retrying.startMachine()
+        #expect(retrying.send(.closed(.certificateRejected("bad certificate."))).connectDelays.count == 1)
+        #expect(retrying.machine.phase == .connecting && retrying.machine.failure == nil)
     }
 
     @Test("Improperly formatted auth is fatal too")
