@@ -47,3 +47,22 @@ for format in json irc raw; do
             printf "  json replay from .gz: %.0f lines/s (target >= 1000000: %s)\n", r, (r >= 1000000) ? "met" : "not met" }'
     fi
 done
+
+# The plain file next to it (if present): replay json/raw against `chatcap stats`, CPU time (user + sys,
+# steadier than wall time on a shared machine), best of 3.
+plain=${log%.gz}
+[ -f "$plain" ] || exit 0
+cpu() {  # best user+sys seconds of 3 runs
+    local best=999999
+    for _ in 1 2 3; do
+        /usr/bin/time -f "%U %S" -o /tmp/replay_bench.$$ bash -c "$1" > /dev/null
+        best=$(awk -v b="$best" '{ s = $1 + $2; print (s < b) ? s : b }' /tmp/replay_bench.$$)
+    done
+    rm -f /tmp/replay_bench.$$
+    echo "$best"
+}
+echo "plain: $plain; CPU time, best of 3 runs"
+for what in "stats" "replay --format json" "replay --format raw"; do
+    c=$(cpu "'$bin' $what '$plain'")
+    awk -v n="chatcap $what" -v s="$c" -v lines="$lines" 'BEGIN { printf "%-44s %7.3f s  %9.0f lines/s (CPU)\n", n, s, lines / s }'
+done

@@ -98,13 +98,51 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// Writes `"name":` (a key from a literal; keys are plain ASCII).
+    ///
+    /// One capacity check and word copies: keys are short, so a `memcpy` call costs more than the copy.
     public mutating func key(_ name: StaticString) {
-        separate()
-        put(UInt8(ascii: "\""))
-        // SAFETY: a StaticString's `utf8Start` holds `utf8CodeUnitCount` bytes.
-        unsafe put(name.utf8Start, name.utf8CodeUnitCount)
-        put(UInt8(ascii: "\""))
-        put(UInt8(ascii: ":"))
+        let n = name.utf8CodeUnitCount
+        if capacity - count < n + 4 { grow(n + 4) }
+        // SAFETY: `count + n + 4 <= capacity` after the check; a StaticString's `utf8Start` holds
+        // `utf8CodeUnitCount` bytes.
+        var o = unsafe base + count
+        if needsComma {
+            unsafe o.pointee = UInt8(ascii: ",")
+            unsafe o += 1
+        }
+        unsafe o.pointee = UInt8(ascii: "\"")
+        unsafe o += 1
+        // Word copies with an overlapping last word: every load and store stays within the `n` bytes.
+        let src = unsafe UnsafeRawPointer(name.utf8Start)
+        let dst = UnsafeMutableRawPointer(o)
+        if n >= 8 {
+            var k = 0
+            while k &+ 8 <= n {
+                unsafe dst.storeBytes(
+                    of: src.loadUnaligned(fromByteOffset: k, as: UInt64.self), toByteOffset: k, as: UInt64.self)
+                k &+= 8
+            }
+            if k < n {
+                unsafe dst.storeBytes(
+                    of: src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8,
+                    as: UInt64.self)
+            }
+        } else if n >= 4 {
+            unsafe dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            unsafe dst.storeBytes(
+                of: src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
+        } else {
+            var k = 0
+            while k < n {
+                unsafe dst.storeBytes(of: src.load(fromByteOffset: k, as: UInt8.self), toByteOffset: k, as: UInt8.self)
+                k &+= 1
+            }
+        }
+        unsafe o += n
+        unsafe o[0] = UInt8(ascii: "\"")
+        unsafe o[1] = UInt8(ascii: ":")
+        unsafe o += 2
+        count = unsafe o - base
         needsComma = false
     }
 
@@ -179,9 +217,12 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
         separate()
         put(UInt8(ascii: "\""))
-        var repair = UTF8Repair()
-        for i in range.range { repair.feed(span[i]) { escape($0) } }
-        repair.finish { escape($0) }
+        let rest = plainPrefix(span, range)
+        if rest < Int(range.upper) {
+            var repair = UTF8Repair()
+            for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
+            repair.finish { escape($0) }
+        }
         put(UInt8(ascii: "\""))
     }
 
@@ -189,10 +230,110 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         separate()
         put(UInt8(ascii: "\""))
-        var repair = UTF8Repair()
-        value.unescape(in: span) { b in repair.feed(b) { escape($0) } }
-        repair.finish { escape($0) }
+        let rest = plainPrefix(span, value.raw)
+        if rest < Int(value.raw.upper) {
+            var repair = UTF8Repair()
+            TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)).unescape(in: span) { b in
+                repair.feed(b) { escape($0) }
+            }
+            repair.finish { escape($0) }
+        }
         put(UInt8(ascii: "\""))
+    }
+
+    /// The fast path of the string writers: copies the longest prefix of `span[range]` that needs no
+    /// work — printable ASCII other than `"` and `\\`, and well-formed UTF-8 sequences — eight bytes
+    /// at a time where it can, and returns where it stopped (`range.upper` when it copied it all).
+    /// It stops at the first byte to escape (a `\\` too: JSON escapes it, and in a tag value it starts
+    /// an IRCv3 escape) and at malformed UTF-8. It always stops on a sequence boundary, so the slow path may take over there
+    /// with a fresh ``UTF8Repair`` and produce exactly what it would have produced for the whole string.
+    ///
+    /// - Complexity: O(`range.count`). - Allocations: at most one growth of the buffer.
+    private mutating func plainPrefix(_ span: Span<UInt8>, _ range: ByteRange) -> Int {
+        let lower = Int(range.lower)
+        let upper = Int(range.upper)
+        precondition(lower <= upper && upper <= span.count, "range outside the span")
+        let n = upper - lower
+        if capacity - count < n { grow(n) }
+        // SAFETY: `[lower, upper)` lies within `span` (checked above), and every read below is at an
+        // index `< upper` (word loads need `i + 8 <= upper`; a sequence of `len` bytes is read only
+        // when `i + len <= upper`). At most `n` bytes are written at `base + count`, and
+        // `count + n <= capacity` after the growth above; the regions do not overlap.
+        return unsafe span.withUnsafeBufferPointer { buffer -> Int in
+            let p = buffer.baseAddress!
+            let out = unsafe base + count
+            var i = lower
+            defer { count &+= i &- lower }
+            while i < upper {
+                while i &+ 8 <= upper {
+                    let w = unsafe UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                    if Self.needsAttention(w) { break }
+                    unsafe UnsafeMutableRawPointer(out + (i &- lower)).storeBytes(of: w, as: UInt64.self)
+                    i &+= 8
+                }
+                guard i < upper else { break }
+                let b = unsafe p[i]
+                if b >= 0x20 && b < 0x7F {
+                    guard b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") else { return i }
+                    unsafe out[i &- lower] = b
+                    i &+= 1
+                    continue
+                }
+                guard b >= 0x80 else { return i }  // a control character or DEL: escaped by the slow path
+                let len = unsafe Self.wellFormedSequenceLength(p, i, upper)
+                guard len > 0 else { return i }
+                var k = 0
+                while k < len {
+                    unsafe out[i &- lower &+ k] = p[i &+ k]
+                    k &+= 1
+                }
+                i &+= len
+            }
+            return i
+        }
+    }
+
+    /// Whether any byte of `w` is not plain printable ASCII, or is `"` or `\\`.
+    @inline(__always)
+    private static func needsAttention(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let control = (w &- 0x2020_2020_2020_2020) & ~w & highs  // a byte < 0x20 (bytes >= 0x80 flagged anyway)
+        let special =
+            hasZero(w ^ 0x2222_2222_2222_2222) | hasZero(w ^ 0x5C5C_5C5C_5C5C_5C5C)
+            | hasZero(w ^ 0x7F7F_7F7F_7F7F_7F7F)
+        return (w & highs) | control | special != 0
+    }
+
+    /// The length of the well-formed UTF-8 sequence starting at `p[i]` (a byte >= 0x80) and ending
+    /// before `end`, or 0 when it is not one (the slow path repairs it).
+    @unsafe
+    @inline(__always)
+    private static func wellFormedSequenceLength(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> Int {
+        let b0 = unsafe p[i]
+        @inline(__always) func cont(_ b: UInt8) -> Bool { b & 0xC0 == 0x80 }
+        switch b0 {
+        case 0xC2...0xDF:
+            guard i &+ 2 <= end else { return 0 }
+            return unsafe cont(p[i &+ 1]) ? 2 : 0
+        case 0xE0...0xEF:
+            guard i &+ 3 <= end else { return 0 }
+            let b1 = unsafe p[i &+ 1]
+            let lo: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80
+            let hi: UInt8 = b0 == 0xED ? 0x9F : 0xBF
+            guard b1 >= lo && b1 <= hi, unsafe cont(p[i &+ 2]) else { return 0 }
+            return 3
+        case 0xF0...0xF4:
+            guard i &+ 4 <= end else { return 0 }
+            let b1 = unsafe p[i &+ 1]
+            let lo: UInt8 = b0 == 0xF0 ? 0x90 : 0x80
+            let hi: UInt8 = b0 == 0xF4 ? 0x8F : 0xBF
+            guard b1 >= lo && b1 <= hi, unsafe cont(p[i &+ 2]), unsafe cont(p[i &+ 3]) else { return 0 }
+            return 4
+        default:
+            return 0
+        }
     }
 
     /// A string from a `String` (for values we make ourselves, e.g. a msg-id name).
@@ -254,76 +395,6 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
             put(unsafe hex.utf8Start[Int(b & 0xF)])
         default: put(b)
         }
-    }
-}
-
-/// A streaming UTF-8 validator that passes valid sequences through and replaces each maximal
-/// invalid subpart with U+FFFD (the Unicode-recommended practice, as `String(decoding:as:)` does).
-///
-/// - Complexity: O(1) per byte. - Allocations: none.
-public struct UTF8Repair: Sendable {
-    private var pending = InlineArray<4, UInt8>(repeating: 0)
-    private var count = 0
-    private var needed = 0
-    /// Bounds for the second byte of the pending sequence (they narrow for E0, ED, F0, F4).
-    private var low: UInt8 = 0x80
-    private var high: UInt8 = 0xBF
-
-    public init() {}
-
-    static let replacement: (UInt8, UInt8, UInt8) = (0xEF, 0xBF, 0xBD)
-
-    public mutating func feed(_ b: UInt8, _ emit: (UInt8) -> Void) {
-        if needed > 0 {
-            let lo: UInt8 = count == 1 ? low : 0x80
-            let hi: UInt8 = count == 1 ? high : 0xBF
-            if b >= lo && b <= hi {
-                pending[count] = b
-                count += 1
-                if count == needed {
-                    for i in 0..<count { emit(pending[i]) }
-                    needed = 0
-                    count = 0
-                }
-                return
-            }
-            // The pending sequence is a maximal invalid subpart: one replacement, then `b` anew.
-            emitReplacement(emit)
-            needed = 0
-            count = 0
-        }
-        switch b {
-        case 0x00...0x7F: emit(b)
-        case 0xC2...0xDF: start(b, 2, 0x80, 0xBF)
-        case 0xE0: start(b, 3, 0xA0, 0xBF)
-        case 0xE1...0xEC, 0xEE...0xEF: start(b, 3, 0x80, 0xBF)
-        case 0xED: start(b, 3, 0x80, 0x9F)
-        case 0xF0: start(b, 4, 0x90, 0xBF)
-        case 0xF1...0xF3: start(b, 4, 0x80, 0xBF)
-        case 0xF4: start(b, 4, 0x80, 0x8F)
-        default: emitReplacement(emit)  // stray continuation byte or a byte never valid in UTF-8
-        }
-    }
-
-    /// At the end of the input: a sequence cut short becomes one replacement character.
-    public mutating func finish(_ emit: (UInt8) -> Void) {
-        if needed > 0 { emitReplacement(emit) }
-        needed = 0
-        count = 0
-    }
-
-    private mutating func start(_ b: UInt8, _ length: Int, _ lo: UInt8, _ hi: UInt8) {
-        pending[0] = b
-        count = 1
-        needed = length
-        low = lo
-        high = hi
-    }
-
-    private func emitReplacement(_ emit: (UInt8) -> Void) {
-        emit(Self.replacement.0)
-        emit(Self.replacement.1)
-        emit(Self.replacement.2)
     }
 }
 

@@ -1,4 +1,4 @@
-public import ChatStore
+import ChatStore
 import IRCWire
 public import TwitchSession
 

@@ -21,71 +21,112 @@ import ChatPosix
 /// ```
 ///
 /// Owned by the thread that writes the output; not `Sendable`.
+@safe
 public final class OutputSink {
     /// The longest a byte waits in the buffer while the program runs (at an ``endLine()`` or an idle
     /// point that calls ``flushIfDue(now:)``).
     public static let maxDelay: Duration = .milliseconds(100)
 
     public let descriptor: Int32
-    private var buffer: [UInt8] = []
     private let capacity: Int
-    /// When the oldest unflushed byte was buffered; `nil` while the buffer is empty.
-    private var pendingSince: ContinuousClock.Instant? = nil
-    /// ``endLine()`` reads the clock only every `clockStride` lines (a line costs tens of ns).
-    private var linesUntilClock = 0
+    /// The buffer, `capacity` bytes allocated once; `state.count` of them are waiting.
+    private let base: UnsafeMutablePointer<UInt8>
+
+    /// Mutable state in raw memory behind a `let` pointer: one owner, no overlapping access, so a
+    /// line costs no exclusivity checks or uniqueness checks.
+    @unsafe
+    private struct State {
+        var count = 0
+        /// When the oldest unflushed byte was buffered; `nil` while the buffer is empty.
+        var pendingSince: ContinuousClock.Instant? = nil
+        /// ``endLine()`` reads the clock only every `clockStride` lines (a line costs tens of ns).
+        var linesUntilClock = 0
+        var flushCount = 0
+    }
+    private let state: UnsafeMutablePointer<State>
     private static let clockStride = 16
 
+    // SAFETY (whole type): `base` holds `capacity` bytes and `state` one State, both from init to
+    // deinit; `state.count <= capacity` is kept by every write (checked before each copy).
+
     /// How many times the buffer was handed to `write(2)` (one call, or a few for a partial write).
-    package private(set) var flushCount = 0
+    package var flushCount: Int { unsafe state.pointee.flushCount }
 
     /// - Parameter capacity: the buffer size; a flush happens when more than half of it is used.
     public init(descriptor: Int32 = 1, capacity: Int = 512 * 1024) {
+        precondition(capacity >= 2, "an output buffer needs room for a line terminator")
         self.descriptor = descriptor
         self.capacity = capacity
-        buffer.reserveCapacity(capacity)
+        unsafe base = .allocate(capacity: capacity)
+        unsafe state = .allocate(capacity: 1)
+        unsafe state.initialize(to: State())
+    }
+
+    deinit {
+        unsafe base.deallocate()
+        unsafe state.deallocate()
     }
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { isatty(descriptor) != 0 }
 
     /// Whether bytes wait in the buffer.
-    public var hasPendingBytes: Bool { !buffer.isEmpty }
+    public var hasPendingBytes: Bool { unsafe state.pointee.count > 0 }
 
     /// Appends `bytes` to the buffer (writing it out when full).
     ///
     /// - Complexity: O(`bytes.count`). - Allocations: none.
     public func write(_ bytes: [UInt8]) throws(OutputError) {
-        if buffer.count + bytes.count > capacity { try flush() }
-        if bytes.count > capacity {
-            try writeAll(bytes)
-            return
-        }
-        notePending()
-        buffer.append(contentsOf: bytes)
+        try write(bytes.span)
     }
 
-    /// Appends `span` to the buffer.
+    /// Appends `span` to the buffer (writing it straight out when it is larger than the buffer).
     ///
     /// - Complexity: O(`span.count`). - Allocations: none.
+    @inline(__always)
     public func write(_ span: Span<UInt8>) throws(OutputError) {
-        if buffer.count + span.count > capacity { try flush() }
+        if unsafe state.pointee.count + span.count > capacity {
+            try flush()
+            if span.count > capacity {
+                try writeAll(span)
+                return
+            }
+        }
         notePending()
-        // SAFETY: the span's bytes are valid for the call; they are copied at once.
-        unsafe span.withUnsafeBufferPointer { p in unsafe buffer.append(contentsOf: p) }
+        // SAFETY: `count + span.count <= capacity` (checked above); the span is a separate buffer.
+        unsafe span.withUnsafeBufferPointer { p in
+            unsafe (base + state.pointee.count).update(from: p.baseAddress!, count: p.count)
+        }
+        unsafe state.pointee.count += span.count
+    }
+
+    /// Appends one or two bytes (a line terminator).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    public func write(byte first: UInt8, _ second: UInt8? = nil) throws(OutputError) {
+        let n = second == nil ? 1 : 2
+        if unsafe state.pointee.count + n > capacity { try flush() }
+        notePending()
+        // SAFETY: `count + n <= capacity` (checked above; after a flush `count` is 0 and `capacity >= 2`).
+        unsafe base[state.pointee.count] = first
+        if let second { unsafe base[state.pointee.count + 1] = second }
+        unsafe state.pointee.count += n
     }
 
     /// Marks the end of an output line: flushes when the buffer is half full or its oldest byte is
     /// ``maxDelay`` old (the clock is read every few lines).
     ///
     /// - Complexity: O(1) unless it flushes. - Allocations: none.
+    @inline(__always)
     public func endLine() throws(OutputError) {
-        if buffer.count > capacity / 2 {
+        if unsafe state.pointee.count > capacity / 2 {
             try flush()
             return
         }
-        linesUntilClock -= 1
-        guard linesUntilClock <= 0 else { return }
-        linesUntilClock = Self.clockStride
+        unsafe state.pointee.linesUntilClock -= 1
+        guard unsafe state.pointee.linesUntilClock <= 0 else { return }
+        unsafe state.pointee.linesUntilClock = Self.clockStride
         _ = try flushIfDue(now: .now)
     }
 
@@ -102,26 +143,29 @@ public final class OutputSink {
     }
 
     /// When the buffered bytes are due, or `nil` when the buffer is empty.
-    public var flushDeadline: ContinuousClock.Instant? { pendingSince.map { $0 + Self.maxDelay } }
+    public var flushDeadline: ContinuousClock.Instant? { unsafe state.pointee.pendingSince.map { $0 + Self.maxDelay } }
 
     /// Writes out everything buffered.
     public func flush() throws(OutputError) {
-        guard !buffer.isEmpty else { return }
-        pendingSince = nil
-        defer { buffer.removeAll(keepingCapacity: true) }
-        try writeAll(buffer)
+        let count = unsafe state.pointee.count
+        guard count > 0 else { return }
+        unsafe state.pointee.pendingSince = nil
+        unsafe state.pointee.count = 0
+        // SAFETY: `base[0 ..< count]` was written by `write`; the span lives for the call.
+        try writeAll(unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: count)))
     }
 
+    @inline(__always)
     private func notePending() {
-        if pendingSince == nil {
-            pendingSince = .now
-            linesUntilClock = Self.clockStride
+        if unsafe state.pointee.pendingSince == nil {
+            unsafe state.pointee.pendingSince = .now
+            unsafe state.pointee.linesUntilClock = Self.clockStride
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) throws(OutputError) {
-        flushCount += 1
-        guard let code = writeAllWaiting(descriptor, bytes.span) else { return }
+    private func writeAll(_ bytes: Span<UInt8>) throws(OutputError) {
+        unsafe state.pointee.flushCount += 1
+        guard let code = writeAllWaiting(descriptor, bytes) else { return }
         if code == EPIPE { throw .closed }
         throw .failed(errno: code, message: InputError.text(errno: code))
     }

@@ -1,4 +1,4 @@
-public import ChatPosix
+package import ChatPosix
 
 /// Paces lines by their timestamps at `speed` times real time: the first line sets the origin, and a
 /// later line is due once the wall time since the origin has caught up with its line time / `speed`.

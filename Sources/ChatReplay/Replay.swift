@@ -16,48 +16,80 @@ public import TwitchSession
 /// tombstone a later CLEARMSG/CLEARCHAT put on them.
 ///
 /// Owns the store while it runs (the ingest thread); not `Sendable`.
+///
+/// The per-line state (output buffer, counters, held-back lines) sits in raw memory behind a `let`
+/// pointer: one owner, no overlapping access, so a line pays no exclusivity checks on it.
+@safe
 public final class Replay {
     public let options: ReplayOptions
     public let store: ChatStore
     private let sink: OutputSink?
     private let diagnose: (String) -> Void
-    private var writer = JSONWriter()
     private let text: TextRenderer
-    public private(set) var summary = ReplaySummary()
-    private var reported = 0
-    /// Lines appended but not yet written (moderation mode), oldest first.
-    private var pending = PlacementQueue()
     private let reader: Reader
     private let channelFilter: [[UInt8]]
     private let userFilter: [[UInt8]]
-    private var pace: Pacer?
+    /// Whether any filter is set (else ``passes(_:_:_:)`` is skipped).
+    private let filters: Bool
     private let started = ContinuousClock.now
     /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
     public var stop: StopFlag? = nil
-    /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
-    private var idleFailure: OutputError? = nil
-    /// Events until the next look at the output's age (lines filtered out write nothing).
-    private var eventsUntilFlushCheck = 0
+
+    @unsafe
+    private struct State: ~Copyable {
+        var writer = JSONWriter()
+        var summary = ReplaySummary()
+        var reported = 0
+        /// Lines appended but not yet written (moderation mode), oldest first.
+        var pending = PlacementQueue()
+        var pace: Pacer?
+        /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
+        var idleFailure: OutputError? = nil
+        /// Events until the next look at the output's age (lines filtered out write nothing).
+        var eventsUntilFlushCheck = 0
+        /// Lines until the next view-model tick with a fresh clock reading.
+        var linesUntilPublish = 0
+    }
+    private let state: UnsafeMutablePointer<State>
+    /// Lines between two clock readings for the view model's tick (its interval is tens of ms).
+    private static let publishStride = 16
+
+    // SAFETY (whole type): `state` lives from init to deinit; only the owner thread touches it, and
+    // no method holds a `state.pointee` access across a call that takes another one of the same field.
+
+    /// What happened so far.
+    public var summary: ReplaySummary { unsafe state.pointee.summary }
 
     /// - Parameters:
     ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
     ///   - diagnose: receives one message per problem (file and line number included).
     public init(options: ReplayOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
         self.options = options
-        store = ChatStore(capacity: options.capacity, dedupeSharedChat: options.dedupeShared)
+        // Nothing in replay or dump reads sender tokens (encoders read names from the entry bytes).
+        store = ChatStore(capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false)
         self.sink = sink
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)
         reader = store.readers.makeReader()!
         channelFilter = options.channels.map { Array($0.utf8) }
         userFilter = options.users.map { Array($0.lowercased().utf8) }
-        pace = options.speed.map { Pacer(speed: $0) }
+        filters =
+            options.dedupeShared || options.since != nil || options.until != nil || !options.channels.isEmpty
+            || !options.users.isEmpty || !options.types.isEmpty || options.grep != nil
+        unsafe state = .allocate(capacity: 1)
+        unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }))
+    }
+
+    deinit {
+        unsafe state.deinitialize(count: 1)
+        unsafe state.deallocate()
     }
 
     /// Reads every event of `input` (until ``stop`` is raised), then writes what is still held back
     /// and flushes.
     public func run(_ input: MergeReader) throws(OutputError) {
         var failure: OutputError? = nil
+        let stop = self.stop  // set before the run; read once
         while failure == nil && stop?.isRaised != true {
             let more = input.next { event, bytes in
                 do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
@@ -75,37 +107,44 @@ public final class Replay {
     ///   next ``handle(_:_:)``.
     @discardableResult
     public func idle() -> ContinuousClock.Instant? {
-        guard idleFailure == nil, let sink else { return nil }
+        guard unsafe state.pointee.idleFailure == nil, let sink else { return nil }
         do throws(OutputError) { return try sink.flushIfDue(now: .now) } catch {
-            idleFailure = error
+            unsafe state.pointee.idleFailure = error
             return nil
         }
     }
 
     /// Handles one event of a ``MergeReader``.
     public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) throws(OutputError) {
-        if let idleFailure { throw idleFailure }
-        eventsUntilFlushCheck -= 1
-        if eventsUntilFlushCheck <= 0, let sink {
-            eventsUntilFlushCheck = 1024
+        if let idleFailure = unsafe state.pointee.idleFailure { throw idleFailure }
+        unsafe state.pointee.eventsUntilFlushCheck -= 1
+        if unsafe state.pointee.eventsUntilFlushCheck <= 0, let sink {
+            unsafe state.pointee.eventsUntilFlushCheck = 1024
             try sink.flushIfDue(now: .now)
         }
         switch event {
         case .line(let at, let message):
-            if let t = at.timestamp, pace != nil {
-                guard pace!.wait(until: t.milliseconds, stop: stop, idle: { self.idle() }) else { return }
-                if let idleFailure { throw idleFailure }
+            if let t = at.timestamp, var pace = unsafe state.pointee.pace {
+                // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
+                let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
+                unsafe state.pointee.pace = pace
+                guard go else { return }
+                if let idleFailure = unsafe state.pointee.idleFailure { throw idleFailure }
             }
-            summary.lines += 1
+            unsafe state.pointee.summary.lines += 1
             try ingest(bytes, message, at)
         case .malformed:
-            summary.malformed += 1
+            unsafe state.pointee.summary.malformed += 1
             report(event.diagnostic)
         case .skipped:
-            summary.skipped += 1
+            unsafe state.pointee.summary.skipped += 1
             report(event.diagnostic)
         case .inputFailed(_, let error, _):
-            if error.isDamage { summary.damagedInputs += 1 } else { summary.failedInputs += 1 }
+            if error.isDamage {
+                unsafe state.pointee.summary.damagedInputs += 1
+            } else {
+                unsafe state.pointee.summary.failedInputs += 1
+            }
             diagnose(event.diagnostic)
         }
     }
@@ -115,21 +154,21 @@ public final class Replay {
     public func record(_ record: SessionRecord) throws(OutputError) {
         diagnose("\(record)")
         guard options.format == .json, let sink else { return }
-        writer.reset()
-        RecordEncoder.encode(record, into: &writer)
-        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        unsafe state.pointee.writer.reset()
+        unsafe RecordEncoder.encode(record, into: &state.pointee.writer)
+        try unsafe state.pointee.writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
         try sink.endLine()
     }
 
     /// Reports and counts a problem of a live source that is not tied to one line.
     public func noteProblem(_ message: String) {
-        summary.skipped += 1
+        unsafe state.pointee.summary.skipped += 1
         report(message)
     }
 
     /// Writes every held-back line and flushes.
     public func finish() throws(OutputError) {
-        while let next = pending.popFirst() { try writeHeld(next) }
+        while let next = unsafe state.pointee.pending.popFirst() { try writeHeld(next) }
         store.publish(now: elapsedMilliseconds(), force: true)
         try sink?.flush()
     }
@@ -158,7 +197,7 @@ public final class Replay {
             // Make room in order: everything up to this channel's oldest entry is written first.
             if let log = try? store.log(for: message, in: bytes), log.ring.isFull {
                 let oldest = log.ring.liveRange.lowerBound
-                while let next = pending.popFirst() {
+                while let next = unsafe state.pointee.pending.popFirst() {
                     try writeHeld(next)
                     if next.channel == log.index && next.seq == oldest { break }
                 }
@@ -171,10 +210,15 @@ public final class Replay {
             report("\(at.inputName):\(at.lineNumber): \(error)")
             return
         }
-        store.publish(now: elapsedMilliseconds())  // O(1) between ticks; a tick visits dirty channels only
+        // O(1) between ticks; a tick visits dirty channels only. The clock is read every few lines.
+        unsafe state.pointee.linesUntilPublish -= 1
+        if unsafe state.pointee.linesUntilPublish <= 0 {
+            unsafe state.pointee.linesUntilPublish = Self.publishStride
+            store.publish(now: elapsedMilliseconds())
+        }
         guard let sink else { return }
         if options.applyModeration {
-            pending.append(PlacementQueue.Item(channel: placement.channel, seq: placement.seq))
+            unsafe state.pointee.pending.append(PlacementQueue.Item(channel: placement.channel, seq: placement.seq))
             return
         }
         let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
@@ -204,27 +248,34 @@ public final class Replay {
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, terminator: LineTerminator,
         to sink: OutputSink
     ) throws(OutputError) {
-        guard passes(bytes, message, context) else { return }
-        writer.reset()
+        if filters { guard passes(bytes, message, context) else { return } }
+        if options.format == .raw {
+            // The line as it came, straight into the sink's buffer.
+            try sink.write(bytes)
+            switch terminator {
+            case .crlf: try sink.write(byte: 0x0D, 0x0A)
+            case .lf, .none: try sink.write(byte: 0x0A)  // a last line without terminator still ends the output line
+            }
+            try sink.endLine()
+            unsafe state.pointee.summary.written += 1
+            return
+        }
+        unsafe state.pointee.writer.reset()
         switch options.format {
         case .raw:
-            writer.raw(bytes, 0..<bytes.count)
-            switch terminator {
-            case .crlf: writer.raw("\r\n")
-            case .lf, .none: writer.raw(byte: 0x0A)  // a last line without terminator still ends the output line
-            }
+            break
         case .irc:
-            IRCAtomsEncoder.encode(bytes, message, into: &writer)
-            writer.raw(byte: 0x0A)
+            unsafe IRCAtomsEncoder.encode(bytes, message, into: &state.pointee.writer)
+            unsafe state.pointee.writer.raw(byte: 0x0A)
         case .json:
-            TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &writer)
-            writer.raw(byte: 0x0A)
+            unsafe TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &state.pointee.writer)
+            unsafe state.pointee.writer.raw(byte: 0x0A)
         case .text:
-            text.render(bytes, message, context, into: &writer)
+            unsafe text.render(bytes, message, context, into: &state.pointee.writer)
         }
-        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        try unsafe state.pointee.writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
         try sink.endLine()
-        summary.written += 1
+        unsafe state.pointee.summary.written += 1
     }
 
     // MARK: Filters
@@ -265,7 +316,8 @@ public final class Replay {
     }
 
     private func report(_ message: String) {
-        reported += 1
+        unsafe state.pointee.reported += 1
+        let reported = unsafe state.pointee.reported
         if reported <= options.reportLimit {
             diagnose(message)
         } else if reported == options.reportLimit + 1 {

@@ -20,14 +20,15 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     let nameBytes: [UInt8]
     private let messages: HashIndex
     private let users: HashIndex
-    private let interner: Interner
+    /// `nil` when the store does not intern senders.
+    private let interner: Interner?
     /// Sequence of the last whole-chat clear, if any.
     public private(set) var lastClear: UInt64? = nil
     /// Entries whose tombstone changed since the view model last published (owner-side; appends and
     /// evictions need no record: they show in the window itself).
     var modified = ModifiedSeqs()
 
-    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner) {
+    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?) {
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
         self.nameBytes = nameBytes
@@ -68,12 +69,14 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         }
         let tags = message.tags
         var sender = SenderTokens()
-        if let login = message.senderLogin(in: bytes), message.command != .ping, message.command != .pong {
-            sender.login = interner.intern(bytes, login.range)
+        if let interner {
+            if let login = message.senderLogin(in: bytes), message.command != .ping, message.command != .pong {
+                sender.login = interner.intern(bytes, login.range)
+            }
+            if let v = tags[.displayName] { sender.displayName = interner.intern(bytes, v.raw.range) }
+            if let v = tags[.color] { sender.color = interner.intern(bytes, v.raw.range) }
+            if let v = tags[.badges] { sender.badges = interner.intern(bytes, v.raw.range) }
         }
-        if let v = tags[.displayName] { sender.displayName = interner.intern(bytes, v.raw.range) }
-        if let v = tags[.color] { sender.color = interner.intern(bytes, v.raw.range) }
-        if let v = tags[.badges] { sender.badges = interner.intern(bytes, v.raw.range) }
         let messageIdHash = tags[.id].map { hashBytes(bytes, $0.raw.range) } ?? 0
         let userIdHash = tags[.userId].flatMap { $0.raw.isEmpty ? nil : hashBytes(bytes, $0.raw.range) } ?? 0
         let keepsUser = userIdHash != 0 && (message.command == .privmsg || message.command == .usernotice)
@@ -110,10 +113,12 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         }
         // The user index points at the user's newest entry; if that is evicted, so are the older ones.
         if meta.userIdHash != 0, users.value(for: meta.userIdHash) == seq { users.remove(meta.userIdHash) }
-        interner.release(meta.sender.login)
-        interner.release(meta.sender.displayName)
-        interner.release(meta.sender.color)
-        interner.release(meta.sender.badges)
+        if let interner {
+            interner.release(meta.sender.login)
+            interner.release(meta.sender.displayName)
+            interner.release(meta.sender.color)
+            interner.release(meta.sender.badges)
+        }
     }
 
     // MARK: Moderation

@@ -28,6 +28,10 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     public let viewModel: ViewModel
     /// Mark shared-chat mirrors (same `source-id` already kept in another channel) as such.
     public var dedupeSharedChat: Bool
+    /// Whether appends intern each entry's sender strings (login, display name, colour, badges)
+    /// into ``interner`` and record the tokens in ``EntryInfo/sender``. Off, entries carry
+    /// ``SenderTokens/init()`` and the interner stays empty.
+    public let internsSenders: Bool
 
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
@@ -39,9 +43,16 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///   - capacity: entries kept per channel (default 2,500).
     ///   - windowSize: entries per view-model window (default 150).
     ///   - interval: view-model coalescing interval in milliseconds.
-    public init(capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false) {
+    ///   - internsSenders: intern the sender strings of every entry (for readers that render or
+    ///     compare by ``Token``). Four interner lookups, and four releases on eviction, per line: a
+    ///     consumer that reads names from the entry bytes (replay, dump) turns it off.
+    public init(
+        capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
+        internsSenders: Bool = true
+    ) {
         self.capacity = capacity
-        interner = Interner()
+        self.internsSenders = internsSenders
+        interner = internsSenders ? Interner() : Interner(expected: 16)  // unused when off: keep it tiny
         viewModel = ViewModel(windowSize: windowSize, interval: interval)
         self.dedupeSharedChat = dedupeSharedChat
         unsafe chunks = .allocate(capacity: Self.directorySize)
@@ -167,7 +178,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         guard index < Self.maximumChannels else { throw .tooManyChannels(Self.maximumChannels) }
         var name: [UInt8] = []
         for i in range { name.append(bytes[i]) }
-        let log = ChannelLog(nameBytes: name, index: index, capacity: capacity, interner: interner)
+        let log = ChannelLog(
+            nameBytes: name, index: index, capacity: capacity, interner: internsSenders ? interner : nil)
         let c = index / Self.chunkSize
         // SAFETY: `c < directorySize` (checked above); a new chunk is initialised before use, and
         // both the chunk pointer and the slot are written before the count is released.

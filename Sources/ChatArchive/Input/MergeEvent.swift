@@ -98,4 +98,14 @@ public struct MergeStatistics: Sendable, Equatable {
     public var unreadableTimeTags = 0
 
     public init() {}
+
+    /// Adds the counts of `other` (e.g. of another lane).
+    public mutating func add(_ other: MergeStatistics) {
+        lines += other.lines
+        malformedLines += other.malformedLines
+        skippedLines += other.skippedLines
+        failedInputs += other.failedInputs
+        untimedLines += other.untimedLines
+        unreadableTimeTags += other.unreadableTimeTags
+    }
 }

@@ -5,148 +5,259 @@ import IRCWire
 /// One lane of a ``MergeReader``: a sequence of inputs read one after another through one framer, and
 /// the event at the front of the lane waiting for its turn in the merge.
 ///
-/// The waiting line stays in the framer's buffer (only its range and parsed offsets are kept): the
-/// framer is filled again only after that line was handed out, so the range stays valid.
+/// The waiting line stays in the framer's buffer (only its range, parsed offsets and location are
+/// kept): the framer is filled again only after that line was handed out, so the range stays valid.
+/// A reader with a single lane does not keep a head at all: ``pull(_:)`` frames, parses and lends
+/// the next event in one go.
+///
+/// The lane's mutable state sits in raw memory behind a `let` pointer (one owner, no overlapping
+/// access), so the per-line path pays no exclusivity checks and no copies of the ~300-byte
+/// ``TwitchMessage``.
 ///
 /// Owned by its reader; confined to the reader's task.
+@safe
 final class MergeLane {
-    /// The event at the front of the lane.
+    /// The event at the front of the lane (a parsed line's message is kept beside it).
     enum Head {
-        case line(FramedLine, TwitchMessage, MergedLine)
+        case line(FramedLine, MergedLine)
         case malformed(FramedLine, LineError, MergedLine)
         case skipped(FramingError, MergedLine)
         case failed(InputError, droppedByteCount: Int, MergedLine)
 
         var location: MergedLine {
             switch self {
-            case .line(_, _, let at), .malformed(_, _, let at), .skipped(_, let at), .failed(_, _, let at): at
+            case .line(_, let at), .malformed(_, _, let at), .skipped(_, let at), .failed(_, _, let at): at
             }
         }
     }
 
+    /// What the input loop found next, before parsing.
+    private enum Step {
+        case line(FramedLine)
+        case skipped(FramingError)
+        case failed(InputError, droppedByteCount: Int, line: Int, offset: UInt64)
+    }
+
+    /// All mutable state of the lane.
+    @unsafe
+    private struct State: ~Copyable {
+        var framer: LineFramer
+        var source: (any ByteSource)? = nil
+        var nextInput = 0
+        var sourceEnded = false
+        var sourceError: InputError? = nil
+        var name = ""
+        var inputIndex = 0
+        /// The time of the latest line with a usable time in this lane (carried across its inputs).
+        var lastTimestamp: Timestamp? = nil
+        var head: Head? = nil
+        /// The parsed message of a `.line` head.
+        var message: TwitchMessage? = nil
+        var headHasUnreadableTag = false
+        var sortKey: (milliseconds: Int64, inputIndex: Int) = (.min, 0)
+        /// What this lane handed out so far.
+        var statistics = MergeStatistics()
+    }
+
     /// The inputs of the lane: their paths and positions in the reader's list.
     private let inputs: [(index: Int, path: String)]
-    private var nextInput = 0
     private let follow: FollowMode?
-    private var framer: LineFramer
-    private var source: (any ByteSource)? = nil
-    private var sourceEnded = false
-    private var sourceError: InputError? = nil
-    private var name = ""
-    private var inputIndex = 0
-    /// The time of the latest line with a usable time in this lane (carried across its inputs).
-    private var lastTimestamp: Timestamp? = nil
+    private let state: UnsafeMutablePointer<State>
 
-    /// The event waiting to be handed out; `nil` once the lane is exhausted.
-    private(set) var head: Head? = nil
-    /// Whether the waiting line has a `time`/`tmi-sent-ts` tag that could not be read.
-    private(set) var headHasUnreadableTag = false
-    /// The merge order of ``head``: time (no time sorts first), then position in the reader's list.
-    private(set) var sortKey: (milliseconds: Int64, inputIndex: Int) = (.min, 0)
+    // SAFETY (whole type): `state` is allocated and initialised in init and freed in deinit; the lane
+    // is confined to one task and no method re-enters another while it holds `state.pointee`.
 
     init(inputs: [(index: Int, path: String)], follow: FollowMode?, maxLineLength: Int, bufferCapacity: Int) {
         self.inputs = inputs
         self.follow = follow
-        framer = LineFramer(maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)
+        unsafe state = .allocate(capacity: 1)
+        unsafe state.initialize(
+            to: State(framer: LineFramer(maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)))
     }
 
-    /// Lends the waiting event, and for lines their bytes, to `body`.
+    deinit {
+        unsafe state.deinitialize(count: 1)
+        unsafe state.deallocate()
+    }
+
+    /// Whether an event waits (after ``advance()``).
+    var hasHead: Bool { unsafe state.pointee.head != nil }
+    /// The merge order of the head: time (no time sorts first), then position in the reader's list.
+    var sortKey: (milliseconds: Int64, inputIndex: Int) { unsafe state.pointee.sortKey }
+    /// What this lane handed out so far.
+    var statistics: MergeStatistics { unsafe state.pointee.statistics }
+
+    /// Single-lane reading: finds the next event, counts it and lends it (with a line's bytes) to
+    /// `body` at once, without keeping a head. An error thrown by `body` is rethrown after the event
+    /// counts as handed out.
     ///
-    /// - Precondition: ``head`` is not `nil`.
+    /// - Returns: `false` when the lane is exhausted (and `body` was not called).
+    /// - Complexity: amortised O(bytes of the line), plus reads. - Allocations: none, except when an
+    ///   input is opened (its buffers) or fails (the error's strings).
+    func pull<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
+        guard let step = nextStep() else { return false }
+        switch step {
+        case .line(let line):
+            try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
+                let message: TwitchMessage
+                do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                    let at = location(line: line.number, offset: line.offset, timestamp: nil)
+                    count(malformed: at)
+                    try body(.malformed(at, error), bytes)
+                    return
+                }
+                let time = LineTime(of: message, in: bytes)
+                var at = location(line: line.number, offset: line.offset, timestamp: time)
+                at.terminator = line.terminator
+                unsafe state.pointee.statistics.lines += 1
+                if at.timeSource == .inherited || at.timeSource == .none {
+                    unsafe state.pointee.statistics.untimedLines += 1
+                }
+                if time.hasUnreadableTag { unsafe state.pointee.statistics.unreadableTimeTags += 1 }
+                try body(.line(at, message), bytes)
+            }
+        case .skipped(let error):
+            let at = location(line: error.lineNumber, offset: error.offset, timestamp: nil)
+            unsafe state.pointee.statistics.skippedLines += 1
+            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+                try body(.skipped(at, error), empty)
+            }
+        case .failed(let error, let dropped, let line, let offset):
+            let at = location(line: line, offset: offset, timestamp: nil)
+            unsafe state.pointee.statistics.failedInputs += 1
+            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+                try body(.inputFailed(at, error, droppedByteCount: dropped), empty)
+            }
+        }
+        return true
+    }
+
+    /// Counts the waiting event and lends it, and for lines their bytes, to `body`.
+    ///
+    /// - Precondition: ``hasHead``.
     func withHead<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) {
-        guard let head else { preconditionFailure("withHead() on an exhausted lane") }
+        guard let head = unsafe state.pointee.head else { preconditionFailure("withHead() on an exhausted lane") }
         switch head {
-        case .line(let line, let message, let at):
-            try framer.withBytes(of: line) { bytes throws(E) in try body(.line(at, message), bytes) }
+        case .line(let line, let at):
+            unsafe state.pointee.statistics.lines += 1
+            if at.timeSource == .inherited || at.timeSource == .none {
+                unsafe state.pointee.statistics.untimedLines += 1
+            }
+            if unsafe state.pointee.headHasUnreadableTag { unsafe state.pointee.statistics.unreadableTimeTags += 1 }
+            try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
+                try body(.line(at, unsafe state.pointee.message!), bytes)
+            }
         case .malformed(let line, let error, let at):
-            try framer.withBytes(of: line) { bytes throws(E) in try body(.malformed(at, error), bytes) }
+            count(malformed: at)
+            try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
+                try body(.malformed(at, error), bytes)
+            }
         case .skipped(let error, let at):
-            try framer.withBytes(in: 0..<0) { empty throws(E) in try body(.skipped(at, error), empty) }
+            unsafe state.pointee.statistics.skippedLines += 1
+            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+                try body(.skipped(at, error), empty)
+            }
         case .failed(let error, let dropped, let at):
-            try framer.withBytes(in: 0..<0) { empty throws(E) in
+            unsafe state.pointee.statistics.failedInputs += 1
+            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
                 try body(.inputFailed(at, error, droppedByteCount: dropped), empty)
             }
         }
     }
 
-    /// Moves to the next event of the lane: reads and frames more bytes as needed, opens the lane's
-    /// next input when one ends, and turns every problem into an event. ``head`` is `nil` afterwards
-    /// only when the lane is exhausted.
+    /// Moves to the next event of the lane and keeps it as the head (parsed, with its time, for the
+    /// merge order). ``hasHead`` is `false` afterwards only when the lane is exhausted.
     ///
     /// - Complexity: amortised O(bytes of the next line), plus reads. - Allocations: none, except
     ///   when an input is opened (its buffers) or fails (the error's strings).
     func advance() {
-        head = nil
-        headHasUnreadableTag = false
-        while true {
-            if source == nil {
-                guard nextInput < inputs.count else { return }
-                let input = inputs[nextInput]
-                nextInput += 1
-                framer.reset()
-                sourceEnded = false
-                sourceError = nil
-                inputIndex = input.index
-                name = input.path == "-" ? FileSource.standardInputName : input.path
-                do {
-                    source = try makeByteSource(path: input.path, follow: follow)
-                } catch {
-                    setHead(.failed(error, droppedByteCount: 0, location(line: 0, offset: 0, timestamp: nil)))
-                    return
-                }
-            }
-            if let event = framer.nextLine() {
-                take(event)
-                return
-            }
-            if sourceEnded {
-                if let error = sourceError {
-                    // Damage or a read error: a partial line after the last complete one is not a line.
-                    let line = framer.lineCount + framer.skippedCount + 1
-                    let offset = framer.streamOffset
-                    let dropped = framer.reset()
-                    source = nil
-                    setHead(
-                        .failed(error, droppedByteCount: dropped, location(line: line, offset: offset, timestamp: nil)))
-                    return
-                }
-                if let event = framer.finish() {
-                    take(event)
-                    return
-                }
-                source = nil
-                continue
-            }
-            do {
-                let read = try unsafe framer.fill { free throws(InputError) -> Int in
-                    try unsafe source!.read(into: free)
-                }
-                if read == 0 { sourceEnded = true }
-            } catch {
-                sourceEnded = true
-                sourceError = error
-            }
-        }
-    }
-
-    /// Makes a framer event the head: parses a line and finds its time.
-    private func take(_ event: FramerEvent) {
-        switch event {
+        unsafe state.pointee.head = nil
+        unsafe state.pointee.message = nil
+        unsafe state.pointee.headHasUnreadableTag = false
+        guard let step = nextStep() else { return }
+        let head: Head
+        switch step {
         case .line(let line):
-            framer.withBytes(of: line) { bytes in
+            head = unsafe state.pointee.framer.withBytes(of: line) { bytes -> Head in
                 do throws(LineError) {
                     let message = try TwitchMessage.parse(bytes)
                     let time = LineTime(of: message, in: bytes)
-                    headHasUnreadableTag = time.hasUnreadableTag
+                    unsafe state.pointee.headHasUnreadableTag = time.hasUnreadableTag
                     var at = location(line: line.number, offset: line.offset, timestamp: time)
                     at.terminator = line.terminator
-                    setHead(.line(line, message, at))
+                    unsafe state.pointee.message = message
+                    return .line(line, at)
                 } catch {
-                    setHead(.malformed(line, error, location(line: line.number, offset: line.offset, timestamp: nil)))
+                    return .malformed(line, error, location(line: line.number, offset: line.offset, timestamp: nil))
                 }
             }
         case .skipped(let error):
-            setHead(.skipped(error, location(line: error.lineNumber, offset: error.offset, timestamp: nil)))
+            head = .skipped(error, location(line: error.lineNumber, offset: error.offset, timestamp: nil))
+        case .failed(let error, let dropped, let line, let offset):
+            head = .failed(error, droppedByteCount: dropped, location(line: line, offset: offset, timestamp: nil))
+        }
+        let at = head.location
+        unsafe state.pointee.sortKey = (at.timestamp?.milliseconds ?? .min, at.inputIndex)
+        unsafe state.pointee.head = head
+    }
+
+    private func count(malformed at: MergedLine) {
+        unsafe state.pointee.statistics.malformedLines += 1
+        if at.timeSource == .inherited || at.timeSource == .none { unsafe state.pointee.statistics.untimedLines += 1 }
+    }
+
+    /// The next thing in the lane: reads and frames more bytes as needed, opens the lane's next input
+    /// when one ends, and turns every problem into a step; `nil` when the lane is exhausted.
+    private func nextStep() -> Step? {
+        while true {
+            if unsafe state.pointee.source == nil {
+                guard unsafe state.pointee.nextInput < inputs.count else { return nil }
+                let input = unsafe inputs[state.pointee.nextInput]
+                unsafe state.pointee.nextInput += 1
+                unsafe state.pointee.framer.reset()
+                unsafe state.pointee.sourceEnded = false
+                unsafe state.pointee.sourceError = nil
+                unsafe state.pointee.inputIndex = input.index
+                unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
+                do {
+                    unsafe state.pointee.source = try makeByteSource(path: input.path, follow: follow)
+                } catch {
+                    return .failed(error, droppedByteCount: 0, line: 0, offset: 0)
+                }
+            }
+            if let event = unsafe state.pointee.framer.nextLine() {
+                switch event {
+                case .line(let line): return .line(line)
+                case .skipped(let error): return .skipped(error)
+                }
+            }
+            if unsafe state.pointee.sourceEnded {
+                if let error = unsafe state.pointee.sourceError {
+                    // Damage or a read error: a partial line after the last complete one is not a line.
+                    let line = unsafe state.pointee.framer.lineCount + state.pointee.framer.skippedCount + 1
+                    let offset = unsafe state.pointee.framer.streamOffset
+                    let dropped = unsafe state.pointee.framer.reset()
+                    unsafe state.pointee.source = nil
+                    return .failed(error, droppedByteCount: dropped, line: line, offset: offset)
+                }
+                if let event = unsafe state.pointee.framer.finish() {
+                    switch event {
+                    case .line(let line): return .line(line)
+                    case .skipped(let error): return .skipped(error)
+                    }
+                }
+                unsafe state.pointee.source = nil
+                continue
+            }
+            do {
+                let read = try unsafe state.pointee.framer.fill { free throws(InputError) -> Int in
+                    try unsafe state.pointee.source!.read(into: free)
+                }
+                if read == 0 { unsafe state.pointee.sourceEnded = true }
+            } catch {
+                unsafe state.pointee.sourceEnded = true
+                unsafe state.pointee.sourceError = error
+            }
         }
     }
 
@@ -156,20 +267,15 @@ final class MergeLane {
         let own = time?.timestamp
         let source: MergedLine.TimeSource
         if let own {
-            lastTimestamp = own
+            unsafe state.pointee.lastTimestamp = own
             source = time?.origin == .timeTag ? .timeTag : .tmiSentTs
         } else {
-            source = lastTimestamp == nil ? .none : .inherited
+            source = unsafe state.pointee.lastTimestamp == nil ? .none : .inherited
         }
+        let last = unsafe state.pointee.lastTimestamp
         return MergedLine(
-            inputName: name, inputIndex: inputIndex, lineNumber: line, byteOffset: offset,
-            timestamp: own ?? lastTimestamp, timeSource: source)
-    }
-
-    private func setHead(_ new: Head) {
-        head = new
-        let at = new.location
-        sortKey = (at.timestamp?.milliseconds ?? .min, at.inputIndex)
+            inputName: unsafe state.pointee.name, inputIndex: unsafe state.pointee.inputIndex, lineNumber: line,
+            byteOffset: offset, timestamp: own ?? last, timeSource: source)
     }
 }
 

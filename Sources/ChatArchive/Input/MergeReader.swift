@@ -32,12 +32,18 @@ public final class MergeReader {
     /// The inputs, in the order given; ``MergedLine/inputIndex`` indexes this list.
     public let paths: [String]
     private let lanes: [MergeLane]
+    /// The only lane, when there is one: read straight through (no heap, no head kept).
+    private let single: MergeLane?
     /// Lanes with a waiting event, as a binary min-heap on ``MergeLane/sortKey``.
     private var heap: [Int] = []
     private var started = false
 
     /// What was handed out so far.
-    public private(set) var statistics = MergeStatistics()
+    public var statistics: MergeStatistics {
+        var total = MergeStatistics()
+        for lane in lanes { total.add(lane.statistics) }
+        return total
+    }
 
     /// A reader over `paths` (files, or `-` for standard input), each opened when its lane reaches it.
     ///
@@ -61,6 +67,7 @@ public final class MergeReader {
                 inputs: group.map { (index: $0, path: paths[$0]) }, follow: follow, maxLineLength: maxLineLength,
                 bufferCapacity: bufferCapacity)
         }
+        single = lanes.count == 1 ? lanes[0] : nil
         heap.reserveCapacity(lanes.count)
     }
 
@@ -79,12 +86,13 @@ public final class MergeReader {
     ///
     /// - Returns: `false` when every input is exhausted (and `body` was not called).
     /// - Complexity: O(log lanes) plus amortised O(bytes of the line) to frame and parse it, and the
-    ///   reads. - Allocations: none per line; an input's buffers when it is opened.
+    ///   reads; with a single lane no merge work at all. - Allocations: none per line; an input's
+    ///   buffers when it is opened.
     public func next<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
+        if let single { return try single.pull(body) }
         if !started { start() }
         guard let top = heap.first else { return false }
         let lane = lanes[top]
-        count(lane)
         var failure: E? = nil
         do {
             try lane.withHead(body)
@@ -92,7 +100,7 @@ public final class MergeReader {
             failure = error
         }
         lane.advance()
-        if lane.head == nil {
+        if !lane.hasHead {
             let last = heap.removeLast()
             if !heap.isEmpty {
                 heap[0] = last
@@ -114,28 +122,11 @@ public final class MergeReader {
         started = true
         for (index, lane) in lanes.enumerated() {
             lane.advance()
-            if lane.head != nil {
+            if lane.hasHead {
                 heap.append(index)
                 siftUp(from: heap.count - 1)
             }
         }
-    }
-
-    private func count(_ lane: MergeLane) {
-        guard let head = lane.head else { return }
-        switch head {
-        case .line: statistics.lines += 1
-        case .malformed: statistics.malformedLines += 1
-        case .skipped: statistics.skippedLines += 1
-        case .failed: statistics.failedInputs += 1
-        }
-        switch head {
-        case .line(_, _, let at), .malformed(_, _, let at):
-            if at.timeSource == .inherited || at.timeSource == .none { statistics.untimedLines += 1 }
-        default:
-            break
-        }
-        if lane.headHasUnreadableTag { statistics.unreadableTimeTags += 1 }
     }
 
     // MARK: - Heap

@@ -49,8 +49,11 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
 
     /// Byte-storage growth factor over the live bytes when a line does not fit in a full ring.
     static let growth = 1.1
-    /// Slots a new ring starts with (fewer when its capacity is smaller).
-    public static let initialSlots = 16
+    /// Slots a new ring starts with (fewer when its capacity is smaller). Small: with thousands of
+    /// channels most say a handful of lines; doubling reaches a busy channel's capacity in a few steps.
+    public static let initialSlots = 4
+    /// Bytes a new ring's storage starts with (about two lines); it grows by half while the ring fills.
+    public static let initialBytes = 1024
 
     /// - Parameters:
     ///   - capacity: entries kept (default 2,500).
@@ -58,7 +61,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///     about 1.1 × the live bytes.
     /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
     public convenience init(
-        capacity: Int = 2_500, initialBytes: Int = 4 * 1024, readers: Int = ReaderRegistry.maximumReaders
+        capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, readers: Int = ReaderRegistry.maximumReaders
     ) {
         self.init(capacity: capacity, initialBytes: initialBytes, readers: readers, firstSeq: 0)
     }
@@ -66,7 +69,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// A ring whose first entry gets sequence `firstSeq`, starting with `initialSlots` slots: lets
     /// tests start at every wrap position and grow at every position.
     package init(
-        capacity: Int, initialBytes: Int = 4 * 1024, initialSlots: Int = EntryRing.initialSlots,
+        capacity: Int, initialBytes: Int = EntryRing.initialBytes, initialSlots: Int = EntryRing.initialSlots,
         readers: Int = ReaderRegistry.maximumReaders, firstSeq: UInt64
     ) {
         precondition(capacity > 0, "capacity must be positive")
