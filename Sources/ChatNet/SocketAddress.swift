@@ -1,4 +1,4 @@
-public import Glibc
+package import Glibc
 
 /// One resolved address of a host: an IPv4 or IPv6 socket address with its port.
 ///

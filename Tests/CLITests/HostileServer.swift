@@ -20,24 +20,9 @@ final class HostileServer {
     init(_ mode: Mode) throws {
         logFile = NSTemporaryDirectory() + "chatcap-hostile-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixtures.root + "/Tests/Support/hostile_server.py", mode.rawValue, logFile]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var text: [UInt8] = []
-        while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte.first == 0x0A { break }
-            text.append(byte.first!)
-        }
-        guard let port = Int(String(decoding: text, as: UTF8.self)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw ServeCLIFailure(description: "the hostile server did not say its port")
-        }
-        self.port = port
+        port = try startPythonServer(
+            process, arguments: [Fixtures.root + "/Tests/Support/hostile_server.py", mode.rawValue, logFile],
+            what: "the hostile server")
     }
 
     deinit {

@@ -37,23 +37,7 @@ import Testing
                         pass
                     c.close()
                 """
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", script]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            var portText: [UInt8] = []
-            while true {
-                let b = out.fileHandleForReading.readData(ofLength: 1)
-                if b.isEmpty || b.first == 0x0A { break }
-                portText.append(b.first!)
-            }
-            guard let port = Int(String(decoding: portText, as: UTF8.self)) else {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw ServeCLIFailure(description: "the broken server did not say its port")
-            }
-            self.port = port
+            port = try startPythonServer(process, arguments: ["-c", script], what: "the broken server")
         }
 
         /// The garbage the server sends, split into lines as a framer splits it (on LF, CR before LF dropped).

@@ -77,8 +77,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         self.capacity = capacity
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
-        let storage = ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
-        let table = SlotTable.make(count: min(capacity, initialSlots))
+        let storage = unsafe ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
+        let table = unsafe SlotTable.make(count: min(capacity, initialSlots))
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
         pins = ReaderPins(count: readers)
@@ -232,7 +232,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         } else {
             needed = Int(Double(live.count + count) * Self.growth)
         }
-        let next = ByteStorage.make(capacity: max(needed + 1024, oldCapacity + count), origin: live.lowerBound)
+        let next = unsafe ByteStorage.make(capacity: max(needed + 1024, oldCapacity + count), origin: live.lowerBound)
         // Copy `live` (at most two physical segments) linearly to the start of `next`.
         var copied = 0
         var v = live.lowerBound
@@ -255,7 +255,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// publishes it, and frees the old one once no reader can still be reading it.
     private func growTable() {
         let old = unsafe state.pointee.table
-        let next = SlotTable.make(count: min(capacity, unsafe 2 * old.pointee.count))
+        let next = unsafe SlotTable.make(count: min(capacity, 2 * old.pointee.count))
         let from = unsafe old.pointee
         let to = unsafe next.pointee
         var seq = unsafe state.pointee.head
