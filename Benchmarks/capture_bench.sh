@@ -10,7 +10,7 @@ bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 seconds=${3:-10}
 dir=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 channels=$(set +o pipefail; head -c 4000000 "$log" | grep -o 'PRIVMSG #[a-z0-9_]*' | cut -d'#' -f2 | sort -u | tr '\n' ' ')
 "$bin" serve "$log" --port 0 --speed max --loop > "$dir/serve.out" 2> /dev/null &
 serve_pid=$!

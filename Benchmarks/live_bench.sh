@@ -7,7 +7,7 @@ bin=${1:?usage: live_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: live_bench.sh CHATCAP LOG [SECONDS]}
 seconds=${3:-10}
 dir=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 (cd "$dir" && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.pem -subj "/CN=bench CA" \
   && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost" \
   && printf "subjectAltName=DNS:localhost,IP:127.0.0.1\n" > ext.cnf \

@@ -13,7 +13,7 @@ log=${2:?usage: many_channels_bench.sh CHATCAP LOG [SECONDS]}
 seconds=${3:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 grep -o 'PRIVMSG #[a-z0-9_]*' "$log" | cut -d'#' -f2 | sort -u > "$dir/channels.txt"
 count=$(wc -l < "$dir/channels.txt")
 
