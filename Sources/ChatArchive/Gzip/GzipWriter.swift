@@ -81,13 +81,17 @@ public final class GzipWriter {
     ///   - level: 0 (store) … 9 (smallest); 1…3 run on ISA-L, 0 and 4…9 on zlib (see ``DeflateEngine``).
     ///   - outputCapacity: size of the compressed-output buffer; a full buffer is written out.
     ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
+    ///   - finishedAt: a size at which the file is known to end in a finished member (this process closed
+    ///     it there): if it still has that size, the scan for an unfinished member is skipped.
     /// - Throws: ``GzipWriterError/cannotOpen(path:errno:)``, ``GzipWriterError/busy(path:)``,
     ///   ``GzipWriterError/damagedFile(path:compressedOffset:reason:)``,
     ///   ``GzipWriterError/repairFailed(path:errno:)``, ``GzipWriterError/compressorUnavailable(path:reason:)``.
-    /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end.
+    /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end
+    ///   (none when its size is `finishedAt`).
     /// - Allocations: the buffers and the engine's state, once.
     public convenience init(
-        path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil
+        path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil,
+        finishedAt: UInt64? = nil
     ) throws(GzipWriterError) {
         var fd: Int32
         repeat {
@@ -111,12 +115,13 @@ public final class GzipWriter {
         }
         try self.init(
             descriptor: fd, path: path, level: level, outputCapacity: outputCapacity,
-            existingSize: isRegular ? UInt64(info.st_size) : 0, spool: spool)
+            existingSize: isRegular ? UInt64(info.st_size) : 0, finishedAt: finishedAt, spool: spool)
     }
 
     /// Takes over `descriptor` (closed on every path from here on).
     private init(
-        descriptor: Int32, path: String, level: Int32, outputCapacity: Int, existingSize: UInt64, spool: WriteSpool?
+        descriptor: Int32, path: String, level: Int32, outputCapacity: Int, existingSize: UInt64, finishedAt: UInt64?,
+        spool: WriteSpool?
     ) throws(GzipWriterError) {
         precondition(level >= 0 && level <= 9, "gzip level must be in 0...9")
         precondition(outputCapacity >= 64 && outputCapacity <= Int(UInt32.max), "outputCapacity out of range")
@@ -128,7 +133,7 @@ public final class GzipWriter {
             return error
         }
         var repair: GzipTailRepair? = nil
-        if existingSize > 0 {
+        if existingSize > 0 && existingSize != finishedAt {
             do {
                 repair = try unsafe Self.finishUnfinishedMember(
                     descriptor: descriptor, size: existingSize, path: path, scratch: output)
