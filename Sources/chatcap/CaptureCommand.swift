@@ -169,15 +169,7 @@ struct CaptureCommand: ParsableCommand {
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : Int64(statusInterval * 1000))
-        session.onTick = {
-            let now = Moment.now()
-            if failure == nil {
-                do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
-            }
-            if failure != nil {
-                session.stop.raise()
-                return
-            }
+        let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
             let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
             if terminal {
@@ -188,6 +180,19 @@ struct CaptureCommand: ParsableCommand {
                 nextStatusMs = now.monotonicMs + Int64(statusInterval * 1000)
             }
         }
+        session.onTick = {
+            let now = Moment.now()
+            if failure == nil {
+                do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
+            }
+            if failure != nil {
+                session.stop.raise()
+                return
+            }
+            showStatus(now)
+        }
+        // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace.
+        writer.onStalled = { showStatus(Moment.now()) }
         Interrupts.install(session.stop)
         let deadline = connection.duration.map { started.monotonicMs + Int64($0 * 1000) }
         session.run(until: deadline)

@@ -340,6 +340,45 @@ import TwitchSession
         #expect(session.split(separator: "\r\n").count == 50 && session.contains("PRIVMSG #other49 :not joined"))
     }
 
+    @Test("every back-pressure event is stored in _session, also those after the last tick and while closing")
+    func everyBackPressureEventStored() throws {
+        let dir = try InputTempDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/c", withIntermediateDirectories: true)
+        let fifo = dir.path + "/c/2025-11-21.log.gz"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = WriteSpoolTests.SlowReader(path: fifo, chunk: 8192, pauseMs: 2)
+        var options = CaptureOptions()
+        options.level = 0
+        options.outputCapacity = 4096
+        options.bufferLimit = 16 * 1024
+        let writer = try CaptureWriter(directory: dir.path, options: options)
+        let noise = String(repeating: "x", count: 400)
+        var mono: Int64 = 0
+        for i in 0..<3000 {
+            try Self.append(writer, ":u!u@u PRIVMSG #c :\(i) \(noise)", Self.at("2025-11-21T04:26:41.971Z", mono: mono))
+            if i % 50 == 0 {
+                mono += 100
+                try writer.tick(now: Self.at("2025-11-21T04:26:41.971Z", mono: mono))
+            }
+        }
+        // More events after the last tick.
+        let afterTick = writer.backPressure.events
+        var i = 0
+        while writer.backPressure.events == afterTick {
+            try Self.append(writer, ":u!u@u PRIVMSG #c :more \(i) \(noise)", Self.at("2025-11-21T04:26:41.971Z"))
+            i += 1
+        }
+        try writer.close()
+        _ = reader.join()
+        let events = writer.backPressure.events
+        #expect(events > 1)
+        // Records carry the time they happened (now), so they may be in another day's file.
+        let session = try Self.files(dir.path + "/_session").map { try Self.zcat(dir.path + "/_session/" + $0) }
+            .joined()
+        let stored = session.split(separator: "\r\n").filter { $0.contains(" :chatcap CAPTURE back-pressure * :") }
+        #expect(stored.count == events, "\(stored.count) of \(events) events stored")
+    }
+
     @Test("a disconnection flushes every file at once, without waiting for the next tick")
     func disconnectFlushes() throws {
         let dir = try InputTempDirectory()

@@ -103,6 +103,7 @@ public final class CaptureWriter {
         stamp.reserveCapacity(Timestamp.rfc3339ByteCount)
         spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
         spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
+        spool.onStalled = { [unowned self] in self.onStalled?() }
     }
 
     deinit {
@@ -188,11 +189,7 @@ public final class CaptureWriter {
             failure = .file(error)
             throw .file(error)
         }
-        if !pendingNotes.isEmpty {
-            let notes = pendingNotes
-            pendingNotes.removeAll()
-            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
-        }
+        try writePendingNotes()
         guard let last = lastFlushMs else {
             lastFlushMs = now.monotonicMs
             return
@@ -230,18 +227,41 @@ public final class CaptureWriter {
     /// does nothing.
     public func close() throws(CaptureError) {
         guard !closed else { return }
-        closed = true
         var first = failure
-        for lane in allLanes where lane.writer != nil {
+        // The channels' files first, then the records of back-pressure met so far (closing never
+        // waits for the spool, so none comes after them), then the session file.
+        for lane in lanes where lane.writer != nil {
             do throws(CaptureError) { try closeFile(of: lane) } catch {
                 if first == nil { first = error }
             }
+        }
+        if first == nil {
+            do throws(CaptureError) { try writePendingNotes() } catch { first = error }
+        }
+        closed = true
+        do throws(CaptureError) { try closeFile(of: sessionLane) } catch {
+            if first == nil { first = error }
         }
         spool.shutdown()
         if first == nil, let error = spool.firstFailure { first = .file(error) }
         if let first, failure == nil { failure = first }
         if let first { throw first }
     }
+
+    /// Writes the session records made where writing could re-enter a file (back-pressure), including
+    /// those made while writing them.
+    private func writePendingNotes() throws(CaptureError) {
+        while !pendingNotes.isEmpty {
+            let notes = pendingNotes
+            pendingNotes.removeAll()
+            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
+        }
+    }
+
+    /// Called on the ingest thread about every 100 ms while it is stopped for the disk (back-pressure,
+    /// or waiting for the spool before reopening a file): what must keep its pace, such as a status
+    /// line, can run. It may read counters; it must not write to the capture.
+    public var onStalled: (() -> Void)? = nil
 
     /// Back-pressure so far: stops of the ingest thread for a full write queue, and their total time.
     public var backPressure: (events: Int, totalMs: Int64) {

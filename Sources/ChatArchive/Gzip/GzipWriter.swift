@@ -52,6 +52,8 @@ public final class GzipWriter {
     private var state = State.open
     /// Whether `descriptor` still needs closing by this writer.
     private var ownsOpenDescriptor = true
+    /// Whether `output` is still this writer's (with a spool, the last chunk is the spool's to free).
+    private var holdsOutput = true
 
     /// Uncompressed bytes taken by ``write(_:)`` so far.
     public private(set) var uncompressedByteCount: UInt64 = 0
@@ -161,7 +163,11 @@ public final class GzipWriter {
         if case .open = state {
             try? finish()
         }
-        if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
+        if let spool {
+            if holdsOutput { unsafe spool.recycle(output) }
+        } else {
+            unsafe output.deallocate()
+        }
         _ = closeDescriptor()
     }
 
@@ -258,7 +264,7 @@ public final class GzipWriter {
 
     private func finish() throws(GzipWriterError) {
         try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .finish)
-        try writePending()
+        try writePending(last: true)
     }
 
     private func checkOpen() throws(GzipWriterError) {
@@ -295,7 +301,9 @@ public final class GzipWriter {
 
     /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
     /// hands them to the spool and goes on with a fresh chunk.
-    private func writePending() throws(GzipWriterError) {
+    /// `last`: the member's end; with a spool, the chunk goes without a new one in return, so a close
+    /// never waits for the spool.
+    private func writePending(last: Bool = false) throws(GzipWriterError) {
         guard pending > 0 else { return }
         // A full disk (test hook): only the bytes up to the limit go out, then the write fails.
         var count = pending
@@ -310,7 +318,12 @@ public final class GzipWriter {
         }
         if let spool, let spoolFile {
             do throws(GzipWriterError) {
-                unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
+                if last {
+                    try unsafe spool.submitLast(output, count: count, file: spoolFile, failWith: failWith)
+                    holdsOutput = false
+                } else {
+                    unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
+                }
             } catch {
                 try fail(error)
             }

@@ -78,6 +78,11 @@ public final class WriteSpool: @unchecked Sendable {
     public let limitBytes: Int
     /// Called on the producer thread when it stops for, and resumes after, a full queue.
     public var onBackPressure: ((BackPressure) -> Void)? = nil
+    /// Called on the producer thread about every ``stallCallbackMs`` while it waits for the spool (a
+    /// full queue, ``drain()``), without the lock: what the producer would otherwise do on time (a
+    /// status line) can go on while the disk is behind. It must not hand the spool anything.
+    public var onStalled: (() -> Void)? = nil
+    public var stallCallbackMs = 100
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Signalled when a job is queued or the spool shuts down.
@@ -161,10 +166,7 @@ public final class WriteSpool: @unchecked Sendable {
         onBackPressure?(.began(queuedBytes: queued, limitBytes: limit))
         let start = Moment.now().monotonicMs
         lock()
-        while counters.queuedBytes > queueLimit / 2 {
-            // SAFETY: `mutex` is held; the wait releases and re-takes it.
-            unsafe pthread_cond_wait(spaceReady, mutex)
-        }
+        while counters.queuedBytes > queueLimit / 2 { waitForSpace() }
         let chunk = takeChunk()
         let waited = Moment.now().monotonicMs - start
         counters.backPressureMs += waited
@@ -205,6 +207,19 @@ public final class WriteSpool: @unchecked Sendable {
         return unsafe acquire()
     }
 
+    /// Queues the first `count` bytes of `chunk` for writing to `file`, as the writer's last: no chunk
+    /// comes back (the spool frees this one once written) and the producer never waits here, so
+    /// closing a file never stops it.
+    ///
+    /// - Throws: the file's error if an earlier write to it failed (the chunk is kept by the caller).
+    public func submitLast(_ chunk: UnsafeMutableRawBufferPointer, count: Int, file: File, failWith: Int32? = nil)
+        throws(GzipWriterError)
+    {
+        if let error = failure(of: file) { throw error }
+        precondition(count > 0 && count <= chunk.count)
+        enqueue(unsafe .write(file, chunk, count: count, failWith: failWith), bytes: chunkBytes)
+    }
+
     /// Queues closing `file`'s descriptor after its queued writes.
     public func close(file: File) {
         enqueue(.close(file), bytes: 0)
@@ -222,11 +237,26 @@ public final class WriteSpool: @unchecked Sendable {
     /// Waits until every queued job is done.
     public func drain() {
         lock()
-        while jobHead < jobs.count || busy {
-            // SAFETY: `mutex` is held.
-            unsafe pthread_cond_wait(spaceReady, mutex)
-        }
+        while jobHead < jobs.count || busy { waitForSpace() }
         unlock()
+    }
+
+    /// Waits (lock held) for `spaceReady`, at most ``stallCallbackMs``; on a timeout, calls
+    /// ``onStalled`` without the lock.
+    private func waitForSpace() {
+        var now = timespec()
+        // SAFETY: `now` is a local the call fills in.
+        unsafe clock_gettime(CLOCK_REALTIME, &now)
+        let ns = Int(now.tv_nsec) + stallCallbackMs * 1_000_000
+        var deadline = timespec(tv_sec: now.tv_sec + ns / 1_000_000_000, tv_nsec: ns % 1_000_000_000)
+        // SAFETY: `mutex` is held; the wait releases and re-takes it. The condition's clock is the
+        // default, CLOCK_REALTIME, as the deadline.
+        let code = unsafe pthread_cond_timedwait(spaceReady, mutex, &deadline)
+        if code == ETIMEDOUT, let onStalled {
+            unlock()
+            onStalled()
+            lock()
+        }
     }
 
     /// Finishes every queued job and ends the spool thread. Later jobs run on the caller's thread.
