@@ -20,7 +20,9 @@ struct CaptureCommand: ParsableCommand {
             have no channel and our own CAPTURE records (connections, joins, gaps). Files are flushed at \
             least every 0.5 s, so after a crash everything received before is readable by zcat and replay; \
             a restart appends a new gzip member. Lines the parser rejects are stored in the _session file \
-            as received. Compressed chat waits for the disk in memory up to --buffer (plus about 320 KiB \
+            as received; with channels named, lines of any other channel go there too. At most \
+            --max-open-files files are open: the least recently written is finished and closed, and a later \
+            line reopens it with a new gzip member. Compressed chat waits for the disk in memory up to --buffer (plus about 320 KiB \
             per open file); when that is full, capture says so, stops reading the socket until half is \
             written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
             file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
@@ -51,6 +53,12 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Most compressed chat waiting for the disk before reading stops, such as 16M.")
     var buffer = "16M"
 
+    @Option(
+        help:
+            "Most files open at once; the least recently written is closed and reopened when needed (default: 128, or half of ulimit -n if less)."
+    )
+    var maxOpenFiles: Int? = nil
+
     @Flag(help: "Store the received bytes unchanged, without the added time tag.")
     var verbatim = false
 
@@ -79,6 +87,9 @@ struct CaptureCommand: ParsableCommand {
         guard let limit = CaptureRotation.byteCount(buffer), limit >= 1 << 20, limit <= 1 << 32 else {
             throw ValidationError("--buffer must be a size from 1M to 4G, such as 16M (got '\(buffer)')")
         }
+        if let maxOpenFiles, maxOpenFiles < 2 {
+            throw ValidationError("--max-open-files must be at least 2 (got \(maxOpenFiles))")
+        }
         guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9 (got \(level))") }
         guard statusInterval > 0 && statusInterval.isFinite else {
             throw ValidationError("--status-interval must be positive")
@@ -93,6 +104,8 @@ struct CaptureCommand: ParsableCommand {
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
+        options.maxOpenFiles = maxOpenFiles ?? Self.defaultMaxOpenFiles()
+        options.channels = channels
         let writer: CaptureWriter
         do throws(CaptureError) {
             writer = try CaptureWriter(directory: dir, options: options)
@@ -156,15 +169,7 @@ struct CaptureCommand: ParsableCommand {
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : Int64(statusInterval * 1000))
-        session.onTick = {
-            let now = Moment.now()
-            if failure == nil {
-                do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
-            }
-            if failure != nil {
-                session.stop.raise()
-                return
-            }
+        let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
             let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
             if terminal {
@@ -175,6 +180,19 @@ struct CaptureCommand: ParsableCommand {
                 nextStatusMs = now.monotonicMs + Int64(statusInterval * 1000)
             }
         }
+        session.onTick = {
+            let now = Moment.now()
+            if failure == nil {
+                do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
+            }
+            if failure != nil {
+                session.stop.raise()
+                return
+            }
+            showStatus(now)
+        }
+        // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace.
+        writer.onStalled = { showStatus(Moment.now()) }
         Interrupts.install(session.stop)
         let deadline = connection.duration.map { started.monotonicMs + Int64($0 * 1000) }
         session.run(until: deadline)
@@ -200,9 +218,21 @@ struct CaptureCommand: ParsableCommand {
                 "captured \(writer.lineCount) lines, \(writer.diskCounters.written) bytes written "
                     + "(\(writer.uncompressedByteCount) before compression)"
                     + (writer.unparsedLines > 0 ? ", \(writer.unparsedLines) malformed lines stored in _session" : "")
+                    + (writer.unjoinedLines > 0
+                        ? ", \(writer.unjoinedLines) lines of channels not joined stored in _session" : "")
                     + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
+    }
+
+    /// ``CaptureOptions/defaultMaxOpenFiles``, or half the descriptor limit (`ulimit -n`) if that is
+    /// less: the other half is left for sockets and everything else.
+    static func defaultMaxOpenFiles() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int.max) else {
+            return CaptureOptions.defaultMaxOpenFiles
+        }
+        return max(2, min(CaptureOptions.defaultMaxOpenFiles, Int(limit.rlim_cur / 2)))
     }
 }

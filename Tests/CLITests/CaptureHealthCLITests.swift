@@ -207,6 +207,38 @@ import Testing
         #expect(try Self.checkNoiseChat(drained ?? [], in: dir) == 30_000)
         let session = try Self.stored("\(dir)/cap/_session/*.log.gz")
         #expect(session.contains { $0.contains(" :chatcap CAPTURE back-pressure * :back-pressure 1: stopped reading") })
+        // Every event is stored, including those while closing.
+        let stored = session.filter { $0.contains(" :chatcap CAPTURE back-pressure * :") }.count
+        #expect(stored == Int(events.1)!, "\(stored) of \(events.1) back-pressure events stored")
+    }
+
+    @Test("a stuck disk: --status json keeps its interval while the socket is not read")
+    func statusWhileStuck() throws {
+        let dir = try LiveServeTests.tempDir("capture-stuck-status")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
+        let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
+        let disk = PipeDisk(fifo, chunk: 4096, pauseMs: 20, stuckAfter: 1.0)
+        let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
+        defer { server.stop() }
+        let capture = try ChatcapProcess(
+            Self.capture(
+                "c", dir: "\(dir)/cap", port: server.port,
+                ["--buffer", "1M", "--duration", "60", "--status", "json", "--status-interval", "0.5"]))
+        #expect(disk.stuck.wait(timeout: .now() + 15) == .success)
+        try #require(
+            capture.waitForStderr(containing: "the disk is slower than chat", timeoutMs: 15_000), "\(capture.stderr)")
+        func objects() -> Int { capture.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.count }
+        usleep(500_000)
+        let before = objects()
+        usleep(3_000_000)
+        let during = objects() - before
+        capture.signal(SIGTERM)
+        usleep(200_000)
+        capture.signal(SIGTERM)
+        #expect(capture.exitStatus(within: 5) == 130)
+        _ = disk.finish(within: 5)
+        #expect(during >= 4, "\(during) status objects in 3 s of a stuck disk (interval 0.5 s)")
     }
 
     @Test("lines the parser rejects are stored in _session as received; too long and cut-off lines are recorded")

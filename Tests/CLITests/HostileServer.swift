@@ -11,6 +11,7 @@ final class HostileServer {
         case pingFlood = "ping-flood"
         case partialStall = "partial-stall"
         case loginFailed = "login-failed"
+        case manyChannels = "many-channels"
     }
 
     let process = Process()

@@ -297,6 +297,88 @@ import TwitchSession
         try writer.close()
     }
 
+    @Test("at most maxOpenFiles files are open: the least recently written is closed and reopened on demand")
+    func openFilesBounded() throws {
+        let dir = try InputTempDirectory()
+        var options = CaptureOptions()
+        options.maxOpenFiles = 4
+        let writer = try CaptureWriter(directory: dir.path, options: options)
+        let t = Self.at("2025-11-21T04:26:41.971Z")
+        var peak = 0
+        for round in 0..<3 {
+            for c in 0..<20 {
+                try Self.append(writer, ":u!u@u PRIVMSG #c\(c) :round \(round)", t)
+                try Self.append(writer, "PING :tmi.twitch.tv", t)
+                peak = max(peak, writer.openFileCount)
+            }
+        }
+        try writer.close()
+        #expect(peak <= 4, "\(peak) files open at once")
+        for c in 0..<20 {
+            let text = try Self.zcat(dir.path + "/c\(c)/2025-11-21.log.gz")
+            let rounds = text.split(separator: "\r\n").map { $0.split(separator: " :").last.map(String.init) ?? "" }
+            #expect(rounds == ["round 0", "round 1", "round 2"], "#c\(c): \(text)")
+        }
+        #expect(try Self.zcat(dir.path + "/_session/2025-11-21.log.gz").split(separator: "\r\n").count == 60)
+    }
+
+    @Test("with joined channels given, lines of other channels go to _session and are counted")
+    func unjoinedChannelsGoToSession() throws {
+        let dir = try InputTempDirectory()
+        var options = CaptureOptions()
+        options.channels = ["#Chan"]
+        let writer = try CaptureWriter(directory: dir.path, options: options)
+        let t = Self.at("2025-11-21T04:26:41.971Z")
+        try Self.append(writer, ":u!u@u PRIVMSG #chan :joined", t)
+        for c in 0..<50 { try Self.append(writer, ":u!u@u PRIVMSG #other\(c) :not joined", t) }
+        try Self.append(writer, ":u!u@u PRIVMSG #CHAN :joined again", t)
+        try writer.close()
+        #expect(Self.files(dir.path) == ["_session/2025-11-21.log.gz", "chan/2025-11-21.log.gz"])
+        #expect(writer.unjoinedLines == 50)
+        #expect(try Self.zcat(dir.path + "/chan/2025-11-21.log.gz").split(separator: "\r\n").count == 2)
+        let session = try Self.zcat(dir.path + "/_session/2025-11-21.log.gz")
+        #expect(session.split(separator: "\r\n").count == 50 && session.contains("PRIVMSG #other49 :not joined"))
+    }
+
+    @Test("every back-pressure event is stored in _session, also those after the last tick and while closing")
+    func everyBackPressureEventStored() throws {
+        let dir = try InputTempDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/c", withIntermediateDirectories: true)
+        let fifo = dir.path + "/c/2025-11-21.log.gz"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = WriteSpoolTests.SlowReader(path: fifo, chunk: 8192, pauseMs: 2)
+        var options = CaptureOptions()
+        options.level = 0
+        options.outputCapacity = 4096
+        options.bufferLimit = 16 * 1024
+        let writer = try CaptureWriter(directory: dir.path, options: options)
+        let noise = String(repeating: "x", count: 400)
+        var mono: Int64 = 0
+        for i in 0..<3000 {
+            try Self.append(writer, ":u!u@u PRIVMSG #c :\(i) \(noise)", Self.at("2025-11-21T04:26:41.971Z", mono: mono))
+            if i % 50 == 0 {
+                mono += 100
+                try writer.tick(now: Self.at("2025-11-21T04:26:41.971Z", mono: mono))
+            }
+        }
+        // More events after the last tick.
+        let afterTick = writer.backPressure.events
+        var i = 0
+        while writer.backPressure.events == afterTick {
+            try Self.append(writer, ":u!u@u PRIVMSG #c :more \(i) \(noise)", Self.at("2025-11-21T04:26:41.971Z"))
+            i += 1
+        }
+        try writer.close()
+        _ = reader.join()
+        let events = writer.backPressure.events
+        #expect(events > 1)
+        // Records carry the time they happened (now), so they may be in another day's file.
+        let session = try Self.files(dir.path + "/_session").map { try Self.zcat(dir.path + "/_session/" + $0) }
+            .joined()
+        let stored = session.split(separator: "\r\n").filter { $0.contains(" :chatcap CAPTURE back-pressure * :") }
+        #expect(stored.count == events, "\(stored.count) of \(events) events stored")
+    }
+
     @Test("a disconnection flushes every file at once, without waiting for the next tick")
     func disconnectFlushes() throws {
         let dir = try InputTempDirectory()

@@ -169,6 +169,30 @@ import Testing
         }
     }
 
+    @Test("many open files (each holding a chunk) on a fast disk: a flush of every file is no back-pressure")
+    func manyOpenFilesNoFalseBackPressure() throws {
+        let dir = try InputTempDirectory()
+        // 40 open files hold 40 chunks: more than the 8-chunk limit, as 300 channels do with 16 MiB.
+        let spool = WriteSpool(chunkBytes: 1024, limitBytes: 8 * 1024)
+        var writers: [GzipWriter] = []
+        for i in 0..<40 {
+            writers.append(try GzipWriter(path: try dir.file("f\(i).gz"), level: 1, outputCapacity: 1024, spool: spool))
+        }
+        let content = GzipWriterTests.noisyLines(5, seed: 3)
+        for _ in 0..<5 {
+            for w in writers {
+                try w.write(content.span)
+                try w.flush()
+            }
+            spool.drain()
+        }
+        #expect(
+            spool.counterSnapshot.backPressureEvents == 0, "one queued chunk per open file is within the memory bound")
+        for w in writers { try w.close() }
+        spool.shutdown()
+        #expect(spool.counterSnapshot.peakQueuedBytes <= 41 * 1024)
+    }
+
     @Test("a writer released after shutdown still finishes and closes its file (on the caller's thread)")
     func lateWriterAfterShutdown() throws {
         let dir = try InputTempDirectory()

@@ -16,6 +16,8 @@ so that a token never reaches a file. Modes:
                  then PINGs with 300-byte tokens as fast as the client takes them
   partial-stall  log in and join, then half a line, then nothing (no PONG either)
   login-failed   answer the login with NOTICE "Login authentication failed"
+  many-channels  log in, then 3 rounds of one PRIVMSG for each of #ch0 … #ch1099 ("round N"),
+                 whatever the client joined; then quiet until the client goes away
 """
 import socket
 import sys
@@ -156,6 +158,16 @@ def serve_login_failed(c, end):
     c.wait_closed(end - time.monotonic())
 
 
+def serve_many_channels(c, end):
+    c.login()
+    c.welcome()
+    time.sleep(0.5)
+    for r in range(3):
+        c.send(b"".join(b":u!u@u PRIVMSG #ch%d :round %d\r\n" % (i, r) for i in range(1100)))
+        time.sleep(0.2)
+    c.wait_closed(end - time.monotonic())
+
+
 def serve_ping_flood(sock, end):
     # Never read: the client's lines stay in our receive buffer.
     # The test logs in as "tester": welcome it and echo its JOIN without reading it.
@@ -199,7 +211,8 @@ def main():
             else:
                 c = Client(sock, number)
                 {"garbage": serve_garbage, "reconnect": serve_reconnect,
-                 "partial-stall": serve_partial_stall, "login-failed": serve_login_failed}[MODE](c, end)
+                 "partial-stall": serve_partial_stall, "login-failed": serve_login_failed,
+                 "many-channels": serve_many_channels}[MODE](c, end)
         except OSError:
             pass
         finally:

@@ -17,6 +17,13 @@ final class CaptureLane {
     var existingBytes: UInt64 = 0
     /// Written to since the last flush.
     var dirty = false
+    /// The writer's use count and the wall time at this lane's last write (see
+    /// ``CaptureWriter/closeLeastRecentlyWritten(besides:)``, idle closing in ``CaptureWriter/tick(now:)``).
+    var lastUse: UInt64 = 0
+    var lastWallMs: Int64 = 0
+    /// The file this capture closed last (its period, index and, when known, the size at which it ends
+    /// in a finished member), while no file is open: a later line reopens it.
+    var closedFile: (period: Int64, index: Int, size: UInt64?)? = nil
     /// Counters over the whole capture.
     var lines: UInt64 = 0
     /// Chat messages among them (PRIVMSG and USERNOTICE).

@@ -19,6 +19,16 @@ public struct CaptureOptions: Sendable, Equatable {
     /// Most compressed bytes waiting for the disk before the ingest thread stops reading the socket
     /// (back-pressure; see ``CaptureWriter``).
     public var bufferLimit = 16 << 20
+    /// Most files open at once (channels and `_session`). Past it, the file written to least recently
+    /// is finished (a complete gzip member) and closed; a later line reopens it and appends a new member.
+    public var maxOpenFiles = CaptureOptions.defaultMaxOpenFiles
+    /// The default ``maxOpenFiles``: well under the usual 1,024 descriptors per process.
+    public static let defaultMaxOpenFiles = 128
+    /// A file not written to for this long is closed at the next flush (reopened on demand).
+    public var idleCloseMs: Int64 = 300_000
+    /// The channels joined (logins, any case, `#` optional): only they get files of their own; lines of
+    /// any other channel go to `_session` and are counted. `nil`: every channel gets its own files.
+    public var channels: [String]? = nil
 
     public init(rotation: CaptureRotation = .daily, verbatim: Bool = false) {
         self.rotation = rotation

@@ -32,6 +32,13 @@ public import TwitchSession
 /// ~290 KiB per open file (``GzipWriter``). While the disk is behind, the queued chunks are what a crash would lose (the status
 /// shows them); all files share the one queue, so a flush waits behind chunks queued before it.
 ///
+/// Open files: at most ``CaptureOptions/maxOpenFiles``. Opening another closes the file written to
+/// least recently (a search of the open lanes, only when a file is opened); ``tick(now:)`` closes files
+/// idle for ``CaptureOptions/idleCloseMs``. A closed file is finished as a complete gzip member, and the
+/// channel's next line reopens it (after the spool has written and closed it) with a new member. With
+/// ``CaptureOptions/channels``, lines of other channels go to `_session` (``unjoinedLines``), so the
+/// number of lanes follows the channels joined, not what a server sends.
+///
 /// Errors are sticky: after a failed write every call throws the same ``CaptureError``; ``close()``
 /// still closes every other file properly.
 ///
@@ -47,11 +54,18 @@ public final class CaptureWriter {
     let sessionLane: CaptureLane
     /// The lane of the last line: chat comes in runs from one channel.
     private var lastLane: CaptureLane? = nil
+    /// The lanes with an open file (at most ``CaptureOptions/maxOpenFiles``), searched for the least
+    /// recently written one when another file must be opened.
+    var openLanes: [CaptureLane] = []
+    /// Counts writes; a lane's `lastUse` is its value at the lane's last write.
+    private var useClock: UInt64 = 0
+    /// ``CaptureOptions/channels`` as lowercase login bytes (`nil`: every channel gets a lane).
+    private let joinedKeys: [[UInt8]]?
     private var line: [UInt8] = []
     private var stampMs: Int64 = .min
     private var stamp: [UInt8] = []
     private var lastFlushMs: Int64? = nil
-    private var failure: CaptureError? = nil
+    var failure: CaptureError? = nil
     private var closed = false
     /// Does the `write(2)`s of every file.
     let spool: WriteSpool
@@ -76,6 +90,9 @@ public final class CaptureWriter {
         let dir = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.directory = dir
         self.options = options
+        joinedKeys = options.channels.map { list in
+            list.map { Array($0.drop { $0 == "#" }.utf8).map(\.asciiLowercased) }
+        }
         try Self.makeDirectory(dir, parents: true)
         sessionLane = CaptureLane(key: Array("_session".utf8), directory: dir + "/_session")
         allLanes = [sessionLane]
@@ -86,6 +103,7 @@ public final class CaptureWriter {
         stamp.reserveCapacity(Timestamp.rfc3339ByteCount)
         spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
         spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
+        spool.onStalled = { [unowned self] in self.onStalled?() }
     }
 
     deinit {
@@ -128,6 +146,12 @@ public final class CaptureWriter {
     /// Lines stored by ``appendUnparsed(_:receivedAt:)``.
     public private(set) var unparsedLines = 0
 
+    /// Lines of channels not in ``CaptureOptions/channels``, stored in `_session`.
+    public private(set) var unjoinedLines = 0
+
+    /// Files open now (channels and `_session`); at most ``CaptureOptions/maxOpenFiles``.
+    public var openFileCount: Int { allLanes.reduce(0) { $0 + ($1.writer == nil ? 0 : 1) } }
+
     /// Adds the time tag (unless verbatim) and CR LF, and writes the line to `lane`'s file.
     ///
     /// The line is assembled in one reused buffer (a ~400-byte copy) so that deflate is called once
@@ -165,11 +189,7 @@ public final class CaptureWriter {
             failure = .file(error)
             throw .file(error)
         }
-        if !pendingNotes.isEmpty {
-            let notes = pendingNotes
-            pendingNotes.removeAll()
-            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
-        }
+        try writePendingNotes()
         guard let last = lastFlushMs else {
             lastFlushMs = now.monotonicMs
             return
@@ -177,8 +197,11 @@ public final class CaptureWriter {
         guard now.monotonicMs - last >= options.flushIntervalMs else { return }
         try flushAll()
         lastFlushMs = now.monotonicMs
-        for lane in allLanes where lane.writer != nil && options.rotation.period(ofWallMs: now.wallMs) > lane.period {
-            try closeFile(of: lane)
+        let period = options.rotation.period(ofWallMs: now.wallMs)
+        for lane in allLanes where lane.writer != nil {
+            if period > lane.period || now.wallMs - lane.lastWallMs >= options.idleCloseMs {
+                try closeFile(of: lane)
+            }
         }
     }
 
@@ -204,18 +227,41 @@ public final class CaptureWriter {
     /// does nothing.
     public func close() throws(CaptureError) {
         guard !closed else { return }
-        closed = true
         var first = failure
-        for lane in allLanes where lane.writer != nil {
+        // The channels' files first, then the records of back-pressure met so far (closing never
+        // waits for the spool, so none comes after them), then the session file.
+        for lane in lanes where lane.writer != nil {
             do throws(CaptureError) { try closeFile(of: lane) } catch {
                 if first == nil { first = error }
             }
+        }
+        if first == nil {
+            do throws(CaptureError) { try writePendingNotes() } catch { first = error }
+        }
+        closed = true
+        do throws(CaptureError) { try closeFile(of: sessionLane) } catch {
+            if first == nil { first = error }
         }
         spool.shutdown()
         if first == nil, let error = spool.firstFailure { first = .file(error) }
         if let first, failure == nil { failure = first }
         if let first { throw first }
     }
+
+    /// Writes the session records made where writing could re-enter a file (back-pressure), including
+    /// those made while writing them.
+    private func writePendingNotes() throws(CaptureError) {
+        while !pendingNotes.isEmpty {
+            let notes = pendingNotes
+            pendingNotes.removeAll()
+            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
+        }
+    }
+
+    /// Called on the ingest thread about every 100 ms while it is stopped for the disk (back-pressure,
+    /// or waiting for the spool before reopening a file): what must keep its pace, such as a status
+    /// line, can run. It may read counters; it must not write to the capture.
+    public var onStalled: (() -> Void)? = nil
 
     /// Back-pressure so far: stops of the ingest thread for a full write queue, and their total time.
     public var backPressure: (events: Int, totalMs: Int64) {
@@ -283,6 +329,10 @@ public final class CaptureWriter {
             lastLane = lane
             return lane
         }
+        if let joinedKeys, !joinedKeys.contains(where: { channel.equals(lowercased: $0, at: channel.indices) }) {
+            unjoinedLines += 1
+            return sessionLane
+        }
         var key: [UInt8] = []
         for i in channel.indices { key.append(channel[i].asciiLowercased) }
         let lane = CaptureLane(key: key, directory: directory + "/" + String(decoding: key, as: UTF8.self))
@@ -300,8 +350,10 @@ public final class CaptureWriter {
     func write(_ bytes: Span<UInt8>, to lane: CaptureLane, wallMs: Int64) throws(CaptureError) {
         let period = options.rotation.period(ofWallMs: wallMs)
         if lane.writer == nil || lane.period != period {
+            let index = lane.writer == nil && lane.closedFile?.period == period ? lane.closedFile!.index : 0
             try closeFile(of: lane)
-            try openFile(of: lane, period: period, index: 0)
+            try closeLeastRecentlyWritten(besides: lane)
+            try openFile(of: lane, period: period, index: index)
         } else if case .size(let limit) = options.rotation, lane.fileBytes >= limit {
             let next = lane.index + 1
             try closeFile(of: lane)
@@ -309,53 +361,9 @@ public final class CaptureWriter {
         }
         try guarded { () throws(GzipWriterError) in try lane.writer!.write(bytes) }
         lane.dirty = true
-    }
-
-    /// Opens `lane`'s file for `period`, at continuation `index` or (size rotation) the first one after
-    /// it that is still under the limit.
-    private func openFile(of lane: CaptureLane, period: Int64, index: Int) throws(CaptureError) {
-        var index = index
-        var path = lane.directory + "/" + options.rotation.fileName(period: period, index: index)
-        var existing = Self.fileSize(path)
-        if case .size(let limit) = options.rotation {
-            while existing >= limit {
-                index += 1
-                path = lane.directory + "/" + options.rotation.fileName(period: period, index: index)
-                existing = Self.fileSize(path)
-            }
-        }
-        let writer: GzipWriter
-        do throws(GzipWriterError) {
-            writer = try GzipWriter(
-                path: path, level: options.level, outputCapacity: options.outputCapacity, spool: spool)
-        } catch {
-            failure = .file(error)
-            throw .file(error)
-        }
-        writer.injectedFailure = injectedFailure
-        if let repair = writer.repair {
-            onNotice?(
-                "\(path): finished the gzip member an earlier run left open; "
-                    + "\(repair.droppedByteCount) never-flushed bytes after byte \(repair.offset) dropped")
-        }
-        lane.writer = writer
-        lane.period = period
-        lane.index = index
-        lane.existingBytes = existing
-        lane.dirty = false
-    }
-
-    /// Finishes and closes `lane`'s open file, if any (its flush is part of closing).
-    private func closeFile(of lane: CaptureLane) throws(CaptureError) {
-        guard let writer = lane.writer else { return }
-        lane.writer = nil
-        lane.dirty = false
-        lane.closedUncompressed += writer.uncompressedByteCount
-        do throws(GzipWriterError) { try writer.close() } catch {
-            // A writer that failed earlier already recorded (and reported) its error.
-            if failure == nil { failure = .file(error) }
-            throw .file(error)
-        }
+        useClock &+= 1
+        lane.lastUse = useClock
+        lane.lastWallMs = wallMs
     }
 
     /// Appends `time=<RFC 3339>` after an `@`, formatting only when the millisecond changes.

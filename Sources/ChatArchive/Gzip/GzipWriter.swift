@@ -52,6 +52,8 @@ public final class GzipWriter {
     private var state = State.open
     /// Whether `descriptor` still needs closing by this writer.
     private var ownsOpenDescriptor = true
+    /// Whether `output` is still this writer's (with a spool, the last chunk is the spool's to free).
+    private var holdsOutput = true
 
     /// Uncompressed bytes taken by ``write(_:)`` so far.
     public private(set) var uncompressedByteCount: UInt64 = 0
@@ -81,13 +83,17 @@ public final class GzipWriter {
     ///   - level: 0 (store) … 9 (smallest); 1…3 run on ISA-L, 0 and 4…9 on zlib (see ``DeflateEngine``).
     ///   - outputCapacity: size of the compressed-output buffer; a full buffer is written out.
     ///   - spool: does the writes (and the final close) on its thread; `outputCapacity` is then its chunk size.
+    ///   - finishedAt: a size at which the file is known to end in a finished member (this process closed
+    ///     it there): if it still has that size, the scan for an unfinished member is skipped.
     /// - Throws: ``GzipWriterError/cannotOpen(path:errno:)``, ``GzipWriterError/busy(path:)``,
     ///   ``GzipWriterError/damagedFile(path:compressedOffset:reason:)``,
     ///   ``GzipWriterError/repairFailed(path:errno:)``, ``GzipWriterError/compressorUnavailable(path:reason:)``.
-    /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end.
+    /// - Complexity: O(1), plus one decoding pass over an existing non-empty file to find a clean end
+    ///   (none when its size is `finishedAt`).
     /// - Allocations: the buffers and the engine's state, once.
     public convenience init(
-        path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil
+        path: String, level: Int32 = GzipWriter.defaultLevel, outputCapacity: Int = 64 * 1024, spool: WriteSpool? = nil,
+        finishedAt: UInt64? = nil
     ) throws(GzipWriterError) {
         var fd: Int32
         repeat {
@@ -111,12 +117,13 @@ public final class GzipWriter {
         }
         try self.init(
             descriptor: fd, path: path, level: level, outputCapacity: outputCapacity,
-            existingSize: isRegular ? UInt64(info.st_size) : 0, spool: spool)
+            existingSize: isRegular ? UInt64(info.st_size) : 0, finishedAt: finishedAt, spool: spool)
     }
 
     /// Takes over `descriptor` (closed on every path from here on).
     private init(
-        descriptor: Int32, path: String, level: Int32, outputCapacity: Int, existingSize: UInt64, spool: WriteSpool?
+        descriptor: Int32, path: String, level: Int32, outputCapacity: Int, existingSize: UInt64, finishedAt: UInt64?,
+        spool: WriteSpool?
     ) throws(GzipWriterError) {
         precondition(level >= 0 && level <= 9, "gzip level must be in 0...9")
         precondition(outputCapacity >= 64 && outputCapacity <= Int(UInt32.max), "outputCapacity out of range")
@@ -128,7 +135,7 @@ public final class GzipWriter {
             return error
         }
         var repair: GzipTailRepair? = nil
-        if existingSize > 0 {
+        if existingSize > 0 && existingSize != finishedAt {
             do {
                 repair = try unsafe Self.finishUnfinishedMember(
                     descriptor: descriptor, size: existingSize, path: path, scratch: output)
@@ -156,7 +163,11 @@ public final class GzipWriter {
         if case .open = state {
             try? finish()
         }
-        if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
+        if let spool {
+            if holdsOutput { unsafe spool.recycle(output) }
+        } else {
+            unsafe output.deallocate()
+        }
         _ = closeDescriptor()
     }
 
@@ -253,7 +264,7 @@ public final class GzipWriter {
 
     private func finish() throws(GzipWriterError) {
         try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .finish)
-        try writePending()
+        try writePending(last: true)
     }
 
     private func checkOpen() throws(GzipWriterError) {
@@ -290,7 +301,9 @@ public final class GzipWriter {
 
     /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
     /// hands them to the spool and goes on with a fresh chunk.
-    private func writePending() throws(GzipWriterError) {
+    /// `last`: the member's end; with a spool, the chunk goes without a new one in return, so a close
+    /// never waits for the spool.
+    private func writePending(last: Bool = false) throws(GzipWriterError) {
         guard pending > 0 else { return }
         // A full disk (test hook): only the bytes up to the limit go out, then the write fails.
         var count = pending
@@ -305,7 +318,12 @@ public final class GzipWriter {
         }
         if let spool, let spoolFile {
             do throws(GzipWriterError) {
-                unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
+                if last {
+                    try unsafe spool.submitLast(output, count: count, file: spoolFile, failWith: failWith)
+                    holdsOutput = false
+                } else {
+                    unsafe output = try unsafe spool.submit(output, count: count, file: spoolFile, failWith: failWith)
+                }
             } catch {
                 try fail(error)
             }

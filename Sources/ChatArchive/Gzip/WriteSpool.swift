@@ -21,9 +21,10 @@ import TwitchSession
 /// (back-pressure) instead of dropping lines or growing memory further. Each such stop is counted
 /// (``Counters/backPressureEvents``) and reported through ``onBackPressure``.
 ///
-/// Memory: at most `max(limitBytes, (files + 1) × chunkBytes)` of chunks — each open writer holds
-/// the chunk it is filling, and a producer never waits when nothing is queued (which could only
-/// deadlock) — plus the compressor's state in each writer.
+/// Memory: queued chunks up to `max(limitBytes, files × chunkBytes)` (plus the one whose hand-off
+/// stops the producer) — a flush of every open file queues one chunk each, which must not read as a
+/// slow disk — plus the chunk each open writer is filling and the compressor's state in each writer
+/// (docs/capture.md).
 ///
 /// Errors: a failed `write(2)` marks its file failed; the file's later chunks are dropped (its data
 /// up to the last flush stays intact), its close still closes the descriptor, and ``failure(of:)``
@@ -77,6 +78,11 @@ public final class WriteSpool: @unchecked Sendable {
     public let limitBytes: Int
     /// Called on the producer thread when it stops for, and resumes after, a full queue.
     public var onBackPressure: ((BackPressure) -> Void)? = nil
+    /// Called on the producer thread about every ``stallCallbackMs`` while it waits for the spool (a
+    /// full queue, ``drain()``), without the lock: what the producer would otherwise do on time (a
+    /// status line) can go on while the disk is behind. It must not hand the spool anything.
+    public var onStalled: (() -> Void)? = nil
+    public var stallCallbackMs = 100
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Signalled when a job is queued or the spool shuts down.
@@ -140,39 +146,51 @@ public final class WriteSpool: @unchecked Sendable {
         return File(id: nextID, descriptor: descriptor, path: path)
     }
 
-    /// A chunk to fill: a free one, a new one while under the limit (or while nothing is queued),
-    /// else waits for one (back-pressure).
+    /// A chunk to fill (a free one, else a new one) while the queue is within its limit (see
+    /// `queueLimit`); past it, first waits until the queue has drained to half of it (back-pressure).
     ///
     /// - Complexity: O(1) unless it waits. - Allocations: a chunk, until the pool has enough.
     public func acquire() -> UnsafeMutableRawBufferPointer {
         lock()
-        if let chunk = unsafe free.popLast() {
+        if counters.queuedBytes <= queueLimit {
+            let chunk = takeChunk()
             unlock()
             return unsafe chunk
-        }
-        if allocatedChunks * chunkBytes < limitBytes || counters.queuedBytes == 0 {
-            allocatedChunks += 1
-            unlock()
-            return .allocate(byteCount: chunkBytes, alignment: 16)
         }
         // Full: stop the producer until the queue has drained to half the limit.
         counters.backPressureEvents += 1
         let event = counters.backPressureEvents
         let queued = counters.queuedBytes
+        let limit = queueLimit
         unlock()
-        onBackPressure?(.began(queuedBytes: queued, limitBytes: limitBytes))
+        onBackPressure?(.began(queuedBytes: queued, limitBytes: limit))
         let start = Moment.now().monotonicMs
         lock()
-        while unsafe counters.queuedBytes > limitBytes / 2 || free.isEmpty {
-            // SAFETY: `mutex` is held; the wait releases and re-takes it.
-            unsafe pthread_cond_wait(spaceReady, mutex)
-        }
-        let chunk = unsafe free.popLast()!
+        while counters.queuedBytes > queueLimit / 2 { waitForSpace() }
+        let chunk = takeChunk()
         let waited = Moment.now().monotonicMs - start
         counters.backPressureMs += waited
         unlock()
         onBackPressure?(.ended(afterMs: waited, event: event))
         return unsafe chunk
+    }
+
+    /// Most bytes of chunks that may wait in the queue: ``limitBytes``, or one chunk per open writer
+    /// if that is more (a flush of every open file queues one chunk each, which is no sign of a slow
+    /// disk). The chunks the writers hold while filling them are not queued and do not count. Lock held.
+    ///
+    /// `allocatedChunks - free.count` chunks are queued or held; `queuedBytes / chunkBytes` are queued,
+    /// so the rest (plus the writer asking now) are the open writers' chunks.
+    private var queueLimit: Int {
+        let held = allocatedChunks - free.count - counters.queuedBytes / chunkBytes
+        return max(limitBytes, (held + 1) * chunkBytes)
+    }
+
+    /// A free chunk, or a new one. Lock held.
+    private func takeChunk() -> UnsafeMutableRawBufferPointer {
+        if let chunk = unsafe free.popLast() { return unsafe chunk }
+        allocatedChunks += 1
+        return .allocate(byteCount: chunkBytes, alignment: 16)
     }
 
     /// Queues the first `count` bytes of `chunk` for writing to `file` and returns a chunk to fill
@@ -187,6 +205,19 @@ public final class WriteSpool: @unchecked Sendable {
         precondition(count > 0 && count <= chunk.count)
         enqueue(unsafe .write(file, chunk, count: count, failWith: failWith), bytes: chunkBytes)
         return unsafe acquire()
+    }
+
+    /// Queues the first `count` bytes of `chunk` for writing to `file`, as the writer's last: no chunk
+    /// comes back (the spool frees this one once written) and the producer never waits here, so
+    /// closing a file never stops it.
+    ///
+    /// - Throws: the file's error if an earlier write to it failed (the chunk is kept by the caller).
+    public func submitLast(_ chunk: UnsafeMutableRawBufferPointer, count: Int, file: File, failWith: Int32? = nil)
+        throws(GzipWriterError)
+    {
+        if let error = failure(of: file) { throw error }
+        precondition(count > 0 && count <= chunk.count)
+        enqueue(unsafe .write(file, chunk, count: count, failWith: failWith), bytes: chunkBytes)
     }
 
     /// Queues closing `file`'s descriptor after its queued writes.
@@ -206,11 +237,26 @@ public final class WriteSpool: @unchecked Sendable {
     /// Waits until every queued job is done.
     public func drain() {
         lock()
-        while jobHead < jobs.count || busy {
-            // SAFETY: `mutex` is held.
-            unsafe pthread_cond_wait(spaceReady, mutex)
-        }
+        while jobHead < jobs.count || busy { waitForSpace() }
         unlock()
+    }
+
+    /// Waits (lock held) for `spaceReady`, at most ``stallCallbackMs``; on a timeout, calls
+    /// ``onStalled`` without the lock.
+    private func waitForSpace() {
+        var now = timespec()
+        // SAFETY: `now` is a local the call fills in.
+        unsafe clock_gettime(CLOCK_REALTIME, &now)
+        let ns = Int(now.tv_nsec) + stallCallbackMs * 1_000_000
+        var deadline = timespec(tv_sec: now.tv_sec + ns / 1_000_000_000, tv_nsec: ns % 1_000_000_000)
+        // SAFETY: `mutex` is held; the wait releases and re-takes it. The condition's clock is the
+        // default, CLOCK_REALTIME, as the deadline.
+        let code = unsafe pthread_cond_timedwait(spaceReady, mutex, &deadline)
+        if code == ETIMEDOUT, let onStalled {
+            unlock()
+            onStalled()
+            lock()
+        }
     }
 
     /// Finishes every queued job and ends the spool thread. Later jobs run on the caller's thread.

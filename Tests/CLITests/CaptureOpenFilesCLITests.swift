@@ -1,0 +1,69 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `chatcap capture` against a server speaking for more channels than it has descriptors (issue #12
+/// item 7): lines of channels not joined go to `_session`, idle files are closed and reopened, and the
+/// number of open descriptors stays bounded.
+@Suite(.serialized) struct CaptureOpenFilesCLITests {
+    /// Open descriptors of process `pid` (entries of /proc/PID/fd), or `nil` once it is gone.
+    static func descriptorCount(_ pid: Int32) -> Int? {
+        try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+    }
+
+    @Test(
+        "ulimit -n 256, 300 channels joined, a server speaking for 1,100: capture runs, stores every line, fds bounded")
+    func manyChannelsUnderDescriptorLimit() throws {
+        let dir = try LiveServeTests.tempDir("capture-open-files")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let joined = (0..<300).map { "ch\($0)" }
+        try (joined.joined(separator: "\n") + "\n").write(
+            toFile: dir + "/channels.txt", atomically: true, encoding: .utf8)
+        let server = try HostileServer(.manyChannels)
+        let arguments = [
+            CLI.binary, "capture", "--channels-file", dir + "/channels.txt", "--dir", dir + "/cap", "--host",
+            "127.0.0.1", "--port", "\(server.port)", "--plain", "--join-rate", "10000", "--duration", "4",
+            "--status", "none",
+        ]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "ulimit -n 256 && exec " + CaptureHealthCLITests.quoted(arguments)]
+        process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
+        let errorFile = dir + "/stderr.txt"
+        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var peak = 0
+        while process.isRunning {
+            if let n = Self.descriptorCount(process.processIdentifier) { peak = max(peak, n) }
+            usleep(20_000)
+        }
+        process.waitUntilExit()
+        let stderr = try String(contentsOfFile: errorFile, encoding: .utf8)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(peak > 0 && peak <= CaptureDefaults.maxOpenFilesUnder256 + 24, "\(peak) descriptors open at once")
+        // Every joined channel has its three lines, in order, in its own file.
+        var rounds: [String: [String]] = [:]
+        for line in try CaptureHealthCLITests.stored("\(dir)/cap/ch*/*.log.gz") where line.contains(" PRIVMSG #") {
+            let parts = line.split(separator: " PRIVMSG #")[1].split(separator: " :")
+            rounds[String(parts[0]), default: []].append(String(parts[1]))
+        }
+        for channel in joined {
+            #expect(rounds[channel] == ["round 0", "round 1", "round 2"], "#\(channel): \(rounds[channel] ?? [])")
+        }
+        // The others have no directory: their lines are in _session, once each.
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/cap")
+        #expect(Set(names) == Set(joined + ["_session"]))
+        let session = try CaptureHealthCLITests.stored("\(dir)/cap/_session/*.log.gz")
+        #expect(session.filter { $0.contains(" PRIVMSG #ch") }.count == 800 * 3)
+        #expect(stderr.contains("2400 lines of channels not joined stored in _session"), "\(stderr)")
+    }
+}
+
+/// What the default `--max-open-files` is under `ulimit -n 256`.
+enum CaptureDefaults {
+    static let maxOpenFilesUnder256 = 128
+}
