@@ -153,7 +153,7 @@ public final class WriteSpool: @unchecked Sendable {
     public func acquire() -> UnsafeMutableRawBufferPointer {
         lock()
         if counters.queuedBytes <= queueLimit {
-            let chunk = takeChunk()
+            let chunk = unsafe takeChunk()
             unlock()
             return unsafe chunk
         }
@@ -167,7 +167,7 @@ public final class WriteSpool: @unchecked Sendable {
         let start = Moment.now().monotonicMs
         lock()
         while counters.queuedBytes > queueLimit / 2 { waitForSpace() }
-        let chunk = takeChunk()
+        let chunk = unsafe takeChunk()
         let waited = Moment.now().monotonicMs - start
         counters.backPressureMs += waited
         unlock()
@@ -182,7 +182,7 @@ public final class WriteSpool: @unchecked Sendable {
     /// `allocatedChunks - free.count` chunks are queued or held; `queuedBytes / chunkBytes` are queued,
     /// so the rest (plus the writer asking now) are the open writers' chunks.
     private var queueLimit: Int {
-        let held = allocatedChunks - free.count - counters.queuedBytes / chunkBytes
+        let held = unsafe allocatedChunks - free.count - counters.queuedBytes / chunkBytes
         return max(limitBytes, (held + 1) * chunkBytes)
     }
 
