@@ -4,7 +4,8 @@ extension CaptureWriter {
     /// Closes files, least recently written first, until another one may be opened
     /// (``CaptureOptions/maxOpenFiles``).
     ///
-    /// - Complexity: O(open files), only when a file is about to be opened.
+    /// - Complexity: O(open files), only when a file is about to be opened; waits for the writer
+    ///   thread only while more than ``closingSlack`` closes are queued.
     func closeLeastRecentlyWritten(besides lane: CaptureLane) throws(CaptureError) {
         while openLanes.count >= max(1, options.maxOpenFiles) {
             var oldest: CaptureLane? = nil
@@ -12,7 +13,13 @@ extension CaptureWriter {
             guard let oldest else { return }
             try closeFile(of: oldest)
         }
+        // A closed file keeps its descriptor until the writer thread gets to its close: bound those too.
+        spool.waitForCloses(atMost: Self.closingSlack)
     }
+
+    /// Files closed but not yet released by the writer thread that may stay open beside
+    /// ``CaptureOptions/maxOpenFiles``.
+    static let closingSlack = 8
 
     /// Opens `lane`'s file for `period`, at continuation `index` or (size rotation) the first one after
     /// it that is still under the limit.

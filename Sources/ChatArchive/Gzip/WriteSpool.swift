@@ -95,6 +95,8 @@ public final class WriteSpool: @unchecked Sendable {
     private var free: [UnsafeMutableRawBufferPointer] = unsafe []
     private var allocatedChunks = 0
     private var busy = false
+    /// Closes queued and not yet done: each still holds its descriptor. Lock held.
+    private var pendingCloses = 0
     private var stopping = false
     private var counters = Counters()
     private var failures: [Int: GzipWriterError] = [:]
@@ -225,6 +227,16 @@ public final class WriteSpool: @unchecked Sendable {
         enqueue(.close(file), bytes: 0)
     }
 
+    /// Waits until at most `count` queued closes are left: each holds a descriptor until the writer
+    /// thread gets to it, so a producer that bounds its open files bounds these too.
+    ///
+    /// - Complexity: O(1) when the writer keeps up; otherwise waits.
+    public func waitForCloses(atMost count: Int) {
+        lock()
+        while pendingCloses > count { waitForSpace() }
+        unlock()
+    }
+
     /// Gives back a chunk a writer no longer needs.
     public func recycle(_ chunk: UnsafeMutableRawBufferPointer) {
         lock()
@@ -315,6 +327,7 @@ public final class WriteSpool: @unchecked Sendable {
             jobHead = 0
         }
         jobs.append(job)
+        if case .close = job { pendingCloses += 1 }
         counters.queuedBytes += bytes
         counters.peakQueuedBytes = max(counters.peakQueuedBytes, counters.queuedBytes)
         // SAFETY: `workReady` was initialised in init.
@@ -345,9 +358,12 @@ public final class WriteSpool: @unchecked Sendable {
     /// Books a done job: frees its chunk, counts, records a failure, wakes the producer. Lock held.
     private func finished(_ job: Job, written: Int, error: GzipWriterError?) {
         counters.writtenBytes += UInt64(written)
-        if case .write(_, let chunk, _, _) = job {
+        switch job {
+        case .write(_, let chunk, _, _):
             unsafe free.append(chunk)
             counters.queuedBytes -= chunkBytes
+        case .close:
+            pendingCloses = max(0, pendingCloses - 1)  // a close done at once after shutdown was never counted
         }
         if let error, case let file = job.file, failures[file.id] == nil {
             failures[file.id] = error
