@@ -56,7 +56,7 @@ run: deps-build
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(MAKE) lint
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) Scripts/run_tests.sh
 	$(MAKE) tsan
 
 # The store's cross-thread stress test under ThreadSanitizer (its own build folder).

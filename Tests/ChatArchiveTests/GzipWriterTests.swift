@@ -190,6 +190,27 @@ import Testing
         try again.close()
     }
 
+    /// A child process forked by another thread shares the writer's open file description until it
+    /// execs (`O_CLOEXEC` closes it only then); a `dup` models that window. The lock is on the open
+    /// file description, so `close` alone would leave it held for the child's lifetime.
+    @Test("close releases the lock even while a forked child still shares the descriptor", arguments: [false, true])
+    func closeReleasesSharedLock(spooled: Bool) throws {
+        let dir = try InputTempDirectory()
+        let path = try dir.file("shared.gz")
+        let spool = spooled ? WriteSpool() : nil
+        defer { spool?.shutdown() }
+        let first = try GzipWriter(path: path, spool: spool)
+        let twin = dup(first.fileDescriptor)
+        #expect(twin >= 0)
+        defer { close(twin) }
+        try first.write(sampleChatLines(3).span)
+        try first.close()
+        spool?.drain()
+        let again = try GzipWriter(path: path, spool: spool)
+        try again.close()
+        spool?.drain()
+    }
+
     @Test("a full disk surfaces as writeFailed with ENOSPC and the path, and stays failed")
     func diskFull() throws {
         let writer = try GzipWriter(path: "/dev/full")

@@ -55,6 +55,9 @@ public final class GzipWriter {
     /// Whether `output` is still this writer's (with a spool, the last chunk is the spool's to free).
     private var holdsOutput = true
 
+    /// The file's descriptor (tests use it to model a forked child sharing it).
+    package var fileDescriptor: Int32 { descriptor }
+
     /// Uncompressed bytes taken by ``write(_:)`` so far.
     public private(set) var uncompressedByteCount: UInt64 = 0
     /// Compressed bytes written to the file by this writer so far — with a spool, handed to the spool
@@ -131,7 +134,7 @@ public final class GzipWriter {
             unsafe spool?.acquire() ?? UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
         func giveUp(_ error: GzipWriterError) -> GzipWriterError {
             if let spool { unsafe spool.recycle(output) } else { unsafe output.deallocate() }
-            Glibc.close(descriptor)
+            closeUnlocking(descriptor)
             return error
         }
         var repair: GzipTailRepair? = nil
@@ -257,7 +260,7 @@ public final class GzipWriter {
             spool.close(file: spoolFile)
             return nil
         }
-        return Glibc.close(descriptor) == 0 ? nil : errno
+        return closeUnlocking(descriptor) == 0 ? nil : errno
     }
 
     // MARK: - Internals

@@ -379,7 +379,7 @@ public final class WriteSpool: @unchecked Sendable {
         switch job {
         case .close(let file):
             // EINTR from close(2) on Linux still releases the descriptor; it is not an error to report.
-            if Glibc.close(file.descriptor) != 0 && errno != EINTR {
+            if closeUnlocking(file.descriptor) != 0 && errno != EINTR {
                 return (0, .closeFailed(path: file.path, errno: errno))
             }
             return (0, nil)
