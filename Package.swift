@@ -116,7 +116,8 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatReplayTests", dependencies: ["ChatReplay", "ChatPosix", "ChatTestSupport"],
+            name: "ChatReplayTests",
+            dependencies: ["ChatReplay", "ChatPosix", "ChatArchive", "ChatFormat", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],

@@ -15,6 +15,12 @@ public import TwitchSession
 /// line — and are written, in input order, when the ring must make room or at the end, carrying any
 /// tombstone a later CLEARMSG/CLEARCHAT put on them.
 ///
+/// A line whose channel is past the store's ``ChatStore/channelLimit`` is reported with its position
+/// and still written (counted as ``ReplaySummary/untracked``: no tombstone, no de-duplication; with
+/// moderation held as a copy, in input order); with no sink (`dump`) it is counted as
+/// ``ReplaySummary/dropped``. Problems are described through `diagnose` up to
+/// ``ReplayOptions/reportLimit`` (0: all), then only counted.
+///
 /// Owns the store while it runs (the ingest thread); not `Sendable`.
 ///
 /// The per-line state (output buffer, counters, held-back lines) sits in raw memory behind a `let`
@@ -41,7 +47,9 @@ public final class Replay {
         var summary = ReplaySummary()
         var reported = 0
         /// Lines appended but not yet written (moderation mode), oldest first.
-        var pending = PlacementQueue()
+        var pending = FIFOQueue<HeldLine>()
+        /// Copies of the held lines the store refused (``HeldLine/untracked``), oldest first.
+        var untracked = FIFOQueue<[UInt8]>()
         var pace: Pacer?
         /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
         var idleFailure: OutputError? = nil
@@ -66,7 +74,9 @@ public final class Replay {
     public init(options: ReplayOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
         self.options = options
         // Nothing in replay or dump reads sender tokens (encoders read names from the entry bytes).
-        store = ChatStore(capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false)
+        store = ChatStore(
+            capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false,
+            channelLimit: options.channelLimit)
         self.sink = sink
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)
@@ -78,6 +88,7 @@ public final class Replay {
             || !options.users.isEmpty || !options.types.isEmpty || options.grep != nil
         unsafe state = .allocate(capacity: 1)
         unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }))
+        unsafe state.pointee.summary.channelLimit = store.channelLimit
     }
 
     deinit {
@@ -207,7 +218,7 @@ public final class Replay {
         do throws(StoreError) {
             placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
         } catch {
-            report("\(at.inputName):\(at.lineNumber): \(error)")
+            try refused(bytes, message, at, error)
             return
         }
         // O(1) between ticks; a tick visits dirty channels only. The clock is read every few lines.
@@ -218,14 +229,57 @@ public final class Replay {
         }
         guard let sink else { return }
         if options.applyModeration {
-            unsafe state.pointee.pending.append(PlacementQueue.Item(channel: placement.channel, seq: placement.seq))
+            unsafe state.pointee.pending.append(HeldLine(channel: placement.channel, seq: placement.seq))
             return
         }
         let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
         try write(bytes, message, context, terminator: at.terminator, to: sink)
     }
 
-    private func writeHeld(_ item: PlacementQueue.Item) throws(OutputError) {
+    /// A line the store refused (its channel is past the store's channel limit), reported with its
+    /// position and counted: written without the store — at once, or with moderation held in input
+    /// order among the lines in rings — or, with no output (`dump`: only windows are written), dropped.
+    ///
+    /// - Complexity: O(line). - Allocations: the report; with moderation, one copy of the line.
+    private func refused(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine, _ error: StoreError
+    ) throws(OutputError) {
+        let why =
+            switch error {
+            case .tooManyChannels(let limit):
+                "channel \(message.channel.map { "#" + String(decoding: bytes, in: $0) } ?? "(none)") is past the limit of \(limit) channels"
+            case .malformed: "\(error)"
+            }
+        guard let sink else {
+            unsafe state.pointee.summary.dropped += 1
+            report("\(at.inputName):\(at.lineNumber): \(why): dropped (it is in no window)")
+            return
+        }
+        unsafe state.pointee.summary.untracked += 1
+        report("\(at.inputName):\(at.lineNumber): \(why): written without moderation or de-duplication")
+        guard options.applyModeration else {
+            let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: false)
+            try write(bytes, message, context, terminator: at.terminator, to: sink)
+            return
+        }
+        var copy: [UInt8] = []
+        copy.reserveCapacity(bytes.count)
+        for i in bytes.indices { copy.append(bytes[i]) }
+        unsafe state.pointee.untracked.append(copy)
+        unsafe state.pointee.pending.append(HeldLine.untracked)
+    }
+
+    private func writeHeld(_ item: HeldLine) throws(OutputError) {
+        if item == .untracked {
+            guard let sink, let line = unsafe state.pointee.untracked.popFirst() else { return }
+            // It parsed when it was read.
+            guard let message = try? TwitchMessage.parse(line.span) else { return }
+            let time = LineTime(of: message, in: line.span).timestamp
+            let context = LineContext(timestamp: time, tombstone: nil, isMirror: false)
+            // As for lines held in rings: raw output uses CRLF.
+            try write(line.span, message, context, terminator: .crlf, to: sink)
+            return
+        }
         guard let sink, let log = store.log(at: item.channel) else { return }
         var failure: OutputError? = nil
         let found = log.ring.withEntry(item.seq, reader: reader) { info, bytes in
@@ -318,7 +372,7 @@ public final class Replay {
     private func report(_ message: String) {
         unsafe state.pointee.reported += 1
         let reported = unsafe state.pointee.reported
-        if reported <= options.reportLimit {
+        if options.reportLimit <= 0 || reported <= options.reportLimit {
             diagnose(message)
         } else if reported == options.reportLimit + 1 {
             diagnose("(further problems are only counted; see the summary)")
@@ -331,26 +385,11 @@ public final class Replay {
 @available(*, unavailable)
 extension Replay: Sendable {}
 
-/// A FIFO of (channel, sequence) that grows as needed and reuses its storage.
-struct PlacementQueue {
-    struct Item: Equatable {
-        var channel: Int
-        var seq: UInt64
-    }
-    private var items: [Item] = []
-    private var head = 0
+/// A line held back for moderation: the entry `seq` of channel `channel`, or (``untracked``) the next
+/// line the store refused, held as a copy.
+struct HeldLine: Equatable {
+    var channel: Int
+    var seq: UInt64
 
-    mutating func append(_ item: Item) {
-        if head > 4096 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        items.append(item)
-    }
-
-    mutating func popFirst() -> Item? {
-        guard head < items.count else { return nil }
-        defer { head += 1 }
-        return items[head]
-    }
+    static let untracked = HeldLine(channel: -1, seq: 0)
 }

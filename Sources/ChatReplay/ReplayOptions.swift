@@ -26,8 +26,12 @@ public struct ReplayOptions {  // not Sendable: holds a Regex
     public var strict = false
     /// Entries kept per channel (the moderation look-ahead with `applyModeration`).
     public var capacity = 2_500
-    /// How many problems to describe one by one on stderr before only counting them.
+    /// How many problems to describe one by one on stderr before only counting them; 0 for all.
     public var reportLimit = 20
+    /// The most channels the store holds (``ChatStore/maximumChannels``); lowered only by tests
+    /// (`--channel-limit`, hidden). Lines of further channels are written without the store
+    /// (``ReplaySummary/untracked``) or, with no output (`dump`), dropped (``ReplaySummary/dropped``).
+    package var channelLimit = ChatStore.maximumChannels
 
     public init() {}
 }
@@ -40,11 +44,24 @@ public struct ReplaySummary: Sendable, Equatable {
     public var skipped = 0
     public var damagedInputs = 0
     public var failedInputs = 0
+    /// Lines of channels past the store's channel limit written without it: no moderation
+    /// (tombstones) and no shared-chat de-duplication for them, else as usual.
+    public var untracked = 0
+    /// Lines of channels past the store's channel limit that were not kept (`dump`: no window).
+    public var dropped = 0
+    /// The store's channel limit (for the summary's wording).
+    public var channelLimit = ChatStore.maximumChannels
 
     public init() {}
 
     /// Problems worth a summary line.
-    public var hasProblems: Bool { malformed + skipped + damagedInputs + failedInputs > 0 }
+    public var hasProblems: Bool {
+        malformed + skipped + damagedInputs + failedInputs + untracked + dropped > 0
+    }
+
+    /// Whether lines that were read are missing from the output (exit status 65 even without
+    /// `--strict`).
+    public var losesLines: Bool { dropped > 0 }
 
     public var description: String {
         var parts = ["\(lines) lines read", "\(written) written"]
@@ -52,6 +69,11 @@ public struct ReplaySummary: Sendable, Equatable {
         if skipped > 0 { parts.append("\(skipped) over-long skipped") }
         if damagedInputs > 0 { parts.append("\(damagedInputs) damaged inputs") }
         if failedInputs > 0 { parts.append("\(failedInputs) unreadable inputs") }
+        if untracked > 0 {
+            parts.append(
+                "\(untracked) untracked (channels past the limit of \(channelLimit): no moderation or de-duplication)")
+        }
+        if dropped > 0 { parts.append("\(dropped) dropped (channels past the limit of \(channelLimit))") }
         return parts.joined(separator: ", ")
     }
 }

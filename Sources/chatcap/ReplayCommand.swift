@@ -10,7 +10,8 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Run recorded chat through the live pipeline and write it out.",
         discussion: """
             Inputs are read in time order across files (IRCv3 time tag, else tmi-sent-ts). Malformed \
-            lines are reported on standard error with file and line number and counted in the summary. \
+            lines are reported on standard error with file and line number (the first 20; see \
+            --report-limit) and all of them counted in the summary. \
             Output is written in large blocks, and never held longer than 0.1 s while input is paced \
             (--speed), followed (--follow) or slow to come; SIGINT or SIGTERM ends the replay after \
             writing out every line so far (exit 0).
@@ -33,7 +34,13 @@ struct ReplayCommand: ParsableCommand {
 
     @OptionGroup var filters: FilterOptions
 
+    @Option(help: ReportLimit.help("on standard error"))
+    var reportLimit = 20
+
+    @OptionGroup var limits: ChannelLimitOptions
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         _ = try ArgumentValues.speed(speed)
         if let since, Timestamp.interval(parsingArgument: since) == nil {
             throw ValidationError("--since: cannot read '\(since)' as a time (use RFC 3339 or YYYY-MM-DD)")
@@ -58,6 +65,8 @@ struct ReplayCommand: ParsableCommand {
         try filters.apply(to: &options)
         options.strict = input.strict
         options.capacity = input.capacity
+        options.reportLimit = reportLimit
+        options.channelLimit = limits.channelLimit
         let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         // SIGINT/SIGTERM end the replay: every line written so far is flushed, and the exit is 0.
         let stop = StopFlag()
@@ -73,7 +82,8 @@ struct ReplayCommand: ParsableCommand {
 }
 
 /// Runs `body`, maps output errors to exit statuses, prints the summary when something went wrong,
-/// and applies `--strict`.
+/// and applies `--strict`: exit 65 when lines were lost (``ReplaySummary/losesLines``: lines of
+/// channels past the store's limit in `dump`), or with `--strict` on any problem the summary counts.
 func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
     let summary: ReplaySummary
     do {
@@ -90,5 +100,9 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         throw ExitCode(65)
     }
     if summary.lines == 0 && !summary.hasProblems { Diagnostics.warning("the input holds no lines") }
+    if summary.losesLines {
+        Diagnostics.error("\(summary.dropped) lines were not kept (see the summary)")
+        throw ExitCode(65)
+    }
     if strict && summary.hasProblems { throw ExitCode(65) }
 }

@@ -39,7 +39,13 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "On exit, print lines read, lines per second and the CPU time used on stderr.")
     var stats = false
 
+    @Option(help: ReportLimit.help("on standard error"))
+    var reportLimit = 20
+
+    @OptionGroup var limits: ChannelLimitOptions
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
@@ -54,6 +60,8 @@ struct TailCommand: ParsableCommand {
         var options = ReplayOptions()
         output.apply(to: &options, sink: sink)
         options.capacity = capacity
+        options.reportLimit = reportLimit
+        options.channelLimit = limits.channelLimit
         try filters.apply(to: &options)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil

@@ -43,7 +43,11 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "On exit, print redraws, redraws/s and terminal bytes/s to stderr (also CHATCAP_WATCH_STATS=1).")
     var stats = false
 
+    @Option(help: ReportLimit.help("on standard error on exit"))
+    var reportLimit = 20
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         _ = try ArgumentValues.speed(speed)
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
@@ -74,6 +78,7 @@ struct WatchCommand: ParsableCommand {
         var options = WatchSession.Options()
         options.channels = channels.map(Login.normalize)
         options.capacity = input.capacity
+        options.reportLimit = reportLimit
         let feed: any WatchFeed
         if let live = try liveChannels() {
             if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }

@@ -127,6 +127,20 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(store.log(named: "c")!.ring.count == 100)
     }
 
+    @Test("a store with a channel limit of 3 refuses the 4th channel and keeps the other 3")
+    func storeLimit() throws {
+        let store = ChatStore(capacity: 4, channelLimit: 3)
+        for c in 0..<3 {
+            let bytes = Array(":u!u@u PRIVMSG #c\(c) :hi".utf8)
+            #expect(try store.ingest(bytes.span, receivedAt: 0).channel == c)
+        }
+        let bytes = Array(":u!u@u PRIVMSG #c3 :hi".utf8)
+        #expect(throws: StoreError.tooManyChannels(3)) { try store.ingest(bytes.span, receivedAt: 0) }
+        #expect(store.channelCount == 3)
+        #expect(ChatStore().channelLimit == ChatStore.maximumChannels)
+        #expect("\(StoreError.tooManyChannels(3))" == "more channels than the limit of 3")
+    }
+
     @Test("10,000 channels: every line is kept, every log is found by index and by name")
     func tenThousandChannels() throws {
         let store = ChatStore()
