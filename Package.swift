@@ -116,7 +116,10 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatReplayTests", dependencies: ["ChatReplay", "ChatPosix", "ChatTestSupport"],
+            name: "ChatReplayTests",
+            dependencies: [
+                "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatArchive", "ChatFormat", "ChatStore", "IRCWire",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],

@@ -24,8 +24,14 @@ public struct ReplayOptions {  // not Sendable: holds a Regex
     public var dedupeShared = false
     /// Turn malformed input into a failure (exit status 65).
     public var strict = false
-    /// Entries kept per channel (the moderation look-ahead with `applyModeration`).
+    /// Entries kept per channel (a line's look-ahead with `applyModeration` ends when its ring evicts it).
     public var capacity = 2_500
+    /// With `applyModeration`: milliseconds of chat time after a line at which its look-ahead ends
+    /// even if its ring still holds it (`nil`: only the ring and the end of the input end it).
+    public var moderationWindow: Int64? = 300_000
+    /// With `applyModeration`: bytes of held lines above which the oldest are released before their
+    /// look-ahead ended (counted in ``ReplaySummary/releasedEarly``).
+    public var moderationHoldLimit = 256 << 20
     /// How many problems to describe one by one on stderr before only counting them.
     public var reportLimit = 20
 
@@ -40,11 +46,13 @@ public struct ReplaySummary: Sendable, Equatable {
     public var skipped = 0
     public var damagedInputs = 0
     public var failedInputs = 0
+    /// Lines `--apply-moderation` wrote before their look-ahead ended (the hold was full).
+    public var releasedEarly = 0
 
     public init() {}
 
     /// Problems worth a summary line.
-    public var hasProblems: Bool { malformed + skipped + damagedInputs + failedInputs > 0 }
+    public var hasProblems: Bool { malformed + skipped + damagedInputs + failedInputs + releasedEarly > 0 }
 
     public var description: String {
         var parts = ["\(lines) lines read", "\(written) written"]
@@ -52,6 +60,7 @@ public struct ReplaySummary: Sendable, Equatable {
         if skipped > 0 { parts.append("\(skipped) over-long skipped") }
         if damagedInputs > 0 { parts.append("\(damagedInputs) damaged inputs") }
         if failedInputs > 0 { parts.append("\(failedInputs) unreadable inputs") }
+        if releasedEarly > 0 { parts.append("\(releasedEarly) released before their moderation look-ahead ended") }
         return parts.joined(separator: ", ")
     }
 }

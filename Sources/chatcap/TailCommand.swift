@@ -54,7 +54,7 @@ struct TailCommand: ParsableCommand {
         var options = ReplayOptions()
         output.apply(to: &options, sink: sink)
         options.capacity = capacity
-        try filters.apply(to: &options)
+        try filters.apply(to: &options, windowDefault: 5)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil
         var joined = 0
@@ -108,7 +108,10 @@ struct TailCommand: ParsableCommand {
                         + "over \(session.connectionCount) connections")
             }
             if failure == nil {
-                do throws(OutputError) { try sink.flushIfDue(now: .now) } catch { failure = error }
+                do throws(OutputError) {
+                    try pipeline.releaseDue(wallMilliseconds: Moment.now().wallMs)
+                    try sink.flushIfDue(now: .now)
+                } catch { failure = error }
             }
             if failure != nil { session.stop.raise() }
         }
