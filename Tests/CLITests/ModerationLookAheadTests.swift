@@ -103,4 +103,26 @@ import Testing
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("--moderation-window"), "\(run.stderr)")
     }
+
+    @Test("every fact survives: deleted and then timed out, deleted and then banned, in json, text and dump")
+    func everyFact() throws {
+        let applied = try CLI.run(["replay", "Fixtures/lines/moderation.irc", "--format", "json", "--apply-moderation"])
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let deleted = try Self.objects(applied.stdout).filter { $0["deleted"] as? Bool == true }
+        #expect(
+            deleted.map { $0["text"] as? String } == [
+                "this streamer is so bad LUL", "cheap viewers at example dot com",
+            ])
+        #expect(deleted.map { $0["timed_out"] as? Int } == [600, nil])
+        #expect(deleted.map { $0["banned"] as? Bool } == [false, true])
+        let dump = try CLI.run(["dump", "Fixtures/lines/moderation.irc"])
+        #expect(try Self.objects(dump.stdout).filter { $0["deleted"] as? Bool == true }.count == 2)
+        let text = try CLI.run([
+            "replay", "Fixtures/lines/moderation.irc", "--format", "text", "--apply-moderation", "--color", "never",
+        ])
+        let lines = String(decoding: text.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(
+            lines.first?.hasSuffix("this streamer is so bad LUL [deleted] [timed out 600s] [cleared]") == true,
+            "\(lines.first ?? "")")
+    }
 }
