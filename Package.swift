@@ -117,7 +117,9 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatReplayTests",
-            dependencies: ["ChatReplay", "ChatPosix", "ChatArchive", "ChatFormat", "ChatTestSupport"],
+            dependencies: [
+                "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatArchive", "ChatFormat", "ChatStore", "IRCWire",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],

@@ -11,9 +11,10 @@ public import TwitchSession
 /// Without moderation each line is written as soon as it is appended (one line out per line in), into
 /// the ``OutputSink``, which batches writes and flushes them within ``OutputSink/maxDelay``: the pacer's
 /// waits and ``idle()`` (for follow polls and live ticks) give it the chance.
-/// With ``ReplayOptions/applyModeration`` lines wait in their channel's ring — the ring is the delay
-/// line — and are written, in input order, when the ring must make room or at the end, carrying any
-/// tombstone a later CLEARMSG/CLEARCHAT put on them.
+/// With ``ReplayOptions/applyModeration`` each line waits for its own channel's look-ahead (see
+/// ``ModerationHold``): until its ring evicts it, until ``ReplayOptions/moderationWindow`` has passed,
+/// or the end. Lines are written in input order, carrying the tombstone a later CLEARMSG/CLEARCHAT put
+/// on them; a line released before its look-ahead ended (the hold's byte limit) is counted.
 ///
 /// A line whose channel is past the store's ``ChatStore/channelLimit`` is reported with its position
 /// and still written (counted as ``ReplaySummary/untracked``: no tombstone, no de-duplication; with
@@ -46,10 +47,10 @@ public final class Replay {
         var writer = JSONWriter()
         var summary = ReplaySummary()
         var reported = 0
-        /// Lines appended but not yet written (moderation mode), oldest first.
-        var pending = FIFOQueue<HeldLine>()
-        /// Copies of the held lines the store refused (``HeldLine/untracked``), oldest first.
-        var untracked = FIFOQueue<[UInt8]>()
+        /// Lines appended but not yet written (moderation mode), in input order.
+        var hold = ModerationHold()
+        /// The moderation look-ahead's clock: the newest line time seen (and wall time for live input).
+        var clock = Int64.min
         var pace: Pacer?
         /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
         var idleFailure: OutputError? = nil
@@ -179,7 +180,7 @@ public final class Replay {
 
     /// Writes every held-back line and flushes.
     public func finish() throws(OutputError) {
-        while let next = unsafe state.pointee.pending.popFirst() { try writeHeld(next) }
+        try releaseHeld(force: true)
         store.publish(now: elapsedMilliseconds(), force: true)
         try sink?.flush()
     }
@@ -204,15 +205,13 @@ public final class Replay {
     }
 
     private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
-        if options.applyModeration, sink != nil {
-            // Make room in order: everything up to this channel's oldest entry is written first.
-            if let log = try? store.log(for: message, in: bytes), log.ring.isFull {
-                let oldest = log.ring.liveRange.lowerBound
-                while let next = unsafe state.pointee.pending.popFirst() {
-                    try writeHeld(next)
-                    if next.channel == log.index && next.seq == oldest { break }
-                }
-            }
+        let holds = options.applyModeration && sink != nil
+        if holds, let log = try? store.log(for: message, in: bytes), log.ring.isFull {
+            // The append below evicts the channel's oldest entry: keep its mark if it is still held.
+            let oldest = log.ring.liveRange.lowerBound
+            var mark = Tombstone.none
+            _ = log.ring.withEntry(oldest, reader: reader) { info, _ in mark = info.tombstone }
+            unsafe state.pointee.hold.noteEviction(channel: log.index, seq: oldest, tombstone: mark)
         }
         let placement: ChatStore.Placement
         do throws(StoreError) {
@@ -228,8 +227,19 @@ public final class Replay {
             store.publish(now: elapsedMilliseconds())
         }
         guard let sink else { return }
-        if options.applyModeration {
-            unsafe state.pointee.pending.append(HeldLine(channel: placement.channel, seq: placement.seq))
+        if holds {
+            var clock = unsafe state.pointee.clock
+            if let t = at.timestamp?.milliseconds, t > clock {
+                clock = t
+                unsafe state.pointee.clock = t
+            }
+            let due = options.moderationWindow.map { clock == Int64.min ? Int64.max : clock &+ $0 } ?? Int64.max
+            unsafe state.pointee.hold.hold(
+                bytes,
+                ModerationHold.Line(
+                    channel: placement.channel, seq: placement.seq, start: 0, count: 0, due: due,
+                    parsed: message.line, terminator: at.terminator, isMirror: placement.isMirror))
+            try releaseHeld(force: false)
             return
         }
         let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
@@ -237,10 +247,11 @@ public final class Replay {
     }
 
     /// A line the store refused (its channel is past the store's channel limit), reported with its
-    /// position and counted: written without the store — at once, or with moderation held in input
-    /// order among the lines in rings — or, with no output (`dump`: only windows are written), dropped.
+    /// position and counted: written without the store — at once, or with moderation held (as a copy,
+    /// final at once) in input order among the other held lines — or, with no output (`dump`: only
+    /// windows are written), dropped.
     ///
-    /// - Complexity: O(line). - Allocations: the report; with moderation, one copy of the line.
+    /// - Complexity: O(line). - Allocations: the report; with moderation, amortised none.
     private func refused(
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine, _ error: StoreError
     ) throws(OutputError) {
@@ -262,31 +273,71 @@ public final class Replay {
             try write(bytes, message, context, terminator: at.terminator, to: sink)
             return
         }
-        var copy: [UInt8] = []
-        copy.reserveCapacity(bytes.count)
-        for i in bytes.indices { copy.append(bytes[i]) }
-        unsafe state.pointee.untracked.append(copy)
-        unsafe state.pointee.pending.append(HeldLine.untracked)
+        // No ring holds it, so no mark can reach it: it is final as soon as it is first.
+        unsafe state.pointee.hold.hold(
+            bytes,
+            ModerationHold.Line(
+                channel: ModerationHold.untracked, seq: 0, start: 0, count: 0, due: Int64.min, parsed: message.line,
+                terminator: at.terminator, isMirror: false))
+        try releaseHeld(force: false)
     }
 
-    private func writeHeld(_ item: HeldLine) throws(OutputError) {
-        if item == .untracked {
-            guard let sink, let line = unsafe state.pointee.untracked.popFirst() else { return }
-            // It parsed when it was read.
-            guard let message = try? TwitchMessage.parse(line.span) else { return }
-            let time = LineTime(of: message, in: line.span).timestamp
-            let context = LineContext(timestamp: time, tombstone: nil, isMirror: false)
-            // As for lines held in rings: raw output uses CRLF.
-            try write(line.span, message, context, terminator: .crlf, to: sink)
-            return
+    /// For live input: advances the moderation look-ahead's clock to `wallMilliseconds` and writes the
+    /// held lines whose window has passed, so a quiet live channel's lines keep flowing. Call it from
+    /// the live loop's tick.
+    ///
+    /// - Complexity: O(lines released). - Allocations: none.
+    public func releaseDue(wallMilliseconds: Int64) throws(OutputError) {
+        guard options.applyModeration, sink != nil else { return }
+        let clock = unsafe state.pointee.clock
+        if wallMilliseconds > clock { unsafe state.pointee.clock = wallMilliseconds }
+        try releaseHeld(force: false)
+    }
+
+    /// Writes the held lines from the first one on while they are final (all of them with `force`).
+    private func releaseHeld(force: Bool) throws(OutputError) {
+        guard let sink else { return }
+        while let first = unsafe state.pointee.hold.first {
+            let evicted = store.log(at: first.channel).map { $0.ring.liveRange.lowerBound > first.seq } ?? true
+            let held = unsafe state.pointee.hold.heldBytes
+            let clock = unsafe state.pointee.clock
+            let early = held > options.moderationHoldLimit
+            guard force || evicted || early || clock >= first.due else { return }
+            if early && !evicted { noteEarlyRelease() }
+            try writeHeld(first, to: sink)
         }
-        guard let sink, let log = store.log(at: item.channel) else { return }
+    }
+
+    /// Writes the first held line: from its ring while the ring has it (with its current tombstone),
+    /// else from the hold's copy with the tombstone frozen at its eviction.
+    private func writeHeld(_ line: ModerationHold.Line, to sink: OutputSink) throws(OutputError) {
         var failure: OutputError? = nil
-        let found = log.ring.withEntry(item.seq, reader: reader) { info, bytes in
-            do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+        var found = false
+        if let log = store.log(at: line.channel) {
+            let lookup = log.ring.withEntry(line.seq, reader: reader) { info, bytes in
+                do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+            }
+            if case .found = lookup { found = true }
         }
         if let failure { throw failure }
-        if case .gone = found { report("internal: held line \(item.seq) of channel \(item.channel) was evicted") }
+        let tombstone = found ? .none : unsafe state.pointee.hold.takeFrozen(channel: line.channel, seq: line.seq)
+        try unsafe state.pointee.hold.popFirst { (held, bytes) throws(OutputError) in
+            guard !found else { return }
+            let message = TwitchMessage(held.parsed, in: bytes)
+            let time = LineTime(of: message, in: bytes).timestamp
+            let context = LineContext(timestamp: time, tombstone: tombstone, isMirror: held.isMirror)
+            try write(bytes, message, context, terminator: .crlf, to: sink)
+        }
+    }
+
+    /// Counts a line released before its look-ahead ended; says so on stderr the first time.
+    private func noteEarlyRelease() {
+        unsafe state.pointee.summary.releasedEarly += 1
+        if unsafe state.pointee.summary.releasedEarly == 1 {
+            diagnose(
+                "moderation look-ahead: more than \(options.moderationHoldLimit >> 20) MiB held; releasing lines "
+                    + "before their look-ahead ended (counted in the summary)")
+        }
     }
 
     /// Writes an entry read back from its ring, with its tombstone.
@@ -384,12 +435,3 @@ public final class Replay {
 
 @available(*, unavailable)
 extension Replay: Sendable {}
-
-/// A line held back for moderation: the entry `seq` of channel `channel`, or (``untracked``) the next
-/// line the store refused, held as a copy.
-struct HeldLine: Equatable {
-    var channel: Int
-    var seq: UInt64
-
-    static let untracked = HeldLine(channel: -1, seq: 0)
-}

@@ -221,16 +221,9 @@ public struct EntryFormatter: Sendable {
     }
 
     private func reason(_ t: Tombstone, _ out: inout StyledText) {
-        let label: String
-        switch t {
-        case .none: return
-        case .deleted: label = "[deleted]"
-        case .banned: label = "[banned]"
-        case .cleared: label = "[cleared]"
-        case .timedOut(let s): label = "[timed out \(s)s]"
-        }
+        guard !t.isEmpty else { return }
         out.append(" ", .plain)
-        out.append(label, Self.reason, breakable: false)
+        out.append(t.description, Self.reason, breakable: false)
     }
 
     /// Any other line: `-- VERB params…`.

@@ -62,7 +62,7 @@ struct TailCommand: ParsableCommand {
         options.capacity = capacity
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
-        try filters.apply(to: &options)
+        try filters.apply(to: &options, windowDefault: 5)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil
         var joined = 0
@@ -116,7 +116,10 @@ struct TailCommand: ParsableCommand {
                         + "over \(session.connectionCount) connections")
             }
             if failure == nil {
-                do throws(OutputError) { try sink.flushIfDue(now: .now) } catch { failure = error }
+                do throws(OutputError) {
+                    try pipeline.releaseDue(wallMilliseconds: Moment.now().wallMs)
+                    try sink.flushIfDue(now: .now)
+                } catch { failure = error }
             }
             if failure != nil { session.stop.raise() }
         }
