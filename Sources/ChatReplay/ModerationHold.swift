@@ -26,6 +26,8 @@ struct ModerationHold: ~Copyable {
         var parsed: ParsedLine
         var terminator: LineTerminator
         var isMirror: Bool
+        /// The line's time, or the time of the line before it in its input, in ms (0: none).
+        var time: Int64
     }
 
     private struct Key: Hashable {

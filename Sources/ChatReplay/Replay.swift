@@ -36,7 +36,7 @@ public final class Replay {
     private let reader: Reader
     private let channelFilter: [[UInt8]]
     private let userFilter: [[UInt8]]
-    /// Whether any filter is set (else ``passes(_:_:_:)`` is skipped).
+    /// Whether any filter is set (else ``passes(_:_:_:time:)`` is skipped).
     private let filters: Bool
     private let started = ContinuousClock.now
     /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
@@ -238,12 +238,13 @@ public final class Replay {
                 bytes,
                 ModerationHold.Line(
                     channel: placement.channel, seq: placement.seq, start: 0, count: 0, due: due,
-                    parsed: message.line, terminator: at.terminator, isMirror: placement.isMirror))
+                    parsed: message.line, terminator: at.terminator, isMirror: placement.isMirror,
+                    time: at.timestamp?.milliseconds ?? 0))
             try releaseHeld(force: false)
             return
         }
         let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
-        try write(bytes, message, context, terminator: at.terminator, to: sink)
+        try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
     }
 
     /// A line the store refused (its channel is past the store's channel limit), reported with its
@@ -270,7 +271,7 @@ public final class Replay {
         report("\(at.inputName):\(at.lineNumber): \(why): written without moderation or de-duplication")
         guard options.applyModeration else {
             let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: false)
-            try write(bytes, message, context, terminator: at.terminator, to: sink)
+            try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
             return
         }
         // No ring holds it, so no mark can reach it: it is final as soon as it is first.
@@ -278,7 +279,7 @@ public final class Replay {
             bytes,
             ModerationHold.Line(
                 channel: ModerationHold.untracked, seq: 0, start: 0, count: 0, due: Int64.min, parsed: message.line,
-                terminator: at.terminator, isMirror: false))
+                terminator: at.terminator, isMirror: false, time: at.timestamp?.milliseconds ?? 0))
         try releaseHeld(force: false)
     }
 
@@ -326,7 +327,8 @@ public final class Replay {
             let message = TwitchMessage(held.parsed, in: bytes)
             let time = LineTime(of: message, in: bytes).timestamp
             let context = LineContext(timestamp: time, tombstone: tombstone, isMirror: held.isMirror)
-            try write(bytes, message, context, terminator: .crlf, to: sink)
+            let filterTime = held.time == 0 ? nil : Timestamp(milliseconds: held.time)
+            try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
         }
     }
 
@@ -345,15 +347,21 @@ public final class Replay {
         let message = TwitchMessage(info.parsed, in: bytes)
         let time = LineTime(of: message, in: bytes).timestamp
         let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
+        // The entry's receipt time is the line's time or, without one, the time of the line before it.
+        let filterTime = info.receivedAt == 0 ? time : Timestamp(milliseconds: info.receivedAt)
         // The ring keeps no terminator: raw output uses CRLF.
-        try write(bytes, message, context, terminator: .crlf, to: sink)
+        try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
     }
 
+    /// Writes one line in the output format, if it passes the filters.
+    ///
+    /// - Parameter time: the time `--since`/`--until` compare: the line's own time or, for a line
+    ///   without one (JOIN, NOTICE, …), the time of the line before it in its input.
     private func write(
-        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, terminator: LineTerminator,
-        to sink: OutputSink
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?,
+        terminator: LineTerminator, to sink: OutputSink
     ) throws(OutputError) {
-        if filters { guard passes(bytes, message, context) else { return } }
+        if filters { guard passes(bytes, message, context, time: time) else { return } }
         if options.format == .raw {
             // The line as it came, straight into the sink's buffer.
             try sink.write(bytes)
@@ -385,10 +393,12 @@ public final class Replay {
 
     // MARK: Filters
 
-    private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext) -> Bool {
+    private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?)
+        -> Bool
+    {
         if options.dedupeShared && context.isMirror { return false }
         if options.since != nil || options.until != nil {
-            guard let t = context.timestamp else { return false }
+            guard let t = time else { return false }
             if let since = options.since, t < since { return false }
             if let until = options.until, t >= until { return false }
         }

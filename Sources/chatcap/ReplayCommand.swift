@@ -26,10 +26,18 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Keep reading a growing file, like tail -f (one input).")
     var follow = false
 
-    @Option(help: "Only lines at or after this time (RFC 3339 or YYYY-MM-DD, UTC).")
+    @Option(
+        help: ArgumentHelp(
+            "Only lines at or after this time (RFC 3339, or YYYY-MM-DD for the start of that day, UTC).",
+            discussion:
+                "A line without a time of its own (JOIN, PART, NOTICE, HOSTTARGET, …) has the time of the line before it in its input."
+        ))
     var since: String?
 
-    @Option(help: "Only lines before this time (RFC 3339 or YYYY-MM-DD, UTC).")
+    @Option(
+        help:
+            "Only lines before this time (RFC 3339), or up to the end of this day (YYYY-MM-DD, UTC: the day is included)."
+    )
     var until: String?
 
     @OptionGroup var filters: FilterOptions
@@ -48,7 +56,17 @@ struct ReplayCommand: ParsableCommand {
         if let until, Timestamp.interval(parsingArgument: until) == nil {
             throw ValidationError("--until: cannot read '\(until)' as a time (use RFC 3339 or YYYY-MM-DD)")
         }
+        if let since, let until, let from = Timestamp.interval(parsingArgument: since)?.lowerBound,
+            let to = Self.untilBound(until), from >= to
+        {
+            throw ValidationError("--since (\(since)) must be earlier than --until (\(until)): no line could pass")
+        }
         if follow && input.inputs.count != 1 { throw ValidationError("--follow reads exactly one input") }
+    }
+
+    /// The exclusive end `--until` names: a bare date means up to the end of that day.
+    static func untilBound(_ until: String) -> Timestamp? {
+        Timestamp.interval(parsingArgument: until).map { until.count == 10 ? $0.upperBound : $0.lowerBound }
     }
 
     func run() throws {
@@ -58,10 +76,7 @@ struct ReplayCommand: ParsableCommand {
         output.apply(to: &options, sink: sink)
         options.speed = try ArgumentValues.speed(speed)
         options.since = since.flatMap { Timestamp.interval(parsingArgument: $0)?.lowerBound }
-        options.until = until.flatMap { Timestamp.interval(parsingArgument: $0) }.map { r in
-            // A bare date means "until the end of that day".
-            until!.count == 10 ? r.upperBound : r.lowerBound
-        }
+        options.until = until.flatMap(Self.untilBound)
         try filters.apply(to: &options)
         options.strict = input.strict
         options.capacity = input.capacity
