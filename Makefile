@@ -19,8 +19,9 @@ MANY_LINES ?= 300000
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
+PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release run test unit tsan bench alloc fuzz fixtures golden check format lint clean
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench alloc fuzz fixtures golden check format lint clean
 
 all: build
 
@@ -46,6 +47,12 @@ build: deps
 release: deps
 	$(SWIFT) build -c release -j $(JOBS)
 
+# The binary, bash/zsh/fish completions and the man page under PREFIX (DESTDIR for packaging).
+install: deps-build
+	$(SWIFT) build -c release -j $(JOBS) --product chatcap
+	$(SWIFT) build -c release -j $(JOBS) --product generate-manual
+	Scripts/install.sh .build/release/chatcap $(PREFIX) .build/release/generate-manual-tool
+
 # The demo: replay a bundled fixture through the whole pipeline as readable text.
 run: deps-build
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
@@ -55,6 +62,7 @@ run: deps-build
 # stress test under TSan.
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
+	$(SWIFT) build -j $(JOBS) --product generate-manual
 	$(MAKE) lint
 	SWIFT=$(SWIFT) Scripts/run_tests.sh
 	$(MAKE) tsan
