@@ -37,7 +37,8 @@ import Testing
         for command in commands {
             #expect(zsh.contains(command) && fish.contains(command), "\(command)")
         }
-        let page = try CLI.shell("LC_ALL=C.UTF-8 MANWIDTH=100 man -l \(InputShell.quote(prefix + "/share/man/man1/chatcap.1"))")
+        let page = try CLI.shell(
+            "LC_ALL=C.UTF-8 MANWIDTH=100 man -l \(InputShell.quote(prefix + "/share/man/man1/chatcap.1"))")
         #expect(page.status == 0, "\(page.stderr)")
         // Each subcommand has its own section, its name at the start of an indented line.
         let lines = page.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
