@@ -5,8 +5,8 @@ import TwitchSession
 
 /// Where and as whom to connect, shared by the live commands.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "Server host.")
-    var host = "irc.chat.twitch.tv"
+    @Option(help: "Server host (default irc.chat.twitch.tv).")
+    var host: String?
 
     @Option(help: "Server port (default 6697 with TLS, 6667 with --plain).")
     var port: UInt16?
@@ -37,6 +37,13 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(help: "Send our own PING after this many seconds without a line.")
     var idleTimeout: Double = 60
+
+    /// Twitch's IRC host, the default server.
+    static let twitchHost = "irc.chat.twitch.tv"
+
+    /// Whether an option names a server (`--host`, `--port`, `--plain`, `--ca-file`, `--insecure`):
+    /// then `watch` takes its arguments as channels, even where a file of that name exists.
+    var namesServer: Bool { host != nil || port != nil || plain || caFile != nil || insecure }
 
     @Option(help: "Treat the connection as dead when our PING gets no answer within this many seconds.")
     var pongTimeout: Double = 10
@@ -122,7 +129,9 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     var endpoint: Endpoint {
-        Endpoint(host: host, port: port, tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure))
+        Endpoint(
+            host: host ?? Self.twitchHost, port: port,
+            tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure))
     }
 
     /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.

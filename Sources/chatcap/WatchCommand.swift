@@ -60,12 +60,19 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("give either log files and directories, or channels to watch live, not both")
         }
         for c in live where !Login.isValid(Login.normalize(c)) {
+            if connection.namesServer {
+                throw ValidationError("'\(c)' is not a channel login (--host, --port or --plain mean watching live)")
+            }
             throw ValidationError("'\(c)' is neither a file or directory nor a channel login")
         }
     }
 
-    /// The inputs that name no file, directory or `-`: channels to watch live.
-    private var liveArguments: [String] { input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 } }
+    /// The inputs to watch live: all of them when an option names a server (connection options mean
+    /// live), else those that name no file, directory or `-`.
+    private var liveArguments: [String] {
+        if connection.namesServer { return input.inputs == ["-"] ? [] : input.inputs }
+        return input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 }
+    }
 
     /// Channels to watch live (arguments, then `--channels-file`), or `nil` to replay the inputs.
     private func liveChannels() throws -> [String]? {
