@@ -48,7 +48,8 @@ extension WebSocketStream {
                         if head.count > WebSocketHandshake.maxHeadLength {
                             throw WebSocketError.handshake(
                                 peer: peer,
-                                .malformed("no end of the answer's head within \(WebSocketHandshake.maxHeadLength) bytes"))
+                                .malformed(
+                                    "no end of the answer's head within \(WebSocketHandshake.maxHeadLength) bytes"))
                         }
                     case .wouldBlock:
                         break reading

@@ -246,7 +246,8 @@ public final class WebSocketStream: ByteStream {
             }
             guard let end = WebSocketHandshake.headEnd(in: head.span) else {
                 if head.count > WebSocketHandshake.maxHeadLength {
-                    throw reject(.malformed("no end of the request head within \(WebSocketHandshake.maxHeadLength) bytes"))
+                    throw reject(
+                        .malformed("no end of the request head within \(WebSocketHandshake.maxHeadLength) bytes"))
                 }
                 continue
             }

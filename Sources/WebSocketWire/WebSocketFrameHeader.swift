@@ -29,7 +29,9 @@ public struct WebSocketFrameHeader: Sendable {
         } else {
             append(maskBit | 127)
             let length = UInt64(payloadLength)
-            for shift in stride(from: 56, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: length >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                append(UInt8(truncatingIfNeeded: length >> UInt64(shift)))
+            }
         }
         if let key = maskingKey {
             append(key.b0)

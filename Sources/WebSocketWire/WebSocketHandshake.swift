@@ -33,7 +33,9 @@ public enum WebSocketHandshake: Sendable {
 
     /// The client's request for `path` on `host:port`, with the random 16-byte `key` in base64 and
     /// the `protocols` it offers (none: Twitch, as tmi.js does).
-    public static func request(host: String, port: UInt16, secure: Bool, path: String, key: String, protocols: [String] = [])
+    public static func request(
+        host: String, port: UInt16, secure: Bool, path: String, key: String, protocols: [String] = []
+    )
         -> String
     {
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
@@ -97,7 +99,9 @@ public enum WebSocketHandshake: Sendable {
         guard message.hasToken("websocket", in: "upgrade") else {
             throw .badRequest("no 'Upgrade: websocket' header (this port speaks IRC over WebSocket)")
         }
-        guard message.hasToken("upgrade", in: "connection") else { throw .badRequest("no 'Connection: Upgrade' header") }
+        guard message.hasToken("upgrade", in: "connection") else {
+            throw .badRequest("no 'Connection: Upgrade' header")
+        }
         guard message.value("sec-websocket-version") == "13" else {
             throw .unsupportedVersion(message.value("sec-websocket-version") ?? "none")
         }

@@ -13,7 +13,8 @@ public struct WebSocketMaskingKey: Sendable, Equatable {
 
     /// The key from a 32-bit value, most significant byte first.
     public init(bigEndian value: UInt32) {
-        self.init(UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+        self.init(
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
             UInt8(truncatingIfNeeded: value))
     }
 

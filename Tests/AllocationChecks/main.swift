@@ -170,14 +170,17 @@ var socketFramer = LineFramer()
 /// The live read path over WebSocket: the input as a server sends it — text frames of 7-bit, 16-bit and
 /// 64-bit lengths, every third message in two fragments that split a line — written into a
 /// socketpair and read by a client-side WebSocketStream over a TCPConnection, which unwraps the
-/// frames in place in the framer's buffer; lines parsed in place and appended to full rings.
+/// frames in place in the framer's buffer; lines parsed in place and appended to full rings. Every
+/// line must come out (checked), or the count would mean nothing.
 let webSocketFrames: [UInt8] = {
     var frames: [UInt8] = []
     let sizes = [90, 3_000, 70_000, 600]
     var start = 0
     var n = 0
     while start < input.count {
-        let end = min(input.count, start + sizes[n % sizes.count])
+        // A message ends at a line's end (as Twitch's do); its fragments may split a line.
+        var end = min(input.count, start + sizes[n % sizes.count])
+        while end < input.count && input[end - 1] != 0x0A { end += 1 }
         let message = Array(input[start..<end])
         if n % 3 == 2 && message.count > 1 {
             let half = message.count / 2
@@ -200,6 +203,10 @@ var webSocketFramer = LineFramer()
 @MainActor func webSocketPath() -> Int {
     var sum = 0
     var sent = 0
+    var lines = 0
+    defer {
+        if lines != inputLines { fatalError("websocket-read-parse-ring: \(lines) of \(inputLines) lines came out") }
+    }
     while sent < webSocketFrames.count {
         let n = webSocketFrames.withUnsafeBytes { raw in
             write(webSocketPair[1], raw.baseAddress! + sent, min(65_536, raw.count - sent))
@@ -210,6 +217,7 @@ var webSocketFramer = LineFramer()
             while let event = webSocketFramer.nextLine() {
                 guard case .line(let line) = event else { continue }
                 clock += 1
+                lines += 1
                 sum &+= webSocketFramer.withBytes(of: line) { bytes in
                     (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
                 }

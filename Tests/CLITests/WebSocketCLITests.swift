@@ -152,7 +152,8 @@ import Testing
         let bad = try CLI.run(["tail", "c", "--transport", "udp"])
         #expect(bad.status == 64)
         let help = try CLI.run(["tail", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(help.contains("--transport <tcp|websocket> How IRC travels: tcp (irc.chat.twitch.tv:6697) or websocket"))
+        #expect(
+            help.contains("--transport <tcp|websocket> How IRC travels: tcp (irc.chat.twitch.tv:6697) or websocket"))
         let serveHelp = try CLI.run(["serve", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(
             separator: " ")
         #expect(serveHelp.contains("--ws-port <port> Also serve IRC over WebSocket on this port"))

@@ -159,7 +159,10 @@ let key = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
             + frame(.continuation, [UInt8](repeating: 0x42, count: 41))
         let decoded = decode(fragments, with: &decoder)
         #expect(decoded.bytes == [UInt8](repeating: 0x41, count: 60))
-        #expect(failure(decoded) == WebSocketFailure(code: .messageTooBig, reason: "a message of more than 100 bytes (a frame of 41 bytes after 60)"))
+        #expect(
+            failure(decoded)
+                == WebSocketFailure(
+                    code: .messageTooBig, reason: "a message of more than 100 bytes (a frame of 41 bytes after 60)"))
     }
 
     @Test("an unmasked frame from a client and a masked one from a server are refused with 1002")
@@ -201,7 +204,8 @@ let key = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
     func closeFrame() {
         var decoder = WebSocketDecoder(role: .client)
         let close = frame(.close, WebSocketFrame.closePayload(.goingAway, reason: "server restart"))
-        let decoded = decode(frame(.text, Array("a\r\n".utf8)) + close + frame(.text, Array("b\r\n".utf8)), with: &decoder)
+        let decoded = decode(
+            frame(.text, Array("a\r\n".utf8)) + close + frame(.text, Array("b\r\n".utf8)), with: &decoder)
         #expect(decoded.text == "a\r\n")
         #expect(decoded.events == [.close(.goingAway)])
         #expect(decoder.closeReason == "server restart")
@@ -231,7 +235,8 @@ let key = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
         #expect(parsed == WebSocketUpgradeRequest(path: "/", key: "dGhlIHNhbXBsZSBub25jZQ==", protocols: []))
         #expect(parsed.chosenProtocol == nil)
 
-        let withIRC = request.replacingOccurrences(of: "\r\n\r\n", with: "\r\nSec-WebSocket-Protocol: chat, IRC\r\n\r\n")
+        let withIRC = request.replacingOccurrences(
+            of: "\r\n\r\n", with: "\r\nSec-WebSocket-Protocol: chat, IRC\r\n\r\n")
         #expect(try WebSocketHandshake.parseRequest(Array(withIRC.utf8).span).chosenProtocol == "IRC")
 
         let response = WebSocketHandshake.response(accept: "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", protocol: "irc")

@@ -13,7 +13,8 @@ func readLines(_ stream: WebSocketStream, _ framer: inout LineFramer) throws -> 
         let outcome = try stream.read(into: &framer)
         while let event = framer.nextLine() {
             if case .line(let line) = event {
-                lines.append(framer.withBytes(of: line) { b in String(decoding: (0..<b.count).map { b[$0] }, as: UTF8.self) })
+                lines.append(
+                    framer.withBytes(of: line) { b in String(decoding: (0..<b.count).map { b[$0] }, as: UTF8.self) })
             }
         }
         guard case .bytes = outcome else { return (lines, outcome) }
@@ -78,7 +79,8 @@ let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
         }
         #expect(try stream.flush())
         let payload = ":tmi.twitch.tv 001 justinfan1 :Welcome, GLHF!\r\n:tmi.twitch.tv 376 justinfan1 :>\r\n"
-        #expect(readExactly(pair.peer, 2 + payload.utf8.count) == [0x81, UInt8(payload.utf8.count)] + Array(payload.utf8))
+        #expect(
+            readExactly(pair.peer, 2 + payload.utf8.count) == [0x81, UInt8(payload.utf8.count)] + Array(payload.utf8))
 
         let ping = frame(.ping, Array("hi".utf8), key: key)
         #expect(write(pair.peer, ping, ping.count) == ping.count)
