@@ -123,6 +123,49 @@ let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
         #expect(readHead(irc.peer).hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
     }
 
+    @Test("server side: a message over 64 KiB is refused with close 1009 before its payload is read")
+    func serverOversize() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        let stream = WebSocketStream(accepting: pair.connection, peer: "socketpair")
+        let request =
+            "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(sampleKey)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        let header = WebSocketFrameHeader(opcode: .text, payloadLength: 64 * 1024 + 1, maskingKey: key).bytes
+        let all = Array(request.utf8) + header
+        #expect(write(pair.peer, all, all.count) == all.count)
+        var framer = LineFramer()
+        #expect {
+            _ = try readLines(stream, &framer)
+        } throws: { error in
+            guard case WebSocketError.protocolViolation(_, let failure) = error else { return false }
+            return failure.code == .messageTooBig && "\(error)".contains("a message of more than 65536 bytes")
+        }
+        _ = readHead(pair.peer)
+        let close = readExactly(pair.peer, 4)
+        #expect(close.count == 4 && close[0] == 0x88 && close[2] == 0x03 && close[3] == 0xF1, "close 1009")
+    }
+
+    @Test("client side: a close frame from the server is answered with a masked close and ends the stream")
+    func clientAnswersClose() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        let stream = WebSocketStream(open: pair.connection, role: .client, peer: "socketpair")
+        let frames =
+            frame(.text, Array(":tmi.twitch.tv PING\r\n".utf8))
+            + frame(.close, WebSocketFrame.closePayload(.goingAway, reason: "bye"))
+        #expect(write(pair.peer, frames, frames.count) == frames.count)
+        var framer = LineFramer()
+        let (lines, outcome) = try readLines(stream, &framer)
+        #expect(lines == [":tmi.twitch.tv PING"])
+        #expect(outcome == .endOfStream)
+        #expect(stream.receivedCloseCode == .goingAway && !stream.isOpen)
+        let answer = readExactly(pair.peer, 8)
+        #expect(answer.count == 8 && answer[0] == 0x88 && answer[1] == 0x82, "a masked close with a code")
+        var decoder = WebSocketDecoder(role: .server)
+        #expect(decode(answer, with: &decoder).events == [.close(.goingAway)])
+    }
+
     @Test("client side: connect checks the accept value, keeps bytes after the answer, masks what it sends")
     func clientSide() throws {
         let listener = try SocketLoopbackListener()
