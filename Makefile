@@ -8,6 +8,8 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= 2
 # Debian packages the build needs (all `make run` installs), then what the tests and benches add.
+# `deps` also pip-installs the Python packages the tests run: jsonschema, and the third-party
+# WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -31,7 +33,8 @@ deps-build:
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
-	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+	@python3 -c "import jsonschema, websockets, twitchio; assert twitchio.__version__ == '2.10.0'" 2>/dev/null \
+		|| python3 -m pip install -q jsonschema websockets twitchio==2.10.0
 
 # Installs what is missing of PACKAGES (idempotent; one apt-get call).
 install-packages:

@@ -9,21 +9,57 @@ public import TwitchSession
 
 /// Where and how to connect.
 public struct Endpoint: Sendable, Equatable {
+    /// How IRC travels to the server.
+    public enum Transport: String, Sendable, Equatable, CaseIterable {
+        /// IRC lines straight over TCP (or TLS): `irc.chat.twitch.tv`, 6697 (6667 plain).
+        case tcp
+        /// IRC over WebSocket (RFC 6455), as browser overlays and most libraries connect:
+        /// `wss://irc-ws.chat.twitch.tv:443`.
+        case websocket
+    }
+
+    /// Twitch's host for `transport`.
+    public static func twitchHost(for transport: Transport) -> String {
+        transport == .websocket ? "irc-ws.chat.twitch.tv" : "irc.chat.twitch.tv"
+    }
+
     public var host: String
     public var port: UInt16
     /// TLS settings, or `nil` for plain TCP.
     public var tls: TLSConfiguration?
+    public var transport: Transport
+    /// The WebSocket request target (`/`).
+    public var path: String
     /// Connect and handshake timeout.
     public var timeoutMs: Int64
 
+    /// - Parameter port: the default is Twitch's for the transport: 6697 with TLS and 6667 without
+    ///   over TCP; 443 for WebSocket with TLS. A plain WebSocket has no default: Twitch's
+    ///   `ws://irc-ws.chat.twitch.tv:80` is no longer served.
+    /// - Precondition: a port is given for a plain WebSocket.
     public init(
-        host: String = "irc.chat.twitch.tv", port: UInt16? = nil, tls: TLSConfiguration? = .default,
-        timeoutMs: Int64 = 10_000
+        host: String? = nil, port: UInt16? = nil, tls: TLSConfiguration? = .default, transport: Transport = .tcp,
+        path: String = "/", timeoutMs: Int64 = 10_000
     ) {
-        self.host = host
-        self.port = port ?? (tls == nil ? 6667 : 6697)
+        precondition(port != nil || transport == .tcp || tls != nil, "a plain WebSocket endpoint needs a port")
+        self.host = host ?? Self.twitchHost(for: transport)
+        switch transport {
+        case .tcp: self.port = port ?? (tls == nil ? 6667 : 6697)
+        case .websocket: self.port = port ?? 443
+        }
         self.tls = tls
+        self.transport = transport
+        self.path = path
         self.timeoutMs = timeoutMs
+    }
+
+    /// `wss://irc-ws.chat.twitch.tv:443/`, `irc.chat.twitch.tv:6697`: where this connects, for messages.
+    public var description: String {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        switch transport {
+        case .tcp: return authority
+        case .websocket: return (tls == nil ? "ws://" : "wss://") + authority + path
+        }
     }
 
     /// Whether `host` names this machine's loopback interface: `localhost`, an IPv4 address in
@@ -63,7 +99,8 @@ public final class LiveSession {
 
     private final class Connection {
         var machine: ConnectionMachine
-        /// Plain ``TCPConnection`` or ``TLSConnection``, as the endpoint says.
+        /// Plain ``TCPConnection`` or ``TLSConnection``, or a ``WebSocketStream`` over either, as the
+        /// endpoint says.
         var stream: (any ByteStream)? = nil
         /// What the stream's descriptor is registered for, so the loop changes it only when it differs.
         var registered: EventLoop.Interest = []
@@ -321,13 +358,22 @@ public final class LiveSession {
         perform(actions, on: c)
     }
 
-    /// Connects to the endpoint, over TLS when it has a context: blocks for at most its timeout.
+    /// Connects to the endpoint, over TLS when it has a context, then (WebSocket transport) does the
+    /// Upgrade handshake: blocks for at most its timeout in all.
     private func connect() throws -> any ByteStream {
+        let start = Moment.now().monotonicMs
+        let base: any ByteStream
         if let tlsContext {
-            return try TLSConnection.connect(
+            base = try TLSConnection.connect(
                 host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: endpoint.timeoutMs)
+        } else {
+            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
         }
-        return try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
+        guard endpoint.transport == .websocket else { return base }
+        return try WebSocketStream.connect(
+            over: base, host: endpoint.host, port: endpoint.port, secure: tlsContext != nil, path: endpoint.path,
+            peer: endpoint.description,
+            timeoutMs: max(1, endpoint.timeoutMs - (Moment.now().monotonicMs - start)))
     }
 
     /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).

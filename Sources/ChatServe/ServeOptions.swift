@@ -11,14 +11,17 @@ public struct ServeOptions: Sendable, Equatable {
     public var speed: Double?
     /// Start a client's replay over when it reaches the end of the log.
     public var loop: Bool
-    /// PEM certificate chain and private key: serve TLS instead of plain TCP.
+    /// PEM certificate chain and private key: serve TLS instead of plain TCP (on both ports).
     public var tls: ServeTLSFiles?
+    /// A second port for IRC over WebSocket (RFC 6455, as `wss://irc-ws.chat.twitch.tv`), with TLS
+    /// when ``tls`` is set; 0 lets the kernel pick one. `nil`: no WebSocket listener.
+    public var webSocketPort: UInt16?
     /// Test switches: what to do to a client after it was sent a number of replayed lines.
     public var faults: ServeFaults
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 6667, speed: Double? = 1, loop: Bool = false,
-        tls: ServeTLSFiles? = nil, faults: ServeFaults = ServeFaults()
+        tls: ServeTLSFiles? = nil, webSocketPort: UInt16? = nil, faults: ServeFaults = ServeFaults()
     ) {
         precondition(speed.map { $0 > 0 && $0.isFinite } ?? true, "speed must be positive and finite")
         self.host = host
@@ -26,6 +29,7 @@ public struct ServeOptions: Sendable, Equatable {
         self.speed = speed
         self.loop = loop
         self.tls = tls
+        self.webSocketPort = webSocketPort
         self.faults = faults
     }
 }

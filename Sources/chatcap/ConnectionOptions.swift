@@ -1,17 +1,28 @@
-import ArgumentParser
-import ChatLive
+public import ArgumentParser
+public import ChatLive
 import ChatNet
 import TwitchSession
 
+extension Endpoint.Transport: ExpressibleByArgument {}
+
 /// Where and as whom to connect, shared by the live commands.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "Server host (default irc.chat.twitch.tv).")
+    @Option(
+        help: ArgumentHelp(
+            "How IRC travels: tcp (irc.chat.twitch.tv:6697) or websocket (wss://irc-ws.chat.twitch.tv:443, "
+                + "RFC 6455, as browser overlays connect).", valueName: "tcp|websocket"))
+    var transport: Endpoint.Transport = .tcp
+
+    @Option(help: "Server host (default irc.chat.twitch.tv, or irc-ws.chat.twitch.tv with --transport websocket).")
     var host: String?
 
-    @Option(help: "Server port (default 6697 with TLS, 6667 with --plain).")
+    @Option(
+        help:
+            "Server port (default 6697 with TLS, 6667 with --plain; 443 for websocket, which with --plain needs a port)."
+    )
     var port: UInt16?
 
-    @Flag(help: "Connect without TLS.")
+    @Flag(help: "Connect without TLS (websocket: ws:// instead of wss://).")
     var plain = false
 
     @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.")
@@ -38,12 +49,12 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Send our own PING after this many seconds without a line.")
     var idleTimeout: Double = 60
 
-    /// Twitch's IRC host, the default server.
-    static let twitchHost = "irc.chat.twitch.tv"
-
-    /// Whether an option names a server (`--host`, `--port`, `--plain`, `--ca-file`, `--insecure`):
-    /// then `watch` takes its arguments as channels, even where a file of that name exists.
-    var namesServer: Bool { host != nil || port != nil || plain || caFile != nil || insecure }
+    /// Whether an option names a server or a way to it (`--host`, `--port`, `--plain`, `--ca-file`,
+    /// `--insecure`, `--transport websocket`): then `watch` takes its arguments as channels, even
+    /// where a file of that name exists.
+    var namesServer: Bool {
+        host != nil || port != nil || plain || caFile != nil || insecure || transport != .tcp
+    }
 
     @Option(help: "Treat the connection as dead when our PING gets no answer within this many seconds.")
     var pongTimeout: Double = 10
@@ -78,6 +89,11 @@ struct ConnectionOptions: ParsableArguments {
     var connectInterval: Double = 2
 
     func validate() throws {
+        if transport == .websocket && plain && port == nil {
+            throw ValidationError(
+                "--transport websocket --plain needs --port: Twitch no longer serves plain WebSocket "
+                    + "(ws://irc-ws.chat.twitch.tv:80); give the port of your server (e.g. chatcap serve --ws-port)")
+        }
         if plain && (caFile != nil || insecure || retryTls) {
             throw ValidationError("--ca-file, --insecure and --retry-tls need TLS (drop --plain)")
         }
@@ -130,8 +146,8 @@ struct ConnectionOptions: ParsableArguments {
 
     var endpoint: Endpoint {
         Endpoint(
-            host: host ?? Self.twitchHost, port: port,
-            tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure))
+            host: host, port: port, tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure),
+            transport: transport)
     }
 
     /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.

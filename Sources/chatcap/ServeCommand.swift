@@ -14,7 +14,8 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123), JOIN channels, and \
             get the log's lines of those channels from its start, each client at its own position, paced by \
-            the lines' timestamps. On start one line 'listening on HOST:PORT' goes to standard output; \
+            the lines' timestamps. On start one line 'listening on HOST:PORT' goes to standard output \
+            (with --ws-port a second, 'listening on ws://HOST:PORT', or wss:// with TLS); \
             connections, joins and disconnects (with the lines sent) are reported on standard error. \
             Files are read lazily per client; standard input is read to its end before listening, and held \
             in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: 64 usage error, 66 an input \
@@ -30,6 +31,13 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: "The port to listen on; 0 picks a free one (see the 'listening on' line).")
     var port: Int = 6667
+
+    @Option(
+        help: ArgumentHelp(
+            "Also serve IRC over WebSocket on this port (0 to 65535; 0 picks a free one), as Twitch's "
+                + "irc-ws.chat.twitch.tv does for browser overlays and bots: TLS too with --tls-cert.",
+            valueName: "port"))
+    var wsPort: Int?
 
     @Option(help: ArgumentHelp("PEM certificate chain to serve TLS with (needs --tls-key).", valueName: "file"))
     var tlsCert: String?
@@ -72,6 +80,12 @@ struct ServeCommand: ParsableCommand {
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
+        if let wsPort {
+            guard (0...65_535).contains(wsPort) else {
+                throw ValidationError("--ws-port must be in 0...65535, not \(wsPort)")
+            }
+            if wsPort == port && port != 0 { throw ValidationError("--ws-port must differ from --port (\(port))") }
+        }
         _ = try ArgumentValues.speed(speed)
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         for (name, value) in [
@@ -87,7 +101,8 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         var options = ServeOptions(
-            host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop)
+            host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop,
+            webSocketPort: wsPort.map { UInt16($0) })
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
@@ -102,6 +117,7 @@ struct ServeCommand: ParsableCommand {
         }
         Self.stopOnSignals(server.stopHandle)
         Self.printListening(server.address)
+        if let webSocket = server.webSocketAddress { Self.printListening(webSocket) }
         do {
             try server.run()
         } catch {
