@@ -105,6 +105,9 @@ public final class LiveSession {
         /// What the stream's descriptor is registered for, so the loop changes it only when it differs.
         var registered: EventLoop.Interest = []
         var framer = LineFramer()
+        /// Whether the current connection has received any byte (a reset before the first one on a
+        /// plain connection hints at a TLS port).
+        var receivedAny = false
         var connectAt: Int64? = nil
         var lines = 0
         /// The read budget ran out before the stream would block: service again before waiting.
@@ -150,6 +153,14 @@ public final class LiveSession {
 
     /// Why the session gave up (a rejected login or certificate), when a machine did.
     public var failure: DisconnectReason? { connections.lazy.compactMap(\.machine.failure).first }
+
+    /// Whether any connection was ever welcomed by the server (registered). A session that ends
+    /// without it never reached the chat: commands exit 69 (EX_UNAVAILABLE).
+    public var everRegistered: Bool { connections.contains { $0.machine.registrations > 0 } }
+
+    /// Why the last attempt of a connection that never registered failed, for the message of a
+    /// session that never reached the chat.
+    public var lastFailure: DisconnectReason? { connections.lazy.compactMap(\.machine.lastDisconnect).first }
 
     /// How many connections the channels were pooled into.
     public var connectionCount: Int { connections.count }
@@ -223,6 +234,15 @@ public final class LiveSession {
         for c in connections { perform(c.machine.stop(at: end), on: c) }
     }
 
+    /// Added to a failure that looks like the two ends disagreeing on TLS: a plain connection closed
+    /// or reset before the server sent a byte (a TLS port waits for a handshake, then gives up), or a
+    /// TLS handshake that failed or timed out (a plain IRC port does not answer one).
+    private var mismatchHint: String {
+        endpoint.tls == nil
+            ? " (TLS/plain mismatch? the port may expect TLS: drop --plain)"
+            : " (TLS/plain mismatch? the port may speak plain IRC: --plain)"
+    }
+
     private func service(_ c: Connection, _ readiness: EventLoop.Readiness) {
         guard let stream = c.stream else { return }
         if readiness.contains(.writable) || stream.hasPendingWrites {
@@ -243,17 +263,21 @@ public final class LiveSession {
             budget -= 1
             let outcome: ReadOutcome
             do { outcome = try stream.read(into: &c.framer) } catch {
-                lost(c, .failed("\(error)"))
+                lost(c, .failed("\(error)" + (c.receivedAny ? "" : mismatchHint)))
                 return
             }
             switch outcome {
             case .bytes:
+                c.receivedAny = true
                 drain(c, receivedAt: Moment.now())
             case .wouldBlock:
                 updateInterest(c)
                 return
             case .endOfStream:
-                lost(c, .endOfStream)
+                lost(
+                    c,
+                    c.receivedAny || endpoint.tls != nil
+                        ? .endOfStream : .failed("the server closed the connection" + mismatchHint))
                 return
             }
         }
@@ -341,6 +365,7 @@ public final class LiveSession {
         do {
             let stream = try connect()
             c.stream = stream
+            c.receivedAny = false
             c.framer.reset()
             c.registered = stream.interest
             try loop.register(stream.fileDescriptor, interest: c.registered)
@@ -352,7 +377,8 @@ public final class LiveSession {
             actions.removeAll(keepingCapacity: true)
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
-                ? .certificateRejected("\(error)") : .connectFailed("\(error)")
+                ? .certificateRejected("\(error)")
+                : .connectFailed("\(error)" + (error is TLSError && endpoint.tls != nil ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)

@@ -3,6 +3,10 @@ public import ChatLive
 import ChatNet
 import TwitchSession
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension Endpoint.Transport: ExpressibleByArgument {}
 
 /// Where and as whom to connect, shared by the live commands.
@@ -152,7 +156,16 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.
     /// Warns when the token would travel unencrypted (`--plain` to a host other than loopback).
+    /// Also checks that `--ca-file` can be read (exit 66, like any input that cannot be opened).
     func credentials() throws -> Credentials {
+        if let caFile, !plain {
+            let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else {
+                Diagnostics.error("--ca-file \(caFile): \(String(cString: strerror(errno)))")
+                throw ExitCode(66)
+            }
+            close(fd)
+        }
         let credentials: Credentials
         do {
             credentials = try Credentials.resolve(tokenFile: tokenFile, login: login)
@@ -167,9 +180,19 @@ struct ConnectionOptions: ParsableArguments {
     /// What the live commands say about their exit statuses (sysexits), for `--help`.
     static let exitStatusHelp = """
         Exit status: 0 stopped (--duration, SIGINT, SIGTERM), 64 usage error or unusable token file, \
+        66 a --ca-file that cannot be read, 69 (EX_UNAVAILABLE) stopped without ever \
+        having reached the server's chat (every attempt failed), \
         76 (EX_PROTOCOL) the server's TLS certificate failed verification (untrusted or for another \
         name; --retry-tls retries instead), 77 (EX_NOPERM) the server rejected the login
         """
+
+    /// Ends a live command whose session never got a working connection: exit 69 (EX_UNAVAILABLE),
+    /// with the last reason on stderr.
+    func exitUnreached(_ last: DisconnectReason?) throws -> Never {
+        let reason = last.map { ": \($0)" } ?? ""
+        Diagnostics.error("never reached the chat of \(endpoint.description)\(reason)")
+        throw ExitCode(69)
+    }
 
     /// Ends a live command whose session gave up: the reason's message on stderr and its exit
     /// status (see ``exitStatusHelp``).

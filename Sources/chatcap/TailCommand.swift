@@ -151,6 +151,7 @@ struct TailCommand: ParsableCommand {
             return pipeline.summary
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
+        if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
     }
 }
 

@@ -109,6 +109,7 @@ struct WatchCommand: ParsableCommand {
         if let failure = (feed as? LiveFeed)?.failure {
             try ConnectionOptions.exit(failure: failure.reason, message: failure.message)
         }
+        if let unreached = (feed as? LiveFeed)?.unreached { try connection.exitUnreached(unreached) }
         if report.problemCount > report.problems.count {
             Diagnostics.note("(\(report.problemCount - report.problems.count) further input problems)")
         }
