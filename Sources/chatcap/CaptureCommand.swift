@@ -77,6 +77,10 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
+        try NoOpChecks.login(connection)
+        if quiet && status == .json {
+            throw ValidationError("--quiet silences the status that --status json asks for: give one of them")
+        }
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }

@@ -42,6 +42,13 @@ struct FilterOptions: ParsableArguments {
         if let w = moderationWindow, !(w >= 0.1 && w <= 86_400) {
             throw ValidationError("--moderation-window: \(w) is out of range (0.1–86400 seconds)")
         }
+        for c in channels where !Login.isValid(Login.normalize(c)) {
+            throw ValidationError(
+                "--channel: '\(c)' is not a channel login (letters, digits and _): no line could match")
+        }
+        for u in users where !Login.isValid(u.lowercased()) {
+            throw ValidationError("--user: '\(u)' is not a login (letters, digits and _): no line could match")
+        }
         for t in types where !Self.knownTypes.contains(t) {
             throw ValidationError(
                 "--type: unknown type '\(t)' (one of \(Self.knownTypes.sorted().joined(separator: ", ")))")

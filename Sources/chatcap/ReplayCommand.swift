@@ -48,6 +48,7 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var limits: ChannelLimitOptions
 
     func validate() throws {
+        try NoOpChecks.output(output, filters)
         try ReportLimit.validate(reportLimit)
         _ = try ArgumentValues.speed(speed)
         if let since, Timestamp.interval(parsingArgument: since) == nil {

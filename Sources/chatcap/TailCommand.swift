@@ -45,6 +45,8 @@ struct TailCommand: ParsableCommand {
     @OptionGroup var limits: ChannelLimitOptions
 
     func validate() throws {
+        try NoOpChecks.output(output, filters)
+        try NoOpChecks.login(connection)
         try ReportLimit.validate(reportLimit)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")

@@ -47,6 +47,10 @@ struct WatchCommand: ParsableCommand {
     var reportLimit = 20
 
     func validate() throws {
+        try NoOpChecks.login(connection)
+        if connection.duration != nil && liveArguments.isEmpty && connection.channelsFile == nil {
+            throw ValidationError("--duration limits watching live; a replay of files ends with its input")
+        }
         try ReportLimit.validate(reportLimit)
         _ = try ArgumentValues.speed(speed)
         for c in channels where !Login.isValid(Login.normalize(c)) {

@@ -72,10 +72,14 @@ import Testing
         // Held for moderation (one entry per ring: every line pushes the previous one out): still
         // every line, in input order.
         let held = try CLI.run([
-            "replay", chat.path, "--format", "raw", "--channel-limit", "64", "--apply-moderation", "--capacity", "1",
+            "replay", chat.path, "--format", "json", "--with-raw", "--channel-limit", "64", "--apply-moderation",
+            "--capacity", "1",
         ])
         #expect(held.status == 0, "\(held.stderr)")
-        #expect(Self.rawLines(held) == chat.lines)
+        let heldRaw = held.text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["raw"] as? String
+        }
+        #expect(heldRaw == chat.lines)
         #expect(held.stderr.split(separator: "\n").contains(Substring(summary)), "\(held.stderr)")
     }
 
