@@ -23,6 +23,14 @@ struct InputOptions: ParsableArguments {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
     }
 
+    /// Exits 66 when `reader` stopped because an input could not be opened for want of descriptors
+    /// (see ``MergeReader/exhaustion``), naming the input.
+    static func exitIfStopped(_ reader: MergeReader) throws {
+        guard let error = reader.exhaustion else { return }
+        Diagnostics.error("\(error)")
+        throw ExitCode(66)
+    }
+
     /// Opens the inputs, or exits 66 with a clear message.
     func makeReader(follow: FollowMode? = nil) throws -> MergeReader {
         do {

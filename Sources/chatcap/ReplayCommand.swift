@@ -91,6 +91,7 @@ struct ReplayCommand: ParsableCommand {
         let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
         try finish(strict: input.strict) {
             try replay.run(reader)
+            try InputOptions.exitIfStopped(reader)
             return replay.summary
         }
     }
