@@ -88,6 +88,16 @@ public final class MergeReader {
         return total
     }
 
+    /// How many of this reader's inputs hold a descriptor now (at most ``maxOpenInputs``, but for an
+    /// input that cannot give it back: a pipe).
+    ///
+    /// - Complexity: O(lanes).
+    public var openInputCount: Int {
+        var count = 0
+        for case let lane? in lanes where lane.holdsDescriptor { count += 1 }
+        return count
+    }
+
     /// A reader over `paths` (files, or `-` for standard input), each opened when its lane reaches it.
     ///
     /// - Parameters:
