@@ -6,7 +6,11 @@ import ChatStore
 
 /// The inputs every reading command takes.
 struct InputOptions: ParsableArguments {
-    @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
+    @Argument(
+        help: """
+            Log files (plain or gzip), capture directories, or - for standard input; any number, at most \
+            half of ulimit -n open at once.
+            """)
     var inputs: [String] = ["-"]
 
     @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")

@@ -9,8 +9,7 @@ import Testing
 @Suite struct ManyInputsMergeTests {
     /// Reads `reader` to its end: each line's bytes without CR LF, the problems, and the most inputs
     /// it held open at once (looked at every `sampleEvery` events).
-    static func drain(_ reader: MergeReader, sampleEvery: Int = 1) -> (lines: [String], problems: [String], peak: Int)
-    {
+    static func drain(_ reader: MergeReader, sampleEvery: Int = 1) -> (lines: [String], problems: [String], peak: Int) {
         var lines: [String] = []
         var problems: [String] = []
         var peak = 0
@@ -72,7 +71,9 @@ import Testing
 
     /// `count` lines of `#c` at times `first + k * step`, each with `padding` bytes of text that
     /// compress poorly, so that a file needs many reads.
-    static func bigLog(name: String, first: Int64, step: Int64, count: Int, padding: Int) -> (text: String, lines: [(Int64, String)]) {
+    static func bigLog(name: String, first: Int64, step: Int64, count: Int, padding: Int) -> (
+        text: String, lines: [(Int64, String)]
+    ) {
         var text = ""
         var lines: [(Int64, String)] = []
         var seed: UInt64 = UInt64(first) &* 0x9E37_79B9_7F4A_7C15 | 1
@@ -92,7 +93,8 @@ import Testing
         return (text, lines)
     }
 
-    @Test("big plain and gzip files read in many small pieces, at most 2 open: each is closed and reopened at its offset")
+    @Test(
+        "big plain and gzip files read in many small pieces, at most 2 open: each is closed and reopened at its offset")
     func reopenAtOffset() throws {
         let dir = try InputTempDirectory()
         var expected: [(Int64, String)] = []
@@ -150,10 +152,13 @@ import Testing
         #expect(failures == [.replaced(name: pathB)])
         #expect(lines > 40 && lines < 400)
         #expect(reader.statistics.failedInputs == 1)
-        #expect(InputError.replaced(name: pathB).description.hasSuffix("replaced by another file while it was read; lines before were read"))
+        #expect(
+            InputError.replaced(name: pathB).description.hasSuffix(
+                "replaced by another file while it was read; lines before were read"))
     }
 
-    @Test("more lanes than start at once: untimed, empty, vanished and timed inputs come out as with every lane started")
+    @Test(
+        "more lanes than start at once: untimed, empty, vanished and timed inputs come out as with every lane started")
     func lazyStartKeepsOrder() throws {
         let dir = try InputTempDirectory()
         var paths: [String] = []

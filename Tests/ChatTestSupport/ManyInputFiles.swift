@@ -54,7 +54,8 @@ public struct ManyInputFiles: Sendable {
         all.reserveCapacity(files * linesPerFile)
         if layout == .channels {
             for c in 0..<Self.channelCount {
-                try FileManager.default.createDirectory(atPath: directory + "/ch\(c)", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: directory + "/ch\(c)", withIntermediateDirectories: true)
             }
         }
         for n in 0..<files {

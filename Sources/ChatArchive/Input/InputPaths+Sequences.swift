@@ -52,7 +52,9 @@ extension InputPaths {
         let directory = slash.map { path[..<$0] } ?? ""
         let name = slash.map { path[path.index(after: $0)...] } ?? path[...]
         let bytes = Array(name.utf8.prefix(14))
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") }
+        func isDigit(_ i: Int) -> Bool {
+            i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")
+        }
         guard bytes.count >= 10 else { return nil }
         for i in 0..<10 {
             let isDash = i == 4 || i == 7
