@@ -111,14 +111,16 @@ public final class FileSource: ByteSource {
     /// Whether the descriptor was released and the next ``read(into:)`` opens the file again.
     public var isReleased: Bool { released }
 
-    /// Closes the descriptor of a regular file opened by path, not followed, that has not ended; the
-    /// next ``read(into:)`` opens the file again and goes on at the same offset.
+    /// Closes the descriptor of a regular file opened by path and not followed; the next
+    /// ``read(into:)`` that needs the file opens it again and goes on at the same offset. A source at
+    /// its end (of any kind) needs its descriptor no more and always gives it back.
     ///
     /// - Returns: whether a descriptor was closed.
     /// - Complexity: one `close(2)`. - Allocations: none.
     @discardableResult
     public func releaseDescriptor() -> Bool {
-        guard closesDescriptor, !released, isRegularFile, !ended, follow?.followsFiles != true else { return false }
+        guard closesDescriptor, !released else { return false }
+        guard ended || (isRegularFile && follow?.followsFiles != true) else { return false }
         close(descriptor)
         InputDescriptors.closed()
         descriptor = -1
