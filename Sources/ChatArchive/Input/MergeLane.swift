@@ -71,8 +71,10 @@ final class MergeLane {
     private let state: UnsafeMutablePointer<State>
     /// The lane's number in its reader (its group's index).
     let id: Int
-    /// Called with ``id`` just before the lane opens a file or reads from a released one.
-    var needsDescriptor: ((Int) -> Void)? = nil
+    /// Called with the lane just before it opens a file or reads from a released one.
+    var needsDescriptor: ((MergeLane) -> Void)? = nil
+    /// Whether the reader lists the lane among those that may hold a descriptor (the reader's flag).
+    var isListedHolder = false
 
     // SAFETY (whole type): `state` is allocated and initialised in init and freed in deinit; the lane
     // is confined to one task and no method re-enters another while it holds `state.pointee`.
@@ -246,7 +248,7 @@ final class MergeLane {
                 unsafe state.pointee.sourceError = nil
                 unsafe state.pointee.inputIndex = input.index
                 unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
-                if input.path != "-" { needsDescriptor?(id) }
+                if input.path != "-" { needsDescriptor?(self) }
                 do {
                     unsafe state.pointee.source = try makeByteSource(path: input.path, follow: follow)
                 } catch {
@@ -279,7 +281,7 @@ final class MergeLane {
                 unsafe state.pointee.source = nil
                 continue
             }
-            if unsafe state.pointee.source!.isReleased { needsDescriptor?(id) }
+            if unsafe state.pointee.source!.isReleased { needsDescriptor?(self) }
             do {
                 let read = try unsafe state.pointee.framer.fill { free throws(InputError) -> Int in
                     try unsafe state.pointee.source!.read(into: free)

@@ -73,8 +73,11 @@ public final class MergeReader {
     private var heap: [Int] = []
     /// Lanes not started yet with the key of their first event, the next one due last.
     private var pending: [(key: SortKey, lane: Int)] = []
-    /// Lanes that opened an input (some may have closed it since; pruned when room is made).
+    /// Lanes that opened an input, each once (some may have closed it since: pruned when the list
+    /// looks full or has doubled since the last pruning).
     private var holders: [Int] = []
+    /// The length of ``holders`` at which it is pruned even when not full.
+    private var pruneAt = MergeReader.eagerLaneLimit
     /// What lanes that ended handed out.
     private var ended = MergeStatistics()
     private var started = false
@@ -205,7 +208,7 @@ public final class MergeReader {
         let lane = MergeLane(
             id: number, inputs: groups[number], follow: follow, maxLineLength: maxLineLength,
             bufferCapacity: bufferCapacity)
-        lane.needsDescriptor = { [unowned self] id in makeRoom(for: id) }
+        lane.needsDescriptor = { [unowned self] lane in makeRoom(for: lane) }
         return lane
     }
 
@@ -258,32 +261,50 @@ public final class MergeReader {
         lanes[number] = nil
     }
 
-    /// Before lane `id` opens an input (or reads a released one): while this reader holds
+    /// Before `lane` opens an input (or reads a released one): while this reader holds
     /// ``maxOpenInputs`` descriptors, or the process ``InputDescriptors/limit``, the open lane whose
-    /// next event comes last gives its descriptor back.
+    /// next event comes last gives its descriptor back. A lane that is only peeked at (not started) is
+    /// not listed: it is closed again at once.
     ///
-    /// - Complexity: O(open inputs). - Allocations: none once `holders` has grown.
-    private func makeRoom(for id: Int) {
-        holders.removeAll { $0 == id || lanes[$0]?.holdsDescriptor != true }
-        // Holders that cannot give their descriptor back (a pipe) are moved to the front.
-        var pinned = 0
-        while holders.count > pinned
-            && (holders.count >= maxOpenInputs || InputDescriptors.held >= InputDescriptors.limit)
-        {
-            var latest = pinned
-            for i in (pinned + 1)..<holders.count
-            where Self.precedes(lanes[holders[latest]]!.sortKey, lanes[holders[i]]!.sortKey) {
-                latest = i
+    /// - Complexity: amortised O(1) under the bound; O(open inputs) when the bound is reached.
+    ///   - Allocations: none once `holders` has grown.
+    private func makeRoom(for lane: MergeLane) {
+        guard lanes[lane.id] === lane else { return }
+        let full = holders.count >= maxOpenInputs || InputDescriptors.held >= InputDescriptors.limit
+        if full || holders.count >= pruneAt {
+            holders.removeAll { number in
+                guard let listed = lanes[number], listed !== lane, listed.holdsDescriptor else {
+                    lanes[number]?.isListedHolder = false
+                    return true
+                }
+                return false
             }
-            if lanes[holders[latest]]!.releaseDescriptor() {
-                holders.swapAt(latest, holders.count - 1)
-                holders.removeLast()
-            } else {
-                holders.swapAt(latest, pinned)
-                pinned += 1
+            pruneAt = max(Self.eagerLaneLimit, 2 * holders.count)
+            // Holders that cannot give their descriptor back (a pipe) are moved to the front.
+            var pinned = 0
+            while holders.count > pinned
+                && (holders.count >= maxOpenInputs || InputDescriptors.held >= InputDescriptors.limit)
+            {
+                var latest = pinned
+                for i in (pinned + 1)..<holders.count
+                where Self.precedes(lanes[holders[latest]]!.sortKey, lanes[holders[i]]!.sortKey) {
+                    latest = i
+                }
+                let victim = lanes[holders[latest]]!
+                if victim.releaseDescriptor() {
+                    victim.isListedHolder = false
+                    holders.swapAt(latest, holders.count - 1)
+                    holders.removeLast()
+                } else {
+                    holders.swapAt(latest, pinned)
+                    pinned += 1
+                }
             }
         }
-        holders.append(id)
+        if !lane.isListedHolder {
+            lane.isListedHolder = true
+            holders.append(lane.id)
+        }
     }
 
     private static func isRegularFile(_ path: String) -> Bool {
