@@ -98,6 +98,16 @@ import Testing
             InputPaths.sequentialGroups(paths) == [[0, 1, 2, 3, 10], [4, 5], [6], [7], [8], [9]])
     }
 
+    @Test("size rotation's four-digit parts chain across days; earlier versions' continuations and a day file do not")
+    func sizePartGroups() {
+        let paths = [
+            "cap/a/2025-11-20.0000.log.gz", "cap/a/2025-11-20.0001.log.gz", "cap/a/2025-11-20.0010.log.gz",
+            "cap/a/2025-11-21.0000.log.gz", "cap/a/2025-11-21.0001.log.gz", "cap/a/2025-11-21.1.log.gz",
+            "cap/a/2025-11-21.log.gz", "cap/a/2025-11-21.00001.log.gz", "cap/a/2025-11-22.0000.log.gz",
+        ]
+        #expect(InputPaths.sequentialGroups(paths) == [[0, 1, 2, 3, 4, 8], [5], [6], [7]])
+    }
+
     @Test("a week of hourly files of 6 channels makes 6 chains of 168 files")
     func hourlyWeek() {
         var paths: [String] = []
