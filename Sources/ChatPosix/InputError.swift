@@ -23,6 +23,9 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, errno: Int32)
     /// `read(2)` failed.
     case readFailed(name: String, errno: Int32)
+    /// A file whose descriptor was released to stay under the open-file bound names another file when
+    /// opened again (it was replaced or renamed over while being read); lines before were delivered.
+    case replaced(name: String)
     /// A compressed input ended inside a gzip member; everything before was delivered.
     case truncated(name: String, compressedOffset: UInt64)
     /// A compressed input is damaged at about `compressedOffset`; everything before was delivered.
@@ -37,6 +40,14 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncated, .corrupt: true
         default: false
         }
+    }
+
+    /// Whether the input could not be opened because the process or the system ran out of file
+    /// descriptors (`EMFILE`, `ENFILE`): not a fault of the input, and fatal to a merge (exit 66),
+    /// since the inputs after it could not be opened either.
+    public var isDescriptorExhaustion: Bool {
+        guard case .cannotOpen(_, let code) = self else { return false }
+        return code == EMFILE || code == ENFILE
     }
 
     /// The error for a failed `open(2)`/`stat(2)` of `path` with `code`.
@@ -61,10 +72,14 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path): is a directory"
         case .standardInputRepeated:
             "'-' (standard input) given more than once"
+        case .cannotOpen(let path, let code) where code == EMFILE || code == ENFILE:
+            "\(path): cannot open: \(Self.text(errno: code)) (out of file descriptors; see ulimit -n)"
         case .cannotOpen(let path, let code):
             "\(path): cannot open: \(Self.text(errno: code))"
         case .readFailed(let name, let code):
             "\(name): read error: \(Self.text(errno: code))"
+        case .replaced(let name):
+            "\(name): replaced by another file while it was read; lines before were read"
         case .truncated(let name, let offset):
             "\(name): compressed data ends early at byte \(offset) (truncated file); lines before it were read"
         case .corrupt(let name, let offset, let reason):

@@ -27,7 +27,8 @@ final class ReplayLog {
     /// Expands `arguments` (`FILE|DIR|-`), loads them into memory when one of them is not a regular
     /// file, and learns room ids.
     ///
-    /// - Throws: ``ServeError/input(_:)`` with the error of ``InputPaths/expand(_:)``.
+    /// - Throws: ``ServeError/input(_:)`` with the error of ``InputPaths/expand(_:)``, or of an input
+    ///   that could not be opened because descriptors ran out (``MergeReader/exhaustion``).
     init(arguments: [String], report: (String) -> Void) throws(ServeError) {
         do {
             paths = try InputPaths.expand(arguments)
@@ -49,6 +50,7 @@ final class ReplayLog {
                     break
                 }
             }
+            if let error = reader.exhaustion { throw .input(error) }
             let statistics = reader.statistics
             if statistics.malformedLines + statistics.skippedLines > 0 {
                 report(
@@ -68,6 +70,7 @@ final class ReplayLog {
                 if !more { break }
                 scanned += 1
             }
+            if let error = reader.exhaustion { throw .input(error) }
             self.rooms = rooms
         }
     }

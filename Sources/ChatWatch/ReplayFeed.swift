@@ -1,5 +1,5 @@
 public import ChatArchive
-import ChatPosix
+public import ChatPosix
 import ChatReplay
 import ChatStore
 import IRCWire
@@ -18,6 +18,10 @@ public final class ReplayFeed: WatchFeed {
     private var pacer: Pacer?
     /// The longest sleep between two ticks.
     static let tickInterval: Duration = .milliseconds(20)
+
+    /// The error that stopped the replay early (see ``MergeReader/exhaustion``); read it after the
+    /// session ended.
+    public var exhaustion: InputError? { reader.exhaustion }
 
     public init(reader: MergeReader, speed: Double?) {
         self.reader = reader

@@ -12,7 +12,7 @@ struct Chatcap: ParsableCommand {
         discussion: """
             Exit status: 0 success (also when the reader of a pipe goes away), 64 usage error, \
             65 malformed input with --strict or no valid line at all, 66 an input cannot be opened \
-            or a directory holds no logs, 74 an output error; live commands (tail, capture, watch): \
+            (also for want of file descriptors) or a directory holds no logs, 74 an output error; live commands (tail, capture, watch): \
             76 the server's TLS certificate failed verification (--retry-tls retries instead), 77 the \
             server rejected the login.
             """,

@@ -52,6 +52,7 @@ struct DumpCommand: ParsableCommand {
         let replay = Replay(options: options, sink: nil, diagnose: Diagnostics.note)
         try finish(strict: input.strict) {
             try replay.run(reader)
+            try InputOptions.exitIfStopped(reader)
             try replay.writeWindows(last: last, to: sink)
             return replay.summary
         }

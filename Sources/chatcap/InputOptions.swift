@@ -6,7 +6,11 @@ import ChatStore
 
 /// The inputs every reading command takes.
 struct InputOptions: ParsableArguments {
-    @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
+    @Argument(
+        help: """
+            Log files (plain or gzip), capture directories, or - for standard input; any number, at most \
+            half of ulimit -n open at once.
+            """)
     var inputs: [String] = ["-"]
 
     @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
@@ -21,6 +25,14 @@ struct InputOptions: ParsableArguments {
     func validate() throws {
         guard capacity > 0 else { throw ValidationError("--capacity must be positive") }
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
+    }
+
+    /// Exits 66 when `reader` stopped because an input could not be opened for want of descriptors
+    /// (see ``MergeReader/exhaustion``), naming the input.
+    static func exitIfStopped(_ reader: MergeReader) throws {
+        guard let error = reader.exhaustion else { return }
+        Diagnostics.error("\(error)")
+        throw ExitCode(66)
     }
 
     /// Opens the inputs, or exits 66 with a clear message.

@@ -9,7 +9,9 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Run recorded chat through the live pipeline and write it out.",
         discussion: """
-            Inputs are read in time order across files (IRCv3 time tag, else tmi-sent-ts). Malformed \
+            Inputs are read in time order across files (IRCv3 time tag, else tmi-sent-ts), any number of \
+            them: at most half of ulimit -n are open at once, and an input that cannot be opened (also for \
+            want of file descriptors) ends the replay with exit status 66. Malformed \
             lines are reported on standard error with file and line number (the first 20; see \
             --report-limit) and all of them counted in the summary. \
             Output is written in large blocks, and never held longer than 0.1 s while input is paced \
@@ -92,6 +94,7 @@ struct ReplayCommand: ParsableCommand {
         let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
         try finish(strict: input.strict) {
             try replay.run(reader)
+            try InputOptions.exitIfStopped(reader)
             return replay.summary
         }
     }

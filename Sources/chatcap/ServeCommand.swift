@@ -17,13 +17,17 @@ struct ServeCommand: ParsableCommand {
             the lines' timestamps. On start one line 'listening on HOST:PORT' goes to standard output \
             (with --ws-port a second, 'listening on ws://HOST:PORT', or wss:// with TLS); \
             connections, joins and disconnects (with the lines sent) are reported on standard error. \
-            Files are read lazily per client; standard input is read to its end before listening, and held \
+            Files are read lazily per client, at most half of ulimit -n open at once; standard input is read to its end before listening, and held \
             in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: 64 usage error, 66 an input \
             cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
             certificate or key cannot be loaded.
             """)
 
-    @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
+    @Argument(
+        help: """
+            Log files (plain or gzip), capture directories, or - for standard input; any number, at most \
+            half of ulimit -n open at once.
+            """)
     var inputs: [String] = ["-"]
 
     @Option(help: "The address to listen on.")

@@ -26,6 +26,7 @@ struct StatsCommand: ParsableCommand {
         let reader = try input.makeReader()
         let stats = StatsCollector(listLimit: reportLimit)
         reader.forEachEvent { event, bytes in stats.handle(event, bytes) }
+        try InputOptions.exitIfStopped(reader)
         let sink = OutputSink()
         do {
             try sink.write(json ? stats.json() : Array(stats.text().utf8))

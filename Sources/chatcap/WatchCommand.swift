@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatNet
+import ChatPosix
 import ChatWatch
 import TwitchSession
 
@@ -110,6 +111,10 @@ struct WatchCommand: ParsableCommand {
             throw ExitCode(74)
         }
         for problem in report.problems { Diagnostics.note(problem) }
+        if let error = (feed as? ReplayFeed)?.exhaustion {
+            Diagnostics.error("\(error)")
+            throw ExitCode(66)
+        }
         if let failure = (feed as? LiveFeed)?.failure {
             try ConnectionOptions.exit(failure: failure.reason, message: failure.message)
         }

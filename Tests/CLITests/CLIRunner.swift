@@ -25,6 +25,13 @@ enum CLI {
     /// ``binary`` quoted for a shell command line.
     static var shellBinary: String { "'" + binary + "'" }
 
+    /// The executable and arguments that run `chatcap arguments…`: the binary itself, or with a
+    /// `descriptorLimit` `/bin/sh -c 'ulimit -n N && exec "$0" "$@"'` so that the limit holds for chatcap.
+    static func limited(_ arguments: [String], descriptorLimit: Int?) -> (executable: String, arguments: [String]) {
+        guard let descriptorLimit else { return (binary, arguments) }
+        return ("/bin/sh", ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary] + arguments)
+    }
+
     /// A `chatcap` started in the background, its output on pipes.
     struct Background {
         let process: Process
@@ -45,12 +52,16 @@ enum CLI {
         return run
     }
 
-    /// Runs `chatcap arguments…` with `stdin` as input, in the repository root.
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws -> CLIRun
-    {
+    /// Runs `chatcap arguments…` with `stdin` as input, in the repository root; with a
+    /// `descriptorLimit`, under `ulimit -n` of that many (see ``limited(_:descriptorLimit:)``).
+    static func run(
+        _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
+        descriptorLimit: Int? = nil
+    ) throws -> CLIRun {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        let (executable, argv) = limited(arguments, descriptorLimit: descriptorLimit)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = argv
         process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")

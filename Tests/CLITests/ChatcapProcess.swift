@@ -10,12 +10,14 @@ final class ChatcapProcess {
     private let errorFile: String
 
     /// Starts `chatcap arguments…` in the repository root; standard output goes to `stdoutFile`
-    /// (created or truncated) when one is given, else to ``output``.
-    init(_ arguments: [String], stdoutFile: String? = nil) throws {
+    /// (created or truncated) when one is given, else to ``output``. With a `descriptorLimit`, it runs
+    /// under `ulimit -n` of that many (see ``CLI/limited(_:descriptorLimit:)``).
+    init(_ arguments: [String], stdoutFile: String? = nil, descriptorLimit: Int? = nil) throws {
         errorFile = NSTemporaryDirectory() + "chatcap-\(UUID().uuidString).err"
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = arguments
+        let (executable, argv) = CLI.limited(arguments, descriptorLimit: descriptorLimit)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = argv
         process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
         if let stdoutFile {
             _ = FileManager.default.createFile(atPath: stdoutFile, contents: nil)

@@ -14,9 +14,10 @@ final class ServeProcess {
     let webSocketLine: String?
 
     /// Starts `chatcap serve arguments…` in the repository root and waits (at most 10 s) for its
-    /// `listening on HOST:PORT` line (and with `--ws-port` the WebSocket one after it).
-    init(_ arguments: [String]) throws {
-        chatcap = try ChatcapProcess(["serve"] + arguments)
+    /// `listening on HOST:PORT` line (and with `--ws-port` the WebSocket one after it). With a
+    /// `descriptorLimit`, it runs under `ulimit -n` of that many.
+    init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
+        chatcap = try ChatcapProcess(["serve"] + arguments, descriptorLimit: descriptorLimit)
         let line = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
         guard let line, line.hasPrefix("listening on "),
             let port = line.split(separator: ":").last.flatMap({ UInt16($0) })

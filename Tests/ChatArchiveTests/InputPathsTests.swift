@@ -84,4 +84,44 @@ import Testing
         ]
         #expect(InputPaths.sequentialGroups(paths) == [[0, 1], [2], [3, 5], [4], [6], [7], [8], [9]])
     }
+
+    @Test("hourly capture files chain like day files; a day file beside hours of its day, or a repeated hour, does not")
+    func hourlyGroups() {
+        let paths = [
+            "cap/a/2025-11-20T22.log.gz", "cap/a/2025-11-20T23.log.gz", "cap/a/2025-11-21T00.log.gz",
+            "cap/a/2025-11-21T01.log.gz", "cap/b/2025-11-21T00.log.gz", "cap/b/2025-11-21T05.log",
+            "cap/a/2025-11-21.log.gz", "cap/a/2025-11-21T01.1.log.gz", "cap/a/2025-11-21T1.log",
+            "cap/a/2025-11-21T011.log", "cap/a/2025-11-22T00.log.gz",
+        ]
+        // 2025-11-21T1 and T011 are not hours: they read as the day 2025-11-21.
+        #expect(
+            InputPaths.sequentialGroups(paths) == [[0, 1, 2, 3, 10], [4, 5], [6], [7], [8], [9]])
+    }
+
+    @Test("size rotation's four-digit parts chain across days; earlier versions' continuations and a day file do not")
+    func sizePartGroups() {
+        let paths = [
+            "cap/a/2025-11-20.0000.log.gz", "cap/a/2025-11-20.0001.log.gz", "cap/a/2025-11-20.0010.log.gz",
+            "cap/a/2025-11-21.0000.log.gz", "cap/a/2025-11-21.0001.log.gz", "cap/a/2025-11-21.1.log.gz",
+            "cap/a/2025-11-21.log.gz", "cap/a/2025-11-21.00001.log.gz", "cap/a/2025-11-22.0000.log.gz",
+        ]
+        #expect(InputPaths.sequentialGroups(paths) == [[0, 1, 2, 3, 4, 8], [5], [6], [7]])
+    }
+
+    @Test("a week of hourly files of 6 channels makes 6 chains of 168 files")
+    func hourlyWeek() {
+        var paths: [String] = []
+        for channel in 0..<6 {
+            for day in 1...7 {
+                for hour in 0..<24 {
+                    let h = hour < 10 ? "0\(hour)" : "\(hour)"
+                    paths.append("cap/ch\(channel)/2025-12-0\(day)T\(h).log.gz")
+                }
+            }
+        }
+        let groups = InputPaths.sequentialGroups(paths)
+        #expect(groups.count == 6)
+        #expect(groups.map(\.count) == Array(repeating: 168, count: 6))
+        #expect(groups.flatMap { $0 } == Array(paths.indices))
+    }
 }

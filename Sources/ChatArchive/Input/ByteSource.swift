@@ -22,4 +22,25 @@ public protocol ByteSource: ~Copyable {
     ///
     /// - Precondition: `buffer.count > 0`.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
+
+    /// Whether the source owns an open file descriptor now (counted in ``InputDescriptors``).
+    var holdsDescriptor: Bool { get }
+
+    /// Whether the source gave its descriptor back and a read that needs the file opens it again.
+    var isReleased: Bool { get }
+
+    /// Gives the descriptor back if the source can open its file again later and go on where it was
+    /// (a regular file read by path); see ``FileSource/releaseDescriptor()``.
+    ///
+    /// - Returns: whether a descriptor was closed.
+    @discardableResult
+    mutating func releaseDescriptor() -> Bool
+}
+
+extension ByteSource where Self: ~Copyable {
+    /// A source without a descriptor of its own (e.g. bytes in memory).
+    public var holdsDescriptor: Bool { false }
+    public var isReleased: Bool { false }
+    @discardableResult
+    public mutating func releaseDescriptor() -> Bool { false }
 }

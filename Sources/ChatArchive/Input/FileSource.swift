@@ -14,13 +14,22 @@ public import ChatPosix
 /// ``detectFormat(shortInputFormat:)`` reads the first two bytes to tell gzip from plain text; those
 /// bytes are kept and handed out again by the next ``read(into:)``, so detection works on pipes too.
 ///
+/// A regular file opened by path and not followed can give its descriptor back between reads
+/// (``releaseDescriptor()``): the next ``read(into:)`` opens the file again, checks that it is the
+/// same file (device and inode), and goes on at the same offset. A merge of more inputs than there
+/// are descriptors does that (see ``InputDescriptors``).
+///
 /// Confined to the task that reads it.
 @safe
 public final class FileSource: ByteSource {
     public let name: String
-    private let descriptor: Int32
+    private var descriptor: Int32
     private let closesDescriptor: Bool
     private let isRegularFile: Bool
+    /// The file's device and inode, to tell on reopening that it is still the same file.
+    private let identity: (device: UInt64, inode: UInt64)
+    /// Whether the descriptor was released and the file must be opened again before the next read.
+    private var released = false
     private let follow: FollowMode?
     /// Bytes read from the descriptor since the last restart, to notice a file that shrank.
     private var fileOffset: Int64 = 0
@@ -73,18 +82,79 @@ public final class FileSource: ByteSource {
     ///   - closesDescriptor: whether `deinit` closes `descriptor`.
     ///   - follow: following takes effect when `descriptor` is a regular file; its `idle` and `stop`
     ///     also serve the waits of a pipe or terminal.
+    ///
+    /// A descriptor it closes counts in ``InputDescriptors`` while it is open.
     public init(descriptor: Int32, name: String, closesDescriptor: Bool, follow: FollowMode? = nil) {
+        if closesDescriptor { InputDescriptors.opened() }
         self.descriptor = descriptor
         self.name = name
         self.closesDescriptor = closesDescriptor
         self.follow = follow
         var info = stat()
         // SAFETY: `info` is a properly aligned local `stat` that `fstat` fills in.
-        isRegularFile = unsafe fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        let known = unsafe fstat(descriptor, &info) == 0
+        isRegularFile = known && info.st_mode & S_IFMT == S_IFREG
+        identity = known ? (UInt64(info.st_dev), UInt64(info.st_ino)) : (0, 0)
     }
 
     deinit {
-        if closesDescriptor { close(descriptor) }
+        if closesDescriptor && !released {
+            close(descriptor)
+            InputDescriptors.closed()
+        }
+    }
+
+    /// Whether the source owns an open descriptor now (standard input and borrowed descriptors do
+    /// not count).
+    public var holdsDescriptor: Bool { closesDescriptor && !released }
+
+    /// Whether the descriptor was released and the next ``read(into:)`` opens the file again.
+    public var isReleased: Bool { released }
+
+    /// Closes the descriptor of a regular file opened by path and not followed; the next
+    /// ``read(into:)`` that needs the file opens it again and goes on at the same offset. A source at
+    /// its end (of any kind) needs its descriptor no more and always gives it back.
+    ///
+    /// - Returns: whether a descriptor was closed.
+    /// - Complexity: one `close(2)`. - Allocations: none.
+    @discardableResult
+    public func releaseDescriptor() -> Bool {
+        guard closesDescriptor, !released else { return false }
+        guard ended || (isRegularFile && follow?.followsFiles != true) else { return false }
+        close(descriptor)
+        InputDescriptors.closed()
+        descriptor = -1
+        released = true
+        return true
+    }
+
+    /// Opens the file again after ``releaseDescriptor()``, at the offset it was read to.
+    ///
+    /// - Throws: the errors of opening (``InputError/cannotOpen(path:errno:)`` with `EMFILE` when
+    ///   descriptors ran out), or ``InputError/replaced(name:)`` when the path names another file now.
+    private func reopen() throws(InputError) {
+        var fd: Int32
+        repeat {
+            // SAFETY: `name` (the path) is bridged to a NUL-terminated C string that lives for the call.
+            fd = unsafe open(name, O_RDONLY | O_CLOEXEC)
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw InputError.opening(name, errno: errno) }
+        var info = stat()
+        // SAFETY: `info` is a properly aligned local `stat` that `fstat` fills in.
+        guard unsafe fstat(fd, &info) == 0, UInt64(info.st_dev) == identity.device,
+            UInt64(info.st_ino) == identity.inode
+        else {
+            close(fd)
+            throw InputError.replaced(name: name)
+        }
+        guard lseek(fd, off_t(fileOffset), SEEK_SET) == off_t(fileOffset) else {
+            let code = errno
+            close(fd)
+            throw InputError.readFailed(name: name, errno: code)
+        }
+        InputDescriptors.opened()
+        descriptor = fd
+        released = false
     }
 
     /// Whether the input starts with the gzip magic bytes `1f 8b`, decided from its first two bytes.
@@ -118,7 +188,8 @@ public final class FileSource: ByteSource {
     ///
     /// `EINTR` is retried.
     ///
-    /// - Throws: ``InputError/readFailed(name:errno:)``; the source is at its end afterwards.
+    /// - Throws: ``InputError/readFailed(name:errno:)``, or after ``releaseDescriptor()`` the errors of
+    ///   opening the file again; the source is at its end afterwards.
     /// - Complexity: one `read(2)`, plus polls while following. - Allocations: none.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         precondition(buffer.count > 0, "read(into:) needs a non-empty buffer")
@@ -133,6 +204,12 @@ public final class FileSource: ByteSource {
             return n
         }
         if ended { return 0 }
+        if released {
+            do throws(InputError) { try reopen() } catch {
+                ended = true
+                throw error
+            }
+        }
         if !isRegularFile, let follow, follow.idle != nil || follow.stop != nil, !waitForInput(follow) {
             ended = true
             return 0

@@ -72,6 +72,17 @@ public final class GzipSource: ByteSource {
         unsafe input.deallocate()
     }
 
+    /// Whether the compressed file's descriptor is open now.
+    public var holdsDescriptor: Bool { inner.holdsDescriptor }
+
+    /// Whether the compressed file's descriptor was given back (the decoder's state is kept).
+    public var isReleased: Bool { inner.isReleased }
+
+    /// Gives the compressed file's descriptor back; the decoder keeps its state and goes on at the
+    /// same compressed offset when it needs more input. See ``FileSource/releaseDescriptor()``.
+    @discardableResult
+    public func releaseDescriptor() -> Bool { inner.releaseDescriptor() }
+
     /// Writes up to `buffer.count` decompressed bytes; 0 at the clean end of the last member.
     ///
     /// - Throws: damage (``InputError/truncated(name:compressedOffset:)``,

@@ -59,7 +59,9 @@ public enum MergeEvent: Sendable {
     /// An input that could not be opened or read to its end: a truncated or corrupt gzip stream
     /// (``InputError/isDamage``), a read error, or a file that vanished since it was listed. Lines
     /// before the damage were delivered; `droppedByteCount` bytes of a partial line after the last
-    /// complete one were not. No bytes are lent. The reader goes on with the next input.
+    /// complete one were not. No bytes are lent. The reader goes on with the next input, except after
+    /// an input that could not be opened for want of descriptors (``InputError/isDescriptorExhaustion``):
+    /// then the merge stops (``MergeReader/exhaustion``).
     case inputFailed(MergedLine, InputError, droppedByteCount: Int)
 
     /// Where the event happened.

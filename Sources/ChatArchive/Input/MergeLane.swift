@@ -14,6 +14,10 @@ import IRCWire
 /// access), so the per-line path pays no exclusivity checks and no copies of the ~300-byte
 /// ``TwitchMessage``.
 ///
+/// Before the lane opens an input, or reads from one whose descriptor was released, it calls
+/// ``needsDescriptor`` so that its reader can keep the number of open inputs bounded (by releasing the
+/// descriptor of another lane: ``releaseDescriptor()``).
+///
 /// Owned by its reader; confined to the reader's task.
 @safe
 final class MergeLane {
@@ -57,17 +61,29 @@ final class MergeLane {
         var sortKey: (milliseconds: Int64, inputIndex: Int) = (.min, 0)
         /// What this lane handed out so far.
         var statistics = MergeStatistics()
+        /// An input of the lane could not be opened for want of descriptors (the merge must stop).
+        var exhaustion: InputError? = nil
     }
 
     /// The inputs of the lane: their paths and positions in the reader's list.
     private let inputs: [(index: Int, path: String)]
     private let follow: FollowMode?
     private let state: UnsafeMutablePointer<State>
+    /// The lane's number in its reader (its group's index).
+    let id: Int
+    /// Called with the lane just before it opens a file or reads from a released one.
+    var needsDescriptor: ((MergeLane) -> Void)? = nil
+    /// Whether the reader lists the lane among those that may hold a descriptor (the reader's flag).
+    var isListedHolder = false
 
     // SAFETY (whole type): `state` is allocated and initialised in init and freed in deinit; the lane
     // is confined to one task and no method re-enters another while it holds `state.pointee`.
 
-    init(inputs: [(index: Int, path: String)], follow: FollowMode?, maxLineLength: Int, bufferCapacity: Int) {
+    init(
+        id: Int = 0, inputs: [(index: Int, path: String)], follow: FollowMode?, maxLineLength: Int,
+        bufferCapacity: Int
+    ) {
+        self.id = id
         self.inputs = inputs
         self.follow = follow
         unsafe state = .allocate(capacity: 1)
@@ -86,6 +102,19 @@ final class MergeLane {
     var sortKey: (milliseconds: Int64, inputIndex: Int) { unsafe state.pointee.sortKey }
     /// What this lane handed out so far.
     var statistics: MergeStatistics { unsafe state.pointee.statistics }
+    /// The error of an input that could not be opened because descriptors ran out, once the lane met
+    /// one (``InputError/isDescriptorExhaustion``); it was (or is about to be) handed out as an event.
+    var exhaustion: InputError? { unsafe state.pointee.exhaustion }
+    /// Whether the lane met ``exhaustion`` (the merge stops after handing that event out).
+    var isStopped: Bool { unsafe state.pointee.exhaustion != nil }
+    /// Whether the lane's current input holds a descriptor.
+    var holdsDescriptor: Bool { unsafe state.pointee.source?.holdsDescriptor ?? false }
+
+    /// Closes the current input's descriptor if it can be opened again later at the same place.
+    ///
+    /// - Returns: whether a descriptor was closed.
+    @discardableResult
+    func releaseDescriptor() -> Bool { unsafe state.pointee.source?.releaseDescriptor() ?? false }
 
     /// Single-lane reading: finds the next event, counts it and lends it (with a line's bytes) to
     /// `body` at once, without keeping a head. An error thrown by `body` is rethrown after the event
@@ -219,9 +248,11 @@ final class MergeLane {
                 unsafe state.pointee.sourceError = nil
                 unsafe state.pointee.inputIndex = input.index
                 unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
+                if input.path != "-" { needsDescriptor?(self) }
                 do {
                     unsafe state.pointee.source = try makeByteSource(path: input.path, follow: follow)
                 } catch {
+                    if error.isDescriptorExhaustion { unsafe state.pointee.exhaustion = error }
                     return .failed(error, droppedByteCount: 0, line: 0, offset: 0)
                 }
             }
@@ -234,6 +265,7 @@ final class MergeLane {
             if unsafe state.pointee.sourceEnded {
                 if let error = unsafe state.pointee.sourceError {
                     // Damage or a read error: a partial line after the last complete one is not a line.
+                    if error.isDescriptorExhaustion { unsafe state.pointee.exhaustion = error }
                     let line = unsafe state.pointee.framer.lineCount + state.pointee.framer.skippedCount + 1
                     let offset = unsafe state.pointee.framer.streamOffset
                     let dropped = unsafe state.pointee.framer.reset()
@@ -249,6 +281,7 @@ final class MergeLane {
                 unsafe state.pointee.source = nil
                 continue
             }
+            if unsafe state.pointee.source!.isReleased { needsDescriptor?(self) }
             do {
                 let read = try unsafe state.pointee.framer.fill { free throws(InputError) -> Int in
                     try unsafe state.pointee.source!.read(into: free)

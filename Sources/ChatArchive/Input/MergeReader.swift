@@ -1,6 +1,10 @@
 public import ChatPosix
 public import IRCWire
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Reads several chat logs at once and hands out their lines in time order, without copying them.
 ///
 /// Each input (a file, `-`, a gzip file) is framed by its own `LineFramer`. A line's time is its IRCv3
@@ -9,9 +13,22 @@ public import IRCWire
 /// The merge never reorders the lines of one input; between inputs the earlier time goes first, and
 /// equal times go to the input that came first in the list.
 ///
-/// Inputs named by date in one directory (`DIR/<channel>/<YYYY-MM-DD>.log.gz`) are read one after
-/// another in one lane (see ``InputPaths/sequentialGroups(_:)``), so only one file per channel is open
-/// at a time; lanes are merged with a binary heap.
+/// Inputs named by date (and hour) in one directory (`DIR/<channel>/<YYYY-MM-DD>.log.gz`,
+/// `<YYYY-MM-DDTHH>.log.gz`) are read one after another in one lane (see
+/// ``InputPaths/sequentialGroups(_:)``), so only one file per channel is open at a time; lanes are
+/// merged with a binary heap.
+///
+/// Any number of inputs can be merged with a bounded number of descriptors:
+/// - With more than ``eagerLaneLimit`` lanes, a lane starts only when the merge reaches the time of its
+///   first event: at the start, the first line of each lane is read once (the file is closed again) to
+///   learn that time. Lanes that have not started or have ended hold no descriptor and no buffer.
+/// - At most ``maxOpenInputs`` inputs of the reader hold a descriptor at once (by default
+///   ``InputDescriptors/limit``, half of `ulimit -n`), and the process's inputs together no more than
+///   ``InputDescriptors/limit``: before a lane opens a file with that many open, the open lane whose next
+///   event comes last closes its file, and opens it again (at the same offset) when it needs more bytes.
+/// - An input that cannot be opened because descriptors ran out anyway (`EMFILE`, `ENFILE`) is handed
+///   out as an ``MergeEvent/inputFailed(_:_:droppedByteCount:)`` event like any other, and then the merge
+///   stops: ``exhaustion`` tells why (commands exit 66).
 ///
 /// Nothing is dropped silently: over-long lines, lines the parser rejects, and inputs that cannot be
 /// opened or end in damage are handed out as events (``MergeEvent``) at the place where they happened,
@@ -29,20 +46,59 @@ public import IRCWire
 ///
 /// Confined to one task; not `Sendable`.
 public final class MergeReader {
+    /// The merge key of a lane's waiting event: its time (none sorts first), then its input's position.
+    typealias SortKey = (milliseconds: Int64, inputIndex: Int)
+
+    /// Up to this many lanes all start at once; with more, each starts when the merge reaches it.
+    public static let eagerLaneLimit = 64
+
     /// The inputs, in the order given; ``MergedLine/inputIndex`` indexes this list.
     public let paths: [String]
-    private let lanes: [MergeLane]
+    /// At most this many inputs of this reader hold a descriptor at once.
+    public let maxOpenInputs: Int
+    /// The error that stopped the merge early: an input that could not be opened because descriptors
+    /// ran out (``InputError/isDescriptorExhaustion``). It was handed out as an event before.
+    public private(set) var exhaustion: InputError? = nil
+
+    /// The inputs of each lane, by lane number.
+    private let groups: [[(index: Int, path: String)]]
+    private let follow: FollowMode?
+    private let maxLineLength: Int
+    private let bufferCapacity: Int
+    /// The lanes by number: `nil` before a lane starts (lazy start) and after it ended.
+    private var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
     private let single: MergeLane?
     /// Lanes with a waiting event, as a binary min-heap on ``MergeLane/sortKey``.
     private var heap: [Int] = []
+    /// Lanes not started yet with the key of their first event, the next one due last.
+    private var pending: [(key: SortKey, lane: Int)] = []
+    /// Lanes that opened an input, each once (some may have closed it since: pruned when the list
+    /// looks full or has doubled since the last pruning).
+    private var holders: [Int] = []
+    /// The length of ``holders`` at which it is pruned even when not full.
+    private var pruneAt = MergeReader.eagerLaneLimit
+    /// What lanes that ended handed out.
+    private var ended = MergeStatistics()
     private var started = false
 
     /// What was handed out so far.
+    ///
+    /// - Complexity: O(lanes).
     public var statistics: MergeStatistics {
-        var total = MergeStatistics()
-        for lane in lanes { total.add(lane.statistics) }
+        var total = ended
+        for case let lane? in lanes { total.add(lane.statistics) }
         return total
+    }
+
+    /// How many of this reader's inputs hold a descriptor now (at most ``maxOpenInputs``, but for an
+    /// input that cannot give it back: a pipe).
+    ///
+    /// - Complexity: O(lanes).
+    public var openInputCount: Int {
+        var count = 0
+        for case let lane? in lanes where lane.holdsDescriptor { count += 1 }
+        return count
     }
 
     /// A reader over `paths` (files, or `-` for standard input), each opened when its lane reaches it.
@@ -53,22 +109,34 @@ public final class MergeReader {
     ///     with every other.
     ///   - follow: follow each input at its end, like `tail -f`.
     ///   - maxLineLength: the framers' line limit.
+    ///   - maxOpenInputs: at most this many inputs hold a descriptor at once (at least 1); by default
+    ///     ``InputDescriptors/limit``.
     /// - Precondition: `groups` holds every index of `paths` exactly once.
-    /// - Allocations: the lanes and their framers' buffers; each input's buffers when it is opened.
+    /// - Allocations: the lane list; each lane's framer buffer when it starts, each input's buffers
+    ///   when it is opened.
     public init(
         paths: [String], groups: [[Int]]? = nil, follow: FollowMode? = nil,
-        maxLineLength: Int = LineFramer.defaultMaxLineLength, bufferCapacity: Int = 64 * 1024
+        maxLineLength: Int = LineFramer.defaultMaxLineLength, bufferCapacity: Int = 64 * 1024,
+        maxOpenInputs: Int? = nil
     ) {
         let groups = groups ?? InputPaths.sequentialGroups(paths)
         precondition(groups.flatMap { $0 }.sorted() == Array(paths.indices), "groups must cover every path once")
+        precondition(maxOpenInputs ?? 1 >= 1, "maxOpenInputs must be at least 1")
         self.paths = paths
-        lanes = groups.map { group in
-            MergeLane(
-                inputs: group.map { (index: $0, path: paths[$0]) }, follow: follow, maxLineLength: maxLineLength,
-                bufferCapacity: bufferCapacity)
+        self.groups = groups.map { group in group.map { (index: $0, path: paths[$0]) } }
+        self.follow = follow
+        self.maxLineLength = maxLineLength
+        self.bufferCapacity = bufferCapacity
+        self.maxOpenInputs = maxOpenInputs ?? InputDescriptors.limit
+        lanes = Array(repeating: nil, count: groups.count)
+        if groups.count == 1 {
+            let lane = MergeLane(
+                inputs: self.groups[0], follow: follow, maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)
+            lanes[0] = lane
+            single = lane
+        } else {
+            single = nil
         }
-        single = lanes.count == 1 ? lanes[0] : nil
-        heap.reserveCapacity(lanes.count)
     }
 
     /// A reader over the inputs the command-line `arguments` (`FILE|DIR|-`) name; see ``InputPaths/expand(_:)``.
@@ -84,30 +152,46 @@ public final class MergeReader {
     /// The bytes stay in their framer's buffer while `body` runs and must not be used after it
     /// returns. An error thrown by `body` is rethrown after the event counts as handed out.
     ///
-    /// - Returns: `false` when every input is exhausted (and `body` was not called).
+    /// - Returns: `false` when every input is exhausted, or the merge stopped (``exhaustion``), and
+    ///   `body` was not called.
     /// - Complexity: O(log lanes) plus amortised O(bytes of the line) to frame and parse it, and the
-    ///   reads; with a single lane no merge work at all. - Allocations: none per line; an input's
-    ///   buffers when it is opened.
+    ///   reads; with a single lane no merge work at all. Starting a lane, and (over the bound) opening
+    ///   an input, costs O(open inputs) more. - Allocations: none per line; a lane's and an input's
+    ///   buffers when they start.
     public func next<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
-        if let single { return try single.pull(body) }
+        if let single {
+            guard exhaustion == nil else { return false }
+            let more = try single.pull(body)
+            if single.isStopped { exhaustion = single.exhaustion }
+            return more
+        }
+        guard exhaustion == nil else { return false }
         if !started { start() }
+        startDueLanes()
         guard let top = heap.first else { return false }
-        let lane = lanes[top]
+        let lane = lanes[top]!
         var failure: E? = nil
         do {
             try lane.withHead(body)
         } catch {
             failure = error
         }
-        lane.advance()
-        if !lane.hasHead {
-            let last = heap.removeLast()
-            if !heap.isEmpty {
-                heap[0] = last
+        if lane.isStopped {
+            exhaustion = lane.exhaustion
+            heap.removeAll()
+            pending.removeAll()
+        } else {
+            lane.advance()
+            if !lane.hasHead {
+                let last = heap.removeLast()
+                if !heap.isEmpty {
+                    heap[0] = last
+                    siftDown(from: 0)
+                }
+                retire(top)
+            } else {
                 siftDown(from: 0)
             }
-        } else {
-            siftDown(from: 0)
         }
         if let failure { throw failure }
         return true
@@ -118,23 +202,126 @@ public final class MergeReader {
         while try next(body) {}
     }
 
+    // MARK: - Lanes
+
+    private func makeLane(_ number: Int) -> MergeLane {
+        let lane = MergeLane(
+            id: number, inputs: groups[number], follow: follow, maxLineLength: maxLineLength,
+            bufferCapacity: bufferCapacity)
+        lane.needsDescriptor = { [unowned self] lane in makeRoom(for: lane) }
+        return lane
+    }
+
+    /// Starts every lane (up to ``eagerLaneLimit``, or when following files), or else learns the time of
+    /// each lane's first event and starts the ones that cannot be peeked at (standard input, pipes).
     private func start() {
         started = true
-        for (index, lane) in lanes.enumerated() {
+        let lazy = groups.count > Self.eagerLaneLimit && follow?.followsFiles != true
+        var due: [(key: SortKey, lane: Int)] = []
+        for number in groups.indices {
+            guard lazy, groups[number].allSatisfy({ Self.isRegularFile($0.path) }) else {
+                startLane(number)
+                continue
+            }
+            // The first event's key; the lane (and its file) is closed again until the merge gets there.
+            let lane = makeLane(number)
             lane.advance()
-            if lane.hasHead {
-                heap.append(index)
-                siftUp(from: heap.count - 1)
+            if lane.hasHead { due.append((lane.sortKey, number)) }
+        }
+        pending = due.sorted { Self.precedes($1.key, $0.key) }
+    }
+
+    /// Starts the lanes whose first event comes before the heap's top.
+    ///
+    /// - Complexity: O(1) when none is due.
+    private func startDueLanes() {
+        while let next = pending.last, heap.isEmpty || Self.precedes(next.key, lanes[heap[0]]!.sortKey) {
+            pending.removeLast()
+            startLane(next.lane)
+        }
+    }
+
+    /// Creates lane `number`, reads its first event and puts it on the heap (or ends it, if empty).
+    private func startLane(_ number: Int) {
+        let lane = lanes[number] ?? makeLane(number)
+        lanes[number] = lane
+        lane.advance()
+        if lane.hasHead {
+            heap.append(number)
+            siftUp(from: heap.count - 1)
+        } else {
+            retire(number)
+        }
+    }
+
+    /// Keeps what an exhausted lane handed out, and lets it go (its buffers with it).
+    private func retire(_ number: Int) {
+        guard let lane = lanes[number] else { return }
+        ended.add(lane.statistics)
+        lanes[number] = nil
+    }
+
+    /// Before `lane` opens an input (or reads a released one): while this reader holds
+    /// ``maxOpenInputs`` descriptors, or the process ``InputDescriptors/limit``, the open lane whose
+    /// next event comes last gives its descriptor back. A lane that is only peeked at (not started) is
+    /// not listed: it is closed again at once.
+    ///
+    /// - Complexity: amortised O(1) under the bound; O(open inputs) when the bound is reached.
+    ///   - Allocations: none once `holders` has grown.
+    private func makeRoom(for lane: MergeLane) {
+        guard lanes[lane.id] === lane else { return }
+        let full = holders.count >= maxOpenInputs || InputDescriptors.held >= InputDescriptors.limit
+        if full || holders.count >= pruneAt {
+            holders.removeAll { number in
+                guard let listed = lanes[number], listed !== lane, listed.holdsDescriptor else {
+                    lanes[number]?.isListedHolder = false
+                    return true
+                }
+                return false
+            }
+            pruneAt = max(Self.eagerLaneLimit, 2 * holders.count)
+            // Holders that cannot give their descriptor back (a pipe) are moved to the front.
+            var pinned = 0
+            while holders.count > pinned
+                && (holders.count >= maxOpenInputs || InputDescriptors.held >= InputDescriptors.limit)
+            {
+                var latest = pinned
+                for i in (pinned + 1)..<holders.count
+                where Self.precedes(lanes[holders[latest]]!.sortKey, lanes[holders[i]]!.sortKey) {
+                    latest = i
+                }
+                let victim = lanes[holders[latest]]!
+                if victim.releaseDescriptor() {
+                    victim.isListedHolder = false
+                    holders.swapAt(latest, holders.count - 1)
+                    holders.removeLast()
+                } else {
+                    holders.swapAt(latest, pinned)
+                    pinned += 1
+                }
             }
         }
+        if !lane.isListedHolder {
+            lane.isListedHolder = true
+            holders.append(lane.id)
+        }
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        var info = stat()
+        // SAFETY: `path` is bridged to a NUL-terminated C string for the call; `info` is a local `stat`.
+        return unsafe stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     // MARK: - Heap
 
+    private static func precedes(_ x: SortKey, _ y: SortKey) -> Bool {
+        x.milliseconds != y.milliseconds ? x.milliseconds < y.milliseconds : x.inputIndex < y.inputIndex
+    }
+
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        let x = lanes[heap[a]].sortKey
-        let y = lanes[heap[b]].sortKey
-        return x.milliseconds != y.milliseconds ? x.milliseconds < y.milliseconds : x.inputIndex < y.inputIndex
+        Self.precedes(lanes[heap[a]]!.sortKey, lanes[heap[b]]!.sortKey)
     }
 
     private func siftUp(from start: Int) {
