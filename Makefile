@@ -54,7 +54,7 @@ release: deps
 install: deps-build
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
 	$(SWIFT) build -c release -j $(JOBS) --product generate-manual
-	Scripts/install.sh .build/release/chatcap $(PREFIX) .build/release/generate-manual-tool
+	Scripts/install.sh .build/release/chatcap $(PREFIX) .build/release/generate-manual
 
 # The demo: replay a bundled fixture through the whole pipeline as readable text.
 run: deps-build

@@ -31,7 +31,14 @@ final class ReplayLog {
     ///   that could not be opened because descriptors ran out (``MergeReader/exhaustion``).
     init(arguments: [String], report: (String) -> Void) throws(ServeError) {
         do {
-            paths = try InputPaths.expand(arguments)
+            let expansion = try InputPaths.expansion(of: arguments)
+            paths = expansion.paths
+            if !expansion.skipped.isEmpty {
+                report(
+                    "skipped \(expansion.skipped.count) files in the directories given that are not chat logs "
+                        + "(read: capture's YYYY-MM-DD….log[.gz] and *.irc[.gz]); first: \(expansion.skipped[0])")
+            }
+            if !expansion.repeated.isEmpty { report("read once, named again: \(expansion.repeated[0]) …") }
         } catch {
             throw .input(error)
         }

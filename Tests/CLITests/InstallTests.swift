@@ -16,7 +16,7 @@ import Testing
     @Test("install.sh: binary, completions for bash, zsh and fish, and a man page naming every command")
     func install() throws {
         // Built next to the test bundle by `make test` (`swift build --product generate-manual`).
-        let tool = (CLI.binary as NSString).deletingLastPathComponent + "/generate-manual-tool"
+        let tool = (CLI.binary as NSString).deletingLastPathComponent + "/generate-manual"
         try #require(
             FileManager.default.isExecutableFile(atPath: tool),
             "\(tool) is missing: `make test` builds it (swift build --product generate-manual)")

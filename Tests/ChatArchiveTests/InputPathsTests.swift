@@ -5,28 +5,59 @@ import Foundation
 import Testing
 
 @Suite struct InputPathsTests {
-    @Test("directories are searched recursively for logs, in name order, skipping hidden entries")
+    @Test(
+        "directories: capture's date-named logs and *.irc[.gz], recursively, in name order; the rest skipped and listed"
+    )
     func searchesDirectories() throws {
         let dir = try InputTempDirectory()
         for name in [
             "b.log", "a.irc", "c.txt", "d.log.gz", "notes.md", "data.json", ".hidden.log", "sub/z.log",
-            "sub/deeper/y.irc", ".git/config.log", "sub/.cache/x.log", "A.LOG", "e.gz",
+            "sub/deeper/y.irc", ".git/config.log", "sub/.cache/x.log", "A.LOG", "e.gz", "f.irc.gz",
+            "chan/2025-11-21.log.gz", "chan/2025-11-21T04.log", "chan/2025-11-21.0003.log.gz",
+            "chan/2025-11-21.1.log.gz",
+            "chan/2025-11-21x.log", "apt/history.log", "apt/term.log.1.gz",
         ] {
             try dir.write(name, [])
         }
-        let found = try InputPaths.expand([dir.path])
-        let relative = found.map { String($0.dropFirst(dir.path.count + 1)) }
-        #expect(relative == ["a.irc", "b.log", "c.txt", "d.log.gz", "e.gz", "sub/deeper/y.irc", "sub/z.log"])
+        let found = try InputPaths.expansion(of: [dir.path])
+        let relative = { (paths: [String]) in paths.map { String($0.dropFirst(dir.path.count + 1)) } }
+        #expect(
+            relative(found.paths) == [
+                "a.irc", "chan/2025-11-21.0003.log.gz", "chan/2025-11-21.1.log.gz", "chan/2025-11-21.log.gz",
+                "chan/2025-11-21T04.log", "f.irc.gz", "sub/deeper/y.irc",
+            ])
+        #expect(
+            relative(found.skipped) == [
+                "A.LOG", "apt/history.log", "apt/term.log.1.gz", "b.log", "c.txt", "chan/2025-11-21x.log", "d.log.gz",
+                "data.json", "e.gz", "notes.md", "sub/z.log",
+            ])
+        #expect(found.repeated.isEmpty)
+    }
+
+    @Test("overlapping inputs: DIR DIR, DIR and DIR/sub, a file twice or through a link: each file read once")
+    func overlappingInputs() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("cap/luna/2025-11-21.log.gz", [])
+        let b = try dir.write("cap/pix/2025-11-21.log.gz", [])
+        let cap = dir.path + "/cap"
+        #expect(try InputPaths.expand([cap, cap]) == [a, b])
+        let nested = try InputPaths.expansion(of: [cap, cap + "/luna"])
+        #expect(nested.paths == [a, b])
+        let twice = try InputPaths.expansion(of: [a, a])
+        #expect(twice.paths == [a] && twice.repeated == [a])
+        let link = dir.path + "/link.log.gz"
+        #expect(symlink(a, link) == 0)
+        #expect(try InputPaths.expansion(of: [a, link]).paths == [a])
     }
 
     @Test("files are taken as given, whatever their name, and argument order is kept")
     func keepsArgumentOrder() throws {
         let dir = try InputTempDirectory()
         let z = try dir.write("z.data", [])
-        let a = try dir.write("logs/a.log", [])
+        let a = try dir.write("logs/a.irc", [])
         let m = try dir.write("m.log", [])
         #expect(try InputPaths.expand([z, dir.path + "/logs", "-", m]) == [z, a, "-", m])
-        #expect(try InputPaths.expand([dir.path + "/logs/"]) == [dir.path + "/logs/a.log"])
+        #expect(try InputPaths.expand([dir.path + "/logs/"]) == [dir.path + "/logs/a.irc"])
     }
 
     @Test("standard input may be named once")
@@ -70,7 +101,7 @@ import Testing
     @Test("a symbolic link loop is searched once")
     func linkLoop() throws {
         let dir = try InputTempDirectory()
-        let log = try dir.write("sub/a.log", [])
+        let log = try dir.write("sub/a.irc", [])
         #expect(symlink(dir.path, dir.path + "/sub/loop") == 0)
         #expect(try InputPaths.expand([dir.path]) == [log])
     }

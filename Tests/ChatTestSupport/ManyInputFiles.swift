@@ -12,9 +12,9 @@ public struct ManyInputFiles: Sendable {
         /// Capture's layout with hourly rotation: `DIR/ch<c>/<YYYY-MM-DD>T<HH>.log` for 6 channels, one
         /// hour per file (the files of `ch5` gzip-compressed as `.log.gz`).
         case channels
-        /// `DIR/part-<n>.log`, names in no time order; each file's lines overlap those of the next few.
+        /// `DIR/part-<n>.irc`, names in no time order; each file's lines overlap those of the next few.
         case flat
-        /// `DIR/x<n>.log`, every file spanning the whole time range: all files are in the merge at once.
+        /// `DIR/x<n>.irc`, every file spanning the whole time range: all files are in the merge at once.
         case overlapping
 
         public var description: String { rawValue }
@@ -71,14 +71,14 @@ public struct ManyInputFiles: Sendable {
             case .flat:
                 let slot = (n * 7_919) % files
                 channel = slot % Self.channelCount
-                name = "part-\(Self.padded(n)).log"
+                name = "part-\(Self.padded(n)).irc"
                 for k in 0..<linesPerFile {
                     times.append(Self.baseMilliseconds + Int64(slot) * 10_000 + Int64(k) * 15_001)
                 }
             case .overlapping:
                 let slot = (n * 7_919) % files
                 channel = slot % Self.channelCount
-                name = "x\(Self.padded(n)).log"
+                name = "x\(Self.padded(n)).irc"
                 for k in 0..<linesPerFile {
                     times.append(Self.baseMilliseconds + (Int64(k) * Int64(files) + Int64(slot)) * 10)
                 }

@@ -8,50 +8,138 @@ public import ChatPosix
 ///
 /// - A file is taken as given, whatever its name (its format is told by its first bytes later).
 /// - `-` is standard input (at most once).
-/// - A directory is searched recursively for `*.irc`, `*.log`, `*.txt` and `*.gz` files; hidden
-///   entries (names starting with `.`) are skipped, entries are visited in byte order of their names,
+/// - A directory is searched recursively for what capture writes — `YYYY-MM-DD.log`,
+///   `YYYY-MM-DDTHH.log`, `YYYY-MM-DD.N.log`, `YYYY-MM-DD.NNNN.log`, each also `.gz` — and for
+///   chatcap's own `*.irc` / `*.irc.gz` logs. Any other file in it is skipped and listed in
+///   ``Expansion/skipped`` (a system directory's `*.log` files are not chat). Hidden entries (names
+///   starting with `.`) are skipped without a word, entries are visited in byte order of their names,
 ///   and a directory reached twice through symbolic links is searched once.
+/// - A file reached twice (the same file named twice, or through a directory and one inside it, or
+///   a link) is read once; the later names are listed in ``Expansion/repeated``.
 ///
 /// Argument order is kept: the files of each argument come together, in the order given.
 public enum InputPaths: Sendable {
-    /// The name endings a directory search picks up.
-    public static let logSuffixes = [".irc", ".log", ".txt", ".gz"]
+    /// What ``expansion(of:)`` found.
+    public struct Expansion: Sendable, Equatable {
+        /// The inputs to read, in order, each file once.
+        public var paths: [String] = []
+        /// Files inside the directories searched that are not chat logs (see the type's rule).
+        public var skipped: [String] = []
+        /// Names of files already among `paths` (read once).
+        public var repeated: [String] = []
+    }
 
-    /// The inputs named by `arguments`, in order.
+    /// The inputs named by `arguments`, in order (``expansion(of:)``'s paths).
+    public static func expand(_ arguments: [String]) throws(InputError) -> [String] {
+        try expansion(of: arguments).paths
+    }
+
+    /// The inputs named by `arguments`, in order, with what was skipped or repeated.
     ///
     /// - Throws: ``InputError/notFound(path:)`` for a missing path, ``InputError/permissionDenied(path:)``
     ///   for a file or directory that cannot be read, ``InputError/noLogs(directory:)`` for a directory
     ///   without logs, ``InputError/standardInputRepeated`` for a second `-`,
     ///   ``InputError/cannotOpen(path:errno:)`` for other failures.
     /// - Complexity: O(entries in the directories searched). - Allocations: the list and its strings.
-    public static func expand(_ arguments: [String]) throws(InputError) -> [String] {
-        var result: [String] = []
+    public static func expansion(of arguments: [String]) throws(InputError) -> Expansion {
+        var search = Search()
         var sawStandardInput = false
-        var visited: Set<DirectoryIdentity> = []
         for argument in arguments {
             if argument == "-" {
                 guard !sawStandardInput else { throw InputError.standardInputRepeated }
                 sawStandardInput = true
-                result.append(argument)
+                search.found.paths.append(argument)
                 continue
             }
             let info = try status(of: argument)
             if info.st_mode & S_IFMT == S_IFDIR {
-                let before = result.count
-                try search(directory: argument, into: &result, visited: &visited)
-                if result.count == before { throw InputError.noLogs(directory: argument) }
+                let before = search.logsSeen
+                try search.directory(argument)
+                if search.logsSeen == before { throw InputError.noLogs(directory: argument) }
             } else {
                 // SAFETY: `argument` is bridged to a NUL-terminated C string for the call.
                 guard unsafe access(argument, R_OK) == 0 else { throw InputError.opening(argument, errno: errno) }
-                result.append(argument)
+                search.file(argument, info)
             }
         }
-        return result
+        return search.found
     }
 
-    /// Whether a directory search picks up a file named `name`.
+    /// Whether a directory search picks up a file named `name`: what capture writes
+    /// (`YYYY-MM-DD` + optional `THH` + optional `.N` + `.log` or `.log.gz`) or `*.irc` / `*.irc.gz`.
     public static func isLogName(_ name: String) -> Bool {
-        !name.hasPrefix(".") && logSuffixes.contains { name.hasSuffix($0) && name.utf8.count > $0.utf8.count }
+        guard !name.hasPrefix(".") else { return false }
+        for suffix in [".irc", ".irc.gz"] where name.hasSuffix(suffix) && name.utf8.count > suffix.utf8.count {
+            return true
+        }
+        var rest = Substring(name)
+        if rest.hasSuffix(".log.gz") {
+            rest = rest.dropLast(3)
+        }
+        guard rest.hasSuffix(".log") else { return false }
+        rest = rest.dropLast(4)
+        let bytes = Array(rest.utf8)
+        guard bytes.count >= 10 else { return false }
+        func digits(_ r: Range<Int>) -> Bool { r.allSatisfy { bytes[$0] >= 0x30 && bytes[$0] <= 0x39 } }
+        guard digits(0..<4), bytes[4] == 0x2D, digits(5..<7), bytes[7] == 0x2D, digits(8..<10) else { return false }
+        var i = 10
+        if i < bytes.count && bytes[i] == UInt8(ascii: "T") {
+            guard i + 3 <= bytes.count, digits(i + 1..<i + 3) else { return false }
+            i += 3
+        }
+        if i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "."), i + 1 < bytes.count, digits(i + 1..<bytes.count) else { return false }
+        }
+        return true
+    }
+
+    /// One expansion's state: what was found, and which files and directories were seen.
+    private struct Search {
+        var found = Expansion()
+        var visited: Set<DirectoryIdentity> = []
+        var files: Set<DirectoryIdentity> = []
+        /// Log files met (new or repeated): a directory that adds none has no logs.
+        var logsSeen = 0
+
+        mutating func file(_ path: String, _ info: stat) {
+            logsSeen += 1
+            if files.insert(DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                found.paths.append(path)
+            } else {
+                found.repeated.append(path)
+            }
+        }
+
+        mutating func directory(_ directory: String) throws(InputError) {
+            let info = try status(of: directory)
+            guard visited.insert(DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted
+            else {
+                logsSeen += 1  // searched already: its logs are among the inputs
+                return
+            }
+            let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+            for name in try entries(of: directory) where !name.hasPrefix(".") {
+                let path = prefix + name
+                var entry = stat()
+                // SAFETY: as in `status(of:)`.
+                guard unsafe stat(path, &entry) == 0 else {
+                    if errno == ENOENT { continue }  // a dangling link, or removed while we looked
+                    throw InputError.opening(path, errno: errno)
+                }
+                switch entry.st_mode & S_IFMT {
+                case S_IFDIR:
+                    try self.directory(path)
+                case S_IFREG where isLogName(name):
+                    // SAFETY: `path` is bridged to a NUL-terminated C string for the call.
+                    guard unsafe access(path, R_OK) == 0 else { throw InputError.opening(path, errno: errno) }
+                    file(path, entry)
+                case S_IFREG:
+                    found.skipped.append(path)
+                default:
+                    continue
+                }
+            }
+        }
     }
 
     private struct DirectoryIdentity: Hashable {
@@ -65,34 +153,6 @@ public enum InputPaths: Sendable {
         // SAFETY: `path` is bridged to a NUL-terminated C string for the call; `info` is a local `stat`.
         guard unsafe stat(path, &info) == 0 else { throw InputError.opening(path, errno: errno) }
         return info
-    }
-
-    private static func search(
-        directory: String, into result: inout [String], visited: inout Set<DirectoryIdentity>
-    ) throws(InputError) {
-        let info = try status(of: directory)
-        guard visited.insert(DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted
-        else { return }
-        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        for name in try entries(of: directory) where !name.hasPrefix(".") {
-            let path = prefix + name
-            var entry = stat()
-            // SAFETY: as in `status(of:)`.
-            guard unsafe stat(path, &entry) == 0 else {
-                if errno == ENOENT { continue }  // a dangling link, or removed while we looked
-                throw InputError.opening(path, errno: errno)
-            }
-            switch entry.st_mode & S_IFMT {
-            case S_IFDIR:
-                try search(directory: path, into: &result, visited: &visited)
-            case S_IFREG where isLogName(name):
-                // SAFETY: `path` is bridged to a NUL-terminated C string for the call.
-                guard unsafe access(path, R_OK) == 0 else { throw InputError.opening(path, errno: errno) }
-                result.append(path)
-            default:
-                continue
-            }
-        }
     }
 
     /// The names in `directory` (without `.` and `..`), in byte order.

@@ -143,8 +143,16 @@ public final class MergeReader {
     ///
     /// - Throws: the errors of ``InputPaths/expand(_:)``.
     public convenience init(arguments: [String], follow: FollowMode? = nil) throws(InputError) {
-        self.init(paths: try InputPaths.expand(arguments), follow: follow)
+        let expansion = try InputPaths.expansion(of: arguments)
+        self.init(paths: expansion.paths, follow: follow)
+        skippedFiles = expansion.skipped
+        repeatedFiles = expansion.repeated
     }
+
+    /// Files in the directories searched that are not chat logs, not read (``InputPaths``'s rule).
+    public private(set) var skippedFiles: [String] = []
+    /// Names of files already among the inputs, read once.
+    public private(set) var repeatedFiles: [String] = []
 
     /// Hands the next event in merged order to `body`, with the line's bytes for `.line` and
     /// `.malformed` (an empty span otherwise).
