@@ -9,14 +9,17 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
     var inputs: [String] = ["-"]
 
-    @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
+    @Option(
+        name: .customLong("capacity"),
+        help:
+            "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: 2500).",
+        transform: { try OptionRanges.capacity.parse($0) })
     var capacity = 2_500
 
     @Flag(help: "Fail with exit status 65 when any input line is malformed or an input is damaged.")
     var strict = false
 
     func validate() throws {
-        guard capacity > 0 else { throw ValidationError("--capacity must be positive") }
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
     }
 

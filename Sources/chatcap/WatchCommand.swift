@@ -33,8 +33,11 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Pace lines by their timestamps at this many times real time, or max for no pacing.")
-    var speed: String = "1"
+    @Option(
+        help:
+            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: 1).",
+        transform: { try Speed.parse($0) })
+    var speed = Speed(factor: 1)
 
     @Option(
         name: .customLong("channel"), help: "Show this channel (login, with or without #); repeatable, Tab switches.")
@@ -44,7 +47,6 @@ struct WatchCommand: ParsableCommand {
     var stats = false
 
     func validate() throws {
-        _ = try ArgumentValues.speed(speed)
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
@@ -83,7 +85,7 @@ struct WatchCommand: ParsableCommand {
                 channels: live, credentials: credentials, endpoint: connection.endpoint,
                 settings: connection.settings(for: credentials), seconds: connection.duration)
         } else {
-            feed = ReplayFeed(reader: try input.makeReader(), speed: try ArgumentValues.speed(speed))
+            feed = ReplayFeed(reader: try input.makeReader(), speed: speed.factor)
         }
         let session = WatchSession(options: options)
         let report: WatchSession.Report
