@@ -116,6 +116,9 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatFormatTests", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
             name: "ChatReplayTests", dependencies: ["ChatReplay", "ChatPosix", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
