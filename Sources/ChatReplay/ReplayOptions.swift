@@ -40,11 +40,13 @@ public struct ReplaySummary: Sendable, Equatable {
     public var skipped = 0
     public var damagedInputs = 0
     public var failedInputs = 0
+    /// Inputs with lines that hold CRs no LF follows (lines ended by CR alone run together).
+    public var bareCarriageReturnInputs = 0
 
     public init() {}
 
     /// Problems worth a summary line.
-    public var hasProblems: Bool { malformed + skipped + damagedInputs + failedInputs > 0 }
+    public var hasProblems: Bool { malformed + skipped + damagedInputs + failedInputs + bareCarriageReturnInputs > 0 }
 
     public var description: String {
         var parts = ["\(lines) lines read", "\(written) written"]
@@ -52,6 +54,11 @@ public struct ReplaySummary: Sendable, Equatable {
         if skipped > 0 { parts.append("\(skipped) over-long skipped") }
         if damagedInputs > 0 { parts.append("\(damagedInputs) damaged inputs") }
         if failedInputs > 0 { parts.append("\(failedInputs) unreadable inputs") }
+        if bareCarriageReturnInputs > 0 {
+            parts.append(
+                "\(bareCarriageReturnInputs) input\(bareCarriageReturnInputs == 1 ? "" : "s") with bare CR line endings"
+            )
+        }
         return parts.joined(separator: ", ")
     }
 }
