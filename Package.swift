@@ -121,6 +121,9 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatFormatTests", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
             name: "ChatReplayTests",
             dependencies: [
                 "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatArchive", "ChatFormat", "ChatStore", "IRCWire",

@@ -38,19 +38,24 @@ public enum IRCAtomsEncoder: Sendable {
         out.endObject()
     }
 
-    /// Whether no later tag has the same key (the rule for every JSON object built from tags: each
-    /// key once, last value wins). Known Twitch keys answer in O(1) from their slot; others scan the
-    /// rest of the tags.
+    /// Whether no later tag has the same key as JSON writes it (the rule for every JSON object built
+    /// from tags: each key once, the last value wins, as IRCv3 has it for a repeated tag). Keys are
+    /// compared as written, after UTF-8 repair: `\xff` and `\xfe` both become U+FFFD, so they are
+    /// one key. Known Twitch keys (ASCII, so equal after repair only to themselves) answer in O(1)
+    /// from their slot; others scan the rest of the tags.
+    ///
+    /// - Complexity: O(1) for a known key, else O(length of the later tags' keys).
+    /// - Allocations: none.
     static func isLastOccurrence(_ tag: Tag, _ bytes: Span<UInt8>, _ message: TwitchMessage) -> Bool {
         if let key = TwitchTagKey(bytes: bytes, tag.key) {
             return message.tags[key]?.raw == tag.value.raw
         }
         var later = message.line.tags
-        // Skip to just after `tag`, then look for the same key.
+        // Skip to just after `tag`, then look for a key that writes the same.
         while let t = later.next(in: bytes), t.key != tag.key {}
         let key = bytes.extracting(tag.key.range)
         while let t = later.next(in: bytes) {
-            if bytes.extracting(t.key.range).equals(key) { return false }
+            if UTF8Repair.equalAfterRepair(bytes.extracting(t.key.range), key) { return false }
         }
         return true
     }

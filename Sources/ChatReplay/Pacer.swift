@@ -8,22 +8,31 @@ package struct Pacer {
     let speed: Double
     private var origin: (line: Int64, wall: ContinuousClock.Instant)? = nil
 
-    /// - Precondition: `speed` is positive and finite.
+    /// The longest a line is held back, whatever the speed and the line times: 100 years
+    /// (``Seconds/maximumMilliseconds``), so that no speed and no time can overflow the arithmetic.
+    package static let longestWait: Duration = .milliseconds(Seconds.maximumMilliseconds)
+
+    /// - Precondition: `speed` is positive and finite (any such speed works: the wait is at most
+    ///   ``longestWait``).
     package init(speed: Double) {
-        precondition(speed > 0 && speed.isFinite, "speed must be positive")
+        precondition(speed > 0 && speed.isFinite, "speed must be positive and finite")
         self.speed = speed
     }
 
     /// When the line at `milliseconds` is due; `nil` when it is due at once (the first line, or a
-    /// line not later than the first).
+    /// line not later than the first). At most ``longestWait`` after the first line.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
     package mutating func due(at milliseconds: Int64) -> ContinuousClock.Instant? {
         guard let origin else {
             origin = (milliseconds, ContinuousClock.now)
             return nil
         }
-        let offset = Double(milliseconds - origin.line) / speed
+        // In `Double`: neither the difference of two `Int64` times nor its quotient can trap.
+        let offset = (Double(milliseconds) - Double(origin.line)) / speed
         guard offset > 0 else { return nil }
-        return origin.wall.advanced(by: .microseconds(Int64(offset * 1000)))
+        let microseconds = min(offset * 1000, Double(Seconds.maximumMilliseconds) * 1000)
+        return origin.wall.advanced(by: .microseconds(Int64(microseconds)))
     }
 
     /// Sleeps until the line at `milliseconds` is due; meanwhile runs `idle` whenever it asks to

@@ -158,6 +158,9 @@ public final class Replay {
                 unsafe state.pointee.summary.failedInputs += 1
             }
             diagnose(event.diagnostic)
+        case .bareCarriageReturns:
+            unsafe state.pointee.summary.bareCarriageReturnInputs += 1
+            diagnose(event.diagnostic)
         }
     }
 

@@ -59,12 +59,15 @@ public struct ReplaySummary: Sendable, Equatable {
     public var channelLimit = ChatStore.maximumChannels
     /// Lines `--apply-moderation` wrote before their look-ahead ended (the hold was full).
     public var releasedEarly = 0
+    /// Inputs with lines that hold CRs no LF follows (lines ended by CR alone run together).
+    public var bareCarriageReturnInputs = 0
 
     public init() {}
 
     /// Problems worth a summary line.
     public var hasProblems: Bool {
-        malformed + skipped + damagedInputs + failedInputs + untracked + dropped + releasedEarly > 0
+        malformed + skipped + damagedInputs + failedInputs + untracked + dropped + releasedEarly
+            + bareCarriageReturnInputs > 0
     }
 
     /// Whether lines that were read are missing from the output (exit status 65 even without
@@ -83,6 +86,11 @@ public struct ReplaySummary: Sendable, Equatable {
         }
         if dropped > 0 { parts.append("\(dropped) dropped (channels past the limit of \(channelLimit))") }
         if releasedEarly > 0 { parts.append("\(releasedEarly) released before their moderation look-ahead ended") }
+        if bareCarriageReturnInputs > 0 {
+            parts.append(
+                "\(bareCarriageReturnInputs) input\(bareCarriageReturnInputs == 1 ? "" : "s") with bare CR line endings"
+            )
+        }
         return parts.joined(separator: ", ")
     }
 }

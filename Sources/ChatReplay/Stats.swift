@@ -24,6 +24,8 @@ public final class StatsCollector {
     public private(set) var malformed = 0
     public private(set) var skipped = 0
     public private(set) var damagedInputs = 0
+    /// Inputs whose lines hold CRs that no LF follows (see ``MergeEvent/bareCarriageReturns(_:count:)``).
+    public private(set) var bareCarriageReturnInputs = 0
     /// Problems listed one by one (the rest are only counted); 0 lists all.
     public let listLimit: Int
 
@@ -62,6 +64,9 @@ public final class StatsCollector {
         case .inputFailed(let at, let error, _):
             damagedInputs += 1
             note(at, "\(error)")
+        case .bareCarriageReturns(let at, let count):
+            bareCarriageReturnInputs += 1
+            note(at, MergeEvent.bareCarriageReturnsText(count: count))
         }
     }
 
@@ -90,6 +95,7 @@ public final class StatsCollector {
         if let first, let last { out += "first: \(first.rfc3339)\nlast: \(last.rfc3339)\n" }
         if let rate = messagesPerSecond { out += "messages/s: \((rate * 100).rounded() / 100)\n" }
         out += "malformed: \(malformed)\nskipped (over-long): \(skipped)\ndamaged inputs: \(damagedInputs)\n"
+        out += "inputs with bare CR line endings: \(bareCarriageReturnInputs)\n"
         func table(_ title: String, _ counts: [String: Int]) {
             guard !counts.isEmpty else { return }
             out += "\(title):\n"
@@ -104,7 +110,7 @@ public final class StatsCollector {
         if !problems.isEmpty {
             out += "problems:\n"
             for p in problems { out += "  \(p.input):\(p.line): \(p.what)\n" }
-            let more = malformed + skipped + damagedInputs - problems.count
+            let more = malformed + skipped + damagedInputs + bareCarriageReturnInputs - problems.count
             if more > 0 { out += "  … and \(more) more\n" }
         }
         return out
@@ -130,6 +136,8 @@ public final class StatsCollector {
         w.number(skipped)
         w.key("damaged_inputs")
         w.number(damagedInputs)
+        w.key("bare_cr_inputs")
+        w.number(bareCarriageReturnInputs)
         func object(_ key: StaticString, _ counts: [String: Int]) {
             w.key(key)
             w.beginObject()

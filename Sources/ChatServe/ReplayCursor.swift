@@ -10,7 +10,8 @@ import IRCWire
 /// just an index.
 ///
 /// Malformed and over-long lines are skipped and counted in ``skippedLines``; an input that fails
-/// part-way is passed to `onFailure` and the reader goes on with the next input.
+/// part-way is passed to `onFailure` and the reader goes on with the next input; so is the warning
+/// about an input whose lines hold bare CRs (``MergeEvent/bareCarriageReturns(_:count:)``).
 ///
 /// Confined to the server's loop thread.
 final class ReplayCursor {
@@ -64,6 +65,8 @@ final class ReplayCursor {
                         skippedLines += 1
                     case .inputFailed(_, let error, _):
                         onFailure("\(error)")
+                    case .bareCarriageReturns:
+                        onFailure(event.diagnostic)
                     }
                 }
                 if !more { return false }

@@ -53,6 +53,8 @@ final class ReplayLog {
                     rooms.learn(from: message, in: bytes)
                 case .inputFailed(_, let error, _):
                     report("\(error)")
+                case .bareCarriageReturns:
+                    report(event.diagnostic)
                 case .malformed, .skipped:
                     break
                 }

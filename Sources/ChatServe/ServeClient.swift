@@ -1,4 +1,5 @@
 import ChatNet
+import ChatPosix
 import IRCWire
 
 /// One connected client: its transport (plain ``TCPConnection`` or server-side ``TLSConnection``),
@@ -259,15 +260,18 @@ final class ServeClient {
     }
 
     /// When a line of log time `time` is due: at once without pacing or a time, else as far after the
-    /// pass's start as its distance from the pass's first timed line, divided by the speed.
+    /// pass's start as its distance from the pass's first timed line, divided by the speed, but at
+    /// most ``Seconds/maximumMilliseconds`` (100 years) after it: no speed and no line time a client
+    /// can make the server read (a JOIN picks the log) overflows the arithmetic.
     private func dueTime(of time: Int64?, now: Int64) -> Int64 {
         guard let speed = context.options.speed, let time else { return now }
         guard let origin else {
             origin = (now, time)
             return now
         }
-        let offset = Double(time - origin.logMs) / speed
-        return offset <= 0 ? origin.monotonicMs : origin.monotonicMs + Int64(offset.rounded(.up))
+        // In `Double`: neither the difference of two `Int64` times nor its quotient can trap.
+        let offset = (Double(time) - Double(origin.logMs)) / speed
+        return origin.monotonicMs + Seconds.milliseconds(fromMilliseconds: offset)
     }
 
     private func fireFaultIfDue() {

@@ -7,7 +7,8 @@ public struct ServeOptions: Sendable, Equatable {
     /// The port to bind; 0 lets the kernel pick a free one (read it back from ``ChatServer/port``).
     public var port: UInt16
     /// Replay pace as a multiple of real time (`2` = twice as fast); `nil` for as fast as each client
-    /// reads.
+    /// reads. Positive and finite (a precondition of ``init(host:port:speed:loop:tls:faults:)``); any
+    /// such speed is safe: a line is held back at most 100 years, however far apart the log's times.
     public var speed: Double?
     /// Start a client's replay over when it reaches the end of the log.
     public var loop: Bool

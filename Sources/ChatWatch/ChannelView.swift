@@ -248,7 +248,7 @@ public final class ChannelView {
 
     /// Drops rows of evicted entries once the cache holds more than a ring's worth.
     private func prune(below lowest: UInt64, capacity: Int) {
-        guard rows.count > capacity + 256 else { return }
+        guard rows.count - 256 > capacity else { return }  // `capacity + 256` overflows for Int.max
         rows = rows.filter { $0.key >= lowest }
     }
 }

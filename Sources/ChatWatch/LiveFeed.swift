@@ -27,7 +27,7 @@ public final class LiveFeed: WatchFeed {
         self.credentials = credentials
         self.endpoint = endpoint
         self.settings = settings
-        deadline = seconds.map { Moment.now().monotonicMs + Int64($0 * 1000) }
+        deadline = seconds.map { Moment.now().monotonicMs + Seconds.milliseconds($0) }
     }
 
     public func run(into ingest: WatchIngest) {

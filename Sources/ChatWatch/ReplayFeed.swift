@@ -37,7 +37,7 @@ public final class ReplayFeed: WatchFeed {
                     if let t = at.timestamp { pace(until: t.milliseconds, ingest) }
                     guard !ingest.stop.isRaised else { return }
                     ingest.append(bytes, message, receivedAt: at.timestamp?.milliseconds ?? 0)
-                case .malformed, .skipped, .inputFailed:
+                case .malformed, .skipped, .inputFailed, .bareCarriageReturns:
                     ingest.report(event.diagnostic)
                 }
             }

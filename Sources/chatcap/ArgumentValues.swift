@@ -1,13 +1,23 @@
 import ArgumentParser
 
-/// Argument values several commands read the same way: `--speed` (channel names: ``Login``).
-enum ArgumentValues {
-    /// A `--speed` value: a positive factor of real time, or `nil` for `max`.
-    static func speed(_ text: String) throws -> Double? {
-        if text == "max" { return nil }
-        guard let speed = Double(text), speed > 0, speed.isFinite else {
-            throw ValidationError("--speed must be a positive number or max, not '\(text)'")
+/// A `--speed` value, as `replay`, `watch` and `serve` read it: a factor of real time in
+/// ``OptionRanges/speed``, or `max` for no pacing.
+struct Speed: Sendable, Equatable, CustomStringConvertible {
+    /// The factor of real time, or `nil` for `max`.
+    let factor: Double?
+
+    static let max = Speed(factor: nil)
+
+    /// `max` or a factor in range.
+    ///
+    /// - Throws: `ValidationError("must be max or <range>")`, reported with the option and value.
+    static func parse(_ text: String) throws -> Speed {
+        if text == "max" { return .max }
+        guard let factor = Double(text), OptionRanges.speed.bounds.contains(factor) else {
+            throw ValidationError("must be max or \(OptionRanges.speed.text)")
         }
-        return speed
+        return Speed(factor: factor)
     }
+
+    var description: String { factor.map(NumberRange<Double>.show) ?? "max" }
 }

@@ -41,22 +41,22 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Directory to write the capture into (created if missing).")
     var dir: String
 
-    @Option(help: "Rotate files daily, hourly, or at a size such as 100M (also daily).")
+    @Option(help: "Rotate files daily, hourly, or at a size from 64K to 1024G such as 100M (also daily).")
     var rotate = "daily"
 
     @Option(
         help:
-            "gzip compression level, 1 (fastest) to 9 (smallest): 1 to 3 run on ISA-L, 4 to 9 on zlib at a fraction of the speed."
-    )
+            "gzip compression level, \(CaptureCommand.levelRange.text): 1 (fastest) to 3 run on ISA-L, 4 to 9 (smallest) on zlib at a fraction of the speed (default: \(CaptureOptions.defaultLevel)).",
+        transform: { Int32(try CaptureCommand.levelRange.parse($0)) })
     var level: Int32 = CaptureOptions.defaultLevel
 
-    @Option(help: "Most compressed chat waiting for the disk before reading stops, such as 16M.")
+    @Option(help: "Most compressed chat waiting for the disk before reading stops, a size from 1M to 4G such as 16M.")
     var buffer = "16M"
 
     @Option(
         help:
-            "Most files open at once; the least recently written is closed and reopened when needed (default: 128, or half of ulimit -n if less)."
-    )
+            "Most files open at once, \(CaptureCommand.maxOpenFilesRange.text); the least recently written is closed and reopened when needed (default: 128, or half of ulimit -n if less).",
+        transform: { try CaptureCommand.maxOpenFilesRange.parse($0) })
     var maxOpenFiles: Int? = nil
 
     @Flag(help: "Store the received bytes unchanged, without the added time tag.")
@@ -68,8 +68,16 @@ struct CaptureCommand: ParsableCommand {
     )
     var status: StatusMode = .auto
 
-    @Option(help: "Seconds between JSON status objects.")
+    @Option(
+        help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
+        transform: { try CaptureCommand.statusIntervalRange.parse($0) })
     var statusInterval: Double = 10
+
+    static let levelRange = NumberRange(1...9)
+    static let maxOpenFilesRange = NumberRange(2...65_536)
+    static let statusIntervalRange = NumberRange(0.1...86_400.0, unit: "seconds")
+    /// `--rotate` sizes: below 64K a file would be rotated at nearly every write to disk.
+    static let rotateSizes: ClosedRange<UInt64> = (64 << 10)...(1024 << 30)
 
     @Flag(help: "Print no status and no notes on stderr (errors still).")
     var quiet = false
@@ -85,19 +93,17 @@ struct CaptureCommand: ParsableCommand {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
         _ = try connection.channels(channels)
-        guard CaptureRotation(argument: rotate) != nil else {
-            throw ValidationError("--rotate must be daily, hourly or a size such as 100M (got '\(rotate)')")
+        switch CaptureRotation(argument: rotate) {
+        case .daily, .hourly: break
+        case .size(let bytes) where Self.rotateSizes.contains(bytes): break
+        default:
+            throw ValidationError(
+                "--rotate must be daily, hourly or a size from 64K to 1024G such as 100M (got '\(rotate)')")
         }
         guard let limit = CaptureRotation.byteCount(buffer), limit >= 1 << 20, limit <= 1 << 32 else {
             throw ValidationError("--buffer must be a size from 1M to 4G, such as 16M (got '\(buffer)')")
         }
-        if let maxOpenFiles, maxOpenFiles < 2 {
-            throw ValidationError("--max-open-files must be at least 2 (got \(maxOpenFiles))")
-        }
-        guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9 (got \(level))") }
-        guard statusInterval > 0 && statusInterval.isFinite else {
-            throw ValidationError("--status-interval must be positive")
-        }
+        // --level, --max-open-files and --status-interval are in range: their parsers check it.
     }
 
     func run() throws {
@@ -172,7 +178,8 @@ struct CaptureCommand: ParsableCommand {
         }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
-        var nextStatusMs = started.monotonicMs + (terminal ? 250 : Int64(statusInterval * 1000))
+        let statusIntervalMs = Seconds.milliseconds(statusInterval)
+        var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
             let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
@@ -181,7 +188,7 @@ struct CaptureCommand: ParsableCommand {
                 nextStatusMs = now.monotonicMs + 250
             } else {
                 Diagnostics.write(snapshot.json + "\n")
-                nextStatusMs = now.monotonicMs + Int64(statusInterval * 1000)
+                nextStatusMs = now.monotonicMs + statusIntervalMs
             }
         }
         session.onTick = {
@@ -198,7 +205,7 @@ struct CaptureCommand: ParsableCommand {
         // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace.
         writer.onStalled = { showStatus(Moment.now()) }
         Interrupts.install(session.stop)
-        let deadline = connection.duration.map { started.monotonicMs + Int64($0 * 1000) }
+        let deadline = connection.deadline(from: started.monotonicMs)
         session.run(until: deadline)
         if failure == nil {
             do throws(CaptureError) {

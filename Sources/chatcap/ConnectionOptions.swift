@@ -1,6 +1,7 @@
 public import ArgumentParser
 public import ChatLive
 import ChatNet
+import ChatPosix
 import TwitchSession
 
 #if canImport(Glibc)
@@ -10,7 +11,19 @@ import TwitchSession
 extension Endpoint.Transport: ExpressibleByArgument {}
 
 /// Where and as whom to connect, shared by the live commands.
+///
+/// Every numeric option has a range (in its help, enforced by its parser): every time in seconds
+/// becomes whole milliseconds far from `Int64` overflow, whatever the session adds it to.
 struct ConnectionOptions: ParsableArguments {
+    static let portRange = NumberRange(1...65_535)
+    static let idleTimeoutRange = NumberRange(0.1...86_400.0, unit: "seconds")
+    static let pongTimeoutRange = NumberRange(0.1...86_400.0, unit: "seconds")
+    static let reconnectRange = NumberRange(0.01...3_600.0, unit: "seconds")
+    static let healthyAfterRange = NumberRange(0.01...86_400.0, unit: "seconds")
+    static let joinRateRange = NumberRange(1...10_000)
+    static let channelsPerConnectionRange = NumberRange(1...ConnectionSettings.maxChannelsPerConnection)
+    static let connectIntervalRange = NumberRange(0...3_600.0, unit: "seconds")
+
     @Option(
         help: ArgumentHelp(
             "How IRC travels: tcp (irc.chat.twitch.tv:6697) or websocket (wss://irc-ws.chat.twitch.tv:443, "
@@ -22,9 +35,9 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help:
-            "Server port (default 6697 with TLS, 6667 with --plain; 443 for websocket, which with --plain needs a port)."
-    )
-    var port: UInt16?
+            "Server port, \(ConnectionOptions.portRange.text) (default 6697 with TLS, 6667 with --plain; 443 for websocket, which with --plain needs a port).",
+        transform: { try ConnectionOptions.portRange.parse($0) })
+    var port: Int?
 
     @Flag(help: "Connect without TLS (websocket: ws:// instead of wss://).")
     var plain = false
@@ -47,10 +60,15 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Login for the OAuth token (default: CHATCAP_LOGIN).")
     var login: String?
 
-    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    @Option(
+        help: "Stop after this many seconds, \(OptionRanges.duration.text) (default: run until interrupted).",
+        transform: { try OptionRanges.duration.parse($0) })
     var duration: Double?
 
-    @Option(help: "Send our own PING after this many seconds without a line.")
+    @Option(
+        help:
+            "Send our own PING after this many seconds without a line, \(ConnectionOptions.idleTimeoutRange.text) (default: 60).",
+        transform: { try ConnectionOptions.idleTimeoutRange.parse($0) })
     var idleTimeout: Double = 60
 
     /// Whether an option names a server or a way to it (`--host`, `--port`, `--plain`, `--ca-file`,
@@ -60,16 +78,28 @@ struct ConnectionOptions: ParsableArguments {
         host != nil || port != nil || plain || caFile != nil || insecure || transport != .tcp
     }
 
-    @Option(help: "Treat the connection as dead when our PING gets no answer within this many seconds.")
+    @Option(
+        help:
+            "Treat the connection as dead when our PING gets no answer within this many seconds, \(ConnectionOptions.pongTimeoutRange.text) (default: 10).",
+        transform: { try ConnectionOptions.pongTimeoutRange.parse($0) })
     var pongTimeout: Double = 10
 
-    @Option(help: "First reconnect delay in seconds; doubles up to --reconnect-max (with jitter).")
+    @Option(
+        help:
+            "First reconnect delay in seconds, \(ConnectionOptions.reconnectRange.text); doubles up to --reconnect-max (with jitter) (default: 1).",
+        transform: { try ConnectionOptions.reconnectRange.parse($0) })
     var reconnectBase: Double = 1
 
-    @Option(help: "Longest reconnect delay in seconds.")
+    @Option(
+        help:
+            "Longest reconnect delay in seconds, \(ConnectionOptions.reconnectRange.text) and at least --reconnect-base (default: 60).",
+        transform: { try ConnectionOptions.reconnectRange.parse($0) })
     var reconnectMax: Double = 60
 
-    @Option(help: "Seconds a connection must stay up before the reconnect delay starts again from --reconnect-base.")
+    @Option(
+        help:
+            "Seconds a connection must stay up before the reconnect delay starts again from --reconnect-base, \(ConnectionOptions.healthyAfterRange.text) (default: 60).",
+        transform: { try ConnectionOptions.healthyAfterRange.parse($0) })
     var healthyAfter: Double = 60
 
     @Option(help: "Also join the channels in this file: one login per line; blank lines and # comments are ignored.")
@@ -77,19 +107,26 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "JOINs per 10 seconds, shared by all connections (default 20 with a token, 40 anonymous).",
+            "JOINs per 10 seconds, shared by all connections, \(ConnectionOptions.joinRateRange.text) (default 20 with a token, 40 anonymous).",
             discussion: """
                 Twitch documents 20 join attempts per 10 s per user for a normal account (2,000 for a \
                 verified bot), counted across connections. Anonymous logins are not held to that (each \
                 connection is its own user), but Twitch drops connections from an IP address that sends \
                 more than about 50 JOINs and logins per 10 s: 40 leaves room for reconnects.
-                """))
+                """),
+        transform: { try ConnectionOptions.joinRateRange.parse($0) })
     var joinRate: Int?
 
-    @Option(help: "Most channels per connection; more channels open more connections (1 to 90).")
+    @Option(
+        help:
+            "Most channels per connection, \(ConnectionOptions.channelsPerConnectionRange.text); more channels open more connections (default: 90).",
+        transform: { try ConnectionOptions.channelsPerConnectionRange.parse($0) })
     var channelsPerConnection = ConnectionSettings.maxChannelsPerConnection
 
-    @Option(help: "Seconds between opening the connections of a pool (Twitch allows 20 logins per 10 s per user).")
+    @Option(
+        help:
+            "Seconds between opening the connections of a pool, \(ConnectionOptions.connectIntervalRange.text) (Twitch allows 20 logins per 10 s per user) (default: 2).",
+        transform: { try ConnectionOptions.connectIntervalRange.parse($0) })
     var connectInterval: Double = 2
 
     func validate() throws {
@@ -101,23 +138,8 @@ struct ConnectionOptions: ParsableArguments {
         if plain && (caFile != nil || insecure || retryTls) {
             throw ValidationError("--ca-file, --insecure and --retry-tls need TLS (drop --plain)")
         }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
-        for (name, value) in [
-            ("--idle-timeout", idleTimeout), ("--pong-timeout", pongTimeout),
-            ("--reconnect-base", reconnectBase), ("--reconnect-max", reconnectMax),
-            ("--healthy-after", healthyAfter),
-        ] where !(value > 0 && value.isFinite) {
-            throw ValidationError("\(name) must be a positive number of seconds")
-        }
+        // Each number is in its range already (its parser checks it); what is left relates two.
         if reconnectMax < reconnectBase { throw ValidationError("--reconnect-max must be at least --reconnect-base") }
-        if let joinRate, !(1...10_000).contains(joinRate) { throw ValidationError("--join-rate must be 1 to 10000") }
-        guard (1...ConnectionSettings.maxChannelsPerConnection).contains(channelsPerConnection) else {
-            throw ValidationError(
-                "--channels-per-connection must be 1 to \(ConnectionSettings.maxChannelsPerConnection)")
-        }
-        guard connectInterval >= 0 && connectInterval.isFinite else {
-            throw ValidationError("--connect-interval must be a number of seconds, 0 or more")
-        }
         if let channelsFile, try ChannelsFile.read(channelsFile).isEmpty {
             throw ValidationError("--channels-file: \(channelsFile) lists no channel")
         }
@@ -138,20 +160,23 @@ struct ConnectionOptions: ParsableArguments {
         var s = ConnectionSettings()
         s.joinLimit = joinRate ?? ConnectionSettings.defaultJoinLimit(for: credentials)
         s.channelsPerConnection = channelsPerConnection
-        s.connectSpacingMs = Int64(connectInterval * 1000)
-        s.idleTimeoutMs = Int64(idleTimeout * 1000)
-        s.pongTimeoutMs = Int64(pongTimeout * 1000)
+        s.connectSpacingMs = Seconds.milliseconds(connectInterval)
+        s.idleTimeoutMs = Seconds.milliseconds(idleTimeout)
+        s.pongTimeoutMs = Seconds.milliseconds(pongTimeout)
         s.retryCertificateErrors = retryTls
         s.backoff = BackoffPolicy(
-            baseMs: Int64(reconnectBase * 1000), capMs: Int64(reconnectMax * 1000),
-            healthyAfterMs: Int64(healthyAfter * 1000))
+            baseMs: Seconds.milliseconds(reconnectBase), capMs: Seconds.milliseconds(reconnectMax),
+            healthyAfterMs: Seconds.milliseconds(healthyAfter))
         return s
     }
 
+    /// When `--duration` ends, counted from `start` (monotonic milliseconds); `nil` without it.
+    func deadline(from start: Int64) -> Int64? { duration.map { start + Seconds.milliseconds($0) } }
+
     var endpoint: Endpoint {
         Endpoint(
-            host: host, port: port, tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure),
-            transport: transport)
+            host: host, port: port.map { UInt16($0) },
+            tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure), transport: transport)
     }
 
     /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.

@@ -16,7 +16,10 @@ struct DumpCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
 
-    @Option(help: "Entries per channel window (the view model's N).")
+    @Option(
+        help:
+            "Entries per channel window (the view model's N), \(OptionRanges.capacity.text) and at most --capacity (default: 150).",
+        transform: { try OptionRanges.capacity.parse($0) })
     var last = 150
 
     @Flag(help: "Add every tag as \"tags\".")
@@ -32,7 +35,6 @@ struct DumpCommand: ParsableCommand {
 
     func validate() throws {
         try ReportLimit.validate(reportLimit)
-        guard last > 0 else { throw ValidationError("--last must be positive") }
         guard last <= input.capacity else {
             throw ValidationError("--last (\(last)) cannot exceed --capacity (\(input.capacity))")
         }

@@ -13,7 +13,11 @@ struct InputOptions: ParsableArguments {
             """)
     var inputs: [String] = ["-"]
 
-    @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
+    @Option(
+        name: .customLong("capacity"),
+        help:
+            "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: 2500).",
+        transform: { try OptionRanges.capacity.parse($0) })
     var capacity = 2_500
 
     @Flag(
@@ -23,7 +27,6 @@ struct InputOptions: ParsableArguments {
     var strict = false
 
     func validate() throws {
-        guard capacity > 0 else { throw ValidationError("--capacity must be positive") }
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
     }
 

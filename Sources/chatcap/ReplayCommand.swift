@@ -22,8 +22,11 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(help: "Pace lines by their timestamps at this many times real time, or max for no pacing.")
-    var speed: String = "max"
+    @Option(
+        help:
+            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: max).",
+        transform: { try Speed.parse($0) })
+    var speed = Speed.max
 
     @Flag(help: "Keep reading a growing file, like tail -f (one input).")
     var follow = false
@@ -52,7 +55,6 @@ struct ReplayCommand: ParsableCommand {
     func validate() throws {
         try NoOpChecks.output(output, filters)
         try ReportLimit.validate(reportLimit)
-        _ = try ArgumentValues.speed(speed)
         if let since, Timestamp.interval(parsingArgument: since) == nil {
             throw ValidationError("--since: cannot read '\(since)' as a time (use RFC 3339 or YYYY-MM-DD)")
         }
@@ -77,7 +79,7 @@ struct ReplayCommand: ParsableCommand {
         let sink = OutputSink()
         var options = ReplayOptions()
         output.apply(to: &options, sink: sink)
-        options.speed = try ArgumentValues.speed(speed)
+        options.speed = speed.factor
         options.since = since.flatMap { Timestamp.interval(parsingArgument: $0)?.lowerBound }
         options.until = until.flatMap(Self.untilBound)
         try filters.apply(to: &options)

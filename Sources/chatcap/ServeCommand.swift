@@ -33,7 +33,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on; 0 picks a free one (see the 'listening on' line).")
+    @Option(
+        help:
+            "The port to listen on, \(ServeCommand.portRange.text); 0 picks a free one (see the 'listening on' line) (default: 6667).",
+        transform: { try ServeCommand.portRange.parse($0) })
     var port: Int = 6667
 
     @Option(
@@ -51,28 +54,37 @@ struct ServeCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Pace lines by their timestamps at this many times real time, or max for as fast as each client reads.",
-            valueName: "x|max"))
-    var speed: String = "1"
+            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for as fast as each client reads (default: 1).",
+            valueName: "x|max"),
+        transform: { try Speed.parse($0) })
+    var speed = Speed(factor: 1)
 
     @Flag(help: "Start a client's replay over when it reaches the end of the log.")
     var loop = false
 
     @Option(
         help: ArgumentHelp(
-            "Test switch: send RECONNECT to a client after this many replayed lines, then close it.", valueName: "n"))
+            "Test switch: send RECONNECT to a client after this many replayed lines (\(ServeCommand.faultRange.text)), then close it.",
+            valueName: "n"),
+        transform: { try ServeCommand.faultRange.parse($0) })
     var reconnectAfter: Int?
 
     @Option(
         help: ArgumentHelp(
-            "Test switch: close a client's connection without a word after this many replayed lines.", valueName: "n"))
+            "Test switch: close a client's connection without a word after this many replayed lines (\(ServeCommand.faultRange.text)).",
+            valueName: "n"),
+        transform: { try ServeCommand.faultRange.parse($0) })
     var dropAfter: Int?
 
     @Option(
         help: ArgumentHelp(
-            "Test switch: after this many replayed lines stop sending and stop answering PING, but keep the "
-                + "connection open.", valueName: "n"))
+            "Test switch: after this many replayed lines (\(ServeCommand.faultRange.text)) stop sending and stop answering PING, but keep the "
+                + "connection open.", valueName: "n"),
+        transform: { try ServeCommand.faultRange.parse($0) })
     var stallAfter: Int?
+
+    static let portRange = NumberRange(0...65_535)
+    static let faultRange = NumberRange(0...1_000_000_000)
 
     @Option(
         name: .customLong("refuse-join"),
@@ -83,20 +95,13 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
         if let wsPort {
             guard (0...65_535).contains(wsPort) else {
                 throw ValidationError("--ws-port must be in 0...65535, not \(wsPort)")
             }
             if wsPort == port && port != 0 { throw ValidationError("--ws-port must differ from --port (\(port))") }
         }
-        _ = try ArgumentValues.speed(speed)
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        for (name, value) in [
-            ("--reconnect-after", reconnectAfter), ("--drop-after", dropAfter), ("--stall-after", stallAfter),
-        ] {
-            if let value, value < 0 { throw ValidationError("\(name) must be 0 or more, not \(value)") }
-        }
         for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
@@ -105,7 +110,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         var options = ServeOptions(
-            host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop,
+            host: host, port: UInt16(port), speed: speed.factor, loop: loop,
             webSocketPort: wsPort.map { UInt16($0) })
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(

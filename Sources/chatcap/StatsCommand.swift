@@ -41,6 +41,8 @@ struct StatsCommand: ParsableCommand {
             Diagnostics.error("no valid IRC line in the input")
             throw ExitCode(65)
         }
-        if input.strict && stats.malformed + stats.skipped + stats.damagedInputs > 0 { throw ExitCode(65) }
+        if input.strict && stats.malformed + stats.skipped + stats.damagedInputs + stats.bareCarriageReturnInputs > 0 {
+            throw ExitCode(65)
+        }
     }
 }

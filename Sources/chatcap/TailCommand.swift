@@ -33,7 +33,10 @@ struct TailCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var filters: FilterOptions
 
-    @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
+    @Option(
+        name: .customLong("capacity"),
+        help: "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text) (default: 2500).",
+        transform: { try OptionRanges.capacity.parse($0) })
     var capacity = 2_500
 
     @Flag(help: "On exit, print lines read, lines per second and the CPU time used on stderr.")
@@ -126,7 +129,7 @@ struct TailCommand: ParsableCommand {
             if failure != nil { session.stop.raise() }
         }
         Interrupts.install(session.stop)
-        let deadline = connection.duration.map { Moment.now().monotonicMs + Int64($0 * 1000) }
+        let deadline = connection.deadline(from: Moment.now().monotonicMs)
         session.run(until: deadline)
         if stats {
             let seconds = Double(Moment.now().monotonicMs - started) / 1000

@@ -34,8 +34,11 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Pace lines by their timestamps at this many times real time, or max for no pacing.")
-    var speed: String = "1"
+    @Option(
+        help:
+            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: 1).",
+        transform: { try Speed.parse($0) })
+    var speed = Speed(factor: 1)
 
     @Option(
         name: .customLong("channel"), help: "Show this channel (login, with or without #); repeatable, Tab switches.")
@@ -53,7 +56,6 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("--duration limits watching live; a replay of files ends with its input")
         }
         try ReportLimit.validate(reportLimit)
-        _ = try ArgumentValues.speed(speed)
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
@@ -100,7 +102,7 @@ struct WatchCommand: ParsableCommand {
                 channels: live, credentials: credentials, endpoint: connection.endpoint,
                 settings: connection.settings(for: credentials), seconds: connection.duration)
         } else {
-            feed = ReplayFeed(reader: try input.makeReader(), speed: try ArgumentValues.speed(speed))
+            feed = ReplayFeed(reader: try input.makeReader(), speed: speed.factor)
         }
         let session = WatchSession(options: options)
         let report: WatchSession.Report

@@ -17,19 +17,22 @@ import Testing
                 + "[--tls-key <file>] "
                 + "[--speed <x|max>] [--loop] [--reconnect-after <n>] [--drop-after <n>] [--stall-after <n>] "
                 + "[--refuse-join <channel> ...]",
-            "--port <port> The port to listen on; 0 picks a free one (see the 'listening on' line). (default: 6667)",
+            "--port <port> The port to listen on, 0 to 65535; 0 picks a free one (see the 'listening on' line) "
+                + "(default: 6667).",
             "--host <host> The address to listen on. (default: 127.0.0.1)",
             "--ws-port <port> Also serve IRC over WebSocket on this port (0 to 65535; 0 picks a free one), as "
                 + "Twitch's irc-ws.chat.twitch.tv does for browser overlays and bots: TLS too with --tls-cert.",
             "--tls-cert <file> PEM certificate chain to serve TLS with (needs --tls-key).",
             "--tls-key <file> PEM private key of the --tls-cert certificate.",
-            "--speed <x|max> Pace lines by their timestamps at this many times real time, or max for as fast as each "
-                + "client reads. (default: 1)",
+            "--speed <x|max> Pace lines by their timestamps at this many times real time, 0.001 to 1000000, or max for "
+                + "as fast as each client reads (default: 1).",
             "--loop Start a client's replay over when it reaches the end of the log.",
-            "--reconnect-after <n> Test switch: send RECONNECT to a client after this many replayed lines, then close it.",
-            "--drop-after <n> Test switch: close a client's connection without a word after this many replayed lines.",
-            "--stall-after <n> Test switch: after this many replayed lines stop sending and stop answering PING, but "
-                + "keep the connection open.",
+            "--reconnect-after <n> Test switch: send RECONNECT to a client after this many replayed lines "
+                + "(0 to 1000000000), then close it.",
+            "--drop-after <n> Test switch: close a client's connection without a word after this many replayed lines "
+                + "(0 to 1000000000).",
+            "--stall-after <n> Test switch: after this many replayed lines (0 to 1000000000) stop sending and stop "
+                + "answering PING, but keep the connection open.",
             "--refuse-join <channel> Test switch: answer JOIN of this channel with Twitch's msg_channel_suspended "
                 + "NOTICE; repeatable.",
             "Exit status: 64 usage error, 66 an input cannot be opened, 74 the address cannot be bound (e.g. the port "

@@ -11,6 +11,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
     enum Kind: Equatable {
         case line, malformed, skipped
         case failed(InputError, dropped: Int)
+        case bareCarriageReturns(Int)
     }
     var kind: Kind
     var input: String
@@ -50,6 +51,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
             case .malformed: kind = .malformed
             case .skipped: kind = .skipped
             case .inputFailed(_, let error, let dropped): kind = .failed(error, dropped: dropped)
+            case .bareCarriageReturns(_, let count): kind = .bareCarriageReturns(count)
             }
             out.append(
                 MergeRecord(
@@ -278,5 +280,52 @@ struct MergeRecord: Equatable, CustomStringConvertible {
             (l.element.0, l.element.1, l.offset) < (r.element.0, r.element.1, r.offset)
         }.map(\.element.2)
         #expect(merged.map(\.text) == expected)
+    }
+
+    @Test(
+        "CRs inside lines: one warning per input before its first such line, every such line counted",
+        arguments: [false, true])
+    func bareCarriageReturns(merged: Bool) throws {
+        let dir = try InputTempDirectory()
+        // Three lines ended by CR alone and no LF: one line holding 3 CRs.
+        let mac = try dir.write(
+            "mac.log",
+            Array(
+                [
+                    "@tmi-sent-ts=1 :u!u@u PRIVMSG #c :a\r", "@tmi-sent-ts=2 :u!u@u PRIVMSG #c :b\r",
+                    "@tmi-sent-ts=3 :u!u@u PRIVMSG #c :c\r",
+                ].joined().utf8))
+        // A line with a stray CR, a clean line, a line with two CRs before its CRLF.
+        let stray = try dir.write(
+            "stray.log", Array((Self.line(4, "x\ry") + Self.line(5, "clean") + Self.line(6, "z\r\r")).utf8))
+        // 1,000 CR-ended lines (25,000 bytes): one over-long line, skipped.
+        let long = try dir.write("long.log", Array(String(repeating: ":u!u@u PRIVMSG #c :hello\r", count: 1_000).utf8))
+        let paths = [mac, stray, long]
+        var records: [MergeRecord] = []
+        var statistics = MergeStatistics()
+        if merged {
+            let reader = MergeReader(paths: paths, groups: [[0], [1], [2]])
+            records = Self.run(reader, dir: dir)
+            statistics = reader.statistics
+        } else {
+            for path in paths {
+                let reader = MergeReader(paths: [path])
+                records += Self.run(reader, dir: dir)
+                statistics.add(reader.statistics)
+            }
+        }
+        let macAndStray = [
+            "bareCarriageReturns(3) mac.log:1", "line mac.log:1", "bareCarriageReturns(1) stray.log:1",
+            "line stray.log:1", "line stray.log:2", "line stray.log:3",
+        ]
+        let longEvents = ["bareCarriageReturns(1000) long.log:1", "skipped long.log:1"]
+        // Merged, the over-long line (no time) sorts first, its warning just before it.
+        #expect(
+            records.map { "\($0.kind) \($0.input):\($0.lineNumber)" }
+                == (merged ? longEvents + macAndStray : macAndStray + longEvents))
+        #expect(records.first(where: { $0.input == "mac.log" && $0.kind == .line })?.text == "c\r")
+        #expect(statistics.bareCarriageReturnLines == 4)
+        #expect(statistics.bareCarriageReturnInputs == 3)
+        #expect(statistics.lines == 4 && statistics.skippedLines == 1)
     }
 }

@@ -162,6 +162,32 @@ import TwitchSession
         #expect(elapsed >= 400 && elapsed < 3_000, "took \(elapsed) ms")
     }
 
+    @Test(
+        "a speed as small as a Double gets, over lines 8,000 years apart: the JOIN is served, the far line waits, PING is answered",
+        arguments: [1e-300, 0.001])
+    func extremeSpeedAtJoin(speed: Double) throws {
+        let directory = try InputTempDirectory()
+        let path = try directory.file("far.irc")
+        let lines = [
+            "@tmi-sent-ts=0 :a!a@a.tmi.twitch.tv PRIVMSG #c :first",
+            "@tmi-sent-ts=253402300799999 :a!a@a.tmi.twitch.tv PRIVMSG #c :in the year 9999",
+        ]
+        try lines.map { $0 + "\r\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
+        let server = try ServeHarness([path], options: ServeOptions(port: 0, speed: speed))
+        defer { server.stop() }
+        let client = try ServeTestClient(port: server.port)
+        _ = try client.login()
+        #expect(try client.join("c").last?.hasSuffix(" :tmi.twitch.tv ROOMSTATE #c") == true)
+        #expect(try client.line() == lines[0])
+        #expect(try client.line(timeoutMs: 300) == nil, "the far line waits")
+        try client.send("PING :alive")
+        #expect(try client.line() == ":tmi.twitch.tv PONG tmi.twitch.tv :alive")
+        let second = try ServeTestClient(port: server.port)
+        _ = try second.login("justinfan2")
+        _ = try second.join("c")
+        #expect(try second.line() == lines[0])
+    }
+
     @Test("--loop starts a client's replay over at the end of the log")
     func loops() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")

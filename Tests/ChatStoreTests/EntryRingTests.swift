@@ -191,3 +191,21 @@ import Testing
     /// A test line's text without its padding.
     func unpadded(_ text: String?) -> String? { text.map { String($0.prefix { $0 != "x" }) } }
 }
+
+/// A ring's capacity is only an upper bound: memory follows the lines appended, and no capacity a
+/// caller can pass (up to `Int.max`) overflows the growth arithmetic.
+@Suite struct EntryRingCapacityTests {
+    @Test(
+        "300 lines into rings of capacity 2^32, 2^60 and Int.max: all kept, storage follows the lines",
+        arguments: [1 << 32, 1 << 60, Int.max])
+    func hugeCapacity(capacity: Int) throws {
+        let registry = ReaderRegistry()
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: capacity)
+        for n in 0..<300 { append(ring, line(UInt64(n), padding: 100)) }
+        #expect(ring.liveRange == 0..<300)
+        #expect(text(ring, 0, reader) == "message 0" + String(repeating: "x", count: 100))
+        #expect(text(ring, 299, reader) == "message 299" + String(repeating: "x", count: 100))
+        #expect(ring.reservedBytes < 1 << 20, "\(ring.reservedBytes) bytes reserved for 300 lines")
+    }
+}

@@ -28,6 +28,14 @@ import Testing
         #expect(short == ["04:40:32 S MoonMoth: lunafrHeart lunafrHeart good morning luna", "", "", ""])
     }
 
+    @Test("a store of capacity Int.max composes like any other (the row cache's bound does not overflow)")
+    func hugeCapacity() throws {
+        let (store, board) = try watchStore(["privmsg.irc"], capacity: .max)
+        let (view, context) = try Self.view(store, board, "pixelharbor")
+        let rows = view.compose(height: 5, width: 100, with: context).map(\.plainText)
+        #expect(rows.last == "04:40:30 Lurk_Lord: :) hi chat")
+    }
+
     @Test("k and PgUp scroll back with a count of new rows below; G returns to live; the top stops at the oldest")
     func scrolling() throws {
         let (store, board) = try watchStore(["privmsg.irc"])

@@ -45,6 +45,34 @@ import Testing
         #expect(out.items.last == .line(Self.bytes("ok2"), number: 3, offset: 20_007, terminator: .crlf))
     }
 
+    @Test(
+        "an over-long line made of CR-ended lines is skipped with the count of its CRs, in every chunking",
+        arguments: [1, 7, 64, 4096, 100_000])
+    func overLongCarriageReturns(chunk: Int) {
+        // 1,000 lines of 20 bytes each ended by CR alone (20,000 bytes), then CRLF, then a CR-ended
+        // line at the end of the stream that is over-long too.
+        let crLines = Array(repeating: Self.bytes("PRIVMSG #c :abcdefg\r"), count: 1_000).flatMap { $0 }
+        let input = Self.bytes("ok1\r\n") + crLines + Self.bytes("\r\n") + crLines + Self.bytes("x")
+        let out = FramerVerifier.frame(input, chunks: { chunk })
+        #expect(out.lines == [Self.bytes("ok1")])
+        #expect(
+            out.errors == [
+                FramingError(lineNumber: 2, offset: 5, length: 20_000, limit: 16_384, carriageReturns: 1_000),
+                FramingError(lineNumber: 3, offset: 20_007, length: 20_001, limit: 16_384, carriageReturns: 1_000),
+            ])
+    }
+
+    @Test("carriageReturns(in:) counts the CRs inside a line, not the CR of its CRLF")
+    func carriageReturnsInLine() {
+        var framer = LineFramer()
+        var counts: [Int] = []
+        framer.feed(Self.bytes("a\rb\rc\r\nplain\r\n\r\r\nlf only\n").span) { event, framer in
+            guard case .line(let line) = event else { return }
+            counts.append(framer.carriageReturns(in: line))
+        }
+        #expect(counts == [2, 0, 1, 0])
+    }
+
     @Test("a line of exactly the limit passes; one byte more is skipped", arguments: [1, 3, 64, 100_000])
     func limitBoundary(chunk: Int) {
         let exact = [UInt8](repeating: UInt8(ascii: "a"), count: 100)

@@ -63,11 +63,19 @@ public enum MergeEvent: Sendable {
     /// an input that could not be opened for want of descriptors (``InputError/isDescriptorExhaustion``):
     /// then the merge stops (``MergeReader/exhaustion``).
     case inputFailed(MergedLine, InputError, droppedByteCount: Int)
+    /// A warning, once per input: the line at this location (a line, a malformed line or an
+    /// over-long one, whose own event follows at once) holds `count` CRs that no LF follows. Lines
+    /// end at LF or CRLF only, so an input whose lines end in CR alone is read as one line (or as
+    /// over-long lines, skipped). Every such line is counted in
+    /// ``MergeStatistics/bareCarriageReturnLines``. No bytes are lent.
+    case bareCarriageReturns(MergedLine, count: Int)
 
     /// Where the event happened.
     public var location: MergedLine {
         switch self {
-        case .line(let at, _), .malformed(let at, _), .skipped(let at, _), .inputFailed(let at, _, _): at
+        case .line(let at, _), .malformed(let at, _), .skipped(let at, _), .inputFailed(let at, _, _),
+            .bareCarriageReturns(let at, _):
+            at
         }
     }
 
@@ -80,7 +88,15 @@ public enum MergeEvent: Sendable {
         case .skipped(let at, let error): "\(at.inputName):\(at.lineNumber): \(error)"
         case .inputFailed(_, let error, let dropped):
             "\(error)" + (dropped > 0 ? " (\(dropped) bytes of a partial last line dropped)" : "")
+        case .bareCarriageReturns(let at, let count):
+            "\(at.inputName):\(at.lineNumber): " + Self.bareCarriageReturnsText(count: count)
         }
+    }
+
+    /// What ``bareCarriageReturns(_:count:)`` says, without the position.
+    public static func bareCarriageReturnsText(count: Int) -> String {
+        "bare CR line endings: this line holds \(count) CR\(count == 1 ? "" : "s") that no LF follows; chatcap "
+            + "ends lines at LF and CRLF only, so lines ended by CR alone run together (said once per input)"
     }
 }
 
@@ -98,6 +114,10 @@ public struct MergeStatistics: Sendable, Equatable {
     public var untimedLines = 0
     /// Lines whose `time` or `tmi-sent-ts` tag was present but unreadable.
     public var unreadableTimeTags = 0
+    /// Lines (parsed, malformed or over-long) holding a CR that no LF follows.
+    public var bareCarriageReturnLines = 0
+    /// Inputs with such a line (each got one ``MergeEvent/bareCarriageReturns(_:count:)``).
+    public var bareCarriageReturnInputs = 0
 
     public init() {}
 
@@ -109,5 +129,7 @@ public struct MergeStatistics: Sendable, Equatable {
         failedInputs += other.failedInputs
         untimedLines += other.untimedLines
         unreadableTimeTags += other.unreadableTimeTags
+        bareCarriageReturnLines += other.bareCarriageReturnLines
+        bareCarriageReturnInputs += other.bareCarriageReturnInputs
     }
 }

@@ -35,9 +35,10 @@ final class MergeLane {
         }
     }
 
-    /// What the input loop found next, before parsing.
+    /// What the input loop found next, before parsing (with the CRs inside a line: see
+    /// ``MergeEvent/bareCarriageReturns(_:count:)``).
     private enum Step {
-        case line(FramedLine)
+        case line(FramedLine, carriageReturns: Int)
         case skipped(FramingError)
         case failed(InputError, droppedByteCount: Int, line: Int, offset: UInt64)
     }
@@ -58,6 +59,10 @@ final class MergeLane {
         /// The parsed message of a `.line` head.
         var message: TwitchMessage? = nil
         var headHasUnreadableTag = false
+        /// CRs inside the head's line (0 for nearly every line).
+        var headCarriageReturns = 0
+        /// Whether the current input had its ``MergeEvent/bareCarriageReturns(_:count:)`` warning.
+        var warnedCarriageReturns = false
         var sortKey: (milliseconds: Int64, inputIndex: Int) = (.min, 0)
         /// What this lane handed out so far.
         var statistics = MergeStatistics()
@@ -126,13 +131,13 @@ final class MergeLane {
     func pull<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
         guard let step = nextStep() else { return false }
         switch step {
-        case .line(let line):
+        case .line(let line, let carriageReturns):
             try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
                 let message: TwitchMessage
                 do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
                     let at = location(line: line.number, offset: line.offset, timestamp: nil)
                     count(malformed: at)
-                    try body(.malformed(at, error), bytes)
+                    try handOut(.malformed(at, error), bytes, carriageReturns: carriageReturns, body)
                     return
                 }
                 let time = LineTime(of: message, in: bytes)
@@ -143,13 +148,13 @@ final class MergeLane {
                     unsafe state.pointee.statistics.untimedLines += 1
                 }
                 if time.hasUnreadableTag { unsafe state.pointee.statistics.unreadableTimeTags += 1 }
-                try body(.line(at, message), bytes)
+                try handOut(.line(at, message), bytes, carriageReturns: carriageReturns, body)
             }
         case .skipped(let error):
             let at = location(line: error.lineNumber, offset: error.offset, timestamp: nil)
             unsafe state.pointee.statistics.skippedLines += 1
             try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
-                try body(.skipped(at, error), empty)
+                try handOut(.skipped(at, error), empty, carriageReturns: error.carriageReturns, body)
             }
         case .failed(let error, let dropped, let line, let offset):
             let at = location(line: line, offset: offset, timestamp: nil)
@@ -166,6 +171,7 @@ final class MergeLane {
     /// - Precondition: ``hasHead``.
     func withHead<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) {
         guard let head = unsafe state.pointee.head else { preconditionFailure("withHead() on an exhausted lane") }
+        let carriageReturns = unsafe state.pointee.headCarriageReturns
         switch head {
         case .line(let line, let at):
             unsafe state.pointee.statistics.lines += 1
@@ -174,17 +180,17 @@ final class MergeLane {
             }
             if unsafe state.pointee.headHasUnreadableTag { unsafe state.pointee.statistics.unreadableTimeTags += 1 }
             try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
-                try body(.line(at, unsafe state.pointee.message!), bytes)
+                try handOut(.line(at, unsafe state.pointee.message!), bytes, carriageReturns: carriageReturns, body)
             }
         case .malformed(let line, let error, let at):
             count(malformed: at)
             try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
-                try body(.malformed(at, error), bytes)
+                try handOut(.malformed(at, error), bytes, carriageReturns: carriageReturns, body)
             }
         case .skipped(let error, let at):
             unsafe state.pointee.statistics.skippedLines += 1
             try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
-                try body(.skipped(at, error), empty)
+                try handOut(.skipped(at, error), empty, carriageReturns: carriageReturns, body)
             }
         case .failed(let error, let dropped, let at):
             unsafe state.pointee.statistics.failedInputs += 1
@@ -203,10 +209,12 @@ final class MergeLane {
         unsafe state.pointee.head = nil
         unsafe state.pointee.message = nil
         unsafe state.pointee.headHasUnreadableTag = false
+        unsafe state.pointee.headCarriageReturns = 0
         guard let step = nextStep() else { return }
         let head: Head
         switch step {
-        case .line(let line):
+        case .line(let line, let carriageReturns):
+            unsafe state.pointee.headCarriageReturns = carriageReturns
             head = unsafe state.pointee.framer.withBytes(of: line) { bytes -> Head in
                 do throws(LineError) {
                     let message = try TwitchMessage.parse(bytes)
@@ -221,6 +229,7 @@ final class MergeLane {
                 }
             }
         case .skipped(let error):
+            unsafe state.pointee.headCarriageReturns = error.carriageReturns
             head = .skipped(error, location(line: error.lineNumber, offset: error.offset, timestamp: nil))
         case .failed(let error, let dropped, let line, let offset):
             head = .failed(error, droppedByteCount: dropped, location(line: line, offset: offset, timestamp: nil))
@@ -228,6 +237,30 @@ final class MergeLane {
         let at = head.location
         unsafe state.pointee.sortKey = (at.timestamp?.milliseconds ?? .min, at.inputIndex)
         unsafe state.pointee.head = head
+    }
+
+    /// Lends `event` to `body`, after the input's ``MergeEvent/bareCarriageReturns(_:count:)``
+    /// warning when the line holds CRs and is the input's first that does; counts such lines. Both
+    /// events are handed out even when `body` throws at the first; the first error is rethrown.
+    private func handOut<E: Error>(
+        _ event: MergeEvent, _ bytes: Span<UInt8>, carriageReturns: Int,
+        _ body: (MergeEvent, Span<UInt8>) throws(E) -> Void
+    ) throws(E) {
+        var failure: E? = nil
+        if carriageReturns > 0 {
+            unsafe state.pointee.statistics.bareCarriageReturnLines += 1
+            if unsafe !state.pointee.warnedCarriageReturns {
+                unsafe state.pointee.warnedCarriageReturns = true
+                unsafe state.pointee.statistics.bareCarriageReturnInputs += 1
+                do throws(E) {
+                    try body(.bareCarriageReturns(event.location, count: carriageReturns), bytes.extracting(0..<0))
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        do throws(E) { try body(event, bytes) } catch { if failure == nil { failure = error } }
+        if let failure { throw failure }
     }
 
     private func count(malformed at: MergedLine) {
@@ -246,6 +279,7 @@ final class MergeLane {
                 unsafe state.pointee.framer.reset()
                 unsafe state.pointee.sourceEnded = false
                 unsafe state.pointee.sourceError = nil
+                unsafe state.pointee.warnedCarriageReturns = false
                 unsafe state.pointee.inputIndex = input.index
                 unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
                 if input.path != "-" { needsDescriptor?(self) }
@@ -258,7 +292,9 @@ final class MergeLane {
             }
             if let event = unsafe state.pointee.framer.nextLine() {
                 switch event {
-                case .line(let line): return .line(line)
+                // A second scan of the line (cached: it was just framed), for the CRs inside it.
+                case .line(let line):
+                    return .line(line, carriageReturns: unsafe state.pointee.framer.carriageReturns(in: line))
                 case .skipped(let error): return .skipped(error)
                 }
             }
@@ -274,7 +310,8 @@ final class MergeLane {
                 }
                 if let event = unsafe state.pointee.framer.finish() {
                     switch event {
-                    case .line(let line): return .line(line)
+                    case .line(let line):
+                        return .line(line, carriageReturns: unsafe state.pointee.framer.carriageReturns(in: line))
                     case .skipped(let error): return .skipped(error)
                     }
                 }

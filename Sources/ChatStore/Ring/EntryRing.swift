@@ -228,7 +228,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         if entries < capacity {
             // While the ring fills: grow by half (amortised O(1) copying, at most a third of the
             // storage unused), but not past the full ring at the average line length seen so far.
-            let projected = entries > 64 ? Int(Double(live.count / entries * capacity) * Self.growth) : .max
+            // In `Double` and clamped: `capacity` may be as large as `Int.max` (it only bounds the ring).
+            let projected =
+                entries > 64
+                ? Int(min(Double(live.count / entries) * Double(capacity) * Self.growth, Double(Int.max / 2))) : .max
             needed = max(live.count + count, min(oldCapacity + oldCapacity / 2, projected))
         } else {
             needed = Int(Double(live.count + count) * Self.growth)

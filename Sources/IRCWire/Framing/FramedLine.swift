@@ -55,12 +55,16 @@ public struct FramingError: Error, Sendable, Equatable, CustomStringConvertible 
     public var length: Int
     /// The limit it broke.
     public var limit: Int
+    /// CRs in the line that no LF follows (the CR of a closing CRLF does not count). Many of them
+    /// mean an input whose lines end in CR alone: those run together into one over-long line.
+    public var carriageReturns: Int
 
-    public init(lineNumber: Int, offset: UInt64, length: Int, limit: Int) {
+    public init(lineNumber: Int, offset: UInt64, length: Int, limit: Int, carriageReturns: Int = 0) {
         self.lineNumber = lineNumber
         self.offset = offset
         self.length = length
         self.limit = limit
+        self.carriageReturns = carriageReturns
     }
 
     public var description: String {

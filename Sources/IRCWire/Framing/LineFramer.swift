@@ -3,8 +3,10 @@
 /// The framer owns the receive buffer (allocated once). A reader writes into its free tail with
 /// ``fill(_:)`` — `read(2)` straight into the buffer — and then drains complete lines with
 /// ``nextLine()``; each line is a range into the buffer that ``withBytes(of:_:)`` lends as a `Span`.
-/// Lines end with `\r\n` or a bare `\n`. A line longer than ``maxLineLength`` is reported once as
-/// ``FramerEvent/skipped(_:)`` with its position and dropped whole; framing resumes after its newline.
+/// Lines end with `\r\n` or a bare `\n`; a CR alone does not end a line (IRC and Twitch end lines with
+/// CRLF; a reader of files tells the user about CRs inside lines, see ``carriageReturns(in:)``). A
+/// line longer than ``maxLineLength`` is reported once as ``FramerEvent/skipped(_:)`` with its
+/// position and the CRs it held, and dropped whole; framing resumes after its newline.
 ///
 /// ```
 ///  0            lineStart          scanFrom           end              capacity
@@ -35,6 +37,8 @@ public struct LineFramer: ~Copyable {
     /// Bytes of an over-long line already dropped; `nil` outside discard mode.
     private var discarded: Int? = nil
     private var discardOffset: UInt64 = 0
+    /// CRs among the bytes of the over-long line dropped so far.
+    private var discardedCarriageReturns = 0
 
     /// Lines handed out so far.
     public private(set) var lineCount = 0
@@ -70,6 +74,7 @@ public struct LineFramer: ~Copyable {
         baseOffset = 0
         lineNumber = 1
         discarded = nil
+        discardedCarriageReturns = 0
         lineCount = 0
         skippedCount = 0
         return dropped
@@ -142,9 +147,11 @@ public struct LineFramer: ~Copyable {
                 let keep = end > lineStart && span[end - 1] == UInt8(ascii: "\r") ? 1 : 0
                 if discarded != nil {
                     discarded! += end - keep - lineStart
+                    discardedCarriageReturns += Self.carriageReturns(in: span, from: lineStart, to: end - keep)
                     lineStart = end - keep
                 } else if end - lineStart > maxLineLength + 1 {
                     discarded = end - keep - lineStart
+                    discardedCarriageReturns = Self.carriageReturns(in: span, from: lineStart, to: end - keep)
                     discardOffset = baseOffset + UInt64(lineStart)
                     lineStart = end - keep
                 }
@@ -168,14 +175,18 @@ public struct LineFramer: ~Copyable {
                 return .skipped(
                     FramingError(
                         lineNumber: number, offset: discardOffset, length: dropped + (lineEnd - start),
-                        limit: maxLineLength))
+                        limit: maxLineLength,
+                        carriageReturns: discardedCarriageReturns
+                            + Self.carriageReturns(in: span, from: start, to: lineEnd)
+                    ))
             }
             if lineEnd - start > maxLineLength {
                 skippedCount += 1
                 return .skipped(
                     FramingError(
                         lineNumber: number, offset: baseOffset + UInt64(start), length: lineEnd - start,
-                        limit: maxLineLength))
+                        limit: maxLineLength, carriageReturns: Self.carriageReturns(in: span, from: start, to: lineEnd))
+                )
             }
             lineCount += 1
             return .line(
@@ -194,13 +205,18 @@ public struct LineFramer: ~Copyable {
             scanFrom = end
             discarded = nil
         }
+        let base = unsafe storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        // SAFETY: `[0, end)` is initialised; the span does not outlive this call.
+        let span = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: end))
         if let dropped = discarded {
             skippedCount += 1
             lineNumber += 1
             return .skipped(
                 FramingError(
                     lineNumber: lineNumber - 1, offset: discardOffset, length: dropped + (end - lineStart),
-                    limit: maxLineLength))
+                    limit: maxLineLength,
+                    carriageReturns: discardedCarriageReturns + Self.carriageReturns(in: span, from: lineStart, to: end)
+                ))
         }
         guard end > lineStart else { return nil }
         let number = lineNumber
@@ -210,12 +226,35 @@ public struct LineFramer: ~Copyable {
             return .skipped(
                 FramingError(
                     lineNumber: number, offset: baseOffset + UInt64(lineStart), length: end - lineStart,
-                    limit: maxLineLength))
+                    limit: maxLineLength, carriageReturns: Self.carriageReturns(in: span, from: lineStart, to: end)))
         }
         lineCount += 1
         return .line(
             FramedLine(
                 range: lineStart..<end, number: number, offset: baseOffset + UInt64(lineStart), terminator: .none))
+    }
+
+    /// How many CRs `line` (without its terminator) holds: a CR that no LF follows does not end a
+    /// line here, so a line that holds CRs is, most likely, several lines of an input whose lines
+    /// end in CR alone (classic Mac OS text, some legacy IRC logs).
+    ///
+    /// - Precondition: `line` came from this framer and no ``fill(_:)`` happened since.
+    /// - Complexity: O(line length), eight bytes per step. - Allocations: none.
+    public func carriageReturns(in line: FramedLine) -> Int {
+        withBytes(of: line) { Self.carriageReturns(in: $0, from: 0, to: $0.count) }
+    }
+
+    /// The CRs in `span[from..<end]`.
+    ///
+    /// - Complexity: O(`end - from`), eight bytes per step. - Allocations: none.
+    static func carriageReturns(in span: Span<UInt8>, from: Int, to end: Int) -> Int {
+        var count = 0
+        var i = from
+        while let cr = ByteScan.firstIndex(of: UInt8(ascii: "\r"), in: span, from: i, to: end) {
+            count += 1
+            i = cr + 1
+        }
+        return count
     }
 
     /// Lends the bytes of `line` (without terminator) to `body`.

@@ -1,0 +1,80 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// Inputs at the edges of the formats, end to end: lines ended by CR alone, and tag keys that are
+/// equal in JSON only (repeated, or different in invalid UTF-8 alone).
+@Suite struct InputEdgeCLITests {
+    /// Three PRIVMSGs ended by CR alone: chatcap frames on LF and CRLF, so they are one line.
+    static let macLines = [
+        "@tmi-sent-ts=1763700000000 :a!a@a.tmi.twitch.tv PRIVMSG #c :one",
+        "@tmi-sent-ts=1763700001000 :a!a@a.tmi.twitch.tv PRIVMSG #c :two",
+        "@tmi-sent-ts=1763700002000 :a!a@a.tmi.twitch.tv PRIVMSG #c :three",
+    ].map { $0 + "\r" }.joined()
+
+    @Test("a file with bare-CR line endings is one line, and replay says so once, with its position, and counts it")
+    func bareCarriageReturnFile() throws {
+        let directory = try InputTempDirectory()
+        let path = try directory.write("mac.irc", Array(Self.macLines.utf8))
+        let clean = try directory.write(
+            "clean.irc", Array("@tmi-sent-ts=1763700003000 :b!b@b.tmi.twitch.tv PRIVMSG #c :fine\r\n".utf8))
+        let run = try CLI.run(["replay", path, clean, "--format", "raw"])
+        #expect(run.status == 0)
+        // The three CR-ended lines are one line (ended by LF on output: it had no terminator).
+        #expect(
+            run.text
+                == Self.macLines + "\n" + "@tmi-sent-ts=1763700003000 :b!b@b.tmi.twitch.tv PRIVMSG #c :fine\r\n")
+        #expect(
+            run.stderr
+                == "chatcap: \(path):1: bare CR line endings: this line holds 3 CRs that no LF follows; chatcap "
+                + "ends lines at LF and CRLF only, so lines ended by CR alone run together (said once per input)\n"
+                + "chatcap: summary: 2 lines read, 2 written, 1 input with bare CR line endings\n")
+        let strict = try CLI.run(["replay", path, "--format", "raw", "--strict"])
+        #expect(strict.status == 65)
+        let stats = try CLI.run(["stats", path, "--json"])
+        #expect(stats.status == 0)
+        #expect(stats.text.contains(#""bare_cr_inputs":1,"#), "\(stats.text)")
+        #expect(stats.text.contains(#"bare CR line endings: this line holds 3 CRs"#), "\(stats.text)")
+    }
+
+    @Test("a big bare-CR file is an over-long line: the warning comes with the skip, once")
+    func bigBareCarriageReturnFile() throws {
+        let directory = try InputTempDirectory()
+        let bytes = Array(String(repeating: ":a!a@a.tmi.twitch.tv PRIVMSG #c :hello there\r", count: 2_000).utf8)
+        let path = try directory.write("big.irc", bytes)
+        let run = try CLI.run(["replay", path, "--format", "raw"])
+        #expect(run.status == 65, "no valid line at all")
+        #expect(run.lineCount == 0)
+        #expect(
+            run.stderr
+                == "chatcap: \(path):1: bare CR line endings: this line holds 2000 CRs that no LF follows; chatcap "
+                + "ends lines at LF and CRLF only, so lines ended by CR alone run together (said once per input)\n"
+                + "chatcap: \(path):1: line 1 (byte 0): \(bytes.count) bytes exceed the 16384-byte line limit; skipped\n"
+                + "chatcap: summary: 0 lines read, 0 written, 1 over-long skipped, 1 input with bare CR line endings\n"
+                + "chatcap: error: no valid IRC line in the input\n")
+    }
+
+    @Test("tag keys repeated or different only in invalid UTF-8 are each one JSON key, the last value wins")
+    func duplicateKeys() throws {
+        var line: [UInt8] = Array("@a=1;".utf8) + [0xFF] + Array("=x;".utf8) + [0xFE]
+        line += Array("=y;a=2;tmi-sent-ts=1763700000000 :a!a@a.tmi.twitch.tv PRIVMSG #c :hi\r\n".utf8)
+        let irc = try CLI.run(["replay", "-", "--format", "irc"], stdin: line)
+        #expect(irc.status == 0)
+        #expect(
+            irc.text
+                == ##"{"tags":{"\##u{FFFD}":"y","a":"2","tmi-sent-ts":"1763700000000"},"source":"a!a@a.tmi.twitch.tv","verb":"PRIVMSG","params":["#c","hi"]}"##
+                + "\n")
+        let json = try CLI.run(["replay", "-", "--format", "json", "--with-tags"], stdin: line)
+        #expect(json.status == 0)
+        #expect(
+            json.text.hasSuffix(#","tags":{"\#u{FFFD}":"y","a":"2","tmi-sent-ts":"1763700000000"}}"# + "\n"),
+            "\(json.text)")
+        // Python's json module keeps every key of an object in a list: none is there twice.
+        let check = try CLI.shell(
+            "printf '@a=1;\\xff=x;\\xfe=y;a=2 :a!a@a PRIVMSG #c :hi\\r\\n' | \(CLI.shellBinary) replay - --format irc | "
+                + "python3 -c 'import json,sys; json.loads(sys.stdin.read(), object_pairs_hook=lambda p: "
+                + "(_ for _ in ()).throw(SystemExit(\"duplicate\")) if len(p) != len(set(k for k, _ in p)) else dict(p))'"
+        )
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+}
