@@ -34,15 +34,16 @@ let package = Package(
         .target(name: "CLinux", path: "Sources/CLinux"),
 
         // The pure core: no I/O, no clocks, no C. Data flows left to right:
-        //   IRCWire ─▶ ChatStore ─▶ ChatFormat        TwitchSession (events in, actions out)
+        //   IRCWire ─▶ ChatStore ─▶ ChatFormat        ChatStore ─▶ TwitchSession (events in, actions out)
         // bytes → lines → parsed views. Standard library only.
         .target(name: "IRCWire", swiftSettings: dataPathSettings),
         // WebSocket (RFC 6455) frames decoded in place and encoded, and the Upgrade handshake as text.
         .target(name: "WebSocketWire", swiftSettings: dataPathSettings),
         // Entry rings, windows, moderation, interning, timestamps.
         .target(name: "ChatStore", dependencies: ["IRCWire"], swiftSettings: dataPathSettings),
-        // The Twitch connection state machine, credentials, logins, join pacing, session records.
-        .target(name: "TwitchSession", dependencies: ["IRCWire"], swiftSettings: dataPathSettings),
+        // The Twitch connection state machine, credentials, logins, join pacing, session records
+        // (whose descriptions write instants with ChatStore's `Timestamp`).
+        .target(name: "TwitchSession", dependencies: ["IRCWire", "ChatStore"], swiftSettings: dataPathSettings),
         // Output encoders over one line and its context: typed JSON, irc atoms, text, session records.
         .target(
             name: "ChatFormat", dependencies: ["IRCWire", "ChatStore", "TwitchSession"],

@@ -153,6 +153,28 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = false
     }
 
+    /// Writes a key from raw bytes in snake_case (``SnakeCase``), escaped, invalid UTF-8 repaired.
+    ///
+    /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
+    public mutating func key(snakeCase span: Span<UInt8>, _ range: ByteRange) {
+        string(snakeCase: span, range)
+        put(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A string from raw bytes in snake_case (``SnakeCase``), escaped, invalid UTF-8 repaired.
+    ///
+    /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
+    public mutating func string(snakeCase span: Span<UInt8>, _ range: ByteRange) {
+        separate()
+        put(UInt8(ascii: "\""))
+        var cursor = SnakeCase(range)
+        var repair = UTF8Repair()
+        while let b = cursor.next(in: span) { repair.feed(b) { escape($0) } }
+        repair.finish { escape($0) }
+        put(UInt8(ascii: "\""))
+    }
+
     private mutating func separate() {
         if needsComma { put(UInt8(ascii: ",")) }
         needsComma = true
@@ -350,6 +372,11 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         put(UInt8(ascii: "\""))
         put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }
         put(UInt8(ascii: "\""))
+    }
+
+    /// Appends `t` in RFC 3339 with milliseconds, without quotes (for text output).
+    public mutating func raw(rfc3339 t: Timestamp) {
+        put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }
     }
 
     /// Appends the time of day of `t` in UTC as `HH:MM:SS` (no quotes: for text output).

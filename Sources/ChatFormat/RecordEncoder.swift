@@ -4,7 +4,9 @@ public import TwitchSession
 
 /// Session records as NDJSON objects of our own types: `gap` (a channel was not captured from
 /// `from` to `to`) and `session` (connected, capabilities, joined, join_failed, disconnected,
-/// reconnect, fatal). Common fields as for chat lines: `type`, `channel`, `ts`.
+/// reconnect, fatal; `detail` is the record's description). Common fields as for chat lines:
+/// `type`, `channel`, `ts`, `about` (always `null`). `replay` writes capture's stored records in the
+/// same two forms (``CaptureRecordLine``).
 public enum RecordEncoder: Sendable {
     public static func encode(_ record: SessionRecord, into out: inout JSONWriter) {
         out.beginObject()
@@ -16,6 +18,8 @@ public enum RecordEncoder: Sendable {
             out.string(gap.channel)
             out.key("ts")
             out.timestamp(Timestamp(milliseconds: gap.toWallMs))
+            out.key("about")
+            out.null()
             out.key("from")
             out.timestamp(Timestamp(milliseconds: gap.fromWallMs))
             out.key("to")
@@ -32,6 +36,8 @@ public enum RecordEncoder: Sendable {
             if let channel { out.string(channel) } else { out.null() }
             out.key("ts")
             out.timestamp(Timestamp(milliseconds: at))
+            out.key("about")
+            out.null()
             out.key("event")
             out.string(event)
             out.key("detail")
@@ -41,17 +47,20 @@ public enum RecordEncoder: Sendable {
         out.raw(byte: 0x0A)
     }
 
+    /// The event, channel, time and detail of a record: the detail is its description, the text
+    /// `capture` stores for it, so that `tail` and a replayed capture write the same record.
     private static func fields(_ r: SessionRecord) -> (String, String?, Int64, String) {
-        switch r {
-        case .connected(let attempt, let at): ("connected", nil, at, "connection \(attempt)")
-        case .capabilities(let outcome, let at): ("capabilities", nil, at, outcome.description)
-        case .joined(let channel, let at): ("joined", channel, at, "joined #\(channel)")
-        case .joinFailed(let channel, let reason, let at): ("join_failed", channel, at, reason.description)
-        case .disconnected(let reason, let at): ("disconnected", nil, at, reason.description)
-        case .reconnectScheduled(let after, let attempt, let at):
-            ("reconnect", nil, at, "in \(after) ms (attempt \(attempt))")
-        case .fatal(let message, let at): ("fatal", nil, at, message)
-        case .gap(let gap): ("gap", gap.channel, gap.toWallMs, gap.description)
-        }
+        let (event, channel, at): (String, String?, Int64) =
+            switch r {
+            case .connected(_, let at): ("connected", nil, at)
+            case .capabilities(_, let at): ("capabilities", nil, at)
+            case .joined(let channel, let at): ("joined", channel, at)
+            case .joinFailed(let channel, _, let at): ("join_failed", channel, at)
+            case .disconnected(_, let at): ("disconnected", nil, at)
+            case .reconnectScheduled(_, _, let at): ("reconnect", nil, at)
+            case .fatal(_, let at): ("fatal", nil, at)
+            case .gap(let gap): ("gap", gap.channel, gap.toWallMs)
+            }
+        return (event, channel, at, r.description)
     }
 }

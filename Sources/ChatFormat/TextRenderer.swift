@@ -4,7 +4,9 @@ public import IRCWire
 /// Renders a line for people: `HH:MM:SS #channel display_name: message`, the name in the user's
 /// colour (24-bit) when colour is on, `/me` in italics as `* name message`, and system lines
 /// (`-- …`) for notices, moderation, room state and protocol traffic. Moderated messages are struck
-/// through (colour) or marked (plain) with the reason.
+/// through (colour) or marked (plain) with the reason. Capture's own records read
+/// `-- gap: not captured from <RFC 3339> to <RFC 3339> (<s.mmm> s): <reason>` and
+/// `-- capture <event in words>: <text>`, under their channel if they name one.
 public struct TextRenderer: Sendable {
     public var color: Bool
 
@@ -32,7 +34,8 @@ public struct TextRenderer: Sendable {
         } else {
             out.raw("--:--:-- ")
         }
-        if let channel = message.channel {
+        let record = message.command == .capture ? CaptureRecordLine(message, in: bytes) : nil
+        if let channel = message.channel ?? record?.channel {
             out.raw(byte: UInt8(ascii: "#"))
             text(bytes, channel, into: &out)
             out.raw(byte: UInt8(ascii: " "))
@@ -55,10 +58,50 @@ public struct TextRenderer: Sendable {
             } else {
                 system(bytes, message, into: &out)
             }
+        case .capture:
+            if let record { captureRecord(bytes, record, into: &out) } else { system(bytes, message, into: &out) }
         default:
             system(bytes, message, into: &out)
         }
         out.raw(byte: 0x0A)
+    }
+
+    /// A capture record, dimmed like the other system lines.
+    private func captureRecord(_ bytes: Span<UInt8>, _ r: CaptureRecordLine, into out: inout JSONWriter) {
+        if color { out.raw(Self.dim) }
+        if let from = r.gapFrom, let to = r.gapTo {
+            out.raw("-- gap: not captured from ")
+            out.raw(rfc3339: from)
+            out.raw(" to ")
+            out.raw(rfc3339: to)
+            out.raw(" (")
+            let ms = to.milliseconds - from.milliseconds
+            out.decimal(ms / 1000)
+            out.raw(byte: UInt8(ascii: "."))
+            let fraction = ms % 1000
+            if fraction < 100 { out.raw(byte: UInt8(ascii: "0")) }
+            if fraction < 10 { out.raw(byte: UInt8(ascii: "0")) }
+            out.decimal(fraction)
+            out.raw(" s)")
+            if let tag = r.reasonTag {
+                out.raw(": ")
+                unescaped(bytes, tag, into: &out)
+            } else if let reason = r.reasonText {
+                out.raw(": ")
+                text(bytes, reason, into: &out)
+            }
+        } else {
+            out.raw("-- capture ")
+            for i in r.event.range {
+                let b = bytes[i]
+                safe(b == UInt8(ascii: "-") || b == UInt8(ascii: "_") ? UInt8(ascii: " ") : b, into: &out)
+            }
+            if let t = r.text {
+                out.raw(": ")
+                text(bytes, t, into: &out)
+            }
+        }
+        if color { out.raw(Self.reset) }
     }
 
     /// `name: text`, or `* name text` for `/me`; struck through and marked when moderated.

@@ -2,21 +2,38 @@ import ChatStore
 public import IRCWire
 
 /// Encodes a line as typed NDJSON (documented in `docs/ndjson.md`, schema in
-/// `docs/ndjson.schema.json`): every object has `"type"`, `"channel"` and `"ts"`, then the fields of
-/// its type.
+/// `docs/ndjson.schema.json`, schema version ``schemaVersion``): every object has `"type"`,
+/// `"channel"`, `"ts"` and `"about"`, then the fields of its type. Capture's own records (`CAPTURE`
+/// lines) come out as the `gap` and `session` records of ``RecordEncoder``.
 public enum TypedJSONEncoder: Sendable {
+    /// The version of `docs/ndjson.schema.json` this encoder writes (its top-level `version`).
+    public static let schemaVersion = 2
+
     /// - Complexity: O(line). - Allocations: none once the writer's buffer has grown.
     public static func encode(
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, options: JSONOptions,
         into out: inout JSONWriter
     ) {
         out.beginObject()
+        let record = message.command == .capture ? CaptureRecordLine(message, in: bytes) : nil
         out.key("type")
-        out.string(message.command.name)
+        if let record {
+            out.string(record.typeName)
+        } else if message.command == .capture {
+            out.string("unknown")
+        } else {
+            out.string(message.command.name)
+        }
         out.key("channel")
-        if let channel = message.channel { out.string(bytes, channel) } else { out.null() }
+        if let channel = message.channel ?? record?.channel { out.string(bytes, channel) } else { out.null() }
         out.key("ts")
         if let ts = context.timestamp { out.timestamp(ts) } else { out.null() }
+        out.key("about")
+        switch message.about(in: bytes) {
+        case .bytes(let r): out.string(bytes, r)
+        case .tag(let v): out.string(bytes, tag: v)
+        case nil: out.null()
+        }
         let tags = message.tags
         switch message.command {
         case .privmsg:
@@ -67,7 +84,7 @@ public enum TypedJSONEncoder: Sendable {
         case .userstate, .globaluserstate:
             if let u = message.userState(in: bytes) {
                 optionalTag("display_name", u.displayName, bytes, into: &out)
-                optionalTag("color", u.color, bytes, into: &out)
+                color(u.color, bytes, into: &out)
                 out.key("badges")
                 badges(bytes, message.badges, into: &out)
                 out.key("emote_sets")
@@ -118,6 +135,14 @@ public enum TypedJSONEncoder: Sendable {
             params(bytes, message.line, into: &out)
         case .reconnect:
             break
+        case .capture:
+            if let record {
+                captureRecord(bytes, record, into: &out)
+            } else {
+                out.key("verb")
+                out.string(bytes, message.line.verbRange)
+                params(bytes, message.line, into: &out)
+            }
         case .unknown:
             out.key("verb")
             out.string(bytes, message.line.verbRange)
@@ -161,12 +186,12 @@ public enum TypedJSONEncoder: Sendable {
         out.key("reply")
         if let r = m.replyParent {
             out.beginObject()
-            optionalTag("msg_id", r.messageId, bytes, into: &out)
+            optionalTag("parent_id", r.messageId, bytes, into: &out)
             optionalTag("user_id", r.userId, bytes, into: &out)
             optionalTag("login", r.login, bytes, into: &out)
             optionalTag("display_name", r.displayName, bytes, into: &out)
             optionalTag("body", r.body, bytes, into: &out)
-            optionalTag("thread_msg_id", r.threadMessageId, bytes, into: &out)
+            optionalTag("thread_parent_id", r.threadMessageId, bytes, into: &out)
             optionalTag("thread_login", r.threadLogin, bytes, into: &out)
             out.endObject()
         } else {
@@ -201,15 +226,7 @@ public enum TypedJSONEncoder: Sendable {
         user(bytes, m, login: login, into: &out)
         optionalText("text", n.text, bytes, into: &out)
         optionalTag("system_msg", n.systemMessage, bytes, into: &out)
-        out.key("params")
-        out.beginObject()
-        // Each key once, with its last value (as for tags): JSON objects must not repeat keys.
-        tags.forEachMsgParam(in: bytes) { tag in
-            guard IRCAtomsEncoder.isLastOccurrence(tag, bytes, m) else { return }
-            out.key(bytes: bytes, ByteRange(tag.key.lower + 10, tag.key.upper))
-            out.string(bytes, tag: tag.value)
-        }
-        out.endObject()
+        UserNoticeParams.write(bytes, tags, into: &out)
         out.key("emotes")
         if let text = n.text {
             emotes(bytes, m, text: text, into: &out)
@@ -230,8 +247,7 @@ public enum TypedJSONEncoder: Sendable {
         out.key("login")
         out.string(bytes, login)
         optionalTag("display_name", tags[.displayName], bytes, into: &out)
-        out.key("color")
-        if let c = tags[.color], !c.raw.isEmpty { out.string(bytes, tag: c) } else { out.null() }
+        color(tags[.color], bytes, into: &out)
         out.key("badges")
         badges(bytes, m.badges, into: &out)
         out.key("badge_info")
@@ -253,7 +269,14 @@ public enum TypedJSONEncoder: Sendable {
         out.endArray()
     }
 
-    /// Emotes as code point offsets into the text, start inclusive, end exclusive, clamped.
+    /// `"color"`: the tag's value, `null` when it is missing or empty (the user never chose one).
+    private static func color(_ v: TagValue?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
+        out.key("color")
+        if let v, !v.raw.isEmpty { out.string(bytes, tag: v) } else { out.null() }
+    }
+
+    /// Emotes as code point offsets into the text, start inclusive, end exclusive, clamped, each with
+    /// its `name`: the text it covers.
     private static func emotes(_ bytes: Span<UInt8>, _ m: TwitchMessage, text: ByteRange, into out: inout JSONWriter) {
         out.beginArray()
         if m.tags[.emotes].map({ !$0.raw.isEmpty }) == true {
@@ -264,6 +287,10 @@ public enum TypedJSONEncoder: Sendable {
                 out.beginObject()
                 out.key("id")
                 out.string(bytes, e.id)
+                out.key("name")
+                let from = CodePoints.byteOffset(ofCodePoint: r.lowerBound, in: bytes, text)
+                let to = CodePoints.byteOffset(ofCodePoint: r.upperBound, in: bytes, text)
+                out.string(bytes, ByteRange(from..<to))
                 out.key("start")
                 out.number(r.lowerBound)
                 out.key("end")
@@ -283,12 +310,37 @@ public enum TypedJSONEncoder: Sendable {
         out.beginObject()
         out.key("room_id")
         out.string(bytes, tag: s.roomId)
-        optionalTag("msg_id", s.messageId, bytes, into: &out)
+        optionalTag("id", s.messageId, bytes, into: &out)
         out.key("badges")
         badges(bytes, s.badges, into: &out)
         out.key("only")
         out.bool(s.isSourceOnly)
         out.endObject()
+    }
+
+    /// A capture record: a gap's interval and reason, or a session record's event and text.
+    private static func captureRecord(_ bytes: Span<UInt8>, _ r: CaptureRecordLine, into out: inout JSONWriter) {
+        if let from = r.gapFrom, let to = r.gapTo {
+            out.key("from")
+            out.timestamp(from)
+            out.key("to")
+            out.timestamp(to)
+            out.key("duration_ms")
+            out.number(to.milliseconds - from.milliseconds)
+            out.key("reason")
+            if let tag = r.reasonTag {
+                out.string(bytes, tag: tag)
+            } else if let text = r.reasonText {
+                out.string(bytes, text)
+            } else {
+                out.string("")
+            }
+        } else {
+            out.key("event")
+            out.string(snakeCase: bytes, r.event)
+            out.key("detail")
+            if let text = r.text { out.string(bytes, text) } else { out.string("") }
+        }
     }
 
     private static func target(_ bytes: Span<UInt8>, _ login: ByteRange, _ id: TagValue?, into out: inout JSONWriter) {

@@ -406,16 +406,24 @@ public final class Replay {
             if let until = options.until, t >= until { return false }
         }
         if !channelFilter.isEmpty {
-            guard let channel = message.channel, channelFilter.contains(where: { bytes.equals($0, at: channel.range) })
+            // A capture record counts for the channel it names.
+            guard let channel = message.recordChannel(in: bytes),
+                channelFilter.contains(where: { bytes.equals($0, at: channel.range) })
             else { return false }
         }
         if !userFilter.isEmpty {
+            // The sender, or the user the line is about (the target of a CLEARCHAT or CLEARMSG, the
+            // recipient of a gift).
             let login = message.command == .usernotice ? message.tags[.login]?.raw : message.senderLogin(in: bytes)
-            guard let login, userFilter.contains(where: { bytes.equals(lowercased: $0, at: login.range) }) else {
-                return false
-            }
+            let about = message.about(in: bytes)?.raw
+            guard
+                userFilter.contains(where: { user in
+                    login.map { bytes.equals(lowercased: user, at: $0.range) } == true
+                        || about.map { bytes.equals(lowercased: user, at: $0.range) } == true
+                })
+            else { return false }
         }
-        if !options.types.isEmpty && !options.types.contains(message.command.name.description) { return false }
+        if !options.types.isEmpty && !options.types.contains(message.typeName(in: bytes).description) { return false }
         if let grep = options.grep {
             guard let t = message.text(in: bytes) ?? message.privmsg(in: bytes)?.text else { return false }
             guard String(decoding: bytes, in: t).contains(grep) else { return false }

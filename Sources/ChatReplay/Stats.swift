@@ -4,8 +4,34 @@ public import ChatStore
 import IRCWire
 
 /// Counts what a set of logs holds: per channel and per command / msg-id, message rate, first and
-/// last timestamps, and the positions of malformed lines.
+/// last timestamps, the positions of malformed lines, and capture's own records (runs, reconnects,
+/// join outcomes, gaps).
 public final class StatsCollector {
+    /// What capture's records (`CAPTURE` lines, read as ``CaptureRecordLine``) say about the runs.
+    public struct CaptureCounts: Sendable, Equatable {
+        /// Records read.
+        public var records = 0
+        /// `start` records: capture runs.
+        public var runs = 0
+        /// `ended-without-stop` records: runs a later run found without their `stop`.
+        public var endedWithoutStop = 0
+        /// `connected` records, and those after the first of their run (reconnections).
+        public var connections = 0
+        public var reconnects = 0
+        public var disconnects = 0
+        /// JOIN outcomes: `joined` and `join-failed` records.
+        public var joined = 0
+        public var joinFailed = 0
+        /// `back-pressure` records: stops of socket reading for the disk.
+        public var backPressure = 0
+        /// Gap records, their total length, and their count per channel.
+        public var gaps = 0
+        public var gapMs: Int64 = 0
+        public var gapChannels: [String: Int] = [:]
+
+        public init() {}
+    }
+
     public struct Problem: Sendable {
         public var input: String
         public var line: Int
@@ -26,6 +52,9 @@ public final class StatsCollector {
     public private(set) var damagedInputs = 0
     /// Inputs whose lines hold CRs that no LF follows (see ``MergeEvent/bareCarriageReturns(_:count:)``).
     public private(set) var bareCarriageReturnInputs = 0
+    public private(set) var capture = CaptureCounts()
+    /// Whether the current capture run (since the last `start`) has connected already.
+    private var connectedInRun = false
     /// Problems listed one by one (the rest are only counted); 0 lists all.
     public let listLimit: Int
 
@@ -39,8 +68,9 @@ public final class StatsCollector {
             lines += 1
             let channel = message.channel.map { String(decoding: bytes, in: $0) } ?? ""
             perChannel[channel, default: 0] += 1
-            let name = message.command.name.description
+            let name = message.typeName(in: bytes).description
             perCommand[name, default: 0] += 1
+            if let record = CaptureRecordLine(message, in: bytes) { count(record, bytes) }
             if message.command == .privmsg { messages += 1 }
             if let n = message.userNotice(in: bytes) {
                 let kind =
@@ -70,6 +100,35 @@ public final class StatsCollector {
         }
     }
 
+    private func count(_ r: CaptureRecordLine, _ bytes: Span<UInt8>) {
+        capture.records += 1
+        if let from = r.gapFrom, let to = r.gapTo {
+            capture.gaps += 1
+            capture.gapMs += to.milliseconds - from.milliseconds
+            capture.gapChannels[r.channel.map { String(decoding: bytes, in: $0) } ?? "", default: 0] += 1
+            return
+        }
+        func event(_ name: StaticString) -> Bool { SnakeCase.equals(bytes, r.event, name) }
+        if event("start") {
+            capture.runs += 1
+            connectedInRun = false
+        } else if event("ended_without_stop") {
+            capture.endedWithoutStop += 1
+        } else if event("connected") {
+            capture.connections += 1
+            if connectedInRun { capture.reconnects += 1 }
+            connectedInRun = true
+        } else if event("disconnected") {
+            capture.disconnects += 1
+        } else if event("joined") {
+            capture.joined += 1
+        } else if event("join_failed") {
+            capture.joinFailed += 1
+        } else if event("back_pressure") {
+            capture.backPressure += 1
+        }
+    }
+
     /// Chat messages per second between the first and last timestamp.
     public var messagesPerSecond: Double? {
         guard let first, let last, last > first else { return nil }
@@ -96,6 +155,19 @@ public final class StatsCollector {
         if let rate = messagesPerSecond { out += "messages/s: \((rate * 100).rounded() / 100)\n" }
         out += "malformed: \(malformed)\nskipped (over-long): \(skipped)\ndamaged inputs: \(damagedInputs)\n"
         out += "inputs with bare CR line endings: \(bareCarriageReturnInputs)\n"
+        if capture.records > 0 {
+            let c = capture
+            out += "capture runs: \(c.runs) (\(c.endedWithoutStop) ended without stop)\n"
+            out += "reconnects: \(c.reconnects)\n"
+            out += "joins: \(c.joined) joined, \(c.joinFailed) failed\n"
+            let seconds = "\(c.gapMs / 1000).\(String(c.gapMs % 1000 + 1000).dropFirst())"
+            out += "gaps: \(c.gaps)" + (c.gaps > 0 ? " (\(seconds) s)" : "") + "\n"
+            for (channel, n) in c.gapChannels.sorted(by: {
+                $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+            }) {
+                out += "  \(channel.isEmpty ? "(no channel)" : channel): \(n)\n"
+            }
+        }
         func table(_ title: String, _ counts: [String: Int]) {
             guard !counts.isEmpty else { return }
             out += "\(title):\n"
@@ -152,6 +224,22 @@ public final class StatsCollector {
         object("commands", perCommand)
         object("usernotices", perUserNotice)
         object("notices", perNotice)
+        let c = capture
+        w.key("capture")
+        w.beginObject()
+        for (key, value) in [
+            ("records", c.records), ("runs", c.runs), ("ended_without_stop", c.endedWithoutStop),
+            ("connections", c.connections), ("reconnects", c.reconnects), ("disconnects", c.disconnects),
+            ("joined", c.joined), ("join_failed", c.joinFailed), ("back_pressure", c.backPressure), ("gaps", c.gaps),
+        ] {
+            let bytes = Array(key.utf8)
+            w.key(bytes: bytes.span, ByteRange(0..<bytes.count))
+            w.number(value)
+        }
+        w.key("gap_ms")
+        w.number(c.gapMs)
+        object("gap_channels", c.gapChannels)
+        w.endObject()
         w.key("problems")
         w.beginArray()
         for p in problems {

@@ -1,5 +1,8 @@
+import ChatStore
+
 /// Something worth recording about a session: connections, capability outcomes, JOIN outcomes,
-/// gaps in the capture, and fatal errors. Times are wall-clock milliseconds since 1970.
+/// gaps in the capture, and fatal errors. Times are wall-clock milliseconds since 1970; the
+/// descriptions write instants in RFC 3339.
 public enum SessionRecord: Sendable, Equatable, CustomStringConvertible {
     /// A connection is up (`attempt` counts connections made by this machine, from 1).
     case connected(attempt: Int, at: Int64)
@@ -51,8 +54,10 @@ public struct Gap: Sendable, Equatable, CustomStringConvertible {
 
     public var durationMs: Int64 { toWallMs - fromWallMs }
 
+    /// `gap in #c from <RFC 3339> to <RFC 3339> (<n> ms): <reason>`.
     public var description: String {
-        "gap in #\(channel) from \(fromWallMs) to \(toWallMs) (\(durationMs) ms): \(reason)"
+        "gap in #\(channel) from \(Timestamp(milliseconds: fromWallMs).rfc3339) to "
+            + "\(Timestamp(milliseconds: toWallMs).rfc3339) (\(durationMs) ms): \(reason)"
     }
 }
 

@@ -3,6 +3,7 @@ import ChatArchive
 import ChatLive
 import ChatNet
 import ChatPosix
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -117,11 +118,14 @@ struct CaptureCommand: ParsableCommand {
         options.maxOpenFiles = maxOpenFiles ?? Self.defaultMaxOpenFiles()
         options.channels = channels
         let writer: CaptureWriter
+        let previous: CapturePreviousRun?
         do throws(CaptureError) {
             writer = try CaptureWriter(directory: dir, options: options)
+            // The hole since the previous run (and a run that ended without stop) are records too.
+            let now = Moment.now().wallMs
+            previous = try writer.recordPreviousRun(channels: channels, atWallMs: now)
             try writer.note(
-                event: "start", text: "capture of \(channels.joined(separator: " ")) started",
-                atWallMs: Moment.now().wallMs)
+                event: "start", text: "capture of \(channels.joined(separator: " ")) started", atWallMs: now)
         } catch {
             Diagnostics.error(error.description)
             throw ExitCode(74)
@@ -133,6 +137,14 @@ struct CaptureCommand: ParsableCommand {
             Diagnostics.write((terminal ? "\r\u{1B}[K" : "") + "chatcap: \(text)\n")
         }
         writer.onNotice = say
+        if let previous, !previous.endedWithStop {
+            let last = Timestamp(milliseconds: previous.lastLineWallMs).rfc3339
+            say(
+                "the previous capture run in \(dir) ended without a stop record (killed or crashed?); its last stored "
+                    + "line is from \(last)"
+                    + (previous.channels.isEmpty
+                        ? "" : ": recorded a gap since then for #" + previous.channels.joined(separator: " #")))
+        }
         var failure: CaptureError? = nil
         var unusable = 0
         let session = try LiveSession(

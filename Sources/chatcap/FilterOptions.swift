@@ -7,10 +7,15 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("channel"), help: "Only this channel (login, with or without #); repeatable.")
     var channels: [String] = []
 
-    @Option(name: .customLong("user"), help: "Only lines from this login; repeatable.")
+    @Option(
+        name: .customLong("user"),
+        help:
+            "Only lines from this login or about it (the CLEARCHAT/CLEARMSG that hit them, gifts to them); repeatable.")
     var users: [String] = []
 
-    @Option(name: .customLong("type"), help: "Only this type (privmsg, usernotice, clearchat, notice, …); repeatable.")
+    @Option(
+        name: .customLong("type"),
+        help: "Only this type (privmsg, usernotice, clearchat, notice, gap, session, …); repeatable.")
     var types: [String] = []
 
     @Option(help: "Only lines whose message text matches this regular expression.")
@@ -33,6 +38,8 @@ struct FilterOptions: ParsableArguments {
     static let knownTypes = Set([
         "privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate", "notice",
         "whisper", "join", "part", "reconnect", "ping", "pong", "cap", "numeric", "hosttarget", "unknown",
+        // Records of our own: capture's stored records, tail's live ones.
+        "gap", "session",
     ])
 
     func validate() throws {

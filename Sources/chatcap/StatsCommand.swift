@@ -8,7 +8,9 @@ struct StatsCommand: ParsableCommand {
         abstract: "Count lines per channel and per command or msg-id, rates, time span and malformed lines.",
         discussion: """
             Every channel is counted, however many. Problems are listed with input and line under \
-            "problems" (the first 100; see --report-limit), and all of them counted.
+            "problems" (the first 100; see --report-limit), and all of them counted. Capture's own \
+            records are counted too: runs (and runs that ended without stop), reconnects, join \
+            outcomes, back-pressure and gaps with their total length, per channel ("capture" in JSON).
             """)
 
     @OptionGroup var input: InputOptions

@@ -6,7 +6,7 @@ import Testing
 @Suite(.serialized) struct ReplayTests {
     static let fixtures = [
         "privmsg", "usernotice", "moderation", "roomstate", "session", "shared-chat", "edge-cases", "lf-only",
-        "malformed",
+        "malformed", "capture",
     ]
     static let formats = ["text", "json", "irc", "raw"]
     static var cases: [(String, String)] { fixtures.flatMap { f in formats.map { (f, $0) } } }
@@ -59,7 +59,7 @@ import Testing
         #expect(irc.status == 0, "\(irc.text)\(irc.stderr)")
         // And live output of a fixture with every optional field, not only the committed files.
         let live = try CLI.shell(
-            "\(CLI.shellBinary) replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -"
+            "\(CLI.shellBinary) replay Fixtures/lines/usernotice.irc Fixtures/lines/edge-cases.irc Fixtures/lines/capture.irc --format json --with-tags --with-raw --apply-moderation | python3 Scripts/check_ndjson_schema.py docs/ndjson.schema.json -"
         )
         #expect(live.status == 0, "\(live.text)\(live.stderr)")
     }

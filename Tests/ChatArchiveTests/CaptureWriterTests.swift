@@ -224,11 +224,55 @@ import TwitchSession
         let text = try Self.zcat(dir.path + "/_session/2025-11-21.log.gz")
         #expect(
             text.hasPrefix("@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE connected * :connected (connection 2)\r\n"))
+        // Times in RFC 3339 (tags and text), the reason in a tag of its own.
         #expect(
             text.contains(
-                "@time=2025-11-21T01:00:00.000Z;gap-from=2025-11-21T00:59:58.500Z;gap-to=2025-11-21T01:00:00.000Z :chatcap CAPTURE gap #c :gap in #c"
-            ))
+                "@time=2025-11-21T01:00:00.000Z;gap-from=2025-11-21T00:59:58.500Z;gap-to=2025-11-21T01:00:00.000Z;reason=the\\sserver\\sclosed\\sthe\\sconnection :chatcap CAPTURE gap #c :gap in #c from 2025-11-21T00:59:58.500Z to 2025-11-21T01:00:00.000Z (1500 ms): the server closed the connection\r\n"
+            ), "\(text)")
         #expect(writer.reconnects == 1 && writer.gaps == 1)
+    }
+
+    @Test(
+        "a restart records the hole: after a stop, a gap from the stop; after a run without stop, a record and a gap from its last line"
+    )
+    func previousRun() throws {
+        let dir = try InputTempDirectory()
+        // Nothing before: nothing to record.
+        let none = try CaptureWriter(directory: dir.path)
+        #expect(try none.recordPreviousRun(channels: ["c"], atWallMs: Self.ms("2025-11-21T00:59:00.000Z")) == nil)
+        try none.close()
+        let first = try CaptureWriter(directory: dir.path)
+        try first.note(event: "start", text: "capture of c started", atWallMs: Self.ms("2025-11-21T01:00:00.000Z"))
+        try Self.append(first, "PING :tmi.twitch.tv", Self.at("2025-11-21T01:00:04.000Z"))
+        try Self.append(first, ":u PRIVMSG #c :one", Self.at("2025-11-21T01:00:05.000Z"))
+        try first.close()  // no stop record: as if killed
+        let second = try CaptureWriter(directory: dir.path)
+        let killed = try second.recordPreviousRun(
+            channels: ["c", "new"], atWallMs: Self.ms("2025-11-21T01:10:00.000Z"))
+        #expect(
+            killed
+                == CapturePreviousRun(
+                    endedWithStop: false, lastLineWallMs: Self.ms("2025-11-21T01:00:05.000Z"), channels: ["c"]))
+        #expect(second.gaps == 1)
+        try second.note(event: "stop", text: "capture stopped", atWallMs: Self.ms("2025-11-21T01:20:00.000Z"))
+        try second.close()
+        let third = try CaptureWriter(directory: dir.path)
+        let stopped = try third.recordPreviousRun(channels: ["c"], atWallMs: Self.ms("2025-11-21T01:30:00.000Z"))
+        #expect(
+            stopped
+                == CapturePreviousRun(
+                    endedWithStop: true, lastLineWallMs: Self.ms("2025-11-21T01:20:00.000Z"), channels: ["c"]))
+        try third.close()
+        #expect(
+            try Self.zcat(dir.path + "/_session/2025-11-21.log.gz") == """
+                @time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of c started\r
+                @time=2025-11-21T01:00:04.000Z PING :tmi.twitch.tv\r
+                @time=2025-11-21T01:10:00.000Z :chatcap CAPTURE ended-without-stop * :the previous capture run ended without a stop record (killed, crashed or lost power); its last stored line is from 2025-11-21T01:00:05.000Z\r
+                @time=2025-11-21T01:10:00.000Z;gap-from=2025-11-21T01:00:05.000Z;gap-to=2025-11-21T01:10:00.000Z;reason=capture\\swas\\snot\\srunning\\s(the\\sprevious\\srun\\sended\\swithout\\sa\\sstop\\srecord) :chatcap CAPTURE gap #c :gap in #c from 2025-11-21T01:00:05.000Z to 2025-11-21T01:10:00.000Z (595000 ms): capture was not running (the previous run ended without a stop record)\r
+                @time=2025-11-21T01:20:00.000Z :chatcap CAPTURE stop * :capture stopped\r
+                @time=2025-11-21T01:30:00.000Z;gap-from=2025-11-21T01:20:00.000Z;gap-to=2025-11-21T01:30:00.000Z;reason=capture\\swas\\snot\\srunning\\s(stopped,\\sthen\\sstarted\\sagain) :chatcap CAPTURE gap #c :gap in #c from 2025-11-21T01:20:00.000Z to 2025-11-21T01:30:00.000Z (600000 ms): capture was not running (stopped, then started again)\r
+
+                """)
     }
 
     @Test("a line the parser rejected is stored in the session file as received (time tag added, or verbatim)")

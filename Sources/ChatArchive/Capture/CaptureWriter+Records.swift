@@ -4,16 +4,21 @@ public import TwitchSession
 /// Session records: lines of our own in `DIR/_session/<date>.log.gz`, in the same IRC form as the chat:
 ///
 /// ```
-/// @time=<RFC 3339>[;gap-from=<RFC 3339>;gap-to=<RFC 3339>] :chatcap CAPTURE <event> <target> :<text>
+/// @time=<RFC 3339>[;gap-from=<RFC 3339>;gap-to=<RFC 3339>;reason=<text>] :chatcap CAPTURE <event> <target> :<text>
 /// ```
 /// - `event`: `start`, `stop`, `connected`, `capabilities`, `joined`, `join-failed`, `gap`,
 ///   `disconnected`, `reconnect`, `fatal`; `back-pressure` (the socket was not read while the disk
-///   caught up), `skipped` (a line over the length limit) and `cut-off` (a partial line at a close).
+///   caught up), `skipped` (a line over the length limit), `cut-off` (a partial line at a close) and
+///   `ended-without-stop` (the run before this one left no `stop` record: see
+///   ``recordPreviousRun(channels:atWallMs:)``).
 /// - `target`: `#channel` for `joined`, `join-failed` and `gap`, else `*`.
-/// - `text`: the human-readable description (``SessionRecord/description``), CR and LF replaced by spaces.
-/// - `time`: when it happened (for a gap: its end, with its start and end in `gap-from`/`gap-to`).
+/// - `text`: the human-readable description (``SessionRecord/description``), CR and LF replaced by
+///   spaces; instants in it are RFC 3339.
+/// - `time`: when it happened (for a gap: its end, with its start and end in `gap-from`/`gap-to`, and
+///   its reason, IRCv3-escaped, in `reason`).
 ///
-/// Any IRCv3 parser reads them; replay shows them as ordinary lines with the command `CAPTURE`.
+/// Any IRCv3 parser reads them; `replay` writes them as the typed `gap` and `session` records that
+/// `tail` writes (`ChatFormat/CaptureRecordLine.swift`), and `stats` counts them.
 extension CaptureWriter {
     /// Stores a session record in the session file, counts connections and gaps, and on a
     /// disconnection flushes every file at once: reconnecting may block the ingest loop (and its
@@ -23,7 +28,6 @@ extension CaptureWriter {
     /// - Allocations: a few small strings (records are rare).
     public func record(_ record: SessionRecord) throws(CaptureError) {
         let (event, target, at): (String, String, Int64)
-        var extra = ""
         switch record {
         case .connected(let attempt, let t):
             if attempt > 1 { reconnects += 1 }
@@ -32,16 +36,76 @@ extension CaptureWriter {
         case .joined(let channel, let t): (event, target, at) = ("joined", "#" + channel, t)
         case .joinFailed(let channel, _, let t): (event, target, at) = ("join-failed", "#" + channel, t)
         case .gap(let gap):
-            gaps += 1
-            (event, target, at) = ("gap", "#" + gap.channel, gap.toWallMs)
-            extra =
-                ";gap-from=\(Timestamp(milliseconds: gap.fromWallMs).rfc3339);gap-to=\(Timestamp(milliseconds: gap.toWallMs).rfc3339)"
+            try recordGap(
+                channel: gap.channel, fromWallMs: gap.fromWallMs, toWallMs: gap.toWallMs,
+                reason: gap.reason.description)
+            return
         case .disconnected(_, let t): (event, target, at) = ("disconnected", "*", t)
         case .reconnectScheduled(_, _, let t): (event, target, at) = ("reconnect", "*", t)
         case .fatal(_, let t): (event, target, at) = ("fatal", "*", t)
         }
-        try note(event: event, target: target, text: record.description, atWallMs: at, extraTags: extra)
+        try note(event: event, target: target, text: record.description, atWallMs: at)
         if case .disconnected = record { try flushAll() }
+    }
+
+    /// Stores a `gap` record: `channel` was not captured from `fromWallMs` to `toWallMs`, for `reason`.
+    /// Counted in ``gaps``.
+    ///
+    /// - Throws: ``CaptureError`` (sticky).
+    public func recordGap(channel: String, fromWallMs: Int64, toWallMs: Int64, reason: String) throws(CaptureError) {
+        gaps += 1
+        let from = Timestamp(milliseconds: fromWallMs).rfc3339
+        let to = Timestamp(milliseconds: toWallMs).rfc3339
+        // The form of ``Gap/description``, with any reason.
+        let text = "gap in #\(channel) from \(from) to \(to) (\(toWallMs - fromWallMs) ms): \(reason)"
+        try note(
+            event: "gap", target: "#" + channel, text: text, atWallMs: toWallMs,
+            extraTags: ";gap-from=\(from);gap-to=\(to);reason=\(Self.escapedTagValue(reason))")
+    }
+
+    /// `text` escaped as an IRCv3 tag value: `;` → `\:`, space → `\s`, `\` → `\\`, CR → `\r`, LF → `\n`.
+    static func escapedTagValue(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case ";": out += "\\:"
+            case " ": out += "\\s"
+            case "\\": out += "\\\\"
+            case "\r": out += "\\r"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Looks at the run before this one in the directory (``CapturePreviousRun``) and stores what the
+    /// restart left: after a run that ended without `stop`, an `ended-without-stop` record; then, for
+    /// each of `channels` the directory already holds files of, a `gap` from the previous run's last
+    /// moment (its `stop`, else its newest line) to `now`. Call it once, before anything else is written.
+    ///
+    /// - Returns: what was found, or `nil` when the directory holds no earlier run.
+    /// - Throws: ``CaptureError`` (sticky).
+    @discardableResult
+    public func recordPreviousRun(channels: [String], atWallMs now: Int64) throws(CaptureError) -> CapturePreviousRun? {
+        guard let previous = CapturePreviousRun.examine(directory: directory, channels: channels) else { return nil }
+        let reason: String
+        if previous.endedWithStop {
+            reason = "capture was not running (stopped, then started again)"
+        } else {
+            reason = "capture was not running (the previous run ended without a stop record)"
+            try note(
+                event: "ended-without-stop",
+                text: "the previous capture run ended without a stop record (killed, crashed or lost power); "
+                    + "its last stored line is from \(Timestamp(milliseconds: previous.lastLineWallMs).rfc3339)",
+                atWallMs: now)
+        }
+        if previous.lastLineWallMs < now {
+            for channel in previous.channels {
+                try recordGap(channel: channel, fromWallMs: previous.lastLineWallMs, toWallMs: now, reason: reason)
+            }
+        }
+        return previous
     }
 
     /// Stores a record of our own (e.g. `start`, `stop`) in the session file.

@@ -10,6 +10,11 @@ public enum TwitchCommand: Sendable, Equatable, Hashable {
     case endOfNames
     /// Any other three-digit reply (001–004, 372, 375, 376, …).
     case numeric(UInt16)
+    /// `CAPTURE`: a record of chatcap's own that `capture` stores among the lines it received
+    /// (`:chatcap CAPTURE <event> <target> :<text>`, see `CaptureWriter+Records.swift`). Twitch never
+    /// sends it. Its ``TwitchMessage/channel`` is `nil` (the target is read by the record's view), so
+    /// nothing that routes chat by channel (the store's rings, `serve`) takes it for chat.
+    case capture
     /// A verb Twitch does not document.
     case unknown
 
@@ -36,6 +41,7 @@ public enum TwitchCommand: Sendable, Equatable, Hashable {
         case 6 where v.equals("NOTICE"): self = .notice
         case 7 where v.equals("PRIVMSG"): self = .privmsg
         case 7 where v.equals("WHISPER"): self = .whisper
+        case 7 where v.equals("CAPTURE"): self = .capture
         case 8 where v.equals("CLEARMSG"): self = .clearmsg
         case 9 where v.equals("CLEARCHAT"): self = .clearchat
         case 9 where v.equals("ROOMSTATE"): self = .roomstate
@@ -58,7 +64,8 @@ public enum TwitchCommand: Sendable, Equatable, Hashable {
         return code
     }
 
-    /// The name used for this command in output (`privmsg`, `numeric`, …).
+    /// The name used for this command in output (`privmsg`, `numeric`, …). A `CAPTURE` record is a
+    /// `session` record here; the encoders name a readable gap record `gap`.
     public var name: StaticString {
         switch self {
         case .privmsg: "privmsg"
@@ -78,6 +85,7 @@ public enum TwitchCommand: Sendable, Equatable, Hashable {
         case .reconnect: "reconnect"
         case .hosttarget: "hosttarget"
         case .names, .endOfNames, .numeric: "numeric"
+        case .capture: "session"
         case .unknown: "unknown"
         }
     }

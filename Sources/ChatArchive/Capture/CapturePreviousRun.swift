@@ -1,0 +1,121 @@
+import ChatFormat
+import ChatStore
+import IRCWire
+import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a capture run finds in its directory about the run before it, so that the hole between the
+/// two runs is a record and not a silent absence (see ``CaptureWriter/recordPreviousRun(channels:atWallMs:)``).
+///
+/// The previous run **ended with `stop`** when the last `CAPTURE` record of the newest `_session`
+/// file (by modification time) is `stop`: a run writes `start` first and `stop` last, and nothing
+/// after it. Then it was alive until that record. Otherwise it ended without one (killed, crashed, the
+/// machine lost power) and was last known alive at the newest line it stored: the newest files of
+/// `_session` and of every channel directory are read, newest first, until a file's modification time
+/// is older than the newest line found (no line of a file is newer than the file).
+///
+/// - Complexity: reads the newest session file, and after a run without `stop` the newest files of
+///   the directories until the newest line is certain — typically one or two files, decompressed once,
+///   at start only.
+public struct CapturePreviousRun: Sendable, Equatable {
+    /// Whether the previous run's last record is `stop`.
+    public var endedWithStop: Bool
+    /// When the previous run was last known to capture: its `stop` record, or its newest line.
+    public var lastLineWallMs: Int64
+    /// The channels of the new run that the directory already holds files of: each gets a gap.
+    public var channels: [String]
+
+    public init(endedWithStop: Bool, lastLineWallMs: Int64, channels: [String]) {
+        self.endedWithStop = endedWithStop
+        self.lastLineWallMs = lastLineWallMs
+        self.channels = channels
+    }
+
+    /// Looks at `directory` (a capture directory) before the new run writes anything.
+    ///
+    /// - Parameter channels: the new run's channels (logins, with or without `#`).
+    /// - Returns: `nil` when the directory holds no earlier run (no `_session` file with a line).
+    public static func examine(directory: String, channels: [String]) -> CapturePreviousRun? {
+        let session = LogFile.newest(in: directory + "/_session")
+        guard let session else { return nil }
+        var lastRecordIsStop = false
+        var lastRecordMs: Int64? = nil
+        var newest = Int64.min
+        read(session.path) { message, bytes, time in
+            if let time { newest = max(newest, time) }
+            guard let record = CaptureRecordLine(message, in: bytes) else { return }
+            lastRecordIsStop = bytes.extracting(record.event.range).equals("stop")
+            lastRecordMs = time
+        }
+        let known = channels.map { Login.normalize($0) }.filter { channel in
+            !channel.isEmpty && LogFile.newest(in: directory + "/" + channel) != nil
+        }
+        if lastRecordIsStop, let at = lastRecordMs {
+            return CapturePreviousRun(endedWithStop: true, lastLineWallMs: at, channels: known)
+        }
+        // Without `stop`: the newest line of any directory's newest file.
+        var files = [session]
+        for name in LogFile.names(in: directory) where !name.hasPrefix(".") && name != "_session" {
+            if let file = LogFile.newest(in: directory + "/" + name) { files.append(file) }
+        }
+        files.sort { $0.modifiedMs > $1.modifiedMs }
+        for file in files where file.path != session.path {
+            if newest != Int64.min && file.modifiedMs < newest { break }
+            read(file.path) { _, _, time in
+                if let time { newest = max(newest, time) }
+            }
+        }
+        guard newest != Int64.min else { return nil }
+        return CapturePreviousRun(endedWithStop: false, lastLineWallMs: newest, channels: known)
+    }
+
+    /// Calls `body` with every line of the file at `path` and its time (`nil` when it has none),
+    /// ignoring malformed lines and a damaged end (a run killed mid-write leaves a torn gzip member).
+    private static func read(_ path: String, _ body: (TwitchMessage, Span<UInt8>, Int64?) -> Void) {
+        MergeReader(paths: [path]).forEachEvent { event, bytes in
+            guard case .line(let at, let message) = event else { return }
+            let own = at.timeSource == .timeTag || at.timeSource == .tmiSentTs || at.timeSource == .received
+            body(message, bytes, own ? at.timestamp?.milliseconds : nil)
+        }
+    }
+}
+
+/// A capture file and its modification time.
+private struct LogFile {
+    var path: String
+    var modifiedMs: Int64
+
+    /// The most recently modified log file directly in `directory` (ties: the later name), or `nil`.
+    static func newest(in directory: String) -> LogFile? {
+        var best: LogFile? = nil
+        for name in names(in: directory) where InputPaths.isLogName(name) {
+            let path = directory + "/" + name
+            var info = stat()
+            // SAFETY: `info` is a local `stat` that `stat(2)` fills in; `path` is bridged for the call.
+            guard unsafe stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let ms = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+            if best.map({ ms >= $0.modifiedMs }) ?? true { best = LogFile(path: path, modifiedMs: ms) }
+        }
+        return best
+    }
+
+    /// The names in `directory` in byte order (none when it cannot be read).
+    static func names(in directory: String) -> [String] {
+        // SAFETY: `directory` is bridged to a NUL-terminated C string for the call.
+        guard let handle = unsafe opendir(directory) else { return [] }
+        defer { unsafe closedir(handle) }
+        var names: [String] = []
+        // SAFETY: `readdir` returns NULL or an entry valid until the next call on `handle`; its name is
+        // NUL-terminated inside `d_name` and copied at once.
+        while let entry = unsafe readdir(handle) {
+            let name = unsafe withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                unsafe String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+}
