@@ -1,0 +1,95 @@
+import ChatPosix
+import ChatServe
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// One timeline per channel (issue #14 item 2, issue #12 item 13): a channel plays like a live one,
+/// shared by every client; a reconnecting client continues where the channel is.
+@Suite struct ServeTimelineTests {
+    static let privmsg = "Fixtures/lines/privmsg.irc"
+
+    /// `count` PRIVMSGs of `#channel`, ids `m0`, `m1`, …, `gapMs` apart.
+    static func numberedLog(_ directory: InputTempDirectory, count: Int, gapMs: Int, channel: String = "c") throws
+        -> String
+    {
+        var text = ""
+        for i in 0..<count {
+            text += "@id=m\(i);room-id=42;tmi-sent-ts=\(1_763_700_000_000 + i * gapMs) :u!u@u.tmi.twitch.tv PRIVMSG #\(channel) :line \(i)\r\n"
+        }
+        return try directory.write("numbered.irc", Array(text.utf8))
+    }
+
+    /// The `id` tags of the PRIVMSG lines among `lines`, in order.
+    static func ids(_ lines: [String]) -> [String] {
+        lines.filter { $0.contains(" PRIVMSG #") }.compactMap { line -> String? in
+            guard let tags = line.split(separator: " ").first, tags.hasPrefix("@") else { return nil }
+            for tag in tags.dropFirst().split(separator: ";") where tag.hasPrefix("id=") {
+                return String(tag.dropFirst(3))
+            }
+            return nil
+        }
+    }
+
+    @Test("a channel joined after another plays from the log's start, not from the client's position (#12 item 13)")
+    func laterJoinStartsAtTheLogStart() throws {
+        let server = try ServeHarness([Self.privmsg])
+        defer { server.stop() }
+        let client = try ServeTestClient(port: server.port)
+        _ = try client.login()
+        _ = try client.join("pixelharbor")
+        let pixelharbor = try client.lines(until: { $0.hasSuffix(":) hi chat") })
+        #expect(pixelharbor.filter { $0.contains(" PRIVMSG #pixelharbor ") }.count == 24)
+        // The log's only #lunafrost line lies before the last #pixelharbor line: it was already passed.
+        try client.send("JOIN #lunafrost")
+        let lunafrost = try client.lines(until: { $0.contains("good morning luna") }, timeoutMs: 2_000)
+        #expect(lunafrost.filter { $0.contains(" PRIVMSG #lunafrost ") }.count == 1, "\(lunafrost)")
+    }
+
+    @Test("two clients of a channel see the same position: the later one does not get the earlier lines")
+    func sharedPosition() throws {
+        let directory = try InputTempDirectory()
+        let log = try Self.numberedLog(directory, count: 30, gapMs: 100)
+        let server = try ServeHarness([log], options: ServeOptions(port: 0, speed: 1))
+        defer { server.stop() }
+        let first = try ServeTestClient(port: server.port)
+        _ = try first.login("justinfan1")
+        _ = try first.join("c")
+        var firstLines = try first.lines(10, timeoutMs: 3_000)
+        #expect(Self.ids(firstLines) == (0..<10).map { "m\($0)" })
+        let second = try ServeTestClient(port: server.port)
+        _ = try second.login("justinfan2")
+        _ = try second.join("c")
+        firstLines += try first.lines(until: { $0.hasSuffix(":line 29") }, timeoutMs: 5_000)
+        let secondLines = try second.lines(until: { $0.hasSuffix(":line 29") }, timeoutMs: 5_000)
+        let firstIds = Self.ids(firstLines)
+        let secondIds = Self.ids(secondLines)
+        #expect(firstIds == (0..<30).map { "m\($0)" })
+        // The second client joined after m9 (about 1 s in): it starts a line or two later and gets
+        // exactly the rest, in the same order.
+        let start = 30 - secondIds.count
+        #expect(start >= 10 && start <= 14, "the second client started at m\(start)")
+        #expect(secondIds == Array(firstIds[start...]))
+    }
+
+    @Test("a client reconnecting after --drop-after gets no message id twice: the channel goes on, --loop ids are fresh")
+    func reconnectGetsNoIdTwice() throws {
+        let server = try ServeHarness(
+            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, loop: true, faults: ServeFaults(dropAfter: 5)))
+        defer { server.stop() }
+        var lines: [String] = []
+        for connection in 1...7 {
+            let client = try ServeTestClient(port: server.port)
+            _ = try client.login("justinfan\(connection)")
+            _ = try client.join("pixelharbor")
+            lines += try client.drain(forMs: 1_000)
+            #expect(client.ended, "connection \(connection) was dropped")
+        }
+        let ids = Self.ids(lines)
+        // 7 connections of 5 lines: the log's 24 lines of the channel, then 11 of its second pass.
+        #expect(lines.count == 35)
+        #expect(ids.count == 35)
+        #expect(Set(ids).count == 35, "\(ids.count - Set(ids).count) ids received twice")
+    }
+}
