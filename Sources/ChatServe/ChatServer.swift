@@ -3,12 +3,14 @@ import ChatPosix
 import TwitchSession
 
 /// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS), answers the login and JOINs as
-/// Twitch does, and replays a chat log to each client from its start, paced by the log's timestamps.
+/// Twitch does, and plays a chat log's channels to the clients that join them, paced by the log's
+/// timestamps (see ``ChannelTimeline``: one timeline per channel, or one per client and channel with
+/// `--from-start`), relaying what clients say and keeping them alive with PINGs.
 ///
-/// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Each client has
-/// its own ``ReplayCursor`` (see ``ReplayLog`` for how the log is read) and gets only the lines of the
-/// channels it joined. Pacing timers are the loop's wait timeout: the earliest held line of any
-/// client (a scan over the clients per wakeup, fine for the hundreds of clients a test bed has).
+/// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Timers (a held
+/// line, a PING) are the loop's wait timeout: the earliest ``ServeClient/nextDue`` of any client (a
+/// scan over the clients and their timelines per wakeup, fine for the hundreds of clients a test bed
+/// has).
 ///
 /// ```swift
 /// let server = try ChatServer(arguments: ["Fixtures/lines/privmsg.irc"], options: ServeOptions(port: 0)) {

@@ -10,16 +10,24 @@ import TwitchSession
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run a fake Twitch chat server that replays a log to every client that joins.",
+        abstract: "Run a fake Twitch chat server that plays a log to the clients that join its channels.",
         discussion: """
-            Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123), JOIN channels, and \
-            get the log's lines of those channels from its start, each client at its own position, paced by \
-            the lines' timestamps. On start one line 'listening on HOST:PORT' goes to standard output; \
-            connections, joins and disconnects (with the lines sent) are reported on standard error. \
-            Files are read lazily per client; standard input is read to its end before listening, and held \
-            in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: 64 usage error, 66 an input \
-            cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
-            certificate or key cannot be loaded.
+            Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123) and JOIN channels. \
+            Each channel plays like a live one: its timeline starts at the log's start when the channel is \
+            first joined, is paced by the lines' timestamps, and is shared by every client, so a client that \
+            joins later or reconnects continues from where the channel is (a gap, not a rerun); with \
+            --from-start every JOIN gets the channel from the log's start instead. tmi-sent-ts and \
+            rm-received-ts are rebased to the moment a line is sent (--keep-time keeps them); capture's time \
+            tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are not sent. A \
+            client's PRIVMSG reaches the other clients of the channel, and the sender gets a USERSTATE. The \
+            server PINGs each client every --ping-interval seconds and closes one that does not answer within \
+            --pong-timeout. See docs/serve.md. On start one line 'listening on HOST:PORT' goes to standard \
+            output; connections, joins, the end of each channel's log and disconnects (with the lines sent) \
+            are reported on standard error. Files are read lazily per timeline (inputs not in capture's \
+            layout are read once at start, to learn their channels); standard input is read to its end \
+            before listening, and held in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: \
+            64 usage error, 66 an input cannot be opened, 74 the address cannot be bound (e.g. the port is in \
+            use) or the TLS certificate or key cannot be loaded.
             """)
 
     @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
@@ -39,12 +47,39 @@ struct ServeCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Pace lines by their timestamps at this many times real time, or max for as fast as each client reads.",
+            "Pace lines by their timestamps at this many times real time, or max for as fast as the clients read.",
             valueName: "x|max"))
     var speed: String = "1"
 
-    @Flag(help: "Start a client's replay over when it reaches the end of the log.")
+    @Flag(help: "Start a channel over when it reaches the end of the log, each pass with fresh message ids.")
     var loop = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Give each client every channel it joins from the log's start, on a timeline of its own, instead of "
+                + "one shared timeline per channel."))
+    var fromStart = false
+
+    @Flag(help: "Send tmi-sent-ts and rm-received-ts as recorded instead of rebased to the moment a line is sent.")
+    var keepTime = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Send PING to each logged-in client this often, in seconds (1–3600; Twitch: about 300).",
+            valueName: "seconds"))
+    var pingInterval: Double = 300
+
+    @Option(
+        help: ArgumentHelp(
+            "Close a client that has not answered a PING within this many seconds (1–600).", valueName: "seconds"))
+    var pongTimeout: Double = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "A JOIN of a channel the log does not have: empty joins it with nothing to play (said once on stderr); "
+                + "refuse drops the JOIN without an answer, as Twitch does for a channel that does not exist.",
+            valueName: "empty|refuse"))
+    var unknownChannel: String = "empty"
 
     @Option(
         help: ArgumentHelp(
@@ -79,6 +114,15 @@ struct ServeCommand: ParsableCommand {
         ] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 or more, not \(value)") }
         }
+        guard (1...3600).contains(pingInterval) else {
+            throw ValidationError("--ping-interval must be in 1...3600 seconds, not \(pingInterval)")
+        }
+        guard (1...600).contains(pongTimeout) else {
+            throw ValidationError("--pong-timeout must be in 1...600 seconds, not \(pongTimeout)")
+        }
+        guard UnknownChannelPolicy(rawValue: unknownChannel) != nil else {
+            throw ValidationError("--unknown-channel must be empty or refuse, not '\(unknownChannel)'")
+        }
         for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
@@ -87,7 +131,10 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         var options = ServeOptions(
-            host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop)
+            host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop, fromStart: fromStart,
+            keepTime: keepTime, pingIntervalMs: Int64((pingInterval * 1000).rounded()),
+            pongTimeoutMs: Int64((pongTimeout * 1000).rounded()),
+            unknownChannel: UnknownChannelPolicy(rawValue: unknownChannel) ?? .empty)
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,

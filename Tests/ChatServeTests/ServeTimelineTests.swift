@@ -16,7 +16,8 @@ import Testing
     {
         var text = ""
         for i in 0..<count {
-            text += "@id=m\(i);room-id=42;tmi-sent-ts=\(1_763_700_000_000 + i * gapMs) :u!u@u.tmi.twitch.tv PRIVMSG #\(channel) :line \(i)\r\n"
+            text +=
+                "@id=m\(i);room-id=42;tmi-sent-ts=\(1_763_700_000_000 + i * gapMs) :u!u@u.tmi.twitch.tv PRIVMSG #\(channel) :line \(i)\r\n"
         }
         return try directory.write("numbered.irc", Array(text.utf8))
     }
@@ -73,7 +74,8 @@ import Testing
         #expect(secondIds == Array(firstIds[start...]))
     }
 
-    @Test("a client reconnecting after --drop-after gets no message id twice: the channel goes on, --loop ids are fresh")
+    @Test(
+        "a client reconnecting after --drop-after gets no message id twice: the channel goes on, --loop ids are fresh")
     func reconnectGetsNoIdTwice() throws {
         let server = try ServeHarness(
             [Self.privmsg], options: ServeOptions(port: 0, speed: nil, loop: true, faults: ServeFaults(dropAfter: 5)))
@@ -91,5 +93,77 @@ import Testing
         #expect(lines.count == 35)
         #expect(ids.count == 35)
         #expect(Set(ids).count == 35, "\(ids.count - Set(ids).count) ids received twice")
+    }
+
+    @Test("--from-start: a channel joined later and a client joining second both get the channel from the log's start")
+    func fromStartLaterJoin() throws {
+        let server = try ServeHarness(
+            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, fromStart: true, keepTime: true))
+        defer { server.stop() }
+        let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
+        let first = try ServeTestClient(port: server.port)
+        _ = try first.login("justinfan1")
+        _ = try first.join("pixelharbor")
+        #expect(try first.lines(expected.count) == expected)
+        _ = try first.join("lunafrost")
+        #expect(try first.lines(1) == (try fixtureLines("privmsg.irc", channel: "lunafrost")))
+        let second = try ServeTestClient(port: server.port)
+        _ = try second.login("justinfan2")
+        _ = try second.join("pixelharbor")
+        #expect(try second.lines(expected.count) == expected)
+        #expect(try second.drain(forMs: 300).isEmpty)
+    }
+
+    @Test("default: a client joining a channel whose log has ended gets nothing more (the channel is over)")
+    func endedChannelStaysQuiet() throws {
+        let server = try ServeHarness([Self.privmsg])
+        defer { server.stop() }
+        let first = try ServeTestClient(port: server.port)
+        _ = try first.login("justinfan1")
+        _ = try first.join("pixelharbor")
+        #expect(try first.lines(24).count == 24)
+        let second = try ServeTestClient(port: server.port)
+        _ = try second.login("justinfan2")
+        _ = try second.join("pixelharbor")
+        #expect(try second.drain(forMs: 300).isEmpty)
+        #expect(server.waitForReport(containing: "#pixelharbor: end of the log (pass 1): 24 lines played") != nil)
+    }
+
+    @Test("--loop: pass 2 has ids of its own, and its CLEARMSGs target the ids their messages have in pass 2")
+    func loopIdsAndClearMsgTargets() throws {
+        let server = try ServeHarness(
+            ["Fixtures/lines/moderation.irc"], options: ServeOptions(port: 0, speed: nil, loop: true, keepTime: true))
+        defer { server.stop() }
+        let expected = try fixtureLines("moderation.irc", channel: "pixelharbor")
+        let client = try ServeTestClient(port: server.port)
+        _ = try client.login()
+        _ = try client.join("pixelharbor")
+        let lines = try client.lines(expected.count * 2)
+        #expect(lines.count == expected.count * 2)
+        let first = Array(lines.prefix(expected.count))
+        let second = Array(lines.suffix(expected.count))
+        #expect(first == expected)
+        func tag(_ key: String, _ line: String) -> String? {
+            guard let tags = line.split(separator: " ").first, tags.hasPrefix("@") else { return nil }
+            return tags.dropFirst().split(separator: ";").first { $0.hasPrefix(key + "=") }.map {
+                String($0.dropFirst(key.count + 1))
+            }
+        }
+        var renamed: [String: String] = [:]  // pass-1 id -> pass-2 id, line by line
+        for (a, b) in zip(first, second) {
+            if let old = tag("id", a), let new = tag("id", b) {
+                #expect(old != new)
+                #expect(
+                    new.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil)
+                renamed[old] = new
+            }
+        }
+        #expect(renamed.count == 8)
+        let clearmsgs = zip(first, second).filter { $0.0.contains(" CLEARMSG ") }
+        #expect(clearmsgs.count == 2)
+        for (a, b) in clearmsgs {
+            let target = try #require(tag("target-msg-id", a))
+            #expect(tag("target-msg-id", b) == renamed[target], "pass 2's CLEARMSG names pass 2's message")
+        }
     }
 }
