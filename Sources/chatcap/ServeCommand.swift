@@ -67,12 +67,12 @@ struct ServeCommand: ParsableCommand {
         help: ArgumentHelp(
             "Send PING to each logged-in client this often, in seconds (1–3600; Twitch: about 300).",
             valueName: "seconds"))
-    var pingInterval: Double = 300
+    var pingInterval: Int = 300
 
     @Option(
         help: ArgumentHelp(
             "Close a client that has not answered a PING within this many seconds (1–600).", valueName: "seconds"))
-    var pongTimeout: Double = 10
+    var pongTimeout: Int = 10
 
     @Option(
         help: ArgumentHelp(
@@ -132,8 +132,8 @@ struct ServeCommand: ParsableCommand {
         ignoreBrokenPipes()
         var options = ServeOptions(
             host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop, fromStart: fromStart,
-            keepTime: keepTime, pingIntervalMs: Int64((pingInterval * 1000).rounded()),
-            pongTimeoutMs: Int64((pongTimeout * 1000).rounded()),
+            keepTime: keepTime, pingIntervalMs: Int64(pingInterval) * 1000,
+            pongTimeoutMs: Int64(pongTimeout) * 1000,
             unknownChannel: UnknownChannelPolicy(rawValue: unknownChannel) ?? .empty)
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(

@@ -36,9 +36,10 @@ import Testing
             }.joined(separator: "\n") + "\n"
         try listing.write(toFile: file, atomically: true, encoding: .utf8)
 
-        // --loop: a channel joined after the replay of its connection began gets its early lines on
-        // the next pass.
-        let server = try ServeProcess([log, "--speed", "10", "--loop", "--port", "0"])
+        // Each channel's timeline starts at its first JOIN, so every channel plays from the log's start
+        // however late it is joined (issue #12 item 13): one pass, no --loop needed. --keep-time: the
+        // lines are compared byte for byte.
+        let server = try ServeProcess([log, "--speed", "10", "--keep-time", "--port", "0"])
         defer { _ = server.stop(with: SIGKILL) }
         let out = dir + "/out.irc"
         let tail = try ChatcapProcess(
