@@ -3,8 +3,8 @@ import ChatPosix
 import TwitchSession
 
 /// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS), answers the login and JOINs as
-/// Twitch does, and plays a chat log's channels to the clients that join them, paced by the log's
-/// timestamps (see ``ChannelTimeline``: one timeline per channel, or one per client and channel with
+/// Twitch does, and plays a chat log to the clients that join its channels, paced by the log's
+/// timestamps (see ``LogTimeline``: one timeline shared by every client, or one per client with
 /// `--from-start`), relaying what clients say and keeping them alive with PINGs.
 ///
 /// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Timers (a held

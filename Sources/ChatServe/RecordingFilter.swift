@@ -9,12 +9,12 @@ import IRCWire
 /// names list, the USERSTATEs and the ROOMSTATE after the names list, and keeps that client's JOIN as
 /// another user's. ROOMSTATE changes later in the log (one setting) are chat and are sent.
 ///
-/// One per ``ChannelTimeline``; fed every line of the log in order. Confined to the server's loop thread.
+/// One per ``LogTimeline``, fed every line of the log in order; the state of each channel (whether
+/// the ROOMSTATE of the recording client's JOIN is still to come) is the caller's. Confined to the
+/// server's loop thread.
 struct RecordingFilter {
     /// The recording client's logins (a log may hold several sessions), lower case.
     private var logins: [[UInt8]] = []
-    /// The channel's recording client joined and its ROOMSTATE has not come yet.
-    private var roomStateDue = false
 
     /// Learns the recording client's login from a line of any channel (or none).
     ///
@@ -29,10 +29,11 @@ struct RecordingFilter {
         }
     }
 
-    /// Whether `message`, a line of the timeline's channel, is the recording client's own.
+    /// Whether `message`, a line of a channel, is the recording client's own. `roomStateDue` is the
+    /// channel's: set by the recording client's JOIN or names list, cleared by the ROOMSTATE after it.
     ///
     /// - Complexity: O(sender login × logins known). - Allocations: none.
-    mutating func isRecordingClientLine(_ message: TwitchMessage, in bytes: Span<UInt8>) -> Bool {
+    func isRecordingClientLine(_ message: TwitchMessage, in bytes: Span<UInt8>, roomStateDue: inout Bool) -> Bool {
         switch message.command {
         case .names, .endOfNames:
             roomStateDue = true
@@ -50,11 +51,6 @@ struct RecordingFilter {
         default:
             return false
         }
-    }
-
-    /// Forgets the pending ROOMSTATE, at the start of a new pass (the logins are kept).
-    mutating func rewind() {
-        roomStateDue = false
     }
 
     private func isRecordingClient(_ login: Span<UInt8>) -> Bool {

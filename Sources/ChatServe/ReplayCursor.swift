@@ -3,7 +3,7 @@ import ChatStore
 import IRCWire
 
 /// A position in the log: hands out the log's lines in merged time order, one at a time, and starts
-/// over on ``rewind()``. Each ``ChannelTimeline`` has one.
+/// over on ``rewind()``. Each ``LogTimeline`` has one.
 ///
 /// Over files it owns a ``MergeReader`` of its own (opened lazily, reopened on rewind), so each
 /// timeline reads at its own pace and never holds more than the reader's buffers; over a

@@ -3,7 +3,7 @@ import ChatStore
 import Glibc
 import IRCWire
 
-/// The log `serve` replays, the channels it has, and how each ``ChannelTimeline`` gets its own
+/// The log `serve` replays, the channels it has, and how each ``LogTimeline`` gets its own
 /// ``ReplayCursor`` over it.
 ///
 /// Regular files (plain or gzip, from `FILE|DIR` arguments) are read **lazily, per timeline**: every

@@ -4,7 +4,7 @@ import IRCWire
 import TwitchSession
 
 /// One connected client: its transport (plain ``TCPConnection`` or server-side ``TLSConnection``),
-/// the framer for what it sends, its ``ServeSession``, the ``ChannelTimeline``s of the channels it
+/// the framer for what it sends, its ``ServeSession``, the ``LogTimeline``s that play the channels it
 /// joined, and its keepalive.
 ///
 /// The server calls ``readAvailable(now:)`` when the descriptor is readable, ``flush()`` when it is
@@ -60,8 +60,8 @@ final class ServeClient: ChannelListener, ChannelMember {
     /// ``ServeSession/sendsTags``, kept up to date after each command (read per line).
     private var sendsTags = false
 
-    /// The timelines of the channels joined, in join order.
-    private var timelines: [ChannelTimeline] = []
+    /// The timelines that play the channels joined: the shared one, or (`--from-start`) its own.
+    private var timelines: [LogTimeline] = []
     /// `--stall-after` fired: nothing more is sent or answered.
     private(set) var isStalled = false
     /// A timeline or a relay queued lines outside this client's own ``pump(now:)``: it needs a turn
@@ -198,32 +198,31 @@ final class ServeClient: ChannelListener, ChannelMember {
 
     // MARK: Channels
 
-    /// Starts hearing `channel`: its shared timeline from now on, or (``ServeOptions/fromStart``) a
-    /// timeline of its own from the log's start. A fault of count 0 fires here.
+    /// Starts hearing `channel`: from now on the shared timeline, or (``ServeOptions/fromStart``) from
+    /// the log's start on a timeline of its own. A fault of count 0 fires here.
     private func join(_ channel: String, now: Int64) {
         guard closeReason == nil, !isStalled else { return }
         context.hub.enter(self, channel)
-        if !timelines.contains(where: { $0.channel == channel }) {
-            let timeline = context.hub.timeline(for: channel, owner: name)
-            timeline.add(self, now: now)
-            timelines.append(timeline)
+        if !timelines.contains(where: { $0.isHeard(by: self, in: channel) }) {
+            let timeline = context.hub.timeline(owner: name, own: timelines)
+            timeline.add(self, channel: channel, now: now)
+            if !timelines.contains(where: { $0 === timeline }) { timelines.append(timeline) }
         }
         fireFaultIfDue()
     }
 
     private func leave(_ channel: String) {
         context.hub.leave(self, channel)
-        timelines.removeAll { timeline in
-            guard timeline.channel == channel else { return false }
-            timeline.remove(self)
-            return true
-        }
+        for timeline in timelines { timeline.remove(self, channel: channel) }
+        timelines.removeAll { !$0.isHeard(by: self) }
     }
 
     /// Leaves every channel: nothing more is played or relayed to this client.
     private func leaveAll() {
-        for timeline in timelines { timeline.remove(self) }
-        for channel in session.channels { context.hub.leave(self, channel) }
+        for channel in session.channels {
+            context.hub.leave(self, channel)
+            for timeline in timelines { timeline.remove(self, channel: channel) }
+        }
         timelines.removeAll()
     }
 
@@ -275,7 +274,7 @@ final class ServeClient: ChannelListener, ChannelMember {
 
     /// Sends a PING or closes the client when one timed out, and plays what its timelines have due.
     ///
-    /// - Complexity: O(lines played, see ``ChannelTimeline/pump(now:)``).
+    /// - Complexity: O(lines played, see ``LogTimeline/pump(now:)``).
     /// - Allocations: none per line once queues have grown.
     func pump(now: Int64) {
         needsService = false

@@ -1,16 +1,16 @@
-/// The channels of one server: the timeline each channel plays (see ``ChannelTimeline``) and who is
-/// in each channel (for relaying what clients say).
+/// The timelines of one server (see ``LogTimeline``) and who is in each channel (for relaying what
+/// clients say).
 ///
-/// By default a channel's timeline is made at its first JOIN and shared by every client that joins it
-/// later, also after a reconnect: it plays on like a live channel. With ``ServeOptions/fromStart``
-/// every JOIN makes a timeline of the client's own that starts at the log's start.
+/// By default the server has one timeline, made at the first JOIN and shared by every client and
+/// channel: a later JOIN, also after a reconnect, joins the channel where it is, like a live channel.
+/// With ``ServeOptions/fromStart`` each client gets timelines of its own that start at the log's start.
 ///
 /// Confined to the server's loop thread.
 final class TimelineHub {
     private let log: ReplayLog
     private let options: ServeOptions
     private let report: (String) -> Void
-    private var shared: [String: ChannelTimeline] = [:]
+    private var shared: LogTimeline?
     private var members: [String: [any ChannelMember]] = [:]
     /// Whether the first JOIN of a channel the log does not have was explained on stderr.
     private var explainedUnknown = false
@@ -21,17 +21,17 @@ final class TimelineHub {
         self.report = report
     }
 
-    /// The timeline `channel` plays for a client named `owner` that joins it: the channel's shared one
-    /// (made now if it is the channel's first JOIN) or, with `--from-start`, a new one of its own.
-    func timeline(for channel: String, owner: String) -> ChannelTimeline {
+    /// The timeline a JOIN by the client named `owner` plays from: the shared one (made at the first
+    /// JOIN) or, with `--from-start`, one of the client's `own` timelines that has not started yet
+    /// (channels joined in one burst share it) or else a new one, from the log's start.
+    func timeline(owner: String, own: [LogTimeline]) -> LogTimeline {
         if options.fromStart {
-            return ChannelTimeline(
-                channel: channel, label: "\(owner): #\(channel)", log: log, options: options, report: report)
+            if let fresh = own.first(where: { !$0.hasStarted }) { return fresh }
+            return LogTimeline(owner: owner, log: log, options: options, report: report)
         }
-        if let timeline = shared[channel] { return timeline }
-        let timeline = ChannelTimeline(
-            channel: channel, label: "#\(channel)", log: log, options: options, report: report)
-        shared[channel] = timeline
+        if let shared { return shared }
+        let timeline = LogTimeline(owner: nil, log: log, options: options, report: report)
+        shared = timeline
         return timeline
     }
 

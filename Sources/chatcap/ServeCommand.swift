@@ -13,10 +13,10 @@ struct ServeCommand: ParsableCommand {
         abstract: "Run a fake Twitch chat server that plays a log to the clients that join its channels.",
         discussion: """
             Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123) and JOIN channels. \
-            Each channel plays like a live one: its timeline starts at the log's start when the channel is \
-            first joined, is paced by the lines' timestamps, and is shared by every client, so a client that \
-            joins later or reconnects continues from where the channel is (a gap, not a rerun); with \
-            --from-start every JOIN gets the channel from the log's start instead. tmi-sent-ts and \
+            The log plays like live chat: it starts at the log's start when the first client joins a channel, \
+            is paced by the lines' timestamps, and is shared by every client and channel, so a channel joined \
+            later, or a client that reconnects, continues from where the log is (a gap, not a rerun); with \
+            --from-start each client's JOINs get their channels from the log's start instead. tmi-sent-ts and \
             rm-received-ts are rebased to the moment a line is sent (--keep-time keeps them); capture's time \
             tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are not sent. A \
             client's PRIVMSG reaches the other clients of the channel, and the sender gets a USERSTATE. The \
@@ -57,7 +57,7 @@ struct ServeCommand: ParsableCommand {
     @Flag(
         help: ArgumentHelp(
             "Give each client every channel it joins from the log's start, on a timeline of its own, instead of "
-                + "one shared timeline per channel."))
+                + "the one timeline every client shares."))
     var fromStart = false
 
     @Flag(help: "Send tmi-sent-ts and rm-received-ts as recorded instead of rebased to the moment a line is sent.")

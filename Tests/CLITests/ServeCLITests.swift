@@ -22,7 +22,7 @@ import Testing
                 + "clients read. (default: 1)",
             "--loop Start a channel over when it reaches the end of the log, each pass with fresh message ids.",
             "--from-start Give each client every channel it joins from the log's start, on a timeline of its own, "
-                + "instead of one shared timeline per channel.",
+                + "instead of the one timeline every client shares.",
             "--keep-time Send tmi-sent-ts and rm-received-ts as recorded instead of rebased to the moment a line is sent.",
             "--ping-interval <seconds> Send PING to each logged-in client this often, in seconds (1–3600; Twitch: "
                 + "about 300). (default: 300)",

@@ -192,7 +192,8 @@ import TwitchSession
         #expect(
             server.waitForReport(
                 containing:
-                    "#pixelharbor: end of the log (pass 1): 4 lines played, 6 lines of the recording client left out")
+                    "end of the log (pass 1): 4 lines played (#pixelharbor 4), 6 lines of the recording client left out"
+            )
                 != nil, "\(server.reports)")
     }
 

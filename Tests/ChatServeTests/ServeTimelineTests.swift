@@ -5,8 +5,9 @@ import Foundation
 import Glibc
 import Testing
 
-/// One timeline per channel (issue #14 item 2, issue #12 item 13): a channel plays like a live one,
-/// shared by every client; a reconnecting client continues where the channel is.
+/// Timelines (issue #14 item 2, issue #12 item 13): by default the log plays like live chat, one
+/// position shared by every client and channel, and a reconnecting client continues where the channel
+/// is; with --from-start every JOIN gets its channel from the log's start.
 @Suite struct ServeTimelineTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
@@ -33,16 +34,18 @@ import Testing
         }
     }
 
-    @Test("a channel joined after another plays from the log's start, not from the client's position (#12 item 13)")
+    @Test(
+        "--from-start: a channel joined after another plays from the log's start, not the client's position (#12 item 13)"
+    )
     func laterJoinStartsAtTheLogStart() throws {
-        let server = try ServeHarness([Self.privmsg])
+        let server = try ServeHarness([Self.privmsg], options: ServeOptions(port: 0, speed: nil, fromStart: true))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
         _ = try client.join("pixelharbor")
         let pixelharbor = try client.lines(until: { $0.hasSuffix(":) hi chat") })
         #expect(pixelharbor.filter { $0.contains(" PRIVMSG #pixelharbor ") }.count == 24)
-        // The log's only #lunafrost line lies before the last #pixelharbor line: it was already passed.
+        // The log's only #lunafrost line (its last) was read past by the client's replay.
         try client.send("JOIN #lunafrost")
         let lunafrost = try client.lines(until: { $0.contains("good morning luna") }, timeoutMs: 2_000)
         #expect(lunafrost.filter { $0.contains(" PRIVMSG #lunafrost ") }.count == 1, "\(lunafrost)")
@@ -114,19 +117,36 @@ import Testing
         #expect(try second.drain(forMs: 300).isEmpty)
     }
 
-    @Test("default: a client joining a channel whose log has ended gets nothing more (the channel is over)")
-    func endedChannelStaysQuiet() throws {
+    @Test(
+        "default: a channel joined later joins the log where it is; a client joining after the log's end gets nothing")
+    func laterJoinIsLive() throws {
         let server = try ServeHarness([Self.privmsg])
         defer { server.stop() }
         let first = try ServeTestClient(port: server.port)
         _ = try first.login("justinfan1")
         _ = try first.join("pixelharbor")
         #expect(try first.lines(24).count == 24)
+        // The log's only #lunafrost line (its last) was read past after #pixelharbor's: a live channel
+        // has no past.
+        _ = try first.join("lunafrost")
+        #expect(try first.drain(forMs: 300).isEmpty)
         let second = try ServeTestClient(port: server.port)
         _ = try second.login("justinfan2")
         _ = try second.join("pixelharbor")
         #expect(try second.drain(forMs: 300).isEmpty)
-        #expect(server.waitForReport(containing: "#pixelharbor: end of the log (pass 1): 24 lines played") != nil)
+        #expect(server.waitForReport(containing: "end of the log (pass 1): 24 lines played (#pixelharbor 24)") != nil)
+    }
+
+    @Test("default: channels joined in one burst all play from the log's start")
+    func burstOfJoins() throws {
+        let server = try ServeHarness([Self.privmsg])
+        defer { server.stop() }
+        let client = try ServeTestClient(port: server.port)
+        _ = try client.login()
+        try client.send("JOIN #pixelharbor", "JOIN #lunafrost")
+        let lines = try client.lines(until: { $0.hasSuffix("good morning luna") })
+        #expect(lines.filter { $0.contains(" PRIVMSG #pixelharbor ") }.count == 24)
+        #expect(lines.filter { $0.contains(" PRIVMSG #lunafrost ") }.count == 1)
     }
 
     @Test("--loop: pass 2 has ids of its own, and its CLEARMSGs target the ids their messages have in pass 2")
