@@ -30,10 +30,10 @@ protocol ChannelListener: AnyObject {
 ///
 /// The pass starts at the log's start: its first timed line is due at once and every later line as far
 /// after it as its time is after that line's, divided by the speed. A line goes to the listeners of its
-/// channel that joined before it was due; a line of a channel nobody joined is read past. With a speed
-/// the clock does not wait: while nobody listens nothing is read, and the lines due meanwhile are read
-/// past when someone joins (a gap, not a rerun). At `--speed max` there is no clock: the timeline
-/// moves as fast as the listeners of each line's channel read, and waits while it has no listener.
+/// channel that joined before it was due. With a speed the clock does not wait: while nobody listens
+/// nothing is read, and the lines due meanwhile are read past when someone joins (a gap, not a rerun).
+/// At `--speed max` there is no clock: the timeline moves as fast as the listeners of each line's
+/// channel read (a line of a channel nobody joined is read past), and waits while it has no listener.
 ///
 /// Lines are written for sending by a ``ServedLineWriter`` (times rebased, ids fresh on each pass of
 /// `--loop` after the first) into one buffer that every listener copies from; the recording client's
@@ -85,8 +85,9 @@ final class LogTimeline {
     /// When the previous line was due (paced only).
     private var lastDue: Int64?
     private var writer = ServedLineWriter()
-    /// The line in ``writer`` waits: for its time (paced), or for room (at `--speed max`).
-    private var held: (slot: Int, due: Int64)?
+    /// The line in ``writer`` waits, with its channel: for its time (paced), or for room (at
+    /// `--speed max`).
+    private var held: (channel: LoginKey, due: Int64)?
     private var filter = RecordingFilter()
     private(set) var isFinished = false
     /// `--loop` and the last pass had no line of a joined channel: wait for a new channel.
@@ -150,12 +151,14 @@ final class LogTimeline {
     var nextDue: Int64? {
         guard !isFinished, !isIdle, listenerCount > 0 else { return nil }
         guard let held else { return 0 }
-        if speed == nil { return hasRoom(held.slot) ? 0 : nil }
+        if speed == nil { return hasRoom(held.channel) ? 0 : nil }
         return held.due
     }
 
-    private func hasRoom(_ slot: Int) -> Bool {
-        slots[slot].listeners.allSatisfy { $0.listener.hasRoom }
+    /// Whether every listener of `channel` takes more lines (a channel nobody joined always does).
+    private func hasRoom(_ channel: LoginKey) -> Bool {
+        guard let index = slotOf[channel] else { return true }
+        return slots[index].listeners.allSatisfy { $0.listener.hasRoom }
     }
 
     /// Plays what is due at `now`: delivers the held line when its time (or room) has come, then reads
@@ -173,12 +176,12 @@ final class LogTimeline {
         while !isFinished, !isIdle, listenerCount > 0, looked < Self.linesPerTurn {
             if let held {
                 if speed == nil {
-                    guard hasRoom(held.slot) else { return }
+                    guard hasRoom(held.channel) else { return }
                 } else {
                     guard held.due <= now else { return }
                 }
                 self.held = nil
-                deliver(slot: held.slot, due: held.due)
+                deliver(to: held.channel, due: held.due)
                 continue
             }
             looked += 1
@@ -195,26 +198,31 @@ final class LogTimeline {
         readThisPass += 1
         if let time, origin == nil, speed != nil { origin = (passStart ?? now, time) }
         filter.observe(message, in: bytes)
-        // A line of a channel nobody joined is read past.
-        guard let channel = message.channel, let key = LoginKey(bytes.extracting(channel.range)),
-            let index = slotOf[key]
-        else { return }
-        if filter.isRecordingClientLine(message, in: bytes, roomStateDue: &slots[index].roomStateDue) {
-            slots[index].leftOutThisPass += 1
-            return
+        guard let channel = message.channel, let key = LoginKey(bytes.extracting(channel.range)) else { return }
+        let index = slotOf[key]
+        // At --speed max a line of a channel nobody joined is read past; with a clock it waits for its
+        // time like any other, so that a channel joined meanwhile still gets it.
+        if index == nil && speed == nil { return }
+        var roomStateDue = index.map { slots[$0].roomStateDue } ?? false
+        let ownLine = filter.isRecordingClientLine(message, in: bytes, roomStateDue: &roomStateDue)
+        if let index {
+            slots[index].roomStateDue = roomStateDue
+            if ownLine { slots[index].leftOutThisPass += 1 }
         }
+        if ownLine { return }
         let due = dueTime(of: time, now: now)
         writer.write(
             bytes, message: message, lineTime: time, sentAtMs: due + wallOffset, pass: pass, keepTime: keepTime)
-        if due <= now, speed != nil || hasRoom(index) {
-            deliver(slot: index, due: due)
+        if due <= now, speed != nil || hasRoom(key) {
+            deliver(to: key, due: due)
         } else {
-            held = (index, due)
+            held = (key, due)
         }
     }
 
-    /// Hands the line in ``writer`` to every listener of `slot` that joined before it was due.
-    private func deliver(slot index: Int, due: Int64) {
+    /// Hands the line in ``writer`` to every listener of `channel` that joined before it was due.
+    private func deliver(to channel: LoginKey, due: Int64) {
+        guard let index = slotOf[channel] else { return }
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
         // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.

@@ -137,6 +137,32 @@ import Testing
         #expect(server.waitForReport(containing: "end of the log (pass 1): 24 lines played (#pixelharbor 24)") != nil)
     }
 
+    @Test(
+        "default, paced: a channel joined while the log waits for another channel's line still gets its lines on time")
+    func sparseChannelJoinedLater() throws {
+        let directory = try InputTempDirectory()
+        var text = ""
+        for (ms, channel, word) in [(0, "a", "a0"), (800, "b", "b1"), (1_200, "b", "b2"), (1_500, "a", "a3")] {
+            text +=
+                "@id=\(word);tmi-sent-ts=\(1_763_700_000_000 + ms) :u!u@u.tmi.twitch.tv PRIVMSG #\(channel) :\(word)\r\n"
+        }
+        let log = try directory.write("sparse.irc", Array(text.utf8))
+        let server = try ServeHarness([log], options: ServeOptions(port: 0, speed: 1))
+        defer { server.stop() }
+        let first = try ServeTestClient(port: server.port)
+        _ = try first.login("justinfan1")
+        _ = try first.join("a")
+        #expect(try first.lines(1).first?.hasSuffix(":a0") == true)
+        let second = try ServeTestClient(port: server.port)
+        _ = try second.login("justinfan2")
+        _ = try second.join("b")
+        #expect(
+            try second.lines(2, timeoutMs: 3_000).map { $0.split(separator: ":").last.map(String.init) } == [
+                "b1", "b2",
+            ])
+        #expect(try first.lines(1, timeoutMs: 3_000).first?.hasSuffix(":a3") == true)
+    }
+
     @Test("default: channels joined in one burst all play from the log's start")
     func burstOfJoins() throws {
         let server = try ServeHarness([Self.privmsg])
