@@ -1,4 +1,4 @@
-import IRCWire
+package import IRCWire
 
 /// Writes a log line as serve sends it, into a buffer it reuses:
 ///
@@ -13,14 +13,14 @@ import IRCWire
 ///
 /// Everything else is copied byte for byte, tags in their order. Rewriting changes the line's length,
 /// which is why the line is written out rather than lent from the reader.
-struct ServedLineWriter {
+package struct ServedLineWriter {
     /// The line last written, without CR LF.
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// Where ``bytes`` starts without its `@tags ` (0 when it has none), for clients that did not ask
     /// for tags.
-    private(set) var untaggedStart = 0
+    package private(set) var untaggedStart = 0
 
-    init() {
+    package init() {
         bytes.reserveCapacity(2048)
     }
 
@@ -31,7 +31,7 @@ struct ServedLineWriter {
     ///   - sentAtMs: the wall-clock moment it is sent (milliseconds since 1970).
     ///   - pass: 1 for the log's first pass; 2, 3, … for the passes of `--loop` after it.
     /// - Complexity: O(line length). - Allocations: none once the buffer has grown to the longest line.
-    mutating func write(
+    package mutating func write(
         _ line: Span<UInt8>, message: TwitchMessage, lineTime: Int64?, sentAtMs: Int64, pass: Int, keepTime: Bool
     ) {
         bytes.removeAll(keepingCapacity: true)
