@@ -23,7 +23,7 @@ protocol ChannelListener: AnyObject {
 /// ```
 ///
 /// By default the server has one, shared by every client and channel (see ``TimelineHub``): it starts
-/// when the first client joins a channel, and every later JOIN — of another channel, or after a
+/// when the first client joins a channel the log has, and every later JOIN — of another channel, or after a
 /// reconnect — joins it where it is, as on Twitch. With `--from-start` each client's JOIN gets a
 /// timeline of the client's own that starts at the log's start (the channels of one burst of JOINs
 /// share one).
@@ -56,6 +56,9 @@ final class LogTimeline {
     /// A joined channel.
     private struct Slot {
         let name: String
+        /// Whether the log has lines of the channel: only listeners of such channels keep the timeline
+        /// going (a client that first joins a channel the log lacks does not start the log).
+        let isInLog: Bool
         var listeners: [Listener] = []
         /// The recording client's JOIN came and the ROOMSTATE that answered it has not.
         var roomStateDue = false
@@ -70,9 +73,11 @@ final class LogTimeline {
     private let loop: Bool
     private let keepTime: Bool
     private let report: (String) -> Void
+    private let rooms: RoomDirectory
 
     private var slots: [Slot] = []
     private var slotOf: [LoginKey: Int] = [:]
+    /// Listeners of channels the log has.
     private var listenerCount = 0
     /// 1 for the log's first pass.
     private(set) var pass = 1
@@ -102,9 +107,10 @@ final class LogTimeline {
         loop = options.loop
         keepTime = options.keepTime
         self.report = report
+        rooms = log.rooms
     }
 
-    /// Whether anyone listens to any channel.
+    /// Whether anyone listens to a channel the log has.
     var hasListeners: Bool { listenerCount > 0 }
 
     /// Adds `listener` to `channel` (a lower-case login without `#`); it hears the lines due from `now` on.
@@ -112,7 +118,7 @@ final class LogTimeline {
         let index = slot(for: channel)
         guard !slots[index].listeners.contains(where: { $0.listener === listener }) else { return }
         slots[index].listeners.append(Listener(listener: listener, since: now))
-        listenerCount += 1
+        if slots[index].isInLog { listenerCount += 1 }
         isIdle = false
     }
 
@@ -122,7 +128,7 @@ final class LogTimeline {
         guard let key = channel.withUTF8({ unsafe LoginKey($0.span) }), let index = slotOf[key] else { return }
         let before = slots[index].listeners.count
         slots[index].listeners.removeAll { $0.listener === listener }
-        listenerCount -= before - slots[index].listeners.count
+        if slots[index].isInLog { listenerCount -= before - slots[index].listeners.count }
     }
 
     /// Whether `listener` listens to any channel of this timeline.
@@ -140,7 +146,7 @@ final class LogTimeline {
         // A login is at most 25 bytes; the session only joins valid logins.
         let key = name.withUTF8({ unsafe LoginKey($0.span) })!
         if let index = slotOf[key] { return index }
-        slots.append(Slot(name: channel))
+        slots.append(Slot(name: channel, isInLog: rooms.has(channel)))
         slotOf[key] = slots.count - 1
         return slots.count - 1
     }

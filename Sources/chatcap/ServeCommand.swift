@@ -13,9 +13,10 @@ struct ServeCommand: ParsableCommand {
         abstract: "Run a fake Twitch chat server that plays a log to the clients that join its channels.",
         discussion: """
             Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123) and JOIN channels. \
-            The log plays like live chat: it starts at the log's start when the first client joins a channel, \
-            is paced by the lines' timestamps, and is shared by every client and channel, so a channel joined \
-            later, or a client that reconnects, continues from where the log is (a gap, not a rerun); with \
+            The log plays like live chat: it starts at the log's start when the first client joins one of its \
+            channels, is paced by the lines' timestamps, and is shared by every client and channel, so a \
+            channel joined later, or a client that reconnects, continues from where the log is (a gap, not a \
+            rerun); with \
             --from-start each client's JOINs get their channels from the log's start instead. tmi-sent-ts and \
             rm-received-ts are rebased to the moment a line is sent (--keep-time keeps them); capture's time \
             tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are not sent. A \

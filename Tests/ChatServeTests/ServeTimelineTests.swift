@@ -163,6 +163,18 @@ import Testing
         #expect(try first.lines(1, timeoutMs: 3_000).first?.hasSuffix(":a3") == true)
     }
 
+    @Test("default: a JOIN of a channel the log lacks does not start the log; the first channel of the log does")
+    func unknownChannelDoesNotStartTheLog() throws {
+        let server = try ServeHarness([Self.privmsg])
+        defer { server.stop() }
+        let client = try ServeTestClient(port: server.port)
+        _ = try client.login()
+        _ = try client.join("mybotchannel")
+        #expect(try client.drain(forMs: 300).isEmpty)
+        _ = try client.join("pixelharbor")
+        #expect(try client.lines(24).filter { $0.contains(" PRIVMSG #pixelharbor ") }.count == 24)
+    }
+
     @Test("default: channels joined in one burst all play from the log's start")
     func burstOfJoins() throws {
         let server = try ServeHarness([Self.privmsg])
