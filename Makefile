@@ -8,6 +8,8 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= 2
 # Debian packages the build needs (all `make run` installs), then what the tests and benches add.
+# `deps` also pip-installs the Python packages the tests run: jsonschema, and the third-party
+# WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -19,8 +21,9 @@ MANY_LINES ?= 300000
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
+PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release run test unit tsan bench alloc fuzz fixtures golden check format lint clean
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench alloc fuzz fixtures golden check format lint clean
 
 all: build
 
@@ -30,7 +33,8 @@ deps-build:
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
-	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+	@python3 -c "import jsonschema, websockets, twitchio; assert twitchio.__version__ == '2.10.0'" 2>/dev/null \
+		|| python3 -m pip install -q jsonschema websockets twitchio==2.10.0
 
 # Installs what is missing of PACKAGES (idempotent; one apt-get call).
 install-packages:
@@ -46,6 +50,12 @@ build: deps
 release: deps
 	$(SWIFT) build -c release -j $(JOBS)
 
+# The binary, bash/zsh/fish completions and the man page under PREFIX (DESTDIR for packaging).
+install: deps-build
+	$(SWIFT) build -c release -j $(JOBS) --product chatcap
+	$(SWIFT) build -c release -j $(JOBS) --product generate-manual
+	Scripts/install.sh .build/release/chatcap $(PREFIX) .build/release/generate-manual-tool
+
 # The demo: replay a bundled fixture through the whole pipeline as readable text.
 run: deps-build
 	$(SWIFT) build -c release -j $(JOBS) --product chatcap
@@ -55,6 +65,7 @@ run: deps-build
 # stress test under TSan.
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
+	$(SWIFT) build -j $(JOBS) --product generate-manual
 	$(MAKE) lint
 	SWIFT=$(SWIFT) Scripts/run_tests.sh
 	$(MAKE) tsan

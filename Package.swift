@@ -37,6 +37,8 @@ let package = Package(
         //   IRCWire ─▶ ChatStore ─▶ ChatFormat        TwitchSession (events in, actions out)
         // bytes → lines → parsed views. Standard library only.
         .target(name: "IRCWire", swiftSettings: dataPathSettings),
+        // WebSocket (RFC 6455) frames decoded in place and encoded, and the Upgrade handshake as text.
+        .target(name: "WebSocketWire", swiftSettings: dataPathSettings),
         // Entry rings, windows, moderation, interning, timestamps.
         .target(name: "ChatStore", dependencies: ["IRCWire"], swiftSettings: dataPathSettings),
         // The Twitch connection state machine, credentials, logins, join pacing, session records.
@@ -51,7 +53,8 @@ let package = Package(
         .target(name: "ChatPosix", dependencies: ["TwitchSession"], swiftSettings: dataPathSettings),
         // epoll, TCP, TLS (the system OpenSSL), socket addresses, write queues.
         .target(
-            name: "ChatNet", dependencies: ["ChatPosix", "TwitchSession", "IRCWire", "COpenSSL", "CLinux"],
+            name: "ChatNet",
+            dependencies: ["ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "COpenSSL", "CLinux"],
             swiftSettings: dataPathSettings),
         // gzip in and out, the capture writer and its rotation and spool, input files, the time merge.
         .target(
@@ -70,7 +73,9 @@ let package = Package(
         // The stand-in Twitch server.
         .target(
             name: "ChatServe",
-            dependencies: ["ChatNet", "ChatArchive", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire"],
+            dependencies: [
+                "ChatNet", "ChatArchive", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire", "WebSocketWire",
+            ],
             swiftSettings: dataPathSettings),
         // The terminal view (`watch`), over recordings and live chat.
         .target(
@@ -107,7 +112,7 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatNetTests",
-            dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatArchiveTests",
@@ -116,7 +121,10 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatReplayTests", dependencies: ["ChatReplay", "ChatPosix", "ChatTestSupport"],
+            name: "ChatReplayTests",
+            dependencies: [
+                "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatArchive", "ChatFormat", "ChatStore", "IRCWire",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],
@@ -142,7 +150,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatArchive",
-                "ChatServe", "ChatTestSupport",
+                "ChatServe", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

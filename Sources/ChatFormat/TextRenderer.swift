@@ -220,16 +220,14 @@ public struct TextRenderer: Sendable {
     }
 
     private func mark(_ t: Tombstone, into out: inout JSONWriter) {
-        switch t {
-        case .none: return
-        case .deleted: out.raw(" [deleted]")
-        case .banned: out.raw(" [banned]")
-        case .cleared: out.raw(" [cleared]")
-        case .timedOut(let s):
+        if t.deleted { out.raw(" [deleted]") }
+        if let s = t.timedOutSeconds {
             out.raw(" [timed out ")
             out.decimal(Int64(s))
             out.raw("s]")
         }
+        if t.banned { out.raw(" [banned]") }
+        if t.cleared { out.raw(" [cleared]") }
     }
 
     /// Message text as-is, invalid UTF-8 repaired; control characters (but tab) shown as `?` so

@@ -302,13 +302,13 @@ public enum TypedJSONEncoder: Sendable {
 
     private static func moderation(_ t: Tombstone, into out: inout JSONWriter) {
         out.key("deleted")
-        out.bool(t == .deleted)
+        out.bool(t.deleted)
         out.key("timed_out")
-        if case .timedOut(let s) = t { out.number(Int64(s)) } else { out.null() }
+        if let s = t.timedOutSeconds { out.number(Int64(s)) } else { out.null() }
         out.key("banned")
-        out.bool(t == .banned)
+        out.bool(t.banned)
         out.key("cleared")
-        out.bool(t == .cleared)
+        out.bool(t.cleared)
     }
 
     private static func params(_ bytes: Span<UInt8>, _ line: ParsedLine, into out: inout JSONWriter) {

@@ -9,21 +9,57 @@ public import TwitchSession
 
 /// Where and how to connect.
 public struct Endpoint: Sendable, Equatable {
+    /// How IRC travels to the server.
+    public enum Transport: String, Sendable, Equatable, CaseIterable {
+        /// IRC lines straight over TCP (or TLS): `irc.chat.twitch.tv`, 6697 (6667 plain).
+        case tcp
+        /// IRC over WebSocket (RFC 6455), as browser overlays and most libraries connect:
+        /// `wss://irc-ws.chat.twitch.tv:443`.
+        case websocket
+    }
+
+    /// Twitch's host for `transport`.
+    public static func twitchHost(for transport: Transport) -> String {
+        transport == .websocket ? "irc-ws.chat.twitch.tv" : "irc.chat.twitch.tv"
+    }
+
     public var host: String
     public var port: UInt16
     /// TLS settings, or `nil` for plain TCP.
     public var tls: TLSConfiguration?
+    public var transport: Transport
+    /// The WebSocket request target (`/`).
+    public var path: String
     /// Connect and handshake timeout.
     public var timeoutMs: Int64
 
+    /// - Parameter port: the default is Twitch's for the transport: 6697 with TLS and 6667 without
+    ///   over TCP; 443 for WebSocket with TLS. A plain WebSocket has no default: Twitch's
+    ///   `ws://irc-ws.chat.twitch.tv:80` is no longer served.
+    /// - Precondition: a port is given for a plain WebSocket.
     public init(
-        host: String = "irc.chat.twitch.tv", port: UInt16? = nil, tls: TLSConfiguration? = .default,
-        timeoutMs: Int64 = 10_000
+        host: String? = nil, port: UInt16? = nil, tls: TLSConfiguration? = .default, transport: Transport = .tcp,
+        path: String = "/", timeoutMs: Int64 = 10_000
     ) {
-        self.host = host
-        self.port = port ?? (tls == nil ? 6667 : 6697)
+        precondition(port != nil || transport == .tcp || tls != nil, "a plain WebSocket endpoint needs a port")
+        self.host = host ?? Self.twitchHost(for: transport)
+        switch transport {
+        case .tcp: self.port = port ?? (tls == nil ? 6667 : 6697)
+        case .websocket: self.port = port ?? 443
+        }
         self.tls = tls
+        self.transport = transport
+        self.path = path
         self.timeoutMs = timeoutMs
+    }
+
+    /// `wss://irc-ws.chat.twitch.tv:443/`, `irc.chat.twitch.tv:6697`: where this connects, for messages.
+    public var description: String {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        switch transport {
+        case .tcp: return authority
+        case .websocket: return (tls == nil ? "ws://" : "wss://") + authority + path
+        }
     }
 
     /// Whether `host` names this machine's loopback interface: `localhost`, an IPv4 address in
@@ -63,11 +99,15 @@ public final class LiveSession {
 
     private final class Connection {
         var machine: ConnectionMachine
-        /// Plain ``TCPConnection`` or ``TLSConnection``, as the endpoint says.
+        /// Plain ``TCPConnection`` or ``TLSConnection``, or a ``WebSocketStream`` over either, as the
+        /// endpoint says.
         var stream: (any ByteStream)? = nil
         /// What the stream's descriptor is registered for, so the loop changes it only when it differs.
         var registered: EventLoop.Interest = []
         var framer = LineFramer()
+        /// Whether the current connection has received any byte (a reset before the first one on a
+        /// plain connection hints at a TLS port).
+        var receivedAny = false
         var connectAt: Int64? = nil
         var lines = 0
         /// The read budget ran out before the stream would block: service again before waiting.
@@ -113,6 +153,14 @@ public final class LiveSession {
 
     /// Why the session gave up (a rejected login or certificate), when a machine did.
     public var failure: DisconnectReason? { connections.lazy.compactMap(\.machine.failure).first }
+
+    /// Whether any connection was ever welcomed by the server (registered). A session that ends
+    /// without it never reached the chat: commands exit 69 (EX_UNAVAILABLE).
+    public var everRegistered: Bool { connections.contains { $0.machine.registrations > 0 } }
+
+    /// Why the last attempt of a connection that never registered failed, for the message of a
+    /// session that never reached the chat.
+    public var lastFailure: DisconnectReason? { connections.lazy.compactMap(\.machine.lastDisconnect).first }
 
     /// How many connections the channels were pooled into.
     public var connectionCount: Int { connections.count }
@@ -186,6 +234,15 @@ public final class LiveSession {
         for c in connections { perform(c.machine.stop(at: end), on: c) }
     }
 
+    /// Added to a failure that looks like the two ends disagreeing on TLS: a plain connection closed
+    /// or reset before the server sent a byte (a TLS port waits for a handshake, then gives up), or a
+    /// TLS handshake that failed or timed out (a plain IRC port does not answer one).
+    private var mismatchHint: String {
+        endpoint.tls == nil
+            ? " (TLS/plain mismatch? the port may expect TLS: drop --plain)"
+            : " (TLS/plain mismatch? the port may speak plain IRC: --plain)"
+    }
+
     private func service(_ c: Connection, _ readiness: EventLoop.Readiness) {
         guard let stream = c.stream else { return }
         if readiness.contains(.writable) || stream.hasPendingWrites {
@@ -206,17 +263,21 @@ public final class LiveSession {
             budget -= 1
             let outcome: ReadOutcome
             do { outcome = try stream.read(into: &c.framer) } catch {
-                lost(c, .failed("\(error)"))
+                lost(c, .failed("\(error)" + (c.receivedAny ? "" : mismatchHint)))
                 return
             }
             switch outcome {
             case .bytes:
+                c.receivedAny = true
                 drain(c, receivedAt: Moment.now())
             case .wouldBlock:
                 updateInterest(c)
                 return
             case .endOfStream:
-                lost(c, .endOfStream)
+                lost(
+                    c,
+                    c.receivedAny || endpoint.tls != nil
+                        ? .endOfStream : .failed("the server closed the connection" + mismatchHint))
                 return
             }
         }
@@ -304,6 +365,7 @@ public final class LiveSession {
         do {
             let stream = try connect()
             c.stream = stream
+            c.receivedAny = false
             c.framer.reset()
             c.registered = stream.interest
             try loop.register(stream.fileDescriptor, interest: c.registered)
@@ -315,19 +377,29 @@ public final class LiveSession {
             actions.removeAll(keepingCapacity: true)
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
-                ? .certificateRejected("\(error)") : .connectFailed("\(error)")
+                ? .certificateRejected("\(error)")
+                : .connectFailed("\(error)" + (error is TLSError && endpoint.tls != nil ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
     }
 
-    /// Connects to the endpoint, over TLS when it has a context: blocks for at most its timeout.
+    /// Connects to the endpoint, over TLS when it has a context, then (WebSocket transport) does the
+    /// Upgrade handshake: blocks for at most its timeout in all.
     private func connect() throws -> any ByteStream {
+        let start = Moment.now().monotonicMs
+        let base: any ByteStream
         if let tlsContext {
-            return try TLSConnection.connect(
+            base = try TLSConnection.connect(
                 host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: endpoint.timeoutMs)
+        } else {
+            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
         }
-        return try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
+        guard endpoint.transport == .websocket else { return base }
+        return try WebSocketStream.connect(
+            over: base, host: endpoint.host, port: endpoint.port, secure: tlsContext != nil, path: endpoint.path,
+            peer: endpoint.description,
+            timeoutMs: max(1, endpoint.timeoutMs - (Moment.now().monotonicMs - start)))
     }
 
     /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).

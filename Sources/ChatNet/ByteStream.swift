@@ -36,6 +36,12 @@ public protocol ByteStream: AnyObject {
     /// - Complexity: amortised O(`line.count`). - Allocations: only when the queue grows.
     func enqueue(line: Span<UInt8>)
 
+    /// Queues `bytes` as they are (a layer above, such as ``WebSocketStream``, frames its lines
+    /// itself). A secret (a masked PASS) is zeroed in the queue once written.
+    ///
+    /// - Complexity: amortised O(`bytes.count`). - Allocations: only when the queue grows.
+    func enqueue(raw bytes: Span<UInt8>, isSecret: Bool)
+
     /// Writes as much of the queue as the socket takes now.
     ///
     /// - Returns: `true` when the queue is empty.

@@ -237,6 +237,10 @@ public final class TLSConnection: ByteStream {
         queue.append(line: line)
     }
 
+    public func enqueue(raw bytes: Span<UInt8>, isSecret: Bool) {
+        queue.append(raw: bytes, isSecret: isSecret)
+    }
+
     /// Queues raw bytes (tests, or a pre-serialised line with its CR LF).
     public func enqueue(bytes: some Collection<UInt8>) {
         queue.append(contentsOf: bytes)

@@ -59,6 +59,15 @@ struct WriteQueue {
         bytes.append(contentsOf: raw)
     }
 
+    /// Appends raw bytes (e.g. a WebSocket frame), zeroed once written when they carry a secret.
+    ///
+    /// - Complexity: amortised O(`raw.count`). - Allocations: only when the storage grows.
+    mutating func append(raw: Span<UInt8>, isSecret: Bool) {
+        // SAFETY: the span's storage is lent only for the closure, which copies it into the queue.
+        unsafe raw.withUnsafeBufferPointer { unsafe bytes.append(contentsOf: $0) }
+        if isSecret { holdsSecret = true }
+    }
+
     /// Lends the pending bytes to `write` until the queue is empty or `write` takes nothing; `write`
     /// returns how many of the bytes it was lent it wrote, and those are taken.
     ///

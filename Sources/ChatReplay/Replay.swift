@@ -11,9 +11,16 @@ public import TwitchSession
 /// Without moderation each line is written as soon as it is appended (one line out per line in), into
 /// the ``OutputSink``, which batches writes and flushes them within ``OutputSink/maxDelay``: the pacer's
 /// waits and ``idle()`` (for follow polls and live ticks) give it the chance.
-/// With ``ReplayOptions/applyModeration`` lines wait in their channel's ring — the ring is the delay
-/// line — and are written, in input order, when the ring must make room or at the end, carrying any
-/// tombstone a later CLEARMSG/CLEARCHAT put on them.
+/// With ``ReplayOptions/applyModeration`` each line waits for its own channel's look-ahead (see
+/// ``ModerationHold``): until its ring evicts it, until ``ReplayOptions/moderationWindow`` has passed,
+/// or the end. Lines are written in input order, carrying the tombstone a later CLEARMSG/CLEARCHAT put
+/// on them; a line released before its look-ahead ended (the hold's byte limit) is counted.
+///
+/// A line whose channel is past the store's ``ChatStore/channelLimit`` is reported with its position
+/// and still written (counted as ``ReplaySummary/untracked``: no tombstone, no de-duplication; with
+/// moderation held as a copy, in input order); with no sink (`dump`) it is counted as
+/// ``ReplaySummary/dropped``. Problems are described through `diagnose` up to
+/// ``ReplayOptions/reportLimit`` (0: all), then only counted.
 ///
 /// Owns the store while it runs (the ingest thread); not `Sendable`.
 ///
@@ -29,7 +36,7 @@ public final class Replay {
     private let reader: Reader
     private let channelFilter: [[UInt8]]
     private let userFilter: [[UInt8]]
-    /// Whether any filter is set (else ``passes(_:_:_:)`` is skipped).
+    /// Whether any filter is set (else ``passes(_:_:_:time:)`` is skipped).
     private let filters: Bool
     private let started = ContinuousClock.now
     /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
@@ -40,8 +47,10 @@ public final class Replay {
         var writer = JSONWriter()
         var summary = ReplaySummary()
         var reported = 0
-        /// Lines appended but not yet written (moderation mode), oldest first.
-        var pending = PlacementQueue()
+        /// Lines appended but not yet written (moderation mode), in input order.
+        var hold = ModerationHold()
+        /// The moderation look-ahead's clock: the newest line time seen (and wall time for live input).
+        var clock = Int64.min
         var pace: Pacer?
         /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
         var idleFailure: OutputError? = nil
@@ -66,7 +75,9 @@ public final class Replay {
     public init(options: ReplayOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
         self.options = options
         // Nothing in replay or dump reads sender tokens (encoders read names from the entry bytes).
-        store = ChatStore(capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false)
+        store = ChatStore(
+            capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false,
+            channelLimit: options.channelLimit)
         self.sink = sink
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)
@@ -78,6 +89,7 @@ public final class Replay {
             || !options.users.isEmpty || !options.types.isEmpty || options.grep != nil
         unsafe state = .allocate(capacity: 1)
         unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }))
+        unsafe state.pointee.summary.channelLimit = store.channelLimit
     }
 
     deinit {
@@ -168,7 +180,7 @@ public final class Replay {
 
     /// Writes every held-back line and flushes.
     public func finish() throws(OutputError) {
-        while let next = unsafe state.pointee.pending.popFirst() { try writeHeld(next) }
+        try releaseHeld(force: true)
         store.publish(now: elapsedMilliseconds(), force: true)
         try sink?.flush()
     }
@@ -193,21 +205,19 @@ public final class Replay {
     }
 
     private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
-        if options.applyModeration, sink != nil {
-            // Make room in order: everything up to this channel's oldest entry is written first.
-            if let log = try? store.log(for: message, in: bytes), log.ring.isFull {
-                let oldest = log.ring.liveRange.lowerBound
-                while let next = unsafe state.pointee.pending.popFirst() {
-                    try writeHeld(next)
-                    if next.channel == log.index && next.seq == oldest { break }
-                }
-            }
+        let holds = options.applyModeration && sink != nil
+        if holds, let log = try? store.log(for: message, in: bytes), log.ring.isFull {
+            // The append below evicts the channel's oldest entry: keep its mark if it is still held.
+            let oldest = log.ring.liveRange.lowerBound
+            var mark = Tombstone.none
+            _ = log.ring.withEntry(oldest, reader: reader) { info, _ in mark = info.tombstone }
+            unsafe state.pointee.hold.noteEviction(channel: log.index, seq: oldest, tombstone: mark)
         }
         let placement: ChatStore.Placement
         do throws(StoreError) {
             placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
         } catch {
-            report("\(at.inputName):\(at.lineNumber): \(error)")
+            try refused(bytes, message, at, error)
             return
         }
         // O(1) between ticks; a tick visits dirty channels only. The clock is read every few lines.
@@ -217,22 +227,119 @@ public final class Replay {
             store.publish(now: elapsedMilliseconds())
         }
         guard let sink else { return }
-        if options.applyModeration {
-            unsafe state.pointee.pending.append(PlacementQueue.Item(channel: placement.channel, seq: placement.seq))
+        if holds {
+            var clock = unsafe state.pointee.clock
+            if let t = at.timestamp?.milliseconds, t > clock {
+                clock = t
+                unsafe state.pointee.clock = t
+            }
+            let due = options.moderationWindow.map { clock == Int64.min ? Int64.max : clock &+ $0 } ?? Int64.max
+            unsafe state.pointee.hold.hold(
+                bytes,
+                ModerationHold.Line(
+                    channel: placement.channel, seq: placement.seq, start: 0, count: 0, due: due,
+                    parsed: message.line, terminator: at.terminator, isMirror: placement.isMirror,
+                    time: at.timestamp?.milliseconds ?? 0))
+            try releaseHeld(force: false)
             return
         }
         let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
-        try write(bytes, message, context, terminator: at.terminator, to: sink)
+        try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
     }
 
-    private func writeHeld(_ item: PlacementQueue.Item) throws(OutputError) {
-        guard let sink, let log = store.log(at: item.channel) else { return }
+    /// A line the store refused (its channel is past the store's channel limit), reported with its
+    /// position and counted: written without the store — at once, or with moderation held (as a copy,
+    /// final at once) in input order among the other held lines — or, with no output (`dump`: only
+    /// windows are written), dropped.
+    ///
+    /// - Complexity: O(line). - Allocations: the report; with moderation, amortised none.
+    private func refused(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine, _ error: StoreError
+    ) throws(OutputError) {
+        let why =
+            switch error {
+            case .tooManyChannels(let limit):
+                "channel \(message.channel.map { "#" + String(decoding: bytes, in: $0) } ?? "(none)") is past the limit of \(limit) channels"
+            case .malformed: "\(error)"
+            }
+        guard let sink else {
+            unsafe state.pointee.summary.dropped += 1
+            report("\(at.inputName):\(at.lineNumber): \(why): dropped (it is in no window)")
+            return
+        }
+        unsafe state.pointee.summary.untracked += 1
+        report("\(at.inputName):\(at.lineNumber): \(why): written without moderation or de-duplication")
+        guard options.applyModeration else {
+            let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: false)
+            try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
+            return
+        }
+        // No ring holds it, so no mark can reach it: it is final as soon as it is first.
+        unsafe state.pointee.hold.hold(
+            bytes,
+            ModerationHold.Line(
+                channel: ModerationHold.untracked, seq: 0, start: 0, count: 0, due: Int64.min, parsed: message.line,
+                terminator: at.terminator, isMirror: false, time: at.timestamp?.milliseconds ?? 0))
+        try releaseHeld(force: false)
+    }
+
+    /// For live input: advances the moderation look-ahead's clock to `wallMilliseconds` and writes the
+    /// held lines whose window has passed, so a quiet live channel's lines keep flowing. Call it from
+    /// the live loop's tick.
+    ///
+    /// - Complexity: O(lines released). - Allocations: none.
+    public func releaseDue(wallMilliseconds: Int64) throws(OutputError) {
+        guard options.applyModeration, sink != nil else { return }
+        let clock = unsafe state.pointee.clock
+        if wallMilliseconds > clock { unsafe state.pointee.clock = wallMilliseconds }
+        try releaseHeld(force: false)
+    }
+
+    /// Writes the held lines from the first one on while they are final (all of them with `force`).
+    private func releaseHeld(force: Bool) throws(OutputError) {
+        guard let sink else { return }
+        while let first = unsafe state.pointee.hold.first {
+            let evicted = store.log(at: first.channel).map { $0.ring.liveRange.lowerBound > first.seq } ?? true
+            let held = unsafe state.pointee.hold.heldBytes
+            let clock = unsafe state.pointee.clock
+            let early = held > options.moderationHoldLimit
+            guard force || evicted || early || clock >= first.due else { return }
+            if early && !evicted { noteEarlyRelease() }
+            try writeHeld(first, to: sink)
+        }
+    }
+
+    /// Writes the first held line: from its ring while the ring has it (with its current tombstone),
+    /// else from the hold's copy with the tombstone frozen at its eviction.
+    private func writeHeld(_ line: ModerationHold.Line, to sink: OutputSink) throws(OutputError) {
         var failure: OutputError? = nil
-        let found = log.ring.withEntry(item.seq, reader: reader) { info, bytes in
-            do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+        var found = false
+        if let log = store.log(at: line.channel) {
+            let lookup = log.ring.withEntry(line.seq, reader: reader) { info, bytes in
+                do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+            }
+            if case .found = lookup { found = true }
         }
         if let failure { throw failure }
-        if case .gone = found { report("internal: held line \(item.seq) of channel \(item.channel) was evicted") }
+        let tombstone = found ? .none : unsafe state.pointee.hold.takeFrozen(channel: line.channel, seq: line.seq)
+        try unsafe state.pointee.hold.popFirst { (held, bytes) throws(OutputError) in
+            guard !found else { return }
+            let message = TwitchMessage(held.parsed, in: bytes)
+            let time = LineTime(of: message, in: bytes).timestamp
+            let context = LineContext(timestamp: time, tombstone: tombstone, isMirror: held.isMirror)
+            let filterTime = held.time == 0 ? nil : Timestamp(milliseconds: held.time)
+            try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
+        }
+    }
+
+    /// Counts a line released before its look-ahead ended; says so on stderr the first time.
+    private func noteEarlyRelease() {
+        unsafe state.pointee.summary.releasedEarly += 1
+        if unsafe state.pointee.summary.releasedEarly == 1 {
+            diagnose(
+                "moderation look-ahead: more than \(options.moderationHoldLimit >> 20) MiB held; releasing lines "
+                    + "before their look-ahead ended (counted in the summary)")
+        }
     }
 
     /// Writes an entry read back from its ring, with its tombstone.
@@ -240,15 +347,21 @@ public final class Replay {
         let message = TwitchMessage(info.parsed, in: bytes)
         let time = LineTime(of: message, in: bytes).timestamp
         let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
+        // The entry's receipt time is the line's time or, without one, the time of the line before it.
+        let filterTime = info.receivedAt == 0 ? time : Timestamp(milliseconds: info.receivedAt)
         // The ring keeps no terminator: raw output uses CRLF.
-        try write(bytes, message, context, terminator: .crlf, to: sink)
+        try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
     }
 
+    /// Writes one line in the output format, if it passes the filters.
+    ///
+    /// - Parameter time: the time `--since`/`--until` compare: the line's own time or, for a line
+    ///   without one (JOIN, NOTICE, …), the time of the line before it in its input.
     private func write(
-        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, terminator: LineTerminator,
-        to sink: OutputSink
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?,
+        terminator: LineTerminator, to sink: OutputSink
     ) throws(OutputError) {
-        if filters { guard passes(bytes, message, context) else { return } }
+        if filters { guard passes(bytes, message, context, time: time) else { return } }
         if options.format == .raw {
             // The line as it came, straight into the sink's buffer.
             try sink.write(bytes)
@@ -280,10 +393,12 @@ public final class Replay {
 
     // MARK: Filters
 
-    private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext) -> Bool {
+    private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?)
+        -> Bool
+    {
         if options.dedupeShared && context.isMirror { return false }
         if options.since != nil || options.until != nil {
-            guard let t = context.timestamp else { return false }
+            guard let t = time else { return false }
             if let since = options.since, t < since { return false }
             if let until = options.until, t >= until { return false }
         }
@@ -318,7 +433,7 @@ public final class Replay {
     private func report(_ message: String) {
         unsafe state.pointee.reported += 1
         let reported = unsafe state.pointee.reported
-        if reported <= options.reportLimit {
+        if options.reportLimit <= 0 || reported <= options.reportLimit {
             diagnose(message)
         } else if reported == options.reportLimit + 1 {
             diagnose("(further problems are only counted; see the summary)")
@@ -330,27 +445,3 @@ public final class Replay {
 
 @available(*, unavailable)
 extension Replay: Sendable {}
-
-/// A FIFO of (channel, sequence) that grows as needed and reuses its storage.
-struct PlacementQueue {
-    struct Item: Equatable {
-        var channel: Int
-        var seq: UInt64
-    }
-    private var items: [Item] = []
-    private var head = 0
-
-    mutating func append(_ item: Item) {
-        if head > 4096 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        items.append(item)
-    }
-
-    mutating func popFirst() -> Item? {
-        guard head < items.count else { return nil }
-        defer { head += 1 }
-        return items[head]
-    }
-}

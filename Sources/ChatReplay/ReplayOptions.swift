@@ -24,10 +24,20 @@ public struct ReplayOptions {  // not Sendable: holds a Regex
     public var dedupeShared = false
     /// Turn malformed input into a failure (exit status 65).
     public var strict = false
-    /// Entries kept per channel (the moderation look-ahead with `applyModeration`).
+    /// Entries kept per channel (a line's look-ahead with `applyModeration` ends when its ring evicts it).
     public var capacity = 2_500
-    /// How many problems to describe one by one on stderr before only counting them.
+    /// With `applyModeration`: milliseconds of chat time after a line at which its look-ahead ends
+    /// even if its ring still holds it (`nil`: only the ring and the end of the input end it).
+    public var moderationWindow: Int64? = 300_000
+    /// With `applyModeration`: bytes of held lines above which the oldest are released before their
+    /// look-ahead ended (counted in ``ReplaySummary/releasedEarly``).
+    public var moderationHoldLimit = 256 << 20
+    /// How many problems to describe one by one on stderr before only counting them; 0 for all.
     public var reportLimit = 20
+    /// The most channels the store holds (``ChatStore/maximumChannels``); lowered only by tests
+    /// (`--channel-limit`, hidden). Lines of further channels are written without the store
+    /// (``ReplaySummary/untracked``) or, with no output (`dump`), dropped (``ReplaySummary/dropped``).
+    package var channelLimit = ChatStore.maximumChannels
 
     public init() {}
 }
@@ -40,11 +50,26 @@ public struct ReplaySummary: Sendable, Equatable {
     public var skipped = 0
     public var damagedInputs = 0
     public var failedInputs = 0
+    /// Lines of channels past the store's channel limit written without it: no moderation
+    /// (tombstones) and no shared-chat de-duplication for them, else as usual.
+    public var untracked = 0
+    /// Lines of channels past the store's channel limit that were not kept (`dump`: no window).
+    public var dropped = 0
+    /// The store's channel limit (for the summary's wording).
+    public var channelLimit = ChatStore.maximumChannels
+    /// Lines `--apply-moderation` wrote before their look-ahead ended (the hold was full).
+    public var releasedEarly = 0
 
     public init() {}
 
     /// Problems worth a summary line.
-    public var hasProblems: Bool { malformed + skipped + damagedInputs + failedInputs > 0 }
+    public var hasProblems: Bool {
+        malformed + skipped + damagedInputs + failedInputs + untracked + dropped + releasedEarly > 0
+    }
+
+    /// Whether lines that were read are missing from the output (exit status 65 even without
+    /// `--strict`).
+    public var losesLines: Bool { dropped > 0 }
 
     public var description: String {
         var parts = ["\(lines) lines read", "\(written) written"]
@@ -52,6 +77,12 @@ public struct ReplaySummary: Sendable, Equatable {
         if skipped > 0 { parts.append("\(skipped) over-long skipped") }
         if damagedInputs > 0 { parts.append("\(damagedInputs) damaged inputs") }
         if failedInputs > 0 { parts.append("\(failedInputs) unreadable inputs") }
+        if untracked > 0 {
+            parts.append(
+                "\(untracked) untracked (channels past the limit of \(channelLimit): no moderation or de-duplication)")
+        }
+        if dropped > 0 { parts.append("\(dropped) dropped (channels past the limit of \(channelLimit))") }
+        if releasedEarly > 0 { parts.append("\(releasedEarly) released before their moderation look-ahead ended") }
         return parts.joined(separator: ", ")
     }
 }

@@ -24,9 +24,10 @@ public final class StatsCollector {
     public private(set) var malformed = 0
     public private(set) var skipped = 0
     public private(set) var damagedInputs = 0
-    /// Problems listed one by one (the rest are only counted).
+    /// Problems listed one by one (the rest are only counted); 0 lists all.
     public let listLimit: Int
 
+    /// - Parameter listLimit: problems listed one by one (the rest are only counted); 0 lists all.
     public init(listLimit: Int = 100) { self.listLimit = listLimit }
 
     /// Counts one event of a ``MergeReader``.
@@ -71,7 +72,9 @@ public final class StatsCollector {
     }
 
     private func note(_ at: MergedLine, _ what: String) {
-        if problems.count < listLimit { problems.append(Problem(input: at.inputName, line: at.lineNumber, what: what)) }
+        if listLimit <= 0 || problems.count < listLimit {
+            problems.append(Problem(input: at.inputName, line: at.lineNumber, what: what))
+        }
     }
 
     private func unescaped(_ bytes: Span<UInt8>, _ v: TagValue) -> String {

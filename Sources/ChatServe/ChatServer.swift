@@ -2,10 +2,12 @@ import ChatNet
 import ChatPosix
 import TwitchSession
 
-/// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS), answers the login and JOINs as
-/// Twitch does, and plays a chat log to the clients that join its channels, paced by the log's
-/// timestamps (see ``LogTimeline``: one timeline shared by every client, or one per client with
-/// `--from-start`), relaying what clients say and keeping them alive with PINGs.
+/// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS, and with
+/// ``ServeOptions/webSocketPort`` IRC over WebSocket on a second port, as Twitch's
+/// `irc-ws.chat.twitch.tv`), answers the login and JOINs as Twitch does, and plays a chat log to the
+/// clients that join its channels, paced by the log's timestamps (see ``LogTimeline``: one timeline
+/// shared by every client, or one per client with `--from-start`), relaying what clients say and
+/// keeping them alive with PINGs.
 ///
 /// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Timers (a held
 /// line, a PING) are the loop's wait timeout: the earliest ``ServeClient/nextDue`` of any client (a
@@ -27,11 +29,17 @@ public final class ChatServer {
     public let address: String
     /// The port actually bound (the kernel's choice for port 0).
     public let port: UInt16
+    /// `ws://127.0.0.1:8080` (or `wss://`), with the port actually bound, when WebSocket is served.
+    public let webSocketAddress: String?
+    /// The WebSocket port actually bound, when WebSocket is served.
+    public let webSocketPort: UInt16?
     /// Stops ``run()`` from any thread.
     public let stopHandle: ServeStopHandle
 
     private let loop: EventLoop
     private let listener: ListeningSocket
+    /// The WebSocket port's listener, if any: its connections are wrapped in a ``WebSocketStream``.
+    private let webSocketListener: ListeningSocket?
     private let context: ServeContext
     private let tls: ServerTLSContext?
     private var clients: [Int32: ServeClient] = [:]
@@ -50,13 +58,20 @@ public final class ChatServer {
         tls = try options.tls.map { files throws(ServeError) in try ServerTLSContext(files) }
         do {
             listener = try ListeningSocket(host: options.host, port: options.port)
+            webSocketListener = try options.webSocketPort.map { port throws(SocketError) in
+                try ListeningSocket(host: options.host, port: port)
+            }
             loop = try EventLoop(maxEvents: 128)
             try loop.register(listener.fileDescriptor, interest: .readable)
+            if let webSocketListener { try loop.register(webSocketListener.fileDescriptor, interest: .readable) }
         } catch {
             throw .network(error)
         }
         address = listener.address
         port = listener.port
+        webSocketPort = webSocketListener?.port
+        let scheme = options.tls == nil ? "ws://" : "wss://"
+        webSocketAddress = webSocketListener.map { scheme + $0.address }
         stopHandle = ServeStopHandle(flag: StopFlag(), waker: loop.waker)
         context = ServeContext(options: options, log: log, report: report)
     }
@@ -84,7 +99,9 @@ public final class ChatServer {
             let now = Moment.now().monotonicMs
             for (descriptor, readiness) in ready {
                 if descriptor == listener.fileDescriptor {
-                    acceptAll(now: now)
+                    acceptAll(from: listener, now: now)
+                } else if let webSocketListener, descriptor == webSocketListener.fileDescriptor {
+                    acceptAll(from: webSocketListener, webSocket: true, now: now)
                 } else if let client = clients[descriptor] {
                     if !readiness.isDisjoint(with: [.readable, .hangup, .error]) { client.readAvailable(now: now) }
                     service(client, now: now)
@@ -93,6 +110,7 @@ public final class ChatServer {
             if let paused = acceptPausedUntil, paused <= now {
                 acceptPausedUntil = nil
                 try? loop.modify(listener.fileDescriptor, interest: .readable)
+                if let webSocketListener { try? loop.modify(webSocketListener.fileDescriptor, interest: .readable) }
             }
             for client in clients.values where (client.nextDue ?? .max) <= now {
                 service(client, now: now)
@@ -132,7 +150,9 @@ public final class ChatServer {
         return Int32(clamping: max(0, earliest - now))
     }
 
-    private func acceptAll(now: Int64) {
+    /// Accepts every waiting connection of `listener`: TLS over it when the server has a certificate,
+    /// and on the WebSocket port a ``WebSocketStream`` over that, whose first reads take the upgrade.
+    private func acceptAll(from listener: ListeningSocket, webSocket: Bool = false, now: Int64) {
         while true {
             switch listener.accept() {
             case .none:
@@ -140,10 +160,11 @@ public final class ChatServer {
             case .failed(let error):
                 context.report("cannot accept a connection: \(error); pausing for 100 ms")
                 acceptPausedUntil = now + 100
-                try? loop.modify(listener.fileDescriptor, interest: [])
+                try? loop.modify(self.listener.fileDescriptor, interest: [])
+                if let webSocketListener { try? loop.modify(webSocketListener.fileDescriptor, interest: []) }
                 return
             case .connection(let tcp):
-                let transport: any ByteStream
+                var transport: any ByteStream
                 if let tls {
                     do {
                         transport = try tls.makeConnection(accepting: tcp)
@@ -154,6 +175,7 @@ public final class ChatServer {
                 } else {
                     transport = tcp
                 }
+                if webSocket { transport = WebSocketStream(accepting: transport, peer: tcp.peer) }
                 let client = ServeClient(number: nextNumber, transport: transport, peer: tcp.peer, context: context)
                 nextNumber += 1
                 do {
@@ -163,12 +185,13 @@ public final class ChatServer {
                     continue
                 }
                 clients[tcp.fileDescriptor] = client
-                context.report("\(client.name) connected")
+                context.report("\(client.name) connected" + (webSocket ? " (WebSocket)" : ""))
             }
         }
     }
 
     private func remove(_ client: ServeClient) {
+        client.sendWebSocketClose()
         let descriptor = client.transport.fileDescriptor
         try? loop.remove(descriptor)
         clients.removeValue(forKey: descriptor)

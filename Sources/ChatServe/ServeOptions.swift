@@ -13,7 +13,7 @@ public struct ServeOptions: Sendable, Equatable {
     /// Start a channel over when it reaches the end of the log, each pass with fresh message ids.
     public var loop: Bool
     /// Each client gets each channel it joins from the log's start, on a timeline of its own
-    /// (`--from-start`), instead of the one timeline per channel that every client shares.
+    /// (`--from-start`), instead of the one timeline that every client shares.
     public var fromStart: Bool
     /// Send `tmi-sent-ts` and `rm-received-ts` as recorded (`--keep-time`) instead of rebased to the
     /// moment the line is sent.
@@ -24,8 +24,11 @@ public struct ServeOptions: Sendable, Equatable {
     public var pongTimeoutMs: Int64
     /// What a JOIN of a channel the log does not have gets.
     public var unknownChannel: UnknownChannelPolicy
-    /// PEM certificate chain and private key: serve TLS instead of plain TCP.
+    /// PEM certificate chain and private key: serve TLS instead of plain TCP (on both ports).
     public var tls: ServeTLSFiles?
+    /// A second port for IRC over WebSocket (RFC 6455, as `wss://irc-ws.chat.twitch.tv`), with TLS
+    /// when ``tls`` is set; 0 lets the kernel pick one. `nil`: no WebSocket listener.
+    public var webSocketPort: UInt16?
     /// Test switches: what to do to a client after it was sent a number of replayed lines.
     public var faults: ServeFaults
 
@@ -38,7 +41,7 @@ public struct ServeOptions: Sendable, Equatable {
         host: String = "127.0.0.1", port: UInt16 = 6667, speed: Double? = 1, loop: Bool = false,
         fromStart: Bool = false, keepTime: Bool = false, pingIntervalMs: Int64 = Self.defaultPingIntervalMs,
         pongTimeoutMs: Int64 = Self.defaultPongTimeoutMs, unknownChannel: UnknownChannelPolicy = .empty,
-        tls: ServeTLSFiles? = nil, faults: ServeFaults = ServeFaults()
+        tls: ServeTLSFiles? = nil, webSocketPort: UInt16? = nil, faults: ServeFaults = ServeFaults()
     ) {
         precondition(speed.map { $0 > 0 && $0.isFinite } ?? true, "speed must be positive and finite")
         precondition(pingIntervalMs > 0 && pongTimeoutMs > 0, "keepalive times must be positive")
@@ -52,6 +55,7 @@ public struct ServeOptions: Sendable, Equatable {
         self.pongTimeoutMs = pongTimeoutMs
         self.unknownChannel = unknownChannel
         self.tls = tls
+        self.webSocketPort = webSocketPort
         self.faults = faults
     }
 }

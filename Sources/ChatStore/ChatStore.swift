@@ -23,6 +23,9 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     static let chunkSize = 256
     static let directorySize = 1_024
     public let capacity: Int
+    /// The most channels this store holds (``maximumChannels`` unless lowered, e.g. by a test):
+    /// a line of any further channel is refused with ``StoreError/tooManyChannels(_:)``.
+    public let channelLimit: Int
     public let interner: Interner
     public let readers = ReaderRegistry()
     public let viewModel: ViewModel
@@ -46,11 +49,23 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///   - internsSenders: intern the sender strings of every entry (for readers that render or
     ///     compare by ``Token``). Four interner lookups, and four releases on eviction, per line: a
     ///     consumer that reads names from the entry bytes (replay, dump) turns it off.
-    public init(
+    public convenience init(
         capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
         internsSenders: Bool = true
     ) {
+        self.init(
+            capacity: capacity, windowSize: windowSize, interval: interval, dedupeSharedChat: dedupeSharedChat,
+            internsSenders: internsSenders, channelLimit: Self.maximumChannels)
+    }
+
+    /// A store that holds at most `channelLimit` channels (clamped to 1…``maximumChannels``): for
+    /// tests of what happens past the limit without creating 262,144 channels.
+    package init(
+        capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
+        internsSenders: Bool = true, channelLimit: Int
+    ) {
         self.capacity = capacity
+        self.channelLimit = min(max(channelLimit, 1), Self.maximumChannels)
         self.internsSenders = internsSenders
         interner = internsSenders ? Interner() : Interner(expected: 16)  // unused when off: keep it tiny
         viewModel = ViewModel(windowSize: windowSize, interval: interval)
@@ -175,13 +190,13 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
         }
         let index = logCount.load(ordering: .relaxed)
-        guard index < Self.maximumChannels else { throw .tooManyChannels(Self.maximumChannels) }
+        guard index < channelLimit else { throw .tooManyChannels(channelLimit) }
         var name: [UInt8] = []
         for i in range { name.append(bytes[i]) }
         let log = ChannelLog(
             nameBytes: name, index: index, capacity: capacity, interner: internsSenders ? interner : nil)
         let c = index / Self.chunkSize
-        // SAFETY: `c < directorySize` (checked above); a new chunk is initialised before use, and
+        // SAFETY: `c < directorySize` (`index < channelLimit <= maximumChannels`, checked above); a new chunk is initialised before use, and
         // both the chunk pointer and the slot are written before the count is released.
         if unsafe chunks[c] == nil {
             let chunk = UnsafeMutablePointer<ChannelLog?>.allocate(capacity: Self.chunkSize)
@@ -196,7 +211,15 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
 }
 
 /// Why the store refused a line.
-public enum StoreError: Error, Sendable, Equatable {
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(LineError)
+    /// The line's channel is new and the store already holds its limit of channels (the payload).
     case tooManyChannels(Int)
+
+    public var description: String {
+        switch self {
+        case .malformed(let error): "malformed line: \(error)"
+        case .tooManyChannels(let limit): "more channels than the limit of \(limit)"
+        }
+    }
 }

@@ -23,6 +23,12 @@ public struct EntryFormatter: Sendable {
     static let notice = TextStyle(foreground: RGB(hex: 0xC080FF), bold: true)
     static let reason = TextStyle(foreground: RGB(hex: 0xFF6060))
     static let emoteBackground = RGB(hex: 0x4B3A78)
+    /// Labels before a message: reply, first message, highlighted, bits, shared chat.
+    static let label = TextStyle(foreground: RGB(hex: 0x70B0FF))
+    static let firstLabel = TextStyle(foreground: RGB(hex: 0x40E080), bold: true)
+    static let highlightLabel = TextStyle(foreground: RGB(hex: 0x101010), background: RGB(hex: 0xFFD060), bold: true)
+    static let bitsLabel = TextStyle(foreground: RGB(hex: 0xC080FF), bold: true)
+    static let announcement = TextStyle(foreground: RGB(hex: 0x202020), background: RGB(hex: 0x60C0FF), bold: true)
 
     /// Whether lines of `command` appear in `watch` at all (before any filter).
     public static func isShown(_ command: TwitchCommand) -> Bool {
@@ -48,6 +54,19 @@ public struct EntryFormatter: Sendable {
             guard let p = message.privmsg(in: bytes) else { return generic(message, bytes, out) }
             chat(message, p, info.tombstone, bytes, &out)
         case .usernotice:
+            if let n = message.userNotice(in: bytes), n.kind == .announcement {
+                // Set apart from a /me (`* name text`): a label, then who announced what.
+                out.append("[announcement]", Self.announcement, breakable: false)
+                out.append(" ", .plain)
+                if let login = n.login { name(message, login: login.raw, bytes, TextStyle(), &out) }
+                if let t = n.text {
+                    out.append(": ", .plain)
+                    let moderated = !info.tombstone.isEmpty
+                    out.append(bytes, t.range, TextStyle(dim: moderated, strike: moderated))
+                    reason(info.tombstone, &out)
+                }
+                return out
+            }
             out.append("* ", Self.notice)
             if let n = message.userNotice(in: bytes) {
                 if let s = n.systemMessage, !s.raw.isEmpty {
@@ -147,6 +166,7 @@ public struct EntryFormatter: Sendable {
     private func chat(
         _ message: TwitchMessage, _ p: Privmsg, _ tombstone: Tombstone, _ bytes: Span<UInt8>, _ out: inout StyledText
     ) {
+        labels(message, p, bytes, &out)
         badges(message, bytes, &out)
         let moderated = tombstone != .none
         let body = TextStyle(dim: moderated, italic: p.isAction, strike: moderated)
@@ -185,6 +205,38 @@ public struct EntryFormatter: Sendable {
         decoder.finish { out.append($0, style) }
     }
 
+    /// What sets a message apart, before its badges: `↪ @login` (a reply, and to whom), `[first]` (a
+    /// first message in the channel), `[highlighted]`, `[N bits]`, `[shared]` (a shared-chat copy from
+    /// another channel's room).
+    private func labels(_ message: TwitchMessage, _ p: Privmsg, _ bytes: Span<UInt8>, _ out: inout StyledText) {
+        let tags = message.tags
+        if let parent = message.replyParent {
+            out.append("↪ @", Self.label)
+            if let who = parent.displayName ?? parent.login, !who.raw.isEmpty {
+                unescaped(bytes, who, Self.label, &out)
+            } else {
+                out.append("?", Self.label)
+            }
+            out.append(" ", .plain)
+        }
+        if tags.flag(.firstMsg, in: bytes) { label("[first]", Self.firstLabel, &out) }
+        if let id = tags[.msgId], bytes.equals("highlighted-message", at: id.raw) {
+            label("[highlighted]", Self.highlightLabel, &out)
+        }
+        if let bits = message.bits(in: bytes) { label("[\(bits) bits]", Self.bitsLabel, &out) }
+        if let source = tags[.sourceRoomId], !source.raw.isEmpty {
+            let room = tags[.roomId]
+            if room == nil || !bytes.extracting(source.raw.range).equals(bytes.extracting(room!.raw.range)) {
+                label("[shared]", Self.label, &out)
+            }
+        }
+    }
+
+    private func label(_ text: String, _ style: TextStyle, _ out: inout StyledText) {
+        out.append(text, style, breakable: false)
+        out.append(" ", .plain)
+    }
+
     /// Short marks for the badges that matter in a chat view.
     private func badges(_ message: TwitchMessage, _ bytes: Span<UInt8>, _ out: inout StyledText) {
         var cursor = message.badges
@@ -221,16 +273,9 @@ public struct EntryFormatter: Sendable {
     }
 
     private func reason(_ t: Tombstone, _ out: inout StyledText) {
-        let label: String
-        switch t {
-        case .none: return
-        case .deleted: label = "[deleted]"
-        case .banned: label = "[banned]"
-        case .cleared: label = "[cleared]"
-        case .timedOut(let s): label = "[timed out \(s)s]"
-        }
+        guard !t.isEmpty else { return }
         out.append(" ", .plain)
-        out.append(label, Self.reason, breakable: false)
+        out.append(t.description, Self.reason, breakable: false)
     }
 
     /// Any other line: `-- VERB params…`.

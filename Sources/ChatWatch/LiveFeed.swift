@@ -15,6 +15,9 @@ public final class LiveFeed: WatchFeed {
     /// Why the session gave up (a rejected login or certificate) and its message, once
     /// ``run(into:)`` has returned; read it only after the ingest thread is joined.
     public private(set) var failure: (reason: DisconnectReason?, message: String)? = nil
+    /// Set when the session ended without any connection ever being welcomed by the server (the
+    /// last reason, if any): `watch` exits 69.
+    public private(set) var unreached: DisconnectReason?? = nil
 
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings,
@@ -59,6 +62,9 @@ public final class LiveFeed: WatchFeed {
         if let fatal = session.fatal {
             failure = (session.failure, fatal)
             ingest.setStatus(.failed(fatal))
+        } else if !session.everRegistered {
+            unreached = .some(session.lastFailure)
+            ingest.setStatus(.failed("never reached the server's chat"))
         } else if !ingest.stop.isRaised {
             ingest.setStatus(.failed("ended"))
         }

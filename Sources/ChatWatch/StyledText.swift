@@ -29,6 +29,11 @@ public struct StyledText: Sendable {
 
     public init() {}
 
+    /// `string` in `style`.
+    public init(_ string: String, _ style: TextStyle) {
+        append(string, style)
+    }
+
     public var isEmpty: Bool { glyphs.isEmpty }
 
     /// Appends one scalar (already made safe, see ``UTF8Scalars``) in `style`; with `breakable`

@@ -30,11 +30,14 @@ public final class WatchBoard: Sendable {
 
     private let state = Mutex(State())
     private let _version = Atomic<Int>(0)
-    /// The most problem descriptions kept (the rest are counted).
-    static let keptProblems = 20
+    /// The most problem descriptions kept (the rest are counted); 0 keeps all.
+    public let keptProblems: Int
 
-    /// - Parameter channels: channels to list first, in this order, before any of their chat arrived.
-    public init(channels: [String] = []) {
+    /// - Parameters:
+    ///   - channels: channels to list first, in this order, before any of their chat arrived.
+    ///   - keptProblems: the most problem descriptions kept (20 by default; 0 for all).
+    public init(channels: [String] = [], keptProblems: Int = 20) {
+        self.keptProblems = keptProblems
         state.withLock { s in s.channels = channels.map { Channel(name: $0) } }
     }
 
@@ -80,7 +83,7 @@ public final class WatchBoard: Sendable {
     func report(_ problem: String) {
         change { s in
             s.problemCount += 1
-            if s.problems.count < Self.keptProblems { s.problems.append(problem) }
+            if keptProblems <= 0 || s.problems.count < keptProblems { s.problems.append(problem) }
         }
     }
 

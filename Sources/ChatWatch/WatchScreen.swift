@@ -191,17 +191,17 @@ final class WatchScreen {
     static let barAlert = TextStyle(foreground: RGB(hex: 0xFFD060), background: RGB(hex: 0x2A2A40), bold: true)
 
     private func header(_ columns: Int) -> ScreenRow {
-        var left = StyledText()
+        var left: [StyledText] = []
         var right = StyledText()
         if current < views.count {
             let info = channels[current]
-            left.append(" #" + info.name, Self.barBold)
-            if views.count > 1 { left.append(" (\(current + 1)/\(views.count))", Self.barDim) }
+            left.append(StyledText(" #" + info.name, Self.barBold))
+            if views.count > 1 { left.append(StyledText(" (\(current + 1)/\(views.count))", Self.barDim)) }
             let room = info.room.describe()
-            if !room.isEmpty { left.append("  " + room, Self.bar) }
+            if !room.isEmpty { left.append(StyledText("  " + room, Self.bar)) }
             right.append(info.rate.oneDecimal + " msgs/s  ", Self.bar)
         } else {
-            left.append(" chatcap watch", Self.barBold)
+            left.append(StyledText(" chatcap watch", Self.barBold))
         }
         right.append(status.label + " ", status.isFinal ? Self.barAlert : Self.bar)
         return Self.bar(left, right, columns)
@@ -215,10 +215,10 @@ final class WatchScreen {
             left.append(prompt, Self.bar)
             left.append(" ", TextStyle(reverse: true))
             right.append("Enter apply · Esc clear ", Self.barDim)
-            return Self.bar(left, right, columns)
+            return Self.bar([left], right, columns)
         }
-        left.append(" q quit · k/j PgUp/PgDn scroll · G live · / filter", Self.barDim)
-        if views.count > 1 { left.append(" · Tab channel", Self.barDim) }
+        var keys = [" q quit", " · k/j PgUp/PgDn scroll", " · G live", " · / filter"]
+        if views.count > 1 { keys.append(" · Tab channel") }
         if let filter = context.formatter.filter { right.append("filter: " + filter.text + "  ", Self.barBold) }
         if problemCount > 0 { right.append("\(problemCount) input problems  ", Self.barAlert) }
         if current < views.count, !views[current].isLive {
@@ -229,23 +229,33 @@ final class WatchScreen {
         if status.isFinal {
             right.append(status == .replayEnded ? "replay ended — q quits " : "feed ended — q quits ", Self.barAlert)
         }
-        return Self.bar(left, right, columns)
+        return Self.bar(keys.map { StyledText($0, Self.barDim) }, right, columns)
     }
 
-    /// `left`, spaces, `right` on a bar of exactly `columns` (the left part is cut first).
-    private static func bar(_ left: StyledText, _ right: StyledText, _ columns: Int) -> ScreenRow {
-        var line = StyledText()
-        let room = columns - right.width
-        if room >= 1 {
-            let l = left.width <= room ? left : left.prefix(columns: room)
-            line.append(l)
-            line.append(String(repeating: " ", count: room - l.width), bar)
-            line.append(right)
-        } else {
-            line.append(right)
+    /// The left part's segments that fit, spaces, then `right`, on a bar of exactly `columns`.
+    ///
+    /// Whole segments are dropped from the end of the left part (never cut mid-word), and at least
+    /// ``barGap`` spaces keep the two parts apart; only a first segment that does not fit on its own
+    /// is cut, and a right part wider than the bar is cut at its end.
+    static func bar(_ left: [StyledText], _ right: StyledText, _ columns: Int) -> ScreenRow {
+        let room = columns - right.width - barGap
+        var shown = StyledText()
+        for (i, segment) in left.enumerated() {
+            if shown.width + segment.width <= room {
+                shown.append(segment)
+            } else {
+                if i == 0 && room > 0 { shown = segment.prefix(columns: room) }
+                break
+            }
         }
+        var line = shown
+        line.append(String(repeating: " ", count: max(0, columns - shown.width - right.width)), bar)
+        line.append(right)
         return line.truncated(width: columns)
     }
+
+    /// The fewest spaces between a bar's left and right parts.
+    static let barGap = 2
 
     // MARK: Keys
 

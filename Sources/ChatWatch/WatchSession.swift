@@ -29,6 +29,8 @@ public final class WatchSession {
         public var frameInterval: Duration = .microseconds(33_334)
         /// The terminal to draw on.
         public var terminalPath = "/dev/tty"
+        /// Input problems described one by one in the exit summary (the rest are counted); 0 for all.
+        public var reportLimit = 20
 
         public init() {}
     }
@@ -51,7 +53,7 @@ public final class WatchSession {
     public init(options: Options = Options()) {
         self.options = options
         store = ChatStore(capacity: options.capacity, windowSize: options.windowSize, interval: options.interval)
-        board = WatchBoard(channels: options.channels)
+        board = WatchBoard(channels: options.channels, keptProblems: options.reportLimit)
     }
 
     /// Shows chat from `feed` until the user quits; the terminal is restored when this returns.

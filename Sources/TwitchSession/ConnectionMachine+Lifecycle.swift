@@ -37,6 +37,7 @@ extension ConnectionMachine {
     ) {
         guard phase == .connecting || phase == .registering || phase == .ready else { return }
         let wasConnected = phase != .connecting
+        lastDisconnect = reason
         actions.append(.report(.disconnected(reason, at: now.wallMs)))
         if close && wasConnected { actions.append(.close(reason)) }
         let gapStart = reason == .unresponsive ? (lastReceived?.wallMs ?? now.wallMs) : now.wallMs

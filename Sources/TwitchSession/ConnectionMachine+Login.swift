@@ -50,6 +50,7 @@ extension ConnectionMachine {
         case .welcome(let confirmed):
             guard phase == .registering else { return }
             phase = .ready
+            registrations += 1
             registrationDeadline = nil
             if !confirmed.isEmpty && confirmed != "*" { nick = confirmed.lowercased() }
             queueAllJoins()

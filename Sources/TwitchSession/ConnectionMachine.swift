@@ -78,6 +78,10 @@ public struct ConnectionMachine: Sendable {
     public internal(set) var capabilityOutcome: CapabilityOutcome?
     /// Why the session gave up for good (a rejected login or certificate), once it has.
     public internal(set) var failure: DisconnectReason?
+    /// Times the server welcomed us (`001`): 0 means this machine never got a working connection.
+    public internal(set) var registrations = 0
+    /// Why the last connection (or attempt) ended, if one did.
+    public internal(set) var lastDisconnect: DisconnectReason?
 
     let initialNick: String
     var indexByChannel: [String: Int] = [:]

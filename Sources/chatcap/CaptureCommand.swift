@@ -224,6 +224,7 @@ struct CaptureCommand: ParsableCommand {
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
+        if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
     }
 
     /// ``CaptureOptions/defaultMaxOpenFiles``, or half the descriptor limit (`ulimit -n`) if that is

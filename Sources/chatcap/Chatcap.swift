@@ -16,6 +16,7 @@ struct Chatcap: ParsableCommand {
             76 the server's TLS certificate failed verification (--retry-tls retries instead), 77 the \
             server rejected the login.
             """,
+        version: ChatcapVersion.string,
         subcommands: [
             ReplayCommand.self, DumpCommand.self, StatsCommand.self, TailCommand.self, ServeCommand.self,
             WatchCommand.self, CaptureCommand.self,

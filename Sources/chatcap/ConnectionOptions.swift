@@ -1,17 +1,32 @@
-import ArgumentParser
-import ChatLive
+public import ArgumentParser
+public import ChatLive
 import ChatNet
 import TwitchSession
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Endpoint.Transport: ExpressibleByArgument {}
+
 /// Where and as whom to connect, shared by the live commands.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "Server host.")
-    var host = "irc.chat.twitch.tv"
+    @Option(
+        help: ArgumentHelp(
+            "How IRC travels: tcp (irc.chat.twitch.tv:6697) or websocket (wss://irc-ws.chat.twitch.tv:443, "
+                + "RFC 6455, as browser overlays connect).", valueName: "tcp|websocket"))
+    var transport: Endpoint.Transport = .tcp
 
-    @Option(help: "Server port (default 6697 with TLS, 6667 with --plain).")
+    @Option(help: "Server host (default irc.chat.twitch.tv, or irc-ws.chat.twitch.tv with --transport websocket).")
+    var host: String?
+
+    @Option(
+        help:
+            "Server port (default 6697 with TLS, 6667 with --plain; 443 for websocket, which with --plain needs a port)."
+    )
     var port: UInt16?
 
-    @Flag(help: "Connect without TLS.")
+    @Flag(help: "Connect without TLS (websocket: ws:// instead of wss://).")
     var plain = false
 
     @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.")
@@ -37,6 +52,13 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(help: "Send our own PING after this many seconds without a line.")
     var idleTimeout: Double = 60
+
+    /// Whether an option names a server or a way to it (`--host`, `--port`, `--plain`, `--ca-file`,
+    /// `--insecure`, `--transport websocket`): then `watch` takes its arguments as channels, even
+    /// where a file of that name exists.
+    var namesServer: Bool {
+        host != nil || port != nil || plain || caFile != nil || insecure || transport != .tcp
+    }
 
     @Option(help: "Treat the connection as dead when our PING gets no answer within this many seconds.")
     var pongTimeout: Double = 10
@@ -71,6 +93,11 @@ struct ConnectionOptions: ParsableArguments {
     var connectInterval: Double = 2
 
     func validate() throws {
+        if transport == .websocket && plain && port == nil {
+            throw ValidationError(
+                "--transport websocket --plain needs --port: Twitch no longer serves plain WebSocket "
+                    + "(ws://irc-ws.chat.twitch.tv:80); give the port of your server (e.g. chatcap serve --ws-port)")
+        }
         if plain && (caFile != nil || insecure || retryTls) {
             throw ValidationError("--ca-file, --insecure and --retry-tls need TLS (drop --plain)")
         }
@@ -122,12 +149,23 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     var endpoint: Endpoint {
-        Endpoint(host: host, port: port, tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure))
+        Endpoint(
+            host: host, port: port, tls: plain ? nil : TLSConfiguration(caFile: caFile, insecure: insecure),
+            transport: transport)
     }
 
     /// The credentials, or a clear error (exit 64) for a bad token file. The token never reaches argv.
     /// Warns when the token would travel unencrypted (`--plain` to a host other than loopback).
+    /// Also checks that `--ca-file` can be read (exit 66, like any input that cannot be opened).
     func credentials() throws -> Credentials {
+        if let caFile, !plain {
+            let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else {
+                Diagnostics.error("--ca-file \(caFile): \(String(cString: strerror(errno)))")
+                throw ExitCode(66)
+            }
+            close(fd)
+        }
         let credentials: Credentials
         do {
             credentials = try Credentials.resolve(tokenFile: tokenFile, login: login)
@@ -142,9 +180,19 @@ struct ConnectionOptions: ParsableArguments {
     /// What the live commands say about their exit statuses (sysexits), for `--help`.
     static let exitStatusHelp = """
         Exit status: 0 stopped (--duration, SIGINT, SIGTERM), 64 usage error or unusable token file, \
+        66 a --ca-file that cannot be read, 69 (EX_UNAVAILABLE) stopped without ever \
+        having reached the server's chat (every attempt failed), \
         76 (EX_PROTOCOL) the server's TLS certificate failed verification (untrusted or for another \
         name; --retry-tls retries instead), 77 (EX_NOPERM) the server rejected the login
         """
+
+    /// Ends a live command whose session never got a working connection: exit 69 (EX_UNAVAILABLE),
+    /// with the last reason on stderr.
+    func exitUnreached(_ last: DisconnectReason?) throws -> Never {
+        let reason = last.map { ": \($0)" } ?? ""
+        Diagnostics.error("never reached the chat of \(endpoint.description)\(reason)")
+        throw ExitCode(69)
+    }
 
     /// Ends a live command whose session gave up: the reason's message on stderr and its exit
     /// status (see ``exitStatusHelp``).

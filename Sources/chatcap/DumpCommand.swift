@@ -9,7 +9,9 @@ struct DumpCommand: ParsableCommand {
         abstract: "Replay everything, then write each channel's final view-model window as NDJSON.",
         discussion: """
             One typed JSON object per line (see docs/ndjson.md), in sequence order per channel, with \
-            moderation fields (deleted, timed_out, banned, cleared) on every message.
+            moderation fields (deleted, timed_out, banned, cleared) on every message. Malformed lines \
+            are reported on standard error with file and line number (the first 20; see \
+            --report-limit) and all of them counted in the summary.
             """)
 
     @OptionGroup var input: InputOptions
@@ -23,7 +25,13 @@ struct DumpCommand: ParsableCommand {
     @Flag(help: "Add the raw line as \"raw\".")
     var withRaw = false
 
+    @Option(help: ReportLimit.help("on standard error"))
+    var reportLimit = 20
+
+    @OptionGroup var limits: ChannelLimitOptions
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         guard last > 0 else { throw ValidationError("--last must be positive") }
         guard last <= input.capacity else {
             throw ValidationError("--last (\(last)) cannot exceed --capacity (\(input.capacity))")
@@ -38,6 +46,8 @@ struct DumpCommand: ParsableCommand {
         options.json = JSONOptions(withTags: withTags, withRaw: withRaw)
         options.capacity = input.capacity
         options.strict = input.strict
+        options.reportLimit = reportLimit
+        options.channelLimit = limits.channelLimit
         let reader = try input.makeReader()
         let replay = Replay(options: options, sink: nil, diagnose: Diagnostics.note)
         try finish(strict: input.strict) {

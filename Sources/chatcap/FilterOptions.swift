@@ -19,6 +19,14 @@ struct FilterOptions: ParsableArguments {
     @Flag(help: "Show messages a later CLEARMSG/CLEARCHAT removed with their tombstone (holds lines back).")
     var applyModeration = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --apply-moderation: seconds of chat time a line waits for a CLEARMSG/CLEARCHAT (0.1–86400; default 300 for replay, 5 for tail).",
+            discussion:
+                "Each channel has its own look-ahead: a line is written once its channel's ring (--capacity lines) has moved past it or this window has passed, whichever comes first; output keeps input order. Lines written early because more than 256 MiB were held are counted in the summary.",
+            valueName: "seconds"))
+    var moderationWindow: Double?
+
     @Flag(help: "Show a shared-chat message once, not once per joined channel.")
     var dedupeShared = false
 
@@ -31,13 +39,18 @@ struct FilterOptions: ParsableArguments {
         if let grep {
             do { _ = try Regex(grep) } catch { throw ValidationError("--grep: invalid regular expression: \(error)") }
         }
+        if let w = moderationWindow, !(w >= 0.1 && w <= 86_400) {
+            throw ValidationError("--moderation-window: \(w) is out of range (0.1–86400 seconds)")
+        }
         for t in types where !Self.knownTypes.contains(t) {
             throw ValidationError(
                 "--type: unknown type '\(t)' (one of \(Self.knownTypes.sorted().joined(separator: ", ")))")
         }
     }
 
-    func apply(to options: inout ReplayOptions) throws {
+    /// - Parameter windowDefault: the moderation look-ahead window in seconds when none is given.
+    func apply(to options: inout ReplayOptions, windowDefault: Double = 300) throws {
+        options.moderationWindow = Int64((moderationWindow ?? windowDefault) * 1000)
         options.channels = Set(channels.map(Login.normalize))
         options.users = Set(users.map { $0.lowercased() })
         options.types = Set(types)

@@ -12,7 +12,10 @@ struct InputOptions: ParsableArguments {
     @Option(name: .customLong("capacity"), help: "Entries kept per channel (the moderation look-ahead).")
     var capacity = 2_500
 
-    @Flag(help: "Fail with exit status 65 when any input line is malformed or an input is damaged.")
+    @Flag(
+        help:
+            "Fail with exit status 65 on any problem the summary counts: a malformed line, a damaged input, a line of a channel past the channel limit."
+    )
     var strict = false
 
     func validate() throws {

@@ -10,7 +10,8 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Run recorded chat through the live pipeline and write it out.",
         discussion: """
             Inputs are read in time order across files (IRCv3 time tag, else tmi-sent-ts). Malformed \
-            lines are reported on standard error with file and line number and counted in the summary. \
+            lines are reported on standard error with file and line number (the first 20; see \
+            --report-limit) and all of them counted in the summary. \
             Output is written in large blocks, and never held longer than 0.1 s while input is paced \
             (--speed), followed (--follow) or slow to come; SIGINT or SIGTERM ends the replay after \
             writing out every line so far (exit 0).
@@ -25,15 +26,29 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Keep reading a growing file, like tail -f (one input).")
     var follow = false
 
-    @Option(help: "Only lines at or after this time (RFC 3339 or YYYY-MM-DD, UTC).")
+    @Option(
+        help: ArgumentHelp(
+            "Only lines at or after this time (RFC 3339, or YYYY-MM-DD for the start of that day, UTC).",
+            discussion:
+                "A line without a time of its own (JOIN, PART, NOTICE, HOSTTARGET, …) has the time of the line before it in its input."
+        ))
     var since: String?
 
-    @Option(help: "Only lines before this time (RFC 3339 or YYYY-MM-DD, UTC).")
+    @Option(
+        help:
+            "Only lines before this time (RFC 3339), or up to the end of this day (YYYY-MM-DD, UTC: the day is included)."
+    )
     var until: String?
 
     @OptionGroup var filters: FilterOptions
 
+    @Option(help: ReportLimit.help("on standard error"))
+    var reportLimit = 20
+
+    @OptionGroup var limits: ChannelLimitOptions
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         _ = try ArgumentValues.speed(speed)
         if let since, Timestamp.interval(parsingArgument: since) == nil {
             throw ValidationError("--since: cannot read '\(since)' as a time (use RFC 3339 or YYYY-MM-DD)")
@@ -41,7 +56,17 @@ struct ReplayCommand: ParsableCommand {
         if let until, Timestamp.interval(parsingArgument: until) == nil {
             throw ValidationError("--until: cannot read '\(until)' as a time (use RFC 3339 or YYYY-MM-DD)")
         }
+        if let since, let until, let from = Timestamp.interval(parsingArgument: since)?.lowerBound,
+            let to = Self.untilBound(until), from >= to
+        {
+            throw ValidationError("--since (\(since)) must be earlier than --until (\(until)): no line could pass")
+        }
         if follow && input.inputs.count != 1 { throw ValidationError("--follow reads exactly one input") }
+    }
+
+    /// The exclusive end `--until` names: a bare date means up to the end of that day.
+    static func untilBound(_ until: String) -> Timestamp? {
+        Timestamp.interval(parsingArgument: until).map { until.count == 10 ? $0.upperBound : $0.lowerBound }
     }
 
     func run() throws {
@@ -51,13 +76,12 @@ struct ReplayCommand: ParsableCommand {
         output.apply(to: &options, sink: sink)
         options.speed = try ArgumentValues.speed(speed)
         options.since = since.flatMap { Timestamp.interval(parsingArgument: $0)?.lowerBound }
-        options.until = until.flatMap { Timestamp.interval(parsingArgument: $0) }.map { r in
-            // A bare date means "until the end of that day".
-            until!.count == 10 ? r.upperBound : r.lowerBound
-        }
+        options.until = until.flatMap(Self.untilBound)
         try filters.apply(to: &options)
         options.strict = input.strict
         options.capacity = input.capacity
+        options.reportLimit = reportLimit
+        options.channelLimit = limits.channelLimit
         let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         // SIGINT/SIGTERM end the replay: every line written so far is flushed, and the exit is 0.
         let stop = StopFlag()
@@ -73,7 +97,8 @@ struct ReplayCommand: ParsableCommand {
 }
 
 /// Runs `body`, maps output errors to exit statuses, prints the summary when something went wrong,
-/// and applies `--strict`.
+/// and applies `--strict`: exit 65 when lines were lost (``ReplaySummary/losesLines``: lines of
+/// channels past the store's limit in `dump`), or with `--strict` on any problem the summary counts.
 func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
     let summary: ReplaySummary
     do {
@@ -90,5 +115,9 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         throw ExitCode(65)
     }
     if summary.lines == 0 && !summary.hasProblems { Diagnostics.warning("the input holds no lines") }
+    if summary.losesLines {
+        Diagnostics.error("\(summary.dropped) lines were not kept (see the summary)")
+        throw ExitCode(65)
+    }
     if strict && summary.hasProblems { throw ExitCode(65) }
 }

@@ -16,19 +16,19 @@ struct ServeCommand: ParsableCommand {
             The log plays like live chat: it starts at the log's start when the first client joins one of its \
             channels, is paced by the lines' timestamps, and is shared by every client and channel, so a \
             channel joined later, or a client that reconnects, continues from where the log is (a gap, not a \
-            rerun); with \
-            --from-start each client's JOINs get their channels from the log's start instead. tmi-sent-ts and \
-            rm-received-ts are rebased to the moment a line is sent (--keep-time keeps them); capture's time \
-            tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are not sent. A \
-            client's PRIVMSG reaches the other clients of the channel, and the sender gets a USERSTATE. The \
-            server PINGs each client every --ping-interval seconds and closes one that does not answer within \
-            --pong-timeout. See docs/serve.md. On start one line 'listening on HOST:PORT' goes to standard \
-            output; connections, joins, the end of each channel's log and disconnects (with the lines sent) \
-            are reported on standard error. Files are read lazily per timeline (inputs not in capture's \
-            layout are read once at start, to learn their channels); standard input is read to its end \
-            before listening, and held in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: \
-            64 usage error, 66 an input cannot be opened, 74 the address cannot be bound (e.g. the port is in \
-            use) or the TLS certificate or key cannot be loaded.
+            rerun); with --from-start each client's JOINs get their channels from the log's start instead. \
+            tmi-sent-ts and rm-received-ts are rebased to the moment a line is sent (--keep-time keeps them); \
+            capture's time tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are \
+            not sent. A client's PRIVMSG reaches the other clients of the channel, and the sender gets a \
+            USERSTATE. The server PINGs each client every --ping-interval seconds and closes one that does not \
+            answer within --pong-timeout. See docs/serve.md. On start one line 'listening on HOST:PORT' goes \
+            to standard output (with --ws-port a second, 'listening on ws://HOST:PORT', or wss:// with TLS); \
+            connections, joins, the end of the log and disconnects (with the lines sent) are reported on \
+            standard error. Files are read lazily per timeline (inputs not in capture's layout are read once \
+            at start, to learn their channels); standard input is read to its end before listening, and held \
+            in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: 64 usage error, 66 an input \
+            cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
+            certificate or key cannot be loaded.
             """)
 
     @Argument(help: "Log files (plain or gzip), capture directories, or - for standard input.")
@@ -39,6 +39,13 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: "The port to listen on; 0 picks a free one (see the 'listening on' line).")
     var port: Int = 6667
+
+    @Option(
+        help: ArgumentHelp(
+            "Also serve IRC over WebSocket on this port (0 to 65535; 0 picks a free one), as Twitch's "
+                + "irc-ws.chat.twitch.tv does for browser overlays and bots: TLS too with --tls-cert.",
+            valueName: "port"))
+    var wsPort: Int?
 
     @Option(help: ArgumentHelp("PEM certificate chain to serve TLS with (needs --tls-key).", valueName: "file"))
     var tlsCert: String?
@@ -108,6 +115,12 @@ struct ServeCommand: ParsableCommand {
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535, not \(port)") }
+        if let wsPort {
+            guard (0...65_535).contains(wsPort) else {
+                throw ValidationError("--ws-port must be in 0...65535, not \(wsPort)")
+            }
+            if wsPort == port && port != 0 { throw ValidationError("--ws-port must differ from --port (\(port))") }
+        }
         _ = try ArgumentValues.speed(speed)
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         for (name, value) in [
@@ -135,7 +148,8 @@ struct ServeCommand: ParsableCommand {
             host: host, port: UInt16(port), speed: try ArgumentValues.speed(speed), loop: loop, fromStart: fromStart,
             keepTime: keepTime, pingIntervalMs: Int64(pingInterval) * 1000,
             pongTimeoutMs: Int64(pongTimeout) * 1000,
-            unknownChannel: UnknownChannelPolicy(rawValue: unknownChannel) ?? .empty)
+            unknownChannel: UnknownChannelPolicy(rawValue: unknownChannel) ?? .empty,
+            webSocketPort: wsPort.map { UInt16($0) })
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
@@ -150,6 +164,7 @@ struct ServeCommand: ParsableCommand {
         }
         Self.stopOnSignals(server.stopHandle)
         Self.printListening(server.address)
+        if let webSocket = server.webSocketAddress { Self.printListening(webSocket) }
         do {
             try server.run()
         } catch {

@@ -5,17 +5,26 @@ import ChatReplay
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Count lines per channel and per command or msg-id, rates, time span and malformed lines.")
+        abstract: "Count lines per channel and per command or msg-id, rates, time span and malformed lines.",
+        discussion: """
+            Every channel is counted, however many. Problems are listed with input and line under \
+            "problems" (the first 100; see --report-limit), and all of them counted.
+            """)
 
     @OptionGroup var input: InputOptions
 
     @Flag(help: "Write one JSON object instead of text.")
     var json = false
 
+    @Option(help: ReportLimit.help("in the output's problem list"))
+    var reportLimit = 100
+
+    func validate() throws { try ReportLimit.validate(reportLimit) }
+
     func run() throws {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
-        let stats = StatsCollector()
+        let stats = StatsCollector(listLimit: reportLimit)
         reader.forEachEvent { event, bytes in stats.handle(event, bytes) }
         let sink = OutputSink()
         do {

@@ -39,7 +39,13 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "On exit, print lines read, lines per second and the CPU time used on stderr.")
     var stats = false
 
+    @Option(help: ReportLimit.help("on standard error"))
+    var reportLimit = 20
+
+    @OptionGroup var limits: ChannelLimitOptions
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
@@ -54,7 +60,9 @@ struct TailCommand: ParsableCommand {
         var options = ReplayOptions()
         output.apply(to: &options, sink: sink)
         options.capacity = capacity
-        try filters.apply(to: &options)
+        options.reportLimit = reportLimit
+        options.channelLimit = limits.channelLimit
+        try filters.apply(to: &options, windowDefault: 5)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil
         var joined = 0
@@ -108,7 +116,10 @@ struct TailCommand: ParsableCommand {
                         + "over \(session.connectionCount) connections")
             }
             if failure == nil {
-                do throws(OutputError) { try sink.flushIfDue(now: .now) } catch { failure = error }
+                do throws(OutputError) {
+                    try pipeline.releaseDue(wallMilliseconds: Moment.now().wallMs)
+                    try sink.flushIfDue(now: .now)
+                } catch { failure = error }
             }
             if failure != nil { session.stop.raise() }
         }
@@ -140,6 +151,7 @@ struct TailCommand: ParsableCommand {
             return pipeline.summary
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
+        if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
     }
 }
 

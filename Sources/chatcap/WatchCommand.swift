@@ -43,7 +43,11 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "On exit, print redraws, redraws/s and terminal bytes/s to stderr (also CHATCAP_WATCH_STATS=1).")
     var stats = false
 
+    @Option(help: ReportLimit.help("on standard error on exit"))
+    var reportLimit = 20
+
     func validate() throws {
+        try ReportLimit.validate(reportLimit)
         _ = try ArgumentValues.speed(speed)
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
@@ -56,12 +60,19 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("give either log files and directories, or channels to watch live, not both")
         }
         for c in live where !Login.isValid(Login.normalize(c)) {
+            if connection.namesServer {
+                throw ValidationError("'\(c)' is not a channel login (--host, --port or --plain mean watching live)")
+            }
             throw ValidationError("'\(c)' is neither a file or directory nor a channel login")
         }
     }
 
-    /// The inputs that name no file, directory or `-`: channels to watch live.
-    private var liveArguments: [String] { input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 } }
+    /// The inputs to watch live: all of them when an option names a server (connection options mean
+    /// live), else those that name no file, directory or `-`.
+    private var liveArguments: [String] {
+        if connection.namesServer { return input.inputs == ["-"] ? [] : input.inputs }
+        return input.inputs.filter { $0 != "-" && access($0, F_OK) != 0 }
+    }
 
     /// Channels to watch live (arguments, then `--channels-file`), or `nil` to replay the inputs.
     private func liveChannels() throws -> [String]? {
@@ -74,6 +85,7 @@ struct WatchCommand: ParsableCommand {
         var options = WatchSession.Options()
         options.channels = channels.map(Login.normalize)
         options.capacity = input.capacity
+        options.reportLimit = reportLimit
         let feed: any WatchFeed
         if let live = try liveChannels() {
             if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
@@ -97,6 +109,7 @@ struct WatchCommand: ParsableCommand {
         if let failure = (feed as? LiveFeed)?.failure {
             try ConnectionOptions.exit(failure: failure.reason, message: failure.message)
         }
+        if let unreached = (feed as? LiveFeed)?.unreached { try connection.exitUnreached(unreached) }
         if report.problemCount > report.problems.count {
             Diagnostics.note("(\(report.problemCount - report.problems.count) further input problems)")
         }

@@ -12,6 +12,7 @@ import ChatTestSupport
 import IRCWire
 import MallocInterposerSwift
 import TwitchSession
+import WebSocketWire
 
 #if canImport(Glibc)
     import Glibc
@@ -167,6 +168,68 @@ var socketFramer = LineFramer()
     return sum
 }
 
+/// The live read path over WebSocket: the input as a server sends it — text frames of 7-bit, 16-bit and
+/// 64-bit lengths, every third message in two fragments that split a line — written into a
+/// socketpair and read by a client-side WebSocketStream over a TCPConnection, which unwraps the
+/// frames in place in the framer's buffer; lines parsed in place and appended to full rings. Every
+/// line must come out (checked), or the count would mean nothing.
+let webSocketFrames: [UInt8] = {
+    var frames: [UInt8] = []
+    let sizes = [90, 3_000, 70_000, 600]
+    var start = 0
+    var n = 0
+    while start < input.count {
+        // A message ends at a line's end (as Twitch's do); its fragments may split a line.
+        var end = min(input.count, start + sizes[n % sizes.count])
+        while end < input.count && input[end - 1] != 0x0A { end += 1 }
+        let message = Array(input[start..<end])
+        if n % 3 == 2 && message.count > 1 {
+            let half = message.count / 2
+            let (first, second) = (Array(message[..<half]), Array(message[half...]))
+            WebSocketFrame.append(opcode: .text, payload: first.span, fin: false, to: &frames)
+            WebSocketFrame.append(opcode: .continuation, payload: second.span, to: &frames)
+        } else {
+            WebSocketFrame.append(opcode: .text, payload: message.span, to: &frames)
+        }
+        start = end
+        n += 1
+    }
+    return frames
+}()
+var webSocketPair: [Int32] = [0, 0]
+guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &webSocketPair) == 0 else { fatalError("socketpair failed") }
+let webSocketReader = WebSocketStream(
+    open: try TCPConnection(adopting: webSocketPair[0], peer: "socketpair"), role: .client, peer: "socketpair")
+var webSocketFramer = LineFramer()
+@MainActor func webSocketPath() -> Int {
+    var sum = 0
+    var sent = 0
+    var lines = 0
+    defer {
+        if lines != inputLines { fatalError("websocket-read-parse-ring: \(lines) of \(inputLines) lines came out") }
+    }
+    while sent < webSocketFrames.count {
+        let n = webSocketFrames.withUnsafeBytes { raw in
+            write(webSocketPair[1], raw.baseAddress! + sent, min(65_536, raw.count - sent))
+        }
+        if n > 0 { sent += n }
+        while true {
+            guard let outcome = try? webSocketReader.read(into: &webSocketFramer) else { return -1 }
+            while let event = webSocketFramer.nextLine() {
+                guard case .line(let line) = event else { continue }
+                clock += 1
+                lines += 1
+                sum &+= webSocketFramer.withBytes(of: line) { bytes in
+                    (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
+                }
+            }
+            if case .bytes = outcome { continue }
+            break
+        }
+    }
+    return sum
+}
+
 /// Capture: every line parsed and appended to a CaptureWriter (time tag, gzip level 1, a flush
 /// every 1,000 lines handing chunks to the spool thread, whose allocations count too).
 let captureDirectory = "/tmp/chatcap-alloc-\(getpid())"
@@ -237,6 +300,7 @@ let scenarios = [
     Scenario(name: "window-resolve", unit: "resolve", units: 1_000, body: resolveWindows),
     Scenario(name: "encode-json-irc-text", unit: "line", units: inputLines, body: encodeAll),
     Scenario(name: "socket-read-parse-ring", unit: "line", units: inputLines, body: socketPath),
+    Scenario(name: "websocket-read-parse-ring", unit: "line", units: inputLines, body: webSocketPath),
     Scenario(name: "capture-append-gzip", unit: "line", units: inputLines, body: captureAppend),
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),

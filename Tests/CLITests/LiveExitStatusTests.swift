@@ -76,3 +76,90 @@ import Testing
         #expect(help.contains("--retry-tls"))
     }
 }
+
+/// Issue 13 item 9: a live command that never reached the chat says so and exits 69; a --ca-file
+/// that cannot be read exits 66 at once.
+@Suite struct LiveUnreachableTests {
+    /// A loopback port nothing listens on (bound, then closed).
+    static func closedPort() throws -> UInt16 {
+        let listener = try SocketLoopbackListener()
+        let port = listener.port
+        listener.close()
+        return port
+    }
+
+    @Test(
+        "nothing listens: tail and capture stop at --duration with 69 and the last reason",
+        arguments: ["tail", "capture"])
+    func neverConnected(command: String) throws {
+        let port = try Self.closedPort()
+        let dir = try InputTempDirectory()
+        let extra = command == "capture" ? ["--dir", dir.path + "/cap", "--status", "none"] : []
+        let run = try CLI.run(
+            [
+                command, "pixelharbor", "--host", "127.0.0.1", "--port", "\(port)", "--plain",
+                "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "1.5",
+            ] + extra)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("never reached the chat of 127.0.0.1:\(port)"), "\(run.stderr)")
+        #expect(run.stderr.contains("could not connect"), "\(run.stderr)")
+    }
+
+    @Test("a --ca-file that does not exist: exit 66 at once, naming it", arguments: ["tail", "capture"])
+    func missingCAFile(command: String) throws {
+        let dir = try InputTempDirectory()
+        let extra = command == "capture" ? ["--dir", dir.path + "/cap"] : []
+        let run = try CLI.run(
+            [
+                command, "pixelharbor", "--host", "127.0.0.1", "--port", "1", "--ca-file", dir.path + "/none.pem",
+                "--duration", "5",
+            ] + extra)
+        #expect(run.status == 66, "\(run.stderr)")
+        #expect(run.stderr.contains("--ca-file \(dir.path)/none.pem: No such file or directory"), "\(run.stderr)")
+    }
+
+    @Test("a plain client at a TLS port: the reset says 'TLS/plain mismatch?', then 69")
+    func plainAtTLSPort() throws {
+        let dir = try LiveServeTests.tempDir("mismatch-plain")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try TestPKI.make(in: dir, subjectAltName: "IP:127.0.0.1")
+        let server = try LiveServeTests.Server([
+            "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
+        ])
+        defer { server.stop() }
+        let run = try CLI.run([
+            "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+            "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "1.5",
+        ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("TLS/plain mismatch? the port may expect TLS: drop --plain"), "\(run.stderr)")
+    }
+
+    @Test("a TLS client at a plain IRC port that speaks first: 'TLS/plain mismatch?', then 69")
+    func tlsAtPlainPort() throws {
+        let script = """
+            import socket, sys, threading, time
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+            print(s.getsockname()[1], flush=True)
+            def talk(c):
+                c.sendall(b":irc.example NOTICE * :*** Looking up your hostname...\\r\\n"); time.sleep(5); c.close()
+            end = time.time() + 20
+            while time.time() < end:
+                c, _ = s.accept(); threading.Thread(target=talk, args=(c,), daemon=True).start()
+            """
+        let dir = try InputTempDirectory()
+        let path = try dir.write("plain_server.py", Array(script.utf8))
+        let process = Process()
+        let port = try startPythonServer(process, arguments: [path], what: "the plain server")
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let run = try CLI.run([
+            "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(port)", "--insecure",
+            "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "1.5",
+        ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("TLS/plain mismatch? the port may speak plain IRC: --plain"), "\(run.stderr)")
+    }
+}

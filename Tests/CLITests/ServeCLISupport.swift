@@ -8,9 +8,13 @@ final class ServeProcess {
     let chatcap: ChatcapProcess
     let port: UInt16
     let listeningLine: String
+    /// With `--ws-port`: the WebSocket port from the second line, `listening on ws://HOST:PORT`.
+    let webSocketPort: UInt16?
+    /// With `--ws-port`: that second line.
+    let webSocketLine: String?
 
     /// Starts `chatcap serve arguments…` in the repository root and waits (at most 10 s) for its
-    /// `listening on HOST:PORT` line.
+    /// `listening on HOST:PORT` line (and with `--ws-port` the WebSocket one after it).
     init(_ arguments: [String]) throws {
         chatcap = try ChatcapProcess(["serve"] + arguments)
         let line = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
@@ -22,6 +26,20 @@ final class ServeProcess {
         }
         listeningLine = line
         self.port = port
+        guard arguments.contains("--ws-port") else {
+            webSocketPort = nil
+            webSocketLine = nil
+            return
+        }
+        let second = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
+        guard let second, second.hasPrefix("listening on ws"),
+            let webSocketPort = second.split(separator: ":").last.flatMap({ UInt16($0) })
+        else {
+            _ = chatcap.stop(with: SIGKILL)
+            throw ServeCLIFailure(description: "no WebSocket 'listening on' line (got \(second ?? "nothing"))")
+        }
+        webSocketLine = second
+        self.webSocketPort = webSocketPort
     }
 
     /// What the server wrote to standard error so far.

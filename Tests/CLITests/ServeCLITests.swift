@@ -16,6 +16,8 @@ import Testing
             "USAGE: chatcap serve [<options>] [<inputs> ...]",
             "--port <port> The port to listen on; 0 picks a free one (see the 'listening on' line). (default: 6667)",
             "--host <host> The address to listen on. (default: 127.0.0.1)",
+            "--ws-port <port> Also serve IRC over WebSocket on this port (0 to 65535; 0 picks a free one), as "
+                + "Twitch's irc-ws.chat.twitch.tv does for browser overlays and bots: TLS too with --tls-cert.",
             "--tls-cert <file> PEM certificate chain to serve TLS with (needs --tls-key).",
             "--tls-key <file> PEM private key of the --tls-cert certificate.",
             "--speed <x|max> Pace lines by their timestamps at this many times real time, or max for as fast as the "

@@ -37,11 +37,11 @@ struct WatchTests {
         let rows = Self.messages(screen)
         #expect(
             Array(rows.prefix(14)) == [
-                "04:43:21 trollface99: this streamer is so bad LUL [timed out 600s]",
-                "04:43:23 LinkSpammer: cheap viewers at example dot com [banned]",
+                "04:43:21 trollface99: this streamer is so bad LUL [deleted] [timed out 600s] [cleared]",
+                "04:43:23 LinkSpammer: cheap viewers at example dot com [deleted] [banned] [cleared]",
                 "04:43:24 S NightOwlGG: ignore the trolls chat [cleared]",
-                "04:43:24 trollface99: you cannot stop me [timed out 600s]",
-                "04:43:26 Lurk_Lord: who let the bots in [timed out 1s]",
+                "04:43:24 trollface99: you cannot stop me [timed out 600s] [cleared]",
+                "04:43:26 Lurk_Lord: who let the bots in [timed out 1s] [cleared]",
                 "04:43:27 -- message deleted from trollface99: this streamer is so bad LUL",
                 "04:43:29 -- message deleted from linkspammer: cheap viewers at example dot com",
                 "04:43:29 -- trollface99 was timed out for 600s",

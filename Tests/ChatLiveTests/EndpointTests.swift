@@ -25,4 +25,15 @@ import TwitchSession
         #expect(Endpoint(host: "irc.chat.twitch.tv").cleartextTokenWarning(for: oauth) == nil)
         #expect(Endpoint(host: "127.0.0.1", tls: nil).cleartextTokenWarning(for: oauth) == nil)
     }
+
+    @Test("defaults per transport: Twitch's TCP ports, and wss://irc-ws.chat.twitch.tv:443/ for WebSocket")
+    func transportDefaults() {
+        #expect(Endpoint().description == "irc.chat.twitch.tv:6697")
+        #expect(Endpoint(tls: nil).description == "irc.chat.twitch.tv:6667")
+        let ws = Endpoint(transport: .websocket)
+        #expect(ws.description == "wss://irc-ws.chat.twitch.tv:443/")
+        #expect(ws.host == "irc-ws.chat.twitch.tv" && ws.port == 443 && ws.path == "/")
+        let local = Endpoint(host: "127.0.0.1", port: 8080, tls: nil, transport: .websocket)
+        #expect(local.description == "ws://127.0.0.1:8080/")
+    }
 }

@@ -30,19 +30,21 @@ struct NotLive: Error { var seq: UInt64 }
         return t
     }
 
-    @Test("moderation.irc: CLEARMSG deletes, CLEARCHAT times out / bans / clears, in place, strongest wins")
+    @Test("moderation.irc: CLEARMSG deletes, CLEARCHAT times out / bans / clears, in place, every fact kept")
     func moderation() throws {
         let store = ChatStore()
         let at = try ingestFixture("moderation.irc", into: store)
         let ch = Int(at[1]![0])
         func mark(_ line: Int) throws -> Tombstone { try tombstone(store, ch, at[line]![1]) }
-        #expect(try mark(1) == .timedOut(seconds: 600))  // deleted (line 6), then its sender timed out (line 8)
-        #expect(try mark(2) == .banned)  // deleted (line 7), then its sender banned (line 10)
-        #expect(try mark(4) == .timedOut(seconds: 600))  // same sender as line 1
+        // Line 1: deleted (line 6), its sender timed out (line 8), then the whole chat cleared (line 12).
+        #expect(try mark(1) == Tombstone(deleted: true, timedOutSeconds: 600, cleared: true))
+        // Line 2: deleted (line 7), its sender banned (line 10), then the clear.
+        #expect(try mark(2) == Tombstone(deleted: true, banned: true, cleared: true))
+        #expect(try mark(4) == Tombstone(timedOutSeconds: 600, cleared: true))  // same sender as line 1
         #expect(try mark(3) == .cleared)  // the whole chat cleared at line 12
         #expect(try mark(9) == .cleared)
         #expect(try mark(11) == .cleared)
-        #expect(try mark(5) == .timedOut(seconds: 1))  // cleared, then its sender timed out (line 14)
+        #expect(try mark(5) == Tombstone(timedOutSeconds: 1, cleared: true))  // cleared, then timed out (line 14)
         #expect(try mark(13) == .none)  // after the clear, from a user nobody moderated
         #expect(store.log(at: ch)!.lastClear == at[12]![1])
         // The moderation lines themselves are kept, unmarked.
@@ -125,6 +127,20 @@ struct NotLive: Error { var seq: UInt64 }
         }
         #expect(store.interner.count <= 2 * 100)
         #expect(store.log(named: "c")!.ring.count == 100)
+    }
+
+    @Test("a store with a channel limit of 3 refuses the 4th channel and keeps the other 3")
+    func storeLimit() throws {
+        let store = ChatStore(capacity: 4, channelLimit: 3)
+        for c in 0..<3 {
+            let bytes = Array(":u!u@u PRIVMSG #c\(c) :hi".utf8)
+            #expect(try store.ingest(bytes.span, receivedAt: 0).channel == c)
+        }
+        let bytes = Array(":u!u@u PRIVMSG #c3 :hi".utf8)
+        #expect(throws: StoreError.tooManyChannels(3)) { try store.ingest(bytes.span, receivedAt: 0) }
+        #expect(store.channelCount == 3)
+        #expect(ChatStore().channelLimit == ChatStore.maximumChannels)
+        #expect("\(StoreError.tooManyChannels(3))" == "more channels than the limit of 3")
     }
 
     @Test("10,000 channels: every line is kept, every log is found by index and by name")

@@ -102,21 +102,24 @@ import Testing
         #expect(ratio <= 1.2, "byte storage is \(ratio)x the live bytes")
     }
 
-    @Test("tombstones: the strongest mark wins; readers see them")
+    @Test("tombstones: every fact is kept, none hides another, a later timeout replaces one; readers see them")
     func tombstones() throws {
         let reader = try #require(registry.makeReader())
         let ring = EntryRing(capacity: 4)
         append(ring, line(0))
         #expect(ring.setTombstone(0, .deleted))
+        #expect(!ring.setTombstone(0, .deleted))  // nothing new
         #expect(ring.setTombstone(0, .timedOut(seconds: 600)))
-        #expect(!ring.setTombstone(0, .cleared))
+        #expect(ring.setTombstone(0, .timedOut(seconds: 60)))
+        #expect(ring.setTombstone(0, .cleared))
         #expect(ring.setTombstone(0, .banned))
         let found = ring.withEntry(0, reader: reader) { info, _ in info.tombstone }
         guard case .found(let t) = found else {
             Issue.record("missing")
             return
         }
-        #expect(t == .banned)
+        #expect(t == Tombstone(deleted: true, timedOutSeconds: 60, banned: true, cleared: true))
+        #expect(t.description == "[deleted] [timed out 60s] [banned] [cleared]")
         #expect(!ring.setTombstone(7, .deleted))  // not live
     }
 

@@ -92,8 +92,8 @@ func layout(_ store: ChatStore, channel: String, width: Int, filter: WatchFilter
         let (store, _) = try watchStore(["moderation.irc"])
         let rows = layout(store, channel: "pixelharbor", width: 120).map { $0.joined() }
         #expect(rows.count == 14)
-        #expect(rows[0] == "04:43:21 trollface99: this streamer is so bad LUL [timed out 600s]")
-        #expect(rows[1] == "04:43:23 LinkSpammer: cheap viewers at example dot com [banned]")
+        #expect(rows[0] == "04:43:21 trollface99: this streamer is so bad LUL [deleted] [timed out 600s] [cleared]")
+        #expect(rows[1] == "04:43:23 LinkSpammer: cheap viewers at example dot com [deleted] [banned] [cleared]")
         #expect(rows[2] == "04:43:24 S NightOwlGG: ignore the trolls chat [cleared]")
         #expect(rows[5] == "04:43:27 -- message deleted from trollface99: this streamer is so bad LUL")
         #expect(rows[11] == "04:43:33 -- chat cleared by a moderator")

@@ -9,7 +9,12 @@ import ChatStore
 /// | --- | --- |
 /// | `daily` | `2025-11-21.log.gz` |
 /// | `hourly` | `2025-11-21T04.log.gz` |
-/// | `size(n)` | `2025-11-21.log.gz`, `2025-11-21.1.log.gz`, `2025-11-21.2.log.gz`, … |
+/// | `size(n)` | `2025-11-21.0000.log.gz`, `2025-11-21.0001.log.gz`, … `2025-11-21.0010.log.gz`, … |
+///
+/// Size-rotated continuations are numbered with four digits from `0000`, so a shell glob
+/// (`zcat c/*.gz`) lists a channel's files in time order (up to 10,000 files per channel per day).
+/// Earlier versions wrote `D.log.gz`, `D.1.log.gz`, …: inputs read both (their merge orders lines by
+/// time, not by name).
 public enum CaptureRotation: Sendable, Equatable, CustomStringConvertible {
     case daily
     case hourly
@@ -61,7 +66,7 @@ public enum CaptureRotation: Sendable, Equatable, CustomStringConvertible {
         return ms >= 0 ? ms / unit : (ms - unit + 1) / unit
     }
 
-    /// The file name for `period` and continuation `index` (only size rotation uses `index > 0`).
+    /// The file name for `period` and continuation `index` (only size rotation numbers its files).
     ///
     /// - Allocations: the name.
     func fileName(period: Int64, index: Int) -> String {
@@ -73,7 +78,7 @@ public enum CaptureRotation: Sendable, Equatable, CustomStringConvertible {
         }
         var name = "\(pad(t.year, 4))-\(pad(t.month, 2))-\(pad(t.day, 2))"
         if self == .hourly { name += "T\(pad(t.hour, 2))" }
-        if index > 0 { name += ".\(index)" }
+        if case .size = self { name += "." + pad(index, 4) }
         return name + ".log.gz"
     }
 }

@@ -178,8 +178,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return false }
         let table = unsafe state.pointee.table.pointee
         let current = Tombstone(packed: unsafe table.tombstones[table.slot(seq)].load(ordering: .relaxed))
-        guard current.isWeaker(than: tombstone) else { return false }
-        unsafe table.tombstones[table.slot(seq)].store(tombstone.packed, ordering: .releasing)
+        let merged = current.merging(tombstone)
+        guard merged != current else { return false }
+        unsafe table.tombstones[table.slot(seq)].store(merged.packed, ordering: .releasing)
         return true
     }
 

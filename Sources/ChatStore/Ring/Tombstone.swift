@@ -1,47 +1,66 @@
-/// What moderation did to an entry. Entries are never removed for moderation; they carry this mark.
-public enum Tombstone: Sendable, Equatable, Hashable {
-    case none
-    /// Deleted by CLEARMSG.
-    case deleted
-    /// The sender was timed out (CLEARCHAT with `ban-duration`).
-    case timedOut(seconds: UInt32)
+/// What moderation did to an entry: every fact a later CLEARMSG/CLEARCHAT established, none hiding
+/// another (a message deleted by a moderator whose sender is then timed out is both). Entries are
+/// never removed for moderation; they carry these marks.
+///
+/// IRC does not say which moderator acted, so the facts carry no "by whom".
+public struct Tombstone: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Deleted by a CLEARMSG naming its `id`.
+    public var deleted = false
+    /// The sender's latest timeout after the message (CLEARCHAT with `ban-duration`), in seconds;
+    /// `nil` when not timed out. A later timeout replaces an earlier one, as on Twitch.
+    public var timedOutSeconds: UInt32? = nil
     /// The sender was banned (CLEARCHAT with a user, no duration).
-    case banned
+    public var banned = false
     /// The whole chat was cleared after it (CLEARCHAT without a user).
-    case cleared
+    public var cleared = false
 
-    /// Packed for an atomic slot: kind in the low byte, duration above it.
+    public init(deleted: Bool = false, timedOutSeconds: UInt32? = nil, banned: Bool = false, cleared: Bool = false) {
+        self.deleted = deleted
+        self.timedOutSeconds = timedOutSeconds
+        self.banned = banned
+        self.cleared = cleared
+    }
+
+    public static let none = Tombstone()
+    public static let deleted = Tombstone(deleted: true)
+    public static let banned = Tombstone(banned: true)
+    public static let cleared = Tombstone(cleared: true)
+    public static func timedOut(seconds: UInt32) -> Tombstone { Tombstone(timedOutSeconds: seconds) }
+
+    /// Whether no moderation touched the entry.
+    public var isEmpty: Bool { self == .none }
+
+    /// These facts and `other`'s together (`other`'s timeout, when it has one, is the later one).
+    public func merging(_ other: Tombstone) -> Tombstone {
+        Tombstone(
+            deleted: deleted || other.deleted, timedOutSeconds: other.timedOutSeconds ?? timedOutSeconds,
+            banned: banned || other.banned, cleared: cleared || other.cleared)
+    }
+
+    /// The facts in words, `[deleted] [timed out 600s]`; empty when none.
+    public var description: String {
+        var parts: [String] = []
+        if deleted { parts.append("[deleted]") }
+        if let s = timedOutSeconds { parts.append("[timed out \(s)s]") }
+        if banned { parts.append("[banned]") }
+        if cleared { parts.append("[cleared]") }
+        return parts.joined(separator: " ")
+    }
+
+    /// Packed for an atomic slot: flags in the low byte (deleted 1, banned 2, cleared 4, timed out 8),
+    /// the timeout's seconds in the high 32 bits.
     var packed: UInt64 {
-        switch self {
-        case .none: 0
-        case .deleted: 1
-        case .timedOut(let s): 2 | UInt64(s) << 8
-        case .banned: 3
-        case .cleared: 4
-        }
+        var p: UInt64 = 0
+        if deleted { p |= 1 }
+        if banned { p |= 2 }
+        if cleared { p |= 4 }
+        if let s = timedOutSeconds { p |= 8 | UInt64(s) << 32 }
+        return p
     }
 
     init(packed: UInt64) {
-        switch packed & 0xFF {
-        case 1: self = .deleted
-        case 2: self = .timedOut(seconds: UInt32(truncatingIfNeeded: packed >> 8))
-        case 3: self = .banned
-        case 4: self = .cleared
-        default: self = .none
-        }
-    }
-
-    /// Whether a later mark may replace this one: a ban outranks a timeout, which outranks a
-    /// deletion or a clear, so that the strongest action is what outputs show.
-    func isWeaker(than other: Tombstone) -> Bool { other.rank > rank }
-
-    private var rank: Int {
-        switch self {
-        case .none: 0
-        case .cleared: 1
-        case .deleted: 2
-        case .timedOut: 3
-        case .banned: 4
-        }
+        self.init(
+            deleted: packed & 1 != 0, timedOutSeconds: packed & 8 != 0 ? UInt32(truncatingIfNeeded: packed >> 32) : nil,
+            banned: packed & 2 != 0, cleared: packed & 4 != 0)
     }
 }

@@ -1,0 +1,4 @@
+/// The version `chatcap --version` prints (and the man page carries).
+enum ChatcapVersion {
+    static let string = "0.9.0"
+}

@@ -1,0 +1,65 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `replay --since/--until`: lines without a time of their own are inside the window of the line
+/// before them; a bare date in `--until` includes that day; an empty window is a usage error.
+@Suite struct TimeWindowTests {
+    // 2025-11-21T04:40:00Z and 5 s later.
+    static let log = """
+        @id=a;tmi-sent-ts=1763700000000 :ann!ann@a PRIVMSG #c :first\r
+        :bob!bob@bob.tmi.twitch.tv JOIN #c\r
+        @msg-id=host_on :tmi.twitch.tv NOTICE #c :Now hosting\r
+        @id=b;tmi-sent-ts=1763700005000 :ann!ann@a PRIVMSG #c :second\r
+        :cid!cid@cid.tmi.twitch.tv PART #c\r
+
+        """
+
+    func run(_ extra: [String]) throws -> (status: Int32, types: [String], stderr: String) {
+        let dir = try InputTempDirectory()
+        let path = try dir.write("w.irc", Array(Self.log.utf8))
+        let run = try CLI.run(["replay", path, "--format", "json"] + extra)
+        let types = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").map { line in
+            let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return "\(o?["type"] ?? "?")\(o?["id"].map { ":\($0)" } ?? "")"
+        }
+        return (run.status, types, run.stderr)
+    }
+
+    @Test(
+        "lines without a timestamp inside the window are kept, with and without --apply-moderation",
+        arguments: [false, true])
+    func untimedLinesInside(moderation: Bool) throws {
+        let m = moderation ? ["--apply-moderation"] : []
+        let all = try run(["--since", "2025-11-21T04:40:00Z", "--until", "2025-11-21T04:41:00Z"] + m)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.types == ["privmsg:a", "join", "notice", "privmsg:b", "part"])
+        // JOIN and NOTICE have the first line's time, the PART the second's.
+        let later = try run(["--since", "2025-11-21T04:40:01Z"] + m)
+        #expect(later.types == ["privmsg:b", "part"])
+        let earlier = try run(["--until", "2025-11-21T04:40:01Z"] + m)
+        #expect(earlier.types == ["privmsg:a", "join", "notice"])
+    }
+
+    @Test("a bare date in --until includes that day; --since that day starts at its midnight")
+    func bareDates() throws {
+        let day = try run(["--since", "2025-11-21", "--until", "2025-11-21"])
+        #expect(day.status == 0, "\(day.stderr)")
+        #expect(day.types.count == 5)
+        let before = try run(["--until", "2025-11-20"])
+        #expect(before.types.isEmpty)
+    }
+
+    @Test(
+        "--since not earlier than --until is a usage error",
+        arguments: [
+            ["--since", "2025-11-21T05:00:00Z", "--until", "2025-11-21T04:00:00Z"],
+            ["--since", "2025-11-21T04:00:00Z", "--until", "2025-11-21T04:00:00Z"],
+            ["--since", "2025-11-22", "--until", "2025-11-21"],
+        ])
+    func emptyWindow(arguments: [String]) throws {
+        let r = try run(arguments)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("must be earlier than --until"), "\(r.stderr)")
+    }
+}
