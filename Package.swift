@@ -154,7 +154,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatArchive",
-                "WebSocketWire", "ChatTestSupport",
+                "ChatServe", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

@@ -4,13 +4,15 @@ import TwitchSession
 
 /// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS, and with
 /// ``ServeOptions/webSocketPort`` IRC over WebSocket on a second port, as Twitch's
-/// `irc-ws.chat.twitch.tv`), answers the login and JOINs as Twitch does, and replays a chat log to each
-/// client from its start, paced by the log's timestamps.
+/// `irc-ws.chat.twitch.tv`), answers the login and JOINs as Twitch does, and plays a chat log to the
+/// clients that join its channels, paced by the log's timestamps (see ``LogTimeline``: one timeline
+/// shared by every client, or one per client with `--from-start`), relaying what clients say and
+/// keeping them alive with PINGs.
 ///
-/// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Each client has
-/// its own ``ReplayCursor`` (see ``ReplayLog`` for how the log is read) and gets only the lines of the
-/// channels it joined. Pacing timers are the loop's wait timeout: the earliest held line of any
-/// client (a scan over the clients per wakeup, fine for the hundreds of clients a test bed has).
+/// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Timers (a held
+/// line, a PING) are the loop's wait timeout: the earliest ``ServeClient/nextDue`` of any client (a
+/// scan over the clients and their timelines per wakeup, fine for the hundreds of clients a test bed
+/// has).
 ///
 /// ```swift
 /// let server = try ChatServer(arguments: ["Fixtures/lines/privmsg.irc"], options: ServeOptions(port: 0)) {

@@ -5,21 +5,17 @@ import IRCWire
 ///
 /// ```
 ///  bytes:   [ line 0 | line 1 | line 2 | …        ]   lines without their terminators, back to back
-///  entries: [ (start, length, channel, untaggedStart, time) … ]   one per parsed line, in merged time order
+///  entries: [ (start, length, time) … ]   one per parsed line, in merged time order
 /// ```
-/// Invariant: every entry's `start + length <= bytes.count`; `channel` is relative to the line.
+/// Invariant: every entry's `start + length <= bytes.count`.
 /// Only parsed lines are kept (malformed and over-long ones are counted when loading).
 ///
-/// Immutable after loading; shared by every client's ``ReplayCursor``. Confined to the server's loop
+/// Immutable after loading; shared by every timeline's ``ReplayCursor``. Confined to the server's loop
 /// thread.
 final class MemoryLog {
     struct Entry {
         var start: Int
         var length: Int
-        /// The channel login (without `#`) within the line, if the line is addressed to a channel.
-        var channel: ByteRange?
-        /// Where the line starts without its tags (``IRCWire/ParsedLine/untaggedStart``).
-        var untaggedStart: UInt16
         /// Milliseconds since 1970 the line is paced by, if known.
         var time: Int64?
     }
@@ -27,17 +23,14 @@ final class MemoryLog {
     private(set) var bytes: [UInt8] = []
     private(set) var entries: [Entry] = []
 
-    /// Appends one parsed line: its bytes, and the channel and tag offsets of `message`.
+    /// Appends one parsed line and the time it is paced by.
     ///
     /// - Complexity: amortised O(`line.count`). - Allocations: only when the storage grows.
-    func append(_ line: Span<UInt8>, message: TwitchMessage, time: Int64?) {
+    func append(_ line: Span<UInt8>, time: Int64?) {
         let start = bytes.count
         bytes.reserveCapacity(start + line.count)
         for i in line.indices { bytes.append(line[i]) }
-        entries.append(
-            Entry(
-                start: start, length: line.count, channel: message.channel,
-                untaggedStart: UInt16(message.line.untaggedStart), time: time))
+        entries.append(Entry(start: start, length: line.count, time: time))
     }
 
     /// Lends line `index`'s bytes to `body`.

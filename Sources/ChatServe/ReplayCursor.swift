@@ -2,12 +2,12 @@ import ChatArchive
 import ChatStore
 import IRCWire
 
-/// One client's position in the log: hands out the log's lines in merged time order, one at a time,
-/// and starts over on ``rewind()``.
+/// A position in the log: hands out the log's lines in merged time order, one at a time, and starts
+/// over on ``rewind()``. Each ``LogTimeline`` has one.
 ///
-/// Over files it owns a ``MergeReader`` of its own (opened lazily, reopened on rewind), so each client
-/// reads at its own pace and never holds more than the reader's buffers; over a ``MemoryLog`` it is
-/// just an index.
+/// Over files it owns a ``MergeReader`` of its own (opened lazily, reopened on rewind), so each
+/// timeline reads at its own pace and never holds more than the reader's buffers; over a
+/// ``MemoryLog`` it is just an index.
 ///
 /// Malformed and over-long lines are skipped and counted in ``skippedLines``; an input that fails
 /// part-way is passed to `onFailure` and the reader goes on with the next input; so is the warning
@@ -35,21 +35,24 @@ final class ReplayCursor {
         self.onFailure = onFailure
     }
 
-    /// Hands the next parsed line to `body`: its time (milliseconds since 1970, when known), its
-    /// channel's range within the line, where it starts without its tags (see
-    /// ``IRCWire/ParsedLine/untaggedStart``), and its bytes (without terminator, valid only during `body`).
+    /// Hands the next parsed line to `body`: its time (milliseconds since 1970, when known: its own or
+    /// the one it inherits from the line before, see ``ChatArchive/MergedLine/timestamp``), the line
+    /// as Twitch chat, and its bytes (without terminator, valid only during `body`).
     ///
     /// - Returns: `false` at the end of the log (`body` was not called).
-    /// - Complexity: amortised O(bytes of the line and of skipped lines before it), plus reads.
+    /// - Complexity: amortised O(bytes of the line and of skipped lines before it), plus reads; a line
+    ///   of a ``MemoryLog`` is parsed again (O(line), no allocation).
     /// - Allocations: none per line; a pass over files opens each input's buffers.
-    func next(
-        _ body: (_ time: Int64?, _ channel: ByteRange?, _ untaggedStart: Int, _ bytes: Span<UInt8>) -> Void
-    ) -> Bool {
+    func next(_ body: (_ time: Int64?, _ message: TwitchMessage, _ bytes: Span<UInt8>) -> Void) -> Bool {
         switch source {
         case .memory(let log, let index):
             guard index < log.entries.count else { return false }
             source = .memory(log, next: index + 1)
-            log.withLine(index) { entry, bytes in body(entry.time, entry.channel, Int(entry.untaggedStart), bytes) }
+            log.withLine(index) { entry, bytes in
+                // Every stored line parsed when it was loaded.
+                guard let message = try? TwitchMessage.parse(bytes) else { return }
+                body(entry.time, message, bytes)
+            }
             return true
         case .files(let paths, let existing):
             let reader = existing ?? MergeReader(paths: paths)
@@ -60,7 +63,7 @@ final class ReplayCursor {
                     switch event {
                     case .line(let at, let message):
                         delivered = true
-                        body(at.timestamp?.milliseconds, message.channel, message.line.untaggedStart, bytes)
+                        body(at.timestamp?.milliseconds, message, bytes)
                     case .malformed, .skipped:
                         skippedLines += 1
                     case .inputFailed(_, let error, _):

@@ -4,12 +4,13 @@ import WebSocketWire
 extension ServeClient {
     /// The close frame a WebSocket client gets when the server closes it on purpose, after its queue:
     /// 1000 after QUIT, 1001 (going away) after RECONNECT and at shutdown; none for `--drop-after`
-    /// (a drop says nothing) or when the connection already failed or the client closed it.
+    /// (a drop says nothing), for a PING left unanswered, or when the connection already failed or the
+    /// client closed it.
     var webSocketCloseCode: WebSocketCloseCode? {
         switch closeReason {
         case .quit: .normal
         case .reconnectSent, .serverStopping: .goingAway
-        case .dropped, .clientClosed, .notReading, .failed, nil: nil
+        case .dropped, .noPong, .clientClosed, .notReading, .failed, nil: nil
         }
     }
 

@@ -1,30 +1,26 @@
 import ChatNet
 import ChatPosix
 import IRCWire
+import TwitchSession
 
 /// One connected client: its transport (plain ``TCPConnection`` or server-side ``TLSConnection``),
-/// the framer for what it sends, its ``ServeSession`` and its replay position, paced and filtered to
-/// the channels it joined.
+/// the framer for what it sends, its ``ServeSession``, the ``LogTimeline``s that play the channels it
+/// joined, and its keepalive.
 ///
 /// The server calls ``readAvailable(now:)`` when the descriptor is readable, ``flush()`` when it is
 /// writable, and ``pump(now:)`` after either and when ``nextDue`` has come; ``closeReason`` says when
-/// to close it. Replayed lines are copied once, from the log reader's buffer into the write queue;
-/// at most about ``highWater`` bytes are queued, so a slow reader holds the replay back instead of
-/// piling up the log (back-pressure).
+/// to close it. A timeline hands each line to its listeners, which copy it into their write queues
+/// (one copy per client, from the timeline's buffer). At `--speed max` a timeline waits while a
+/// listener has ``highWater`` bytes queued, so a slow reader holds the replay back instead of piling
+/// up the log (back-pressure); a paced timeline does not wait, and a client that lets
+/// ``maxQueued`` bytes pile up is closed, as Twitch drops a client that does not read.
+///
+/// Keepalive: once logged in, the client gets `PING :tmi.twitch.tv` every
+/// ``ServeOptions/pingIntervalMs``, and is closed when a PING goes unanswered (no PONG) for
+/// ``ServeOptions/pongTimeoutMs``.
 ///
 /// Confined to the server's loop thread.
-final class ServeClient {
-    /// Where the replay stands.
-    enum ReplayState: Equatable {
-        /// Nothing joined yet.
-        case waiting
-        case running
-        /// The log ended (and `--loop` is off, or the last pass sent nothing to this client).
-        case finished
-        /// `--stall-after` fired: nothing more is sent or answered.
-        case stalled
-    }
-
+final class ServeClient: ChannelListener, ChannelMember {
     /// Why the connection is to be closed.
     enum CloseReason: Equatable, CustomStringConvertible {
         case clientClosed
@@ -32,6 +28,7 @@ final class ServeClient {
         case reconnectSent(after: Int)
         case dropped(after: Int)
         case notReading(queued: Int)
+        case noPong(timeoutMs: Int64)
         case failed(String)
         case serverStopping
 
@@ -42,18 +39,17 @@ final class ServeClient {
             case .reconnectSent(let n): "sent RECONNECT after \(n) lines (--reconnect-after)"
             case .dropped(let n): "dropped after \(n) lines (--drop-after)"
             case .notReading(let queued): "the client does not read (\(queued) bytes queued)"
+            case .noPong(let ms): "no PONG within \(Double(ms) / 1000) s of a PING"
             case .failed(let message): message
             case .serverStopping: "the server is stopping"
             }
         }
     }
 
-    /// Stop pulling replay lines while this many bytes are queued.
+    /// At `--speed max`, a timeline waits while this many bytes are queued for one of its listeners.
     static let highWater = 32 * 1024
-    /// Close a client that lets this many bytes of replies pile up without reading.
+    /// Close a client that lets this many bytes pile up without reading.
     static let maxQueued = 1024 * 1024
-    /// Log lines looked at per ``pump(now:)`` at most, so that one client cannot hold up the others.
-    static let linesPerTurn = 2048
 
     let number: Int
     let transport: any ByteStream
@@ -61,20 +57,24 @@ final class ServeClient {
     private let context: ServeContext
     private var framer = LineFramer(maxLineLength: 8 * 1024, bufferCapacity: 16 * 1024)
     private(set) var session = ServeSession()
-    /// ``ServeSession/channels`` as bytes, for comparing with the log's channel ranges.
-    private var channelBytes: [[UInt8]] = []
+    /// ``ServeSession/sendsTags``, kept up to date after each command (read per line).
+    private var sendsTags = false
 
-    private(set) var state = ReplayState.waiting
-    private var cursor: ReplayCursor?
-    /// Pacing: the monotonic time the pass started and the log time of its first timed line.
-    private var origin: (monotonicMs: Int64, logMs: Int64)?
-    /// A line read from the log that is not due yet (paced replay only).
-    private var held: [UInt8] = []
-    private var heldDue: Int64?
-    /// Replayed lines queued for this client, over all passes.
+    /// The timelines that play the channels joined: the shared one, or (`--from-start`) its own.
+    private var timelines: [LogTimeline] = []
+    /// `--stall-after` fired: nothing more is sent or answered.
+    private(set) var isStalled = false
+    /// A timeline or a relay queued lines outside this client's own ``pump(now:)``: it needs a turn
+    /// to write them.
+    private var needsService = false
+    /// Replayed lines queued for this client.
     private(set) var linesSent = 0
-    private var linesThisPass = 0
+    /// Lines of other clients relayed to this one.
+    private(set) var linesRelayed = 0
     private var faultFired = false
+    /// Keepalive: when the next PING goes out, and when an unanswered one times out.
+    private var nextPingAt: Int64?
+    private var pongDeadline: Int64?
     /// Set when the client must be closed (after its queue is written, unless ``isForced``).
     private(set) var closeReason: CloseReason?
     /// The connection cannot or need not be written to any more: close without flushing.
@@ -100,9 +100,18 @@ final class ServeClient {
         closeReason != nil && (isForced || transport.pendingWriteCount == 0)
     }
 
-    /// When the held line is due (monotonic milliseconds), if the replay waits for one.
+    /// When the client needs its next ``pump(now:)`` (monotonic milliseconds; 0 for at once): lines
+    /// queued by others to write, a line of a timeline due, a PING to send or one that timed out.
+    ///
+    /// - Complexity: O(timelines joined).
     var nextDue: Int64? {
-        state == .running && closeReason == nil ? heldDue : nil
+        if needsService { return 0 }
+        guard closeReason == nil, !isStalled else { return nil }
+        var earliest = min(nextPingAt ?? .max, pongDeadline ?? .max)
+        for timeline in timelines {
+            if let due = timeline.nextDue, due < earliest { earliest = due }
+        }
+        return earliest == .max ? nil : earliest
     }
 
     /// What to wait for: the transport's wish, plus writability while replay lines are ready now.
@@ -113,9 +122,8 @@ final class ServeClient {
     }
 
     private func hasReadyLines(now: Int64) -> Bool {
-        guard state == .running, closeReason == nil, transport.pendingWriteCount < Self.highWater else { return false }
-        if let heldDue { return heldDue <= now }
-        return true
+        guard closeReason == nil, !isStalled, transport.pendingWriteCount < Self.highWater else { return false }
+        return timelines.contains { ($0.nextDue ?? .max) <= now }
     }
 
     // MARK: Reading
@@ -147,7 +155,7 @@ final class ServeClient {
     }
 
     private func handle(_ bytes: Span<UInt8>, now: Int64) {
-        guard state != .stalled, closeReason == nil, bytes.count > 0 else { return }
+        guard !isStalled, closeReason == nil, bytes.count > 0 else { return }
         let command: ClientCommand
         do {
             command = try ClientCommand(parsing: bytes)
@@ -155,22 +163,30 @@ final class ServeClient {
             return
         }
         let actions = session.receive(
-            command, refused: context.options.faults.refusedChannels, rooms: context.log.rooms)
+            command, refused: context.options.faults.refusedChannels, rooms: context.log.rooms,
+            unknownChannel: context.options.unknownChannel)
+        sendsTags = session.sendsTags
         for action in actions {
             switch action {
             case .send(let line):
                 send(line)
+            case .registered:
+                nextPingAt = now + context.options.pingIntervalMs
             case .joined(let channel):
-                if !channelBytes.contains(Array(channel.utf8)) { channelBytes.append(Array(channel.utf8)) }
                 context.report("\(name) joined #\(channel)")
-                startReplay()
+                join(channel, now: now)
+            case .unknownChannel(let channel, _):
+                context.report(context.hub.unknownChannelReport(channel, client: name))
             case .parted(let channel):
-                channelBytes.removeAll { $0 == Array(channel.utf8) }
+                leave(channel)
                 context.report("\(name) left #\(channel)")
             case .refused(let channel):
                 context.report("\(name) was refused #\(channel) (--refuse-join)")
-            case .said(let channel, let text):
+            case .said(let channel, let text, let id):
                 context.report("\(name) says in #\(channel): \(ServeSession.printable(text))")
+                relay(text, to: channel, id: id)
+            case .pong:
+                pongDeadline = nil
             case .quit:
                 close(.quit)
             }
@@ -180,98 +196,103 @@ final class ServeClient {
         }
     }
 
-    // MARK: Replay
+    // MARK: Channels
 
-    private func startReplay() {
-        switch state {
-        case .waiting:
-            cursor = context.log.makeCursor { [context, name] message in context.report("\(name): \(message)") }
-            beginPass()
-        case .finished where context.options.loop:
-            cursor?.rewind()
-            beginPass()
-        default:
+    /// Starts hearing `channel`: from now on the shared timeline, or (``ServeOptions/fromStart``) from
+    /// the log's start on a timeline of its own. A fault of count 0 fires here.
+    private func join(_ channel: String, now: Int64) {
+        guard closeReason == nil, !isStalled else { return }
+        context.hub.enter(self, channel)
+        if !timelines.contains(where: { $0.isHeard(by: self, in: channel) }) {
+            let timeline = context.hub.timeline(owner: name, own: timelines)
+            timeline.add(self, channel: channel, now: now)
+            if !timelines.contains(where: { $0 === timeline }) { timelines.append(timeline) }
+        }
+        fireFaultIfDue()
+    }
+
+    private func leave(_ channel: String) {
+        context.hub.leave(self, channel)
+        for timeline in timelines { timeline.remove(self, channel: channel) }
+        timelines.removeAll { !$0.isHeard(by: self) }
+    }
+
+    /// Leaves every channel: nothing more is played or relayed to this client.
+    private func leaveAll() {
+        for channel in session.channels {
+            context.hub.leave(self, channel)
+            for timeline in timelines { timeline.remove(self, channel: channel) }
+        }
+        timelines.removeAll()
+    }
+
+    /// Hands `text` to the other clients in `channel`, tagged as Twitch delivers a chat message.
+    private func relay(_ text: String, to channel: String, id: String) {
+        let line = session.relayedPrivmsg(
+            channel: channel, text: text, id: id, roomId: context.log.rooms.id(of: channel),
+            sentAtMs: Moment.now().wallMs)
+        for member in context.hub.members(of: channel) where member !== self {
+            member.receiveRelayed(line)
+        }
+    }
+
+    // MARK: ChannelListener, ChannelMember
+
+    /// Whether a timeline at `--speed max` may hand this client another line.
+    var hasRoom: Bool {
+        closeReason != nil || isStalled || transport.pendingWriteCount < Self.highWater
+    }
+
+    /// Queues a replayed line (without its tags unless the client asked for them), counts it and fires
+    /// a fault whose count is reached.
+    ///
+    /// - Complexity: O(line length). - Allocations: none once the write queue has grown.
+    func receive(_ line: Span<UInt8>, untaggedStart: Int) {
+        guard closeReason == nil, !isStalled else { return }
+        transport.enqueue(line: sendsTags ? line : line.extracting(untaggedStart...))
+        needsService = true
+        linesSent += 1
+        fireFaultIfDue()
+        if closeReason == nil, transport.pendingWriteCount > Self.maxQueued {
+            close(.notReading(queued: transport.pendingWriteCount))
+        }
+    }
+
+    /// Queues a line another client said in a channel this one is in.
+    func receiveRelayed(_ line: String) {
+        guard closeReason == nil, !isStalled else { return }
+        if sendsTags {
+            send(line)
+        } else if let space = line.firstIndex(of: " ") {
+            send(String(line[line.index(after: space)...]))
+        }
+        needsService = true
+        linesRelayed += 1
+    }
+
+    // MARK: Playing
+
+    /// Sends a PING or closes the client when one timed out, and plays what its timelines have due.
+    ///
+    /// - Complexity: O(lines played, see ``LogTimeline/pump(now:)``).
+    /// - Allocations: none per line once queues have grown.
+    func pump(now: Int64) {
+        needsService = false
+        guard closeReason == nil, !isStalled else { return }
+        if let deadline = pongDeadline, deadline <= now {
+            close(.noPong(timeoutMs: context.options.pongTimeoutMs))
             return
         }
-        fireFaultIfDue()
-    }
-
-    private func beginPass() {
-        state = .running
-        origin = nil
-        linesThisPass = 0
-    }
-
-    /// Queues replay lines that are due, up to the high-water mark, and fires a fault when its count
-    /// is reached.
-    ///
-    /// - Complexity: O(bytes of the lines looked at), at most ``linesPerTurn`` lines.
-    /// - Allocations: none per line once the queue and the held-line buffer have grown.
-    func pump(now: Int64) {
-        var looked = 0
-        let sendsTags = session.sendsTags  // the session changes only when the client sends a command
-        while state == .running, closeReason == nil, transport.pendingWriteCount < Self.highWater,
-            looked < Self.linesPerTurn
-        {
-            if let due = heldDue {
-                guard due <= now else { return }
-                heldDue = nil
-                transport.enqueue(line: held.span)
-                countLine()
-                continue
-            }
-            guard let cursor else { return }
-            looked += 1
-            var sent = false
-            let more = cursor.next { time, channel, untaggedStart, bytes in
-                guard let channel, joined(bytes.extracting(channel.range)) else {
-                    if let time, origin == nil { origin = (now, time) }
-                    return
-                }
-                let line = bytes.extracting((sendsTags ? 0 : untaggedStart)...)
-                let due = dueTime(of: time, now: now)
-                if due <= now {
-                    transport.enqueue(line: line)
-                    sent = true
-                } else {
-                    held.removeAll(keepingCapacity: true)
-                    for i in line.indices { held.append(line[i]) }
-                    heldDue = due
-                }
-            }
-            if sent { countLine() }
-            if !more { endPass() }
+        if let next = nextPingAt, next <= now {
+            send("PING :\(ServeSession.server)")
+            if pongDeadline == nil { pongDeadline = now + context.options.pongTimeoutMs }
+            nextPingAt = now + context.options.pingIntervalMs
         }
-    }
-
-    private func countLine() {
-        linesSent += 1
-        linesThisPass += 1
-        fireFaultIfDue()
-    }
-
-    private func endPass() {
-        if context.options.loop && linesThisPass > 0 {
-            cursor?.rewind()
-            beginPass()
-        } else {
-            state = .finished
+        // A copy: a fault may close the client (and empty `timelines`) while a timeline plays.
+        for timeline in timelines {
+            timeline.pump(now: now)
         }
-    }
-
-    /// When a line of log time `time` is due: at once without pacing or a time, else as far after the
-    /// pass's start as its distance from the pass's first timed line, divided by the speed, but at
-    /// most ``Seconds/maximumMilliseconds`` (100 years) after it: no speed and no line time a client
-    /// can make the server read (a JOIN picks the log) overflows the arithmetic.
-    private func dueTime(of time: Int64?, now: Int64) -> Int64 {
-        guard let speed = context.options.speed, let time else { return now }
-        guard let origin else {
-            origin = (now, time)
-            return now
-        }
-        // In `Double`: neither the difference of two `Int64` times nor its quotient can trap.
-        let offset = (Double(time) - Double(origin.logMs)) / speed
-        return origin.monotonicMs + Seconds.milliseconds(fromMilliseconds: offset)
+        needsService = false
     }
 
     private func fireFaultIfDue() {
@@ -284,23 +305,12 @@ final class ServeClient {
         case .drop:
             close(.dropped(after: linesSent))
         case .stall:
-            state = .stalled
-            heldDue = nil
+            isStalled = true
+            leaveAll()
+            nextPingAt = nil
+            pongDeadline = nil
             context.report("\(name) stalled after \(linesSent) lines (--stall-after)")
         }
-    }
-
-    /// Whether `channel` (a login from the log) is one the client joined.
-    private func joined(_ channel: Span<UInt8>) -> Bool {
-        for joined in channelBytes where joined.count == channel.count {
-            var equal = true
-            for i in 0..<joined.count where joined[i] != channel[i] {
-                equal = false
-                break
-            }
-            if equal { return true }
-        }
-        return false
     }
 
     // MARK: Writing and closing
@@ -325,10 +335,11 @@ final class ServeClient {
     /// written and keeps its place in the report; a hard one (end of stream, an error, shutdown)
     /// closes at once and names the reason unless a graceful one came first.
     func close(_ reason: CloseReason) {
+        leaveAll()
         switch reason {
         case .quit, .reconnectSent, .dropped:
             if closeReason == nil { closeReason = reason }
-        case .clientClosed, .failed, .notReading, .serverStopping:
+        case .clientClosed, .failed, .notReading, .noPong, .serverStopping:
             if closeReason == nil || closeReason == .quit { closeReason = reason }
             isForced = true
         }
@@ -337,7 +348,7 @@ final class ServeClient {
     /// The line reported when the client goes.
     var farewell: String {
         var text = "\(name) disconnected: \(linesSent) lines sent"
-        if let skipped = cursor?.skippedLines, skipped > 0 { text += ", \(skipped) malformed log lines skipped" }
+        if linesRelayed > 0 { text += ", \(linesRelayed) relayed" }
         if let closeReason { text += "; \(closeReason)" }
         return text
     }

@@ -1,9 +1,11 @@
-/// What every client of one ``ChatServer`` shares: the options, the log and the report channel.
+/// What every client of one ``ChatServer`` shares: the options, the log, its channels' timelines and
+/// members, and the report channel.
 ///
 /// Confined to the server's loop thread.
 final class ServeContext {
     let options: ServeOptions
     let log: ReplayLog
+    let hub: TimelineHub
     /// Receives one line per event worth telling the person running the server (no trailing newline).
     let report: (String) -> Void
 
@@ -11,6 +13,7 @@ final class ServeContext {
         self.options = options
         self.log = log
         self.report = report
+        hub = TimelineHub(log: log, options: options, report: report)
     }
 }
 

@@ -1,4 +1,5 @@
-/// How `chatcap serve` listens, paces and misbehaves: everything ``ChatServer`` needs besides its inputs.
+/// How `chatcap serve` listens, paces, plays its channels and misbehaves: everything ``ChatServer``
+/// needs besides its inputs.
 ///
 /// A plain value built by the command line (or a test) and handed to the server once.
 public struct ServeOptions: Sendable, Equatable {
@@ -6,12 +7,24 @@ public struct ServeOptions: Sendable, Equatable {
     public var host: String
     /// The port to bind; 0 lets the kernel pick a free one (read it back from ``ChatServer/port``).
     public var port: UInt16
-    /// Replay pace as a multiple of real time (`2` = twice as fast); `nil` for as fast as each client
-    /// reads. Positive and finite (a precondition of ``init(host:port:speed:loop:tls:faults:)``); any
-    /// such speed is safe: a line is held back at most 100 years, however far apart the log's times.
+    /// Replay pace as a multiple of real time (`2` = twice as fast); `nil` for as fast as the clients
+    /// read. Positive and finite; any such speed is safe: a line is held back at most about 30,000
+    /// years, however far apart the log's times.
     public var speed: Double?
-    /// Start a client's replay over when it reaches the end of the log.
+    /// Start a channel over when it reaches the end of the log, each pass with fresh message ids.
     public var loop: Bool
+    /// Each client gets each channel it joins from the log's start, on a timeline of its own
+    /// (`--from-start`), instead of the one timeline that every client shares.
+    public var fromStart: Bool
+    /// Send `tmi-sent-ts` and `rm-received-ts` as recorded (`--keep-time`) instead of rebased to the
+    /// moment the line is sent.
+    public var keepTime: Bool
+    /// Send `PING :tmi.twitch.tv` to a logged-in client this often (milliseconds).
+    public var pingIntervalMs: Int64
+    /// Close a client that has not answered a PING within this long (milliseconds).
+    public var pongTimeoutMs: Int64
+    /// What a JOIN of a channel the log does not have gets.
+    public var unknownChannel: UnknownChannelPolicy
     /// PEM certificate chain and private key: serve TLS instead of plain TCP (on both ports).
     public var tls: ServeTLSFiles?
     /// A second port for IRC over WebSocket (RFC 6455, as `wss://irc-ws.chat.twitch.tv`), with TLS
@@ -20,19 +33,41 @@ public struct ServeOptions: Sendable, Equatable {
     /// Test switches: what to do to a client after it was sent a number of replayed lines.
     public var faults: ServeFaults
 
+    /// Twitch's keepalive: a PING about every five minutes.
+    public static let defaultPingIntervalMs: Int64 = 300_000
+    /// How long a PING may go unanswered before the client is closed.
+    public static let defaultPongTimeoutMs: Int64 = 10_000
+
     public init(
         host: String = "127.0.0.1", port: UInt16 = 6667, speed: Double? = 1, loop: Bool = false,
+        fromStart: Bool = false, keepTime: Bool = false, pingIntervalMs: Int64 = Self.defaultPingIntervalMs,
+        pongTimeoutMs: Int64 = Self.defaultPongTimeoutMs, unknownChannel: UnknownChannelPolicy = .empty,
         tls: ServeTLSFiles? = nil, webSocketPort: UInt16? = nil, faults: ServeFaults = ServeFaults()
     ) {
         precondition(speed.map { $0 > 0 && $0.isFinite } ?? true, "speed must be positive and finite")
+        precondition(pingIntervalMs > 0 && pongTimeoutMs > 0, "keepalive times must be positive")
         self.host = host
         self.port = port
         self.speed = speed
         self.loop = loop
+        self.fromStart = fromStart
+        self.keepTime = keepTime
+        self.pingIntervalMs = pingIntervalMs
+        self.pongTimeoutMs = pongTimeoutMs
+        self.unknownChannel = unknownChannel
         self.tls = tls
         self.webSocketPort = webSocketPort
         self.faults = faults
     }
+}
+
+/// What a JOIN of a channel the log has no line of gets (`--unknown-channel`).
+public enum UnknownChannelPolicy: String, Sendable, Equatable, CaseIterable {
+    /// The JOIN succeeds (echo, 353, 366, USERSTATE, ROOMSTATE with a made-up room id) and the
+    /// channel stays silent, apart from what clients relay in it.
+    case empty
+    /// The JOIN is dropped without a word, as Twitch drops a JOIN of a channel that does not exist.
+    case refuse
 }
 
 /// The certificate chain and key a TLS server presents, as PEM file paths.

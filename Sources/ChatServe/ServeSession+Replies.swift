@@ -28,4 +28,50 @@ extension ServeSession {
     static func printable(_ text: String) -> String {
         String(decoding: text.utf8.filter { $0 >= 0x20 && $0 != 0x7F }, as: UTF8.self)
     }
+
+    /// The user-id every message and state of `login` carries: made up, the same on every run.
+    static func userId(of login: String) -> String { RoomDirectory.stableId(login) }
+
+    /// The GLOBALUSERSTATE tags of this client, as Twitch sends them after the login.
+    var globalUserStateTags: String {
+        let nick = nick ?? "*"
+        return "badge-info=;badges=;color=;display-name=\(Self.tagValue(displayName ?? nick));emote-sets=0;turbo=0;"
+            + "user-id=\(Self.userId(of: nick));user-type="
+    }
+
+    /// The USERSTATE tags of this client in a channel: after its JOIN, and after each PRIVMSG (with
+    /// that message's `id`).
+    func userStateTags(id: String?) -> String {
+        let nick = nick ?? "*"
+        return "badge-info=;badges=;color=;display-name=\(Self.tagValue(displayName ?? nick));emote-sets=0;"
+            + (id.map { "id=\($0);" } ?? "") + "mod=0;subscriber=0;user-type="
+    }
+
+    /// The line the other clients of `channel` get for this client's `text`, tagged as Twitch tags a
+    /// chat message: the sender's state, no emotes, the message `id`, the room, `tmi-sent-ts` (now).
+    /// `/me` (a CTCP ACTION) is kept as sent.
+    func relayedPrivmsg(channel: String, text: String, id: String, roomId: String, sentAtMs: Int64) -> String {
+        let nick = nick ?? "*"
+        let tags =
+            "badge-info=;badges=;color=;display-name=\(Self.tagValue(displayName ?? nick));emotes=;first-msg=0;flags=;"
+            + "id=\(id);mod=0;returning-chatter=0;room-id=\(roomId);subscriber=0;tmi-sent-ts=\(sentAtMs);turbo=0;"
+            + "user-id=\(Self.userId(of: nick));user-type="
+        return "@\(tags) :\(Self.prefix(nick)) PRIVMSG #\(channel) :\(text)"
+    }
+
+    /// `text` escaped as an IRCv3 tag value (`;` `\s` `\\` CR LF).
+    static func tagValue(_ text: String) -> String {
+        var out = ""
+        for character in text.unicodeScalars {
+            switch character {
+            case ";": out += "\\:"
+            case " ": out += "\\s"
+            case "\\": out += "\\\\"
+            case "\r": out += "\\r"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
 }

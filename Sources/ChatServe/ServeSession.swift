@@ -1,22 +1,30 @@
 import TwitchSession
 
-/// The server side of one client's chat session: capability negotiation, login, joins, PING, as
-/// Twitch's IRC server answers them. A value that takes client commands and returns ``ServeAction``s;
-/// it never touches a socket, so it is tested with plain values.
+/// The server side of one client's chat session: capability negotiation, login, joins, PING, chat
+/// messages, as Twitch's IRC server answers them. A value that takes client commands and returns
+/// ``ServeAction``s; it never touches a socket, so it is tested with plain values.
 ///
 /// ```
-///  connected ──NICK──▶ registered (001…376 sent) ──JOIN #a──▶ joined [a] ──PART #a──▶ joined []
+///  connected ──NICK──▶ registered (001…376, GLOBALUSERSTATE) ──JOIN #a──▶ joined [a] ──PART #a──▶ joined []
 ///      │  CAP LS: registration waits for CAP END (IRCv3); CAP REQ alone does not (Twitch)
 /// ```
 /// PASS is accepted and forgotten (never stored or reported). Commands other than CAP, PASS, NICK,
 /// USER, PING, PONG and QUIT are ignored before registration; afterwards an unknown one gets 421.
-/// Lines with tags are sent without them unless the client acknowledged `twitch.tv/tags`.
+/// Lines with tags are sent without them unless the client acknowledged `twitch.tv/tags`; GLOBALUSERSTATE
+/// (after the welcome) and USERSTATE (after a JOIN's names list, and instead of an echo of the
+/// client's own PRIVMSG) only with `twitch.tv/commands`, as Twitch does. Every login gets the same
+/// plain user state: no badges, no colour, `display-name` as the NICK was typed, a made-up stable
+/// `user-id`.
 struct ServeSession: Sendable {
     /// The capabilities offered by `CAP LS` and acknowledged by `CAP REQ`.
     static let capabilities = ["twitch.tv/tags", "twitch.tv/commands", "twitch.tv/membership"]
 
     /// The login, lower case, once NICK was sent.
     private(set) var nick: String?
+    /// The login as the NICK command typed it (`display-name`).
+    private(set) var displayName: String?
+    /// Makes the id of a message the client sends (random; tests fix it).
+    var makeMessageId: @Sendable () -> String = { MessageIds.random() }
     private(set) var isRegistered = false
     /// `CAP LS` was sent and `CAP END` not yet: registration waits.
     private(set) var isNegotiating = false
@@ -27,6 +35,8 @@ struct ServeSession: Sendable {
 
     /// Whether lines go out with their IRCv3 tags.
     var sendsTags: Bool { capabilities.contains("twitch.tv/tags") }
+    /// Whether Twitch's own commands (GLOBALUSERSTATE, USERSTATE) are sent.
+    var sendsCommands: Bool { capabilities.contains("twitch.tv/commands") }
 
     init() {}
 
@@ -34,15 +44,21 @@ struct ServeSession: Sendable {
     ///
     /// - Parameters:
     ///   - refused: channels whose JOIN gets the `msg_channel_suspended` NOTICE.
-    ///   - rooms: room ids for the ROOMSTATE a JOIN gets.
+    ///   - rooms: the log's channels and room ids, for the ROOMSTATE a JOIN gets.
+    ///   - unknownChannel: what a JOIN of a channel `rooms` does not have gets.
     /// - Complexity: O(parameters + joined channels). - Allocations: the reply lines.
-    mutating func receive(_ command: ClientCommand, refused: Set<String>, rooms: RoomDirectory) -> [ServeAction] {
+    mutating func receive(
+        _ command: ClientCommand, refused: Set<String>, rooms: RoomDirectory,
+        unknownChannel: UnknownChannelPolicy = .empty
+    ) -> [ServeAction] {
         var actions: [ServeAction] = []
         switch command.verb {
         case "CAP":
             capability(command.params, &actions)
-        case "PASS", "USER", "PONG":
+        case "PASS", "USER":
             break
+        case "PONG":
+            actions.append(.pong)
         case "NICK":
             guard let login = command.params.first.map({ $0.lowercased() }), !isRegistered else { break }
             guard Login.isValid(login) else {
@@ -50,6 +66,7 @@ struct ServeSession: Sendable {
                 break
             }
             nick = login
+            displayName = command.params.first
             if !isNegotiating { register(&actions) }
         case "PING":
             let token = Self.printable(command.params.last ?? Self.server)
@@ -58,7 +75,7 @@ struct ServeSession: Sendable {
             actions.append(.quit)
         case "JOIN" where isRegistered:
             for name in (command.params.first ?? "").split(separator: ",") {
-                join(Login.normalize(name), refused: refused, rooms: rooms, &actions)
+                join(Login.normalize(name), refused: refused, rooms: rooms, unknownChannel: unknownChannel, &actions)
             }
         case "PART" where isRegistered:
             for name in (command.params.first ?? "").split(separator: ",") {
@@ -69,8 +86,15 @@ struct ServeSession: Sendable {
                 actions.append(.parted(channel))
             }
         case "PRIVMSG" where isRegistered:
-            guard command.params.count >= 2 else { break }
-            actions.append(.said(channel: Login.normalize(command.params[0]), text: command.params[1]))
+            guard command.params.count >= 2, !command.params[1].isEmpty else { break }
+            let channel = Login.normalize(command.params[0])
+            guard Login.isValid(channel) else { break }
+            let id = makeMessageId()
+            // Twitch does not echo the sender's message: it answers with the sender's USERSTATE.
+            if sendsCommands {
+                actions.append(.send(tagged(userStateTags(id: id), ":\(Self.server) USERSTATE #\(channel)")))
+            }
+            actions.append(.said(channel: channel, text: command.params[1], id: id))
         case _ where isRegistered:
             actions.append(.send(":\(Self.server) 421 \(nick ?? "*") \(Self.safe(command.verb)) :Unknown command"))
         default:
@@ -119,10 +143,15 @@ struct ServeSession: Sendable {
         for (code, text) in Self.welcome {
             actions.append(.send(":\(Self.server) \(code) \(nick) :\(text)"))
         }
+        if sendsCommands {
+            actions.append(.send(tagged(globalUserStateTags, ":\(Self.server) GLOBALUSERSTATE")))
+        }
+        actions.append(.registered)
     }
 
     private mutating func join(
-        _ channel: String, refused: Set<String>, rooms: RoomDirectory, _ actions: inout [ServeAction]
+        _ channel: String, refused: Set<String>, rooms: RoomDirectory, unknownChannel: UnknownChannelPolicy,
+        _ actions: inout [ServeAction]
     ) {
         guard let nick, Login.isValid(channel) else { return }
         if refused.contains(channel) {
@@ -134,10 +163,18 @@ struct ServeSession: Sendable {
             actions.append(.refused(channel))
             return
         }
+        if !rooms.has(channel) {
+            actions.append(.unknownChannel(channel, refused: unknownChannel == .refuse))
+            // Twitch quietly drops a JOIN of a channel that does not exist.
+            if unknownChannel == .refuse { return }
+        }
         if !channels.contains(channel) { channels.append(channel) }
         actions.append(.send(":\(Self.prefix(nick)) JOIN #\(channel)"))
         actions.append(.send(":\(nick).\(Self.server) 353 \(nick) = #\(channel) :\(nick)"))
         actions.append(.send(":\(nick).\(Self.server) 366 \(nick) #\(channel) :End of /NAMES list"))
+        if sendsCommands {
+            actions.append(.send(tagged(userStateTags(id: nil), ":\(Self.server) USERSTATE #\(channel)")))
+        }
         actions.append(
             .send(
                 tagged(

@@ -10,14 +10,22 @@ import TwitchSession
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run a fake Twitch chat server that replays a log to every client that joins.",
+        abstract: "Run a fake Twitch chat server that plays a log to the clients that join its channels.",
         discussion: """
-            Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123), JOIN channels, and \
-            get the log's lines of those channels from its start, each client at its own position, paced by \
-            the lines' timestamps. On start one line 'listening on HOST:PORT' goes to standard output \
-            (with --ws-port a second, 'listening on ws://HOST:PORT', or wss:// with TLS); \
-            connections, joins and disconnects (with the lines sent) are reported on standard error. \
-            Files are read lazily per client, at most half of ulimit -n open at once; standard input is read to its end before listening, and held \
+            Clients log in as on Twitch (CAP, PASS, NICK; any login, e.g. justinfan123) and JOIN channels. \
+            The log plays like live chat: it starts at the log's start when the first client joins one of its \
+            channels, is paced by the lines' timestamps, and is shared by every client and channel, so a \
+            channel joined later, or a client that reconnects, continues from where the log is (a gap, not a \
+            rerun); with --from-start each client's JOINs get their channels from the log's start instead. \
+            tmi-sent-ts and rm-received-ts are rebased to the moment a line is sent (--keep-time keeps them); \
+            capture's time tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are \
+            not sent. A client's PRIVMSG reaches the other clients of the channel, and the sender gets a \
+            USERSTATE. The server PINGs each client every --ping-interval seconds and closes one that does not \
+            answer within --pong-timeout. See docs/serve.md. On start one line 'listening on HOST:PORT' goes \
+            to standard output (with --ws-port a second, 'listening on ws://HOST:PORT', or wss:// with TLS); \
+            connections, joins, the end of the log and disconnects (with the lines sent) are reported on \
+            standard error. Files are read lazily per timeline, at most half of ulimit -n open at once (inputs \
+            not in capture's layout are read once at start, to learn their channels); standard input is read to its end before listening, and held \
             in memory. SIGINT or SIGTERM stops the server (exit 0). Exit status: 64 usage error, 66 an input \
             cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
             certificate or key cannot be loaded.
@@ -59,8 +67,35 @@ struct ServeCommand: ParsableCommand {
         transform: { try Speed.parse($0) })
     var speed = Speed(factor: 1)
 
-    @Flag(help: "Start a client's replay over when it reaches the end of the log.")
+    @Flag(help: "Start a channel over when it reaches the end of the log, each pass with fresh message ids.")
     var loop = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Give each client every channel it joins from the log's start, on a timeline of its own, instead of "
+                + "the one timeline every client shares."))
+    var fromStart = false
+
+    @Flag(help: "Send tmi-sent-ts and rm-received-ts as recorded instead of rebased to the moment a line is sent.")
+    var keepTime = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Send PING to each logged-in client this often, in seconds (1–3600; Twitch: about 300).",
+            valueName: "seconds"))
+    var pingInterval: Int = 300
+
+    @Option(
+        help: ArgumentHelp(
+            "Close a client that has not answered a PING within this many seconds (1–600).", valueName: "seconds"))
+    var pongTimeout: Int = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "A JOIN of a channel the log does not have: empty joins it with nothing to play (said once on stderr); "
+                + "refuse drops the JOIN without an answer, as Twitch does for a channel that does not exist.",
+            valueName: "empty|refuse"))
+    var unknownChannel: String = "empty"
 
     @Option(
         help: ArgumentHelp(
@@ -102,6 +137,15 @@ struct ServeCommand: ParsableCommand {
             if wsPort == port && port != 0 { throw ValidationError("--ws-port must differ from --port (\(port))") }
         }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard (1...3600).contains(pingInterval) else {
+            throw ValidationError("--ping-interval must be in 1...3600 seconds, not \(pingInterval)")
+        }
+        guard (1...600).contains(pongTimeout) else {
+            throw ValidationError("--pong-timeout must be in 1...600 seconds, not \(pongTimeout)")
+        }
+        guard UnknownChannelPolicy(rawValue: unknownChannel) != nil else {
+            throw ValidationError("--unknown-channel must be empty or refuse, not '\(unknownChannel)'")
+        }
         for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
@@ -110,7 +154,10 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         var options = ServeOptions(
-            host: host, port: UInt16(port), speed: speed.factor, loop: loop,
+            host: host, port: UInt16(port), speed: speed.factor, loop: loop, fromStart: fromStart,
+            keepTime: keepTime, pingIntervalMs: Int64(pingInterval) * 1000,
+            pongTimeoutMs: Int64(pongTimeout) * 1000,
+            unknownChannel: UnknownChannelPolicy(rawValue: unknownChannel) ?? .empty,
             webSocketPort: wsPort.map { UInt16($0) })
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }
         options.faults = ServeFaults(

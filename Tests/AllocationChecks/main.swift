@@ -6,6 +6,7 @@ import ChatArchive
 import ChatFormat
 import ChatNet
 import ChatPosix
+import ChatServe
 import ChatStore
 import ChatTestSupport
 import IRCWire
@@ -281,6 +282,17 @@ let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, al
     return sum
 }
 
+/// serve's per-line work: every line written for sending with its times rebased and, as in a second
+/// `--loop` pass, its message ids replaced (the longest rewrite).
+var servedLineWriter = ServedLineWriter()
+@MainActor func serveWriteLines() -> Int {
+    sumOverMessages { bytes, m in
+        servedLineWriter.write(
+            bytes, message: m, lineTime: 1_763_700_000_000, sentAtMs: 1_800_000_000_000, pass: 2, keepTime: false)
+        return servedLineWriter.bytes.count &+ servedLineWriter.untaggedStart
+    }
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -291,6 +303,7 @@ let scenarios = [
     Scenario(name: "websocket-read-parse-ring", unit: "line", units: inputLines, body: webSocketPath),
     Scenario(name: "capture-append-gzip", unit: "line", units: inputLines, body: captureAppend),
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
+    Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.

@@ -26,7 +26,7 @@ import Testing
     func verbatimRoundTrip() throws {
         let dir = try LiveServeTests.tempDir("capture-raw")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
         defer { server.stop() }
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
@@ -51,7 +51,7 @@ import Testing
     func timeTagRoundTrip() throws {
         let dir = try LiveServeTests.tempDir("capture-irc")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
         defer { server.stop() }
         let before = Date().timeIntervalSince1970
         let run = try CLI.run([
@@ -99,7 +99,7 @@ import Testing
             text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "1"])
+        let server = try Server(["\(dir)/feed.irc", "--speed", "1", "--keep-time"])
         defer { server.stop() }
         let capture = try ChatcapProcess(
             [

@@ -293,21 +293,30 @@ import Testing
         #expect(stats.status == 0, "\(stats.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any])
         #expect(json["lines"] as? Int == files.count, "stats counts every stored line: \(stats.text.prefix(300))")
-        // serve DIR replays the capture in time order; a client of #pixelharbor gets its chat back.
-        let again = try Server(["\(dir)/cap", "--speed", "max"])
+        // serve DIR replays the capture in time order; a client of #pixelharbor gets its chat back, without
+        // capture's time tag (--keep-time: the recorded tmi-sent-ts) and without the recording client's
+        // own JOIN, names list, USERSTATE and ROOMSTATE: the only ones are serve's answers to tail's JOIN.
+        let recorder = try #require(
+            files.lazy.compactMap { $0.firstMatch(of: /\s001\s(justinfan\d+)\s:/).map { String($0.1) } }.first)
+        let again = try Server(["\(dir)/cap", "--speed", "max", "--keep-time"])
         defer { again.stop() }
         let tail = try CLI.run([
             "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(again.port)", "--plain",
             "--format", "raw", "--duration", "2",
         ])
         #expect(tail.status == 0, "\(tail.stderr)")
-        let served = tail.text.split(separator: "\r\n").map(String.init).filter {
-            $0.contains(" PRIVMSG #pixelharbor ")
-        }
-        let differs = (0..<min(served.count, chat.count)).first { served[$0] != chat[$0] }
+        let received = tail.text.split(separator: "\r\n").map(String.init)
+        let served = received.filter { $0.contains(" PRIVMSG #pixelharbor ") }
+        let expected = chat.map { $0.replacing(/^@time=[^; ]*;/, with: "@") }
+        let differs = (0..<min(served.count, expected.count)).first { served[$0] != expected[$0] }
         let detail =
-            differs.map { "first difference at \($0): \(served[$0].suffix(120)) vs \(chat[$0].suffix(120))" } ?? ""
-        #expect(served.count == chat.count && differs == nil, "served \(served.count) of \(chat.count); \(detail)")
+            differs.map { "first difference at \($0): \(served[$0].suffix(120)) vs \(expected[$0].suffix(120))" } ?? ""
+        #expect(served.count == expected.count && differs == nil, "served \(served.count) of \(chat.count); \(detail)")
+        #expect(!received.contains { $0.hasPrefix("@time=") || $0.contains(";time=") }, "no time tag is served")
+        #expect(!received.contains { $0.contains(recorder) }, "nothing of the recording client \(recorder)")
+        for verb in [" 353 ", " 366 ", " USERSTATE #pixelharbor", " ROOMSTATE #pixelharbor"] {
+            #expect(received.filter { $0.contains(verb) }.count == 1, "one\(verb)(serve's answer to tail's JOIN)")
+        }
     }
 
     @Test("a stuck disk: the first SIGTERM waits for it, a second one exits at once (130), written data intact")

@@ -45,7 +45,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.tlsMaterial(in: dir)
         let server = try Server([
-            "Fixtures/lines/privmsg.irc", "--speed", "max", "--loop",
+            "Fixtures/lines/privmsg.irc", "--speed", "max", "--loop", "--keep-time",
             "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
         defer { server.stop() }
@@ -53,7 +53,8 @@ import Testing
         #expect(expected.count > 10)
         let common = ["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--ca-file", "\(dir)/ca.pem"]
 
-        // raw: the served lines appear byte for byte, in order (the log loops: check the first pass).
+        // raw: the served lines appear byte for byte (--keep-time), in order (the log loops: check the
+        // first pass; later ones have fresh ids).
         let raw = try Self.tail(common + ["--format", "raw"], seconds: 3)
         #expect(raw.status == 0, "\(raw.stderr)")
         let got = FramerVerifier.oracleLines(raw.stdout)
@@ -91,6 +92,54 @@ import Testing
         let joins = run.text.split(separator: "\n").filter { $0.contains("\"event\":\"joined\"") }
         #expect(joins.count >= 2, "rejoined after RECONNECT")
         #expect(run.text.contains("\"type\":\"gap\""))
+    }
+
+    @Test(
+        "tail reconnecting after --drop-after gets no message twice; tmi-sent-ts is now (shared timeline, times rebased)"
+    )
+    func reconnectWithoutDuplicates() throws {
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--loop", "--drop-after", "7"])
+        defer { server.stop() }
+        let started = Int64(Date().timeIntervalSince1970 * 1000)
+        let run = try Self.tail(
+            [
+                "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--format", "raw",
+                "--reconnect-base", "0.05", "--reconnect-max", "0.1",
+            ], seconds: 3)
+        #expect(run.status == 0, "\(run.stderr)")
+        let chat = run.text.split(separator: "\r\n").filter { $0.contains(" PRIVMSG #pixelharbor ") }
+        func tag(_ key: String, _ line: Substring) -> Substring? {
+            line.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix(key + "=") }?
+                .dropFirst(key.count + 1)
+        }
+        let ids = chat.compactMap { tag("id", $0) }
+        #expect(ids.count == chat.count)
+        #expect(chat.count >= 28, "several connections of 7 lines: \(chat.count) lines")
+        #expect(chat.count % 7 == 0 || run.stderr.contains("reconnect"), "\(chat.count) lines")
+        #expect(Set(ids).count == ids.count, "\(ids.count - Set(ids).count) message ids received twice")
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let sent = chat.compactMap { tag("tmi-sent-ts", $0).flatMap { Int64($0) } }
+        #expect(sent.count == chat.count)
+        #expect(
+            sent.allSatisfy { $0 >= started - 2_000 && $0 <= now + 2_000 }, "tmi-sent-ts is not now: \(sent.prefix(3))")
+    }
+
+    @Test("serve's keepalive: tail answers every PING and stays connected")
+    func keepaliveAnswered() throws {
+        let server = try ServeProcess([
+            "Fixtures/lines/privmsg.irc", "--speed", "max", "--ping-interval", "1", "--pong-timeout", "1", "--port",
+            "0",
+        ])
+        let run = try Self.tail(
+            ["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--format", "raw"],
+            seconds: 3.5)
+        #expect(run.status == 0, "\(run.stderr)")
+        let pings = run.text.split(separator: "\r\n").filter { $0 == "PING :tmi.twitch.tv" }.count
+        #expect(pings == 3, "a PING a second, each answered: \(pings)")
+        #expect(!run.stderr.contains("reconnect"), "\(run.stderr)")
+        #expect(server.stop() == 0)
+        #expect(!server.stderr.contains("no PONG"), "\(server.stderr)")
+        #expect(server.stderr.contains("disconnected: 24 lines sent"), "\(server.stderr)")
     }
 
     @Test("a stalled server (no PONG) is detected and the client reconnects")

@@ -36,9 +36,10 @@ import Testing
             }.joined(separator: "\n") + "\n"
         try listing.write(toFile: file, atomically: true, encoding: .utf8)
 
-        // --loop: a channel joined after the replay of its connection began gets its early lines on
-        // the next pass.
-        let server = try ServeProcess([log, "--speed", "10", "--loop", "--port", "0"])
+        // --from-start: every channel plays from the log's start however late its connection joins it
+        // (issue #12 item 13); without it a channel joined later would join the log where it is, as a
+        // live channel. --keep-time: the lines are compared byte for byte.
+        let server = try ServeProcess([log, "--speed", "10", "--from-start", "--keep-time", "--port", "0"])
         defer { _ = server.stop(with: SIGKILL) }
         let out = dir + "/out.irc"
         let tail = try ChatcapProcess(

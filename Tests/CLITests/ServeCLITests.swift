@@ -13,10 +13,7 @@ import Testing
         // Compared with whitespace runs collapsed: the help is wrapped to the terminal's width.
         let help = run.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for text in [
-            "USAGE: chatcap serve [<inputs> ...] [--host <host>] [--port <port>] [--ws-port <port>] [--tls-cert <file>] "
-                + "[--tls-key <file>] "
-                + "[--speed <x|max>] [--loop] [--reconnect-after <n>] [--drop-after <n>] [--stall-after <n>] "
-                + "[--refuse-join <channel> ...]",
+            "USAGE: chatcap serve [<options>] [<inputs> ...]",
             "--port <port> The port to listen on, 0 to 65535; 0 picks a free one (see the 'listening on' line) "
                 + "(default: 6667).",
             "--host <host> The address to listen on. (default: 127.0.0.1)",
@@ -26,7 +23,17 @@ import Testing
             "--tls-key <file> PEM private key of the --tls-cert certificate.",
             "--speed <x|max> Pace lines by their timestamps at this many times real time, 0.001 to 1000000, or max for "
                 + "as fast as each client reads (default: 1).",
-            "--loop Start a client's replay over when it reaches the end of the log.",
+            "--loop Start a channel over when it reaches the end of the log, each pass with fresh message ids.",
+            "--from-start Give each client every channel it joins from the log's start, on a timeline of its own, "
+                + "instead of the one timeline every client shares.",
+            "--keep-time Send tmi-sent-ts and rm-received-ts as recorded instead of rebased to the moment a line is sent.",
+            "--ping-interval <seconds> Send PING to each logged-in client this often, in seconds (1–3600; Twitch: "
+                + "about 300). (default: 300)",
+            "--pong-timeout <seconds> Close a client that has not answered a PING within this many seconds (1–600). "
+                + "(default: 10)",
+            "--unknown-channel <empty|refuse> A JOIN of a channel the log does not have: empty joins it with nothing "
+                + "to play (said once on stderr); refuse drops the JOIN without an answer, as Twitch does for a channel "
+                + "that does not exist. (default: empty)",
             "--reconnect-after <n> Test switch: send RECONNECT to a client after this many replayed lines "
                 + "(0 to 1000000000), then close it.",
             "--drop-after <n> Test switch: close a client's connection without a word after this many replayed lines "
@@ -98,6 +105,16 @@ import Testing
         #expect(lone.stderr.contains("--tls-cert and --tls-key go together"))
         let speed = try serveRun(["serve", "Fixtures/lines/privmsg.irc", "--speed", "fast"])
         #expect(speed.status == 64)
+        for (arguments, message) in [
+            (["--ping-interval", "0"], "--ping-interval must be in 1...3600 seconds, not 0"),
+            (["--ping-interval", "3601"], "--ping-interval must be in 1...3600 seconds, not 3601"),
+            (["--pong-timeout", "601"], "--pong-timeout must be in 1...600 seconds, not 601"),
+            (["--unknown-channel", "maybe"], "--unknown-channel must be empty or refuse, not 'maybe'"),
+        ] {
+            let run = try serveRun(["serve", "Fixtures/lines/privmsg.irc"] + arguments)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+        }
     }
 
     @Test("weechat-headless, a real IRC client, logs in, joins and logs every replayed message of the channel")

@@ -41,7 +41,12 @@ import Testing
 
     @Test("tail --transport websocket (ws://) gets every served line of its channel byte for byte, as over TCP")
     func plainWebSocket() throws {
-        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0", "--speed", "max"])
+        // Two clients one after the other, each compared byte for byte with the log: --from-start (each
+        // gets the channel from the log's start) and --keep-time (recorded tmi-sent-ts).
+        let server = try ServeProcess([
+            "Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0", "--speed", "max", "--from-start",
+            "--keep-time",
+        ])
         defer { _ = server.stop() }
         let wsPort = try #require(server.webSocketPort)
         #expect(server.webSocketLine == "listening on ws://127.0.0.1:\(wsPort)")
@@ -68,7 +73,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try TestPKI.make(in: dir)
         let server = try ServeProcess([
-            "Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0", "--speed", "max",
+            "Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0", "--speed", "max", "--keep-time",
             "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
         defer { _ = server.stop() }

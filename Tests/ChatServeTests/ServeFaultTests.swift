@@ -11,7 +11,8 @@ import Testing
     func reconnect() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
         let server = try ServeHarness(
-            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, faults: ServeFaults(reconnectAfter: 5)))
+            [Self.privmsg],
+            options: ServeOptions(port: 0, speed: nil, keepTime: true, faults: ServeFaults(reconnectAfter: 5)))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
@@ -27,7 +28,8 @@ import Testing
     func drop() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
         let server = try ServeHarness(
-            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, faults: ServeFaults(dropAfter: 3)))
+            [Self.privmsg],
+            options: ServeOptions(port: 0, speed: nil, keepTime: true, faults: ServeFaults(dropAfter: 3)))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
@@ -43,7 +45,8 @@ import Testing
     func stall() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
         let server = try ServeHarness(
-            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, faults: ServeFaults(stallAfter: 4)))
+            [Self.privmsg],
+            options: ServeOptions(port: 0, speed: nil, keepTime: true, faults: ServeFaults(stallAfter: 4)))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
@@ -61,7 +64,8 @@ import Testing
     func refuseJoin() throws {
         let server = try ServeHarness(
             [Self.privmsg],
-            options: ServeOptions(port: 0, speed: nil, faults: ServeFaults(refusedChannels: ["lunafrost"])))
+            options: ServeOptions(
+                port: 0, speed: nil, keepTime: true, faults: ServeFaults(refusedChannels: ["lunafrost"])))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
@@ -80,7 +84,8 @@ import Testing
     @Test("fault counts of 0 fire as soon as the replay starts")
     func reconnectAtOnce() throws {
         let server = try ServeHarness(
-            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, faults: ServeFaults(reconnectAfter: 0)))
+            [Self.privmsg],
+            options: ServeOptions(port: 0, speed: nil, keepTime: true, faults: ServeFaults(reconnectAfter: 0)))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()

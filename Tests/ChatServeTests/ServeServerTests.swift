@@ -11,7 +11,9 @@ import TwitchSession
 @Suite struct ServeServerTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
-    @Test("the login is answered like Twitch: CAP ACK, then 001–004 and the MOTD, in order; PASS is never reported")
+    @Test(
+        "the login is answered like Twitch: CAP ACK, 001–004, the MOTD, then GLOBALUSERSTATE, in order; PASS is never reported"
+    )
     func handshake() throws {
         let server = try ServeHarness([Self.privmsg])
         defer { server.stop() }
@@ -28,6 +30,8 @@ import TwitchSession
                 ":tmi.twitch.tv 375 justinfan123 :-",
                 ":tmi.twitch.tv 372 justinfan123 :You are in a maze of twisty passages, all alike.",
                 ":tmi.twitch.tv 376 justinfan123 :>",
+                "@badge-info=;badges=;color=;display-name=justinfan123;emote-sets=0;turbo=0;user-id="
+                    + "\(Self.userId("justinfan123"));user-type= :tmi.twitch.tv GLOBALUSERSTATE",
             ])
         try client.send("QUIT")
         #expect(server.waitForReport(containing: "disconnected") != nil)
@@ -50,7 +54,9 @@ import TwitchSession
         #expect(try client.lines(until: { $0.contains("NAK") }).last == ":tmi.twitch.tv CAP * NAK :twitch.tv/tags sasl")
     }
 
-    @Test("JOIN is echoed with 353, 366 and a full ROOMSTATE (room id from the log), for each channel of a list")
+    @Test(
+        "JOIN is echoed with 353, 366, USERSTATE and a full ROOMSTATE (room id from the log), for each channel of a list"
+    )
     func join() throws {
         let server = try ServeHarness([Self.privmsg])
         defer { server.stop() }
@@ -59,15 +65,17 @@ import TwitchSession
         try client.send("JOIN #PixelHarbor,#nolog")
         let replies = try client.lines(until: { $0.hasSuffix("ROOMSTATE #nolog") })
         #expect(
-            Array(replies.prefix(4)) == [
+            Array(replies.prefix(5)) == [
                 ":justinfan123!justinfan123@justinfan123.tmi.twitch.tv JOIN #pixelharbor",
                 ":justinfan123.tmi.twitch.tv 353 justinfan123 = #pixelharbor :justinfan123",
                 ":justinfan123.tmi.twitch.tv 366 justinfan123 #pixelharbor :End of /NAMES list",
+                "@badge-info=;badges=;color=;display-name=justinfan123;emote-sets=0;mod=0;subscriber=0;user-type= "
+                    + ":tmi.twitch.tv USERSTATE #pixelharbor",
                 "@emote-only=0;followers-only=-1;r9k=0;room-id=141981764;slow=0;subs-only=0 :tmi.twitch.tv ROOMSTATE #pixelharbor",
             ])
         // The replay may interleave with the second channel's replies; its own lines come in order.
         let nolog = replies.filter { $0.contains("#nolog") }
-        #expect(nolog.count == 4)
+        #expect(nolog.count == 5)
         #expect(nolog.first == ":justinfan123!justinfan123@justinfan123.tmi.twitch.tv JOIN #nolog")
         let roomstate = try #require(nolog.last)
         #expect(roomstate.hasPrefix("@emote-only=0;followers-only=-1;r9k=0;room-id="))
@@ -128,10 +136,11 @@ import TwitchSession
             ])
     }
 
-    @Test("each client has its own position: a second client gets the log from its start")
+    @Test("--from-start: each client has its own position, a second client gets the log from its start")
     func independentPositions() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
-        let server = try ServeHarness([Self.privmsg])
+        let server = try ServeHarness(
+            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, fromStart: true, keepTime: true))
         defer { server.stop() }
         let first = try ServeTestClient(port: server.port)
         _ = try first.login("justinfan1")
@@ -146,7 +155,7 @@ import TwitchSession
     @Test("--speed paces lines by their timestamps: 30 s of log at 60x take about half a second")
     func paced() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
-        let server = try ServeHarness([Self.privmsg], options: ServeOptions(port: 0, speed: 60))
+        let server = try ServeHarness([Self.privmsg], options: ServeOptions(port: 0, speed: 60, keepTime: true))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
@@ -173,7 +182,7 @@ import TwitchSession
             "@tmi-sent-ts=253402300799999 :a!a@a.tmi.twitch.tv PRIVMSG #c :in the year 9999",
         ]
         try lines.map { $0 + "\r\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
-        let server = try ServeHarness([path], options: ServeOptions(port: 0, speed: speed))
+        let server = try ServeHarness([path], options: ServeOptions(port: 0, speed: speed, fromStart: true))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
@@ -188,19 +197,47 @@ import TwitchSession
         #expect(try second.line() == lines[0])
     }
 
-    @Test("--loop starts a client's replay over at the end of the log")
+    @Test("--loop starts the channel over at the end of the log; each pass after the first has fresh message ids")
     func loops() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
-        let server = try ServeHarness([Self.privmsg], options: ServeOptions(port: 0, speed: nil, loop: true))
+        let server = try ServeHarness(
+            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, loop: true, keepTime: true))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
         _ = try client.join("pixelharbor")
         let lines = try client.lines(expected.count * 2 + 3)
-        #expect(lines == expected + expected + expected.prefix(3))
+        #expect(Array(lines.prefix(expected.count)) == expected, "the first pass as recorded")
+        #expect(
+            lines.map(Self.withoutId) == (expected + expected + expected.prefix(3)).map(Self.withoutId),
+            "every pass the same lines but for their ids")
+        let ids = ServeTimelineTests.ids(lines)
+        #expect(ids.count == lines.count)
+        #expect(Set(ids).count == ids.count, "no id twice over three passes")
+        // A reply names its parent by the parent's id of the same pass.
+        let secondPass = Array(lines[expected.count..<(2 * expected.count)])
+        let parent = try #require(secondPass.first { $0.hasSuffix(":good evening chat, what did I miss?") })
+        let reply = try #require(secondPass.first { $0.contains(":@NightOwlGG you missed the boss fight") })
+        let parentId = try #require(ServeTimelineTests.ids([parent]).first)
+        #expect(reply.contains(";reply-parent-msg-id=\(parentId);"))
+        #expect(reply.contains(";reply-thread-parent-msg-id=\(parentId);"))
     }
 
-    @Test("a log read from standard input or a pipe is held in memory and replayed to every client")
+    /// `line` with the values of its message-id tags left out.
+    static func withoutId(_ line: String) -> String {
+        line.replacing(/(?<key>[@;](id|reply-parent-msg-id|reply-thread-parent-msg-id|target-msg-id))=[^; ]*/) {
+            "\($0.output.key)="
+        }
+    }
+
+    /// The user-id serve gives `login` (FNV-1a of the login, as RoomDirectory makes ids).
+    static func userId(_ login: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in login.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return String(100_000_000 + hash % 900_000_000)
+    }
+
+    @Test("a log read from standard input or a pipe is held in memory and replayed to every client (--from-start)")
     func pipedInput() throws {
         let directory = try InputTempDirectory()
         let fifo = directory.path + "/log.fifo"
@@ -212,7 +249,8 @@ import TwitchSession
             close(fd)
         }
         writer.start()
-        let server = try ServeHarness([fifo])
+        let server = try ServeHarness(
+            [fifo], options: ServeOptions(port: 0, speed: nil, fromStart: true, keepTime: true))
         defer { server.stop() }
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
         for nick in ["justinfan1", "justinfan2"] {

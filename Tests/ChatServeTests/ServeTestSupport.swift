@@ -25,10 +25,12 @@ final class ServeHarness: Sendable {
     private let handle: ServeStopHandle
     private let shared = Shared()
 
-    /// Starts a server over `arguments` (paths relative to the repository root) on a free port.
+    /// Starts a server over `arguments` (paths relative to the repository root) on a free port. By
+    /// default as fast as the clients read, with the recorded times (so that served lines can be
+    /// compared with the log's byte for byte).
     ///
     /// - Throws: the server's ``ServeError`` when it cannot start.
-    init(_ arguments: [String], options: ServeOptions = ServeOptions(port: 0, speed: nil)) throws {
+    init(_ arguments: [String], options: ServeOptions = ServeOptions(port: 0, speed: nil, keepTime: true)) throws {
         var chosen = options
         chosen.port = 0
         let options = chosen
@@ -144,16 +146,22 @@ final class ServeTestClient<Stream: ByteStream> {
         return pending
     }
 
-    /// Logs in as `nick` (tags and commands requested, a PASS sent) and reads the welcome up to 376.
+    /// Logs in as `nick` (tags and commands requested, a PASS sent) and reads the welcome up to 376,
+    /// and the GLOBALUSERSTATE after it when `twitch.tv/commands` was requested.
     func login(_ nick: String = "justinfan123", capabilities: String? = "twitch.tv/tags twitch.tv/commands") throws
         -> [String]
     {
         if let capabilities { try send("CAP REQ :\(capabilities)") }
         try send("PASS oauth:not-a-real-token", "NICK \(nick)")
-        return try lines(until: { $0.contains(" 376 ") })
+        var welcome = try lines(until: { $0.contains(" 376 ") })
+        if capabilities?.contains("twitch.tv/commands") == true {
+            welcome += try lines(until: { $0.hasSuffix(" GLOBALUSERSTATE") })
+        }
+        return welcome
     }
 
-    /// Joins `channel` and reads the replies up to its ROOMSTATE (or a NOTICE).
+    /// Joins `channel` and reads the replies up to its ROOMSTATE (or a NOTICE): JOIN, 353, 366,
+    /// USERSTATE (with `twitch.tv/commands`), ROOMSTATE.
     func join(_ channel: String) throws -> [String] {
         try send("JOIN #\(channel)")
         return try lines(until: { $0.contains("ROOMSTATE #\(channel)") || $0.contains("NOTICE #\(channel)") })
