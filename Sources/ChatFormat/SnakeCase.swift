@@ -69,6 +69,30 @@ public struct SnakeCase: Sendable {
         }
     }
 
+    /// Whether two ranges of `bytes` write the same JSON key: the same snake_case form once invalid
+    /// UTF-8 is repaired (`\xff` and `\xfe` both become U+FFFD). Keys over 128 bytes compare unrepaired.
+    ///
+    /// - Complexity: O(key bytes). - Allocations: none (the forms are built on the stack).
+    public static func equalAfterRepair(_ bytes: Span<UInt8>, _ a: ByteRange, _ b: ByteRange) -> Bool {
+        var x = InlineArray<128, UInt8>(repeating: 0)
+        var y = InlineArray<128, UInt8>(repeating: 0)
+        var nx = 0
+        var ny = 0
+        var p = SnakeCase(a)
+        while let c = p.next(in: bytes) {
+            guard nx < 128 else { return equals(bytes, a, b) }
+            x[nx] = c
+            nx += 1
+        }
+        var q = SnakeCase(b)
+        while let c = q.next(in: bytes) {
+            guard ny < 128 else { return equals(bytes, a, b) }
+            y[ny] = c
+            ny += 1
+        }
+        return UTF8Repair.equalAfterRepair(x.span.extracting(0..<nx), y.span.extracting(0..<ny))
+    }
+
     @inline(__always) private static func isUpper(_ b: UInt8) -> Bool { b &- UInt8(ascii: "A") < 26 }
     @inline(__always) private static func isLower(_ b: UInt8) -> Bool { b &- UInt8(ascii: "a") < 26 }
     @inline(__always) private static func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }

@@ -59,12 +59,12 @@ enum UserNoticeParams {
         out.string(bytes, tag: v)
     }
 
-    /// Whether no later `msg-param-*` tag has a key with the same snake_case form.
+    /// Whether no later `msg-param-*` tag has a key with the same snake_case form (after UTF-8 repair).
     private static func isLast(_ key: ByteRange, _ bytes: Span<UInt8>, _ tags: TwitchTags) -> Bool {
         var last = true
         tags.forEachMsgParam(in: bytes) { other in
             guard last, other.key.lower > key.lower else { return }
-            if SnakeCase.equals(bytes, key, ByteRange(other.key.lower + 10, other.key.upper)) { last = false }
+            if SnakeCase.equalAfterRepair(bytes, key, ByteRange(other.key.lower + 10, other.key.upper)) { last = false }
         }
         return last
     }

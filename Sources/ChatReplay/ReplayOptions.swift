@@ -22,6 +22,9 @@ public struct ReplayOptions {  // not Sendable: holds a Regex
     public var applyModeration = false
     /// Drop shared-chat copies of messages already shown for another channel.
     public var dedupeShared = false
+    /// Drop a line whose message id was already seen in its channel within this many milliseconds
+    /// (two captures of one channel merged); `nil` keeps every line.
+    public var dedupeWindowMs: Int64? = nil
     /// Turn malformed input into a failure (exit status 65).
     public var strict = false
     /// Entries kept per channel (a line's look-ahead with `applyModeration` ends when its ring evicts it).
@@ -59,6 +62,8 @@ public struct ReplaySummary: Sendable, Equatable {
     public var channelLimit = ChatStore.maximumChannels
     /// Lines `--apply-moderation` wrote before their look-ahead ended (the hold was full).
     public var releasedEarly = 0
+    /// Lines `--dedupe` dropped: their message id was already seen in the channel within the window.
+    public var duplicates = 0
     /// Inputs with lines that hold CRs no LF follows (lines ended by CR alone run together).
     public var bareCarriageReturnInputs = 0
 
@@ -86,6 +91,7 @@ public struct ReplaySummary: Sendable, Equatable {
         }
         if dropped > 0 { parts.append("\(dropped) dropped (channels past the limit of \(channelLimit))") }
         if releasedEarly > 0 { parts.append("\(releasedEarly) released before their moderation look-ahead ended") }
+        if duplicates > 0 { parts.append("\(duplicates) repeated message ids dropped (--dedupe)") }
         if bareCarriageReturnInputs > 0 {
             parts.append(
                 "\(bareCarriageReturnInputs) input\(bareCarriageReturnInputs == 1 ? "" : "s") with bare CR line endings"

@@ -35,6 +35,12 @@ struct FilterOptions: ParsableArguments {
     @Flag(help: "Show a shared-chat message once, not once per joined channel.")
     var dedupeShared = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Drop a line whose Twitch message id was already seen in its channel within this many seconds (1–86400), e.g. to merge two captures of one channel.",
+            valueName: "seconds"))
+    var dedupe: Double?
+
     static let knownTypes = Set([
         "privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate", "notice",
         "whisper", "join", "part", "reconnect", "ping", "pong", "cap", "numeric", "hosttarget", "unknown",
@@ -48,6 +54,9 @@ struct FilterOptions: ParsableArguments {
         }
         if let w = moderationWindow, !(w >= 0.1 && w <= 86_400) {
             throw ValidationError("--moderation-window: \(w) is out of range (0.1–86400 seconds)")
+        }
+        if let d = dedupe, !(d >= 1 && d <= 86_400) {
+            throw ValidationError("--dedupe: \(d) is out of range (1–86400 seconds)")
         }
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError(
@@ -71,5 +80,6 @@ struct FilterOptions: ParsableArguments {
         options.grep = try grep.map { try Regex($0) }
         options.applyModeration = applyModeration
         options.dedupeShared = dedupeShared
+        options.dedupeWindowMs = dedupe.map { Int64($0 * 1000) }
     }
 }
