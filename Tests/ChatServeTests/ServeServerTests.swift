@@ -182,7 +182,8 @@ import TwitchSession
             "@tmi-sent-ts=253402300799999 :a!a@a.tmi.twitch.tv PRIVMSG #c :in the year 9999",
         ]
         try lines.map { $0 + "\r\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
-        let server = try ServeHarness([path], options: ServeOptions(port: 0, speed: speed, fromStart: true, keepTime: true))
+        let server = try ServeHarness(
+            [path], options: ServeOptions(port: 0, speed: speed, fromStart: true, keepTime: true))
         defer { server.stop() }
         let client = try ServeTestClient(port: server.port)
         _ = try client.login()
