@@ -104,18 +104,6 @@ private struct LogFile {
 
     /// The names in `directory` in byte order (none when it cannot be read).
     static func names(in directory: String) -> [String] {
-        // SAFETY: `directory` is bridged to a NUL-terminated C string for the call.
-        guard let handle = unsafe opendir(directory) else { return [] }
-        defer { unsafe closedir(handle) }
-        var names: [String] = []
-        // SAFETY: `readdir` returns NULL or an entry valid until the next call on `handle`; its name is
-        // NUL-terminated inside `d_name` and copied at once.
-        while let entry = unsafe readdir(handle) {
-            let name = unsafe withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                unsafe String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        (try? InputPaths.entries(of: directory)) ?? []
     }
 }

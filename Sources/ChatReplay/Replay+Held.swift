@@ -1,0 +1,103 @@
+import ChatArchive
+import ChatFormat
+import ChatStore
+import IRCWire
+
+/// The lines `--apply-moderation` holds back (``ModerationHold``) and the lines of channels past the
+/// store's limit: when they are written, and how.
+extension Replay {
+    /// A line the store refused (its channel is past the store's channel limit), reported with its
+    /// position and counted: written without the store — at once, or with moderation held (as a copy,
+    /// final at once) in input order among the other held lines — or, with no output (`dump`: only
+    /// windows are written), dropped.
+    ///
+    /// - Complexity: O(line). - Allocations: the report; with moderation, amortised none.
+    func refused(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine, _ error: StoreError
+    ) throws(OutputError) {
+        let why =
+            switch error {
+            case .tooManyChannels(let limit):
+                "channel \(message.channel.map { "#" + String(decoding: bytes, in: $0) } ?? "(none)") is past the limit of \(limit) channels"
+            case .malformed: "\(error)"
+            }
+        guard let sink else {
+            unsafe state.pointee.summary.dropped += 1
+            report("\(at.inputName):\(at.lineNumber): \(why): dropped (it is in no window)")
+            return
+        }
+        unsafe state.pointee.summary.untracked += 1
+        report("\(at.inputName):\(at.lineNumber): \(why): written without moderation or de-duplication")
+        guard options.applyModeration else {
+            let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: false)
+            try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
+            return
+        }
+        // No ring holds it, so no mark can reach it: it is final as soon as it is first.
+        unsafe state.pointee.hold.hold(
+            bytes,
+            ModerationHold.Line(
+                channel: ModerationHold.untracked, seq: 0, start: 0, count: 0, due: Int64.min, parsed: message.line,
+                terminator: at.terminator, isMirror: false, time: at.timestamp?.milliseconds ?? 0))
+        try releaseHeld(force: false)
+    }
+
+    /// For live input: advances the moderation look-ahead's clock to `wallMilliseconds` and writes the
+    /// held lines whose window has passed, so a quiet live channel's lines keep flowing. Call it from
+    /// the live loop's tick.
+    ///
+    /// - Complexity: O(lines released). - Allocations: none.
+    public func releaseDue(wallMilliseconds: Int64) throws(OutputError) {
+        guard options.applyModeration, sink != nil else { return }
+        let clock = unsafe state.pointee.clock
+        if wallMilliseconds > clock { unsafe state.pointee.clock = wallMilliseconds }
+        try releaseHeld(force: false)
+    }
+
+    /// Writes the held lines from the first one on while they are final (all of them with `force`).
+    func releaseHeld(force: Bool) throws(OutputError) {
+        guard let sink else { return }
+        while let first = unsafe state.pointee.hold.first {
+            let evicted = store.log(at: first.channel).map { $0.ring.liveRange.lowerBound > first.seq } ?? true
+            let held = unsafe state.pointee.hold.heldBytes
+            let clock = unsafe state.pointee.clock
+            let early = held > options.moderationHoldLimit
+            guard force || evicted || early || clock >= first.due else { return }
+            if early && !evicted { noteEarlyRelease() }
+            try writeHeld(first, to: sink)
+        }
+    }
+
+    /// Writes the first held line: from its ring while the ring has it (with its current tombstone),
+    /// else from the hold's copy with the tombstone frozen at its eviction.
+    private func writeHeld(_ line: ModerationHold.Line, to sink: OutputSink) throws(OutputError) {
+        var failure: OutputError? = nil
+        var found = false
+        if let log = store.log(at: line.channel) {
+            let lookup = log.ring.withEntry(line.seq, reader: reader) { info, bytes in
+                do throws(OutputError) { try writeEntry(info, bytes, to: sink) } catch { failure = error }
+            }
+            if case .found = lookup { found = true }
+        }
+        if let failure { throw failure }
+        let tombstone = found ? .none : unsafe state.pointee.hold.takeFrozen(channel: line.channel, seq: line.seq)
+        try unsafe state.pointee.hold.popFirst { (held, bytes) throws(OutputError) in
+            guard !found else { return }
+            let message = TwitchMessage(held.parsed, in: bytes)
+            let time = LineTime(of: message, in: bytes).timestamp
+            let context = LineContext(timestamp: time, tombstone: tombstone, isMirror: held.isMirror)
+            let filterTime = held.time == 0 ? nil : Timestamp(milliseconds: held.time)
+            try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
+        }
+    }
+
+    /// Counts a line released before its look-ahead ended; says so on stderr the first time.
+    private func noteEarlyRelease() {
+        unsafe state.pointee.summary.releasedEarly += 1
+        if unsafe state.pointee.summary.releasedEarly == 1 {
+            diagnose(
+                "moderation look-ahead: more than \(options.moderationHoldLimit >> 20) MiB held; releasing lines "
+                    + "before their look-ahead ended (counted in the summary)")
+        }
+    }
+}
