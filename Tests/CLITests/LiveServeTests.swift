@@ -24,6 +24,13 @@ import Testing
 
     static func tlsMaterial(in dir: String) throws { try TestPKI.make(in: dir) }
 
+    /// A loopback port nothing listens on now (bound, then closed), for a server restarted on it.
+    static func freePort() throws -> UInt16 {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        return listener.port
+    }
+
     static func tempDir(_ name: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
@@ -157,8 +164,10 @@ import Testing
         #expect(run.text.contains("\"type\":\"gap\""))
     }
 
-    @Test("the server killed and restarted 20 times: every line printed once, in order, a gap per outage")
-    func killedAndRestarted() throws {
+    @Test(
+        "the server killed and restarted 20 times: every line printed once, in order, a gap per outage",
+        arguments: ["tcp", "websocket"])
+    func killedAndRestarted(transport: String) throws {
         let dir = try Self.tempDir("faults")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Instance k serves its own lines "k-i", 5 ms apart, so each instance is cut off mid-stream.
@@ -170,13 +179,19 @@ import Testing
             }
             try text.write(toFile: "\(dir)/\(k).irc", atomically: true, encoding: .utf8)
         }
-        var server = try Server(["\(dir)/0.irc", "--speed", "1"])
+        // Over WebSocket, every instance listens on the same --ws-port too.
+        let wsPort: Int? = transport == "websocket" ? Int(try Self.freePort()) : nil
+        let wsArguments = wsPort.map { ["--ws-port", "\($0)"] } ?? []
+        var server = try Server(["\(dir)/0.irc", "--speed", "1"] + wsArguments)
         let port = server.port
-        let run = try CLI.start([
-            "tail", "c", "--host", "127.0.0.1", "--port", "\(port)", "--plain", "--format", "json",
-            "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
-            "--duration", "30",
-        ])
+        let connect =
+            wsPort.map { ["--transport", "websocket", "--port", "\($0)"] } ?? ["--port", "\(port)"]
+        let run = try CLI.start(
+            ["tail", "c", "--host", "127.0.0.1"] + connect + [
+                "--plain", "--format", "json",
+                "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--healthy-after", "0.2",
+                "--duration", "30",
+            ])
         let (tail, out, err) = (run.process, run.stdout, run.stderr)
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
         // Read output concurrently so that the pipe never fills.
@@ -186,7 +201,7 @@ import Testing
         for k in 1..<rounds {
             Thread.sleep(forTimeInterval: 0.6)
             server.stop()
-            server = try Server(["\(dir)/\(k).irc", "--speed", "1"], port: port)
+            server = try Server(["\(dir)/\(k).irc", "--speed", "1"] + wsArguments, port: port)
         }
         Thread.sleep(forTimeInterval: 0.6)
         server.stop()

@@ -112,6 +112,26 @@ import Testing
         #expect(!server.stderr.contains("notarealtoken"))
     }
 
+    @Test(
+        "relay over WebSocket between two websockets (PyPI) clients: bob sees alice's PRIVMSG, alice gets USERSTATE, no echo"
+    )
+    func relayBetweenThirdPartyClients() throws {
+        try PythonPackages.require()
+        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0", "--speed", "max"])
+        defer { _ = server.stop() }
+        let output = try PythonPackages.run(
+            "Tests/Support/ws_relay_pair.py",
+            ["ws://127.0.0.1:\(try #require(server.webSocketPort))", "relaytest", "10"])
+        #expect(output["joined"] as? Bool == true, "\(output)")
+        let got = try #require(output["bob_got"] as? String, "\(output)")
+        #expect(
+            got.hasSuffix(" :alice!alice@alice.tmi.twitch.tv PRIVMSG #relaytest :hello from alice via websockets"),
+            "\(got)")
+        #expect(got.hasPrefix("@") && got.contains(";id=") && got.contains("tmi-sent-ts="), "Twitch's tags: \(got)")
+        #expect(output["alice_userstate"] as? Bool == true, "\(output)")
+        #expect(output["alice_echo"] as? Bool == false, "\(output)")
+    }
+
     @Test("twitchio 2.10 (PyPI), only its host constant patched, gets every message of the channel with its id tag")
     func twitchio() throws {
         try PythonPackages.require()
