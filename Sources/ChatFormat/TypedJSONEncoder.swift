@@ -288,8 +288,16 @@ public enum TypedJSONEncoder: Sendable {
                 out.key("id")
                 out.string(bytes, e.id)
                 out.key("name")
-                let from = CodePoints.byteOffset(ofCodePoint: r.lowerBound, in: bytes, text)
-                let to = CodePoints.byteOffset(ofCodePoint: r.upperBound, in: bytes, text)
+                // One byte per code point (ASCII text, the common case): offsets are positions.
+                let ascii = count == Int(text.upper - text.lower)
+                let from =
+                    ascii
+                    ? Int(text.lower) + r.lowerBound : CodePoints.byteOffset(ofCodePoint: r.lowerBound, in: bytes, text)
+                let to =
+                    ascii
+                    ? Int(text.lower) + r.upperBound
+                    : CodePoints.byteOffset(
+                        ofCodePoint: r.upperBound - r.lowerBound, in: bytes, ByteRange(from..<Int(text.upper)))
                 out.string(bytes, ByteRange(from..<to))
                 out.key("start")
                 out.number(r.lowerBound)
