@@ -46,6 +46,7 @@ struct CaptureCommand: ParsableCommand {
     var rotate = "daily"
 
     @Option(
+        parsing: .unconditional,
         help:
             "gzip compression level, \(CaptureCommand.levelRange.text): 1 (fastest) to 3 run on ISA-L, 4 to 9 (smallest) on zlib at a fraction of the speed (default: \(CaptureOptions.defaultLevel)).",
         transform: { Int32(try CaptureCommand.levelRange.parse($0)) })
@@ -55,6 +56,7 @@ struct CaptureCommand: ParsableCommand {
     var buffer = "16M"
 
     @Option(
+        parsing: .unconditional,
         help:
             "Most files open at once, \(CaptureCommand.maxOpenFilesRange.text); the least recently written is closed and reopened when needed (default: 128, or half of ulimit -n if less).",
         transform: { try CaptureCommand.maxOpenFilesRange.parse($0) })
@@ -70,6 +72,7 @@ struct CaptureCommand: ParsableCommand {
     var status: StatusMode = .auto
 
     @Option(
+        parsing: .unconditional,
         help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
         transform: { try CaptureCommand.statusIntervalRange.parse($0) })
     var statusInterval: Double = 10

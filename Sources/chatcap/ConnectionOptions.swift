@@ -34,6 +34,7 @@ struct ConnectionOptions: ParsableArguments {
     var host: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Server port, \(ConnectionOptions.portRange.text) (default 6697 with TLS, 6667 with --plain; 443 for websocket, which with --plain needs a port).",
         transform: { try ConnectionOptions.portRange.parse($0) })
@@ -61,11 +62,13 @@ struct ConnectionOptions: ParsableArguments {
     var login: String?
 
     @Option(
+        parsing: .unconditional,
         help: "Stop after this many seconds, \(OptionRanges.duration.text) (default: run until interrupted).",
         transform: { try OptionRanges.duration.parse($0) })
     var duration: Double?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Send our own PING after this many seconds without a line, \(ConnectionOptions.idleTimeoutRange.text) (default: 60).",
         transform: { try ConnectionOptions.idleTimeoutRange.parse($0) })
@@ -79,24 +82,28 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     @Option(
+        parsing: .unconditional,
         help:
             "Treat the connection as dead when our PING gets no answer within this many seconds, \(ConnectionOptions.pongTimeoutRange.text) (default: 10).",
         transform: { try ConnectionOptions.pongTimeoutRange.parse($0) })
     var pongTimeout: Double = 10
 
     @Option(
+        parsing: .unconditional,
         help:
             "First reconnect delay in seconds, \(ConnectionOptions.reconnectRange.text); doubles up to --reconnect-max (with jitter) (default: 1).",
         transform: { try ConnectionOptions.reconnectRange.parse($0) })
     var reconnectBase: Double = 1
 
     @Option(
+        parsing: .unconditional,
         help:
             "Longest reconnect delay in seconds, \(ConnectionOptions.reconnectRange.text) and at least --reconnect-base (default: 60).",
         transform: { try ConnectionOptions.reconnectRange.parse($0) })
     var reconnectMax: Double = 60
 
     @Option(
+        parsing: .unconditional,
         help:
             "Seconds a connection must stay up before the reconnect delay starts again from --reconnect-base, \(ConnectionOptions.healthyAfterRange.text) (default: 60).",
         transform: { try ConnectionOptions.healthyAfterRange.parse($0) })
@@ -106,6 +113,7 @@ struct ConnectionOptions: ParsableArguments {
     var channelsFile: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "JOINs per 10 seconds, shared by all connections, \(ConnectionOptions.joinRateRange.text) (default 20 with a token, 40 anonymous).",
             discussion: """
@@ -118,12 +126,14 @@ struct ConnectionOptions: ParsableArguments {
     var joinRate: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Most channels per connection, \(ConnectionOptions.channelsPerConnectionRange.text); more channels open more connections (default: 90).",
         transform: { try ConnectionOptions.channelsPerConnectionRange.parse($0) })
     var channelsPerConnection = ConnectionSettings.maxChannelsPerConnection
 
     @Option(
+        parsing: .unconditional,
         help:
             "Seconds between opening the connections of a pool, \(ConnectionOptions.connectIntervalRange.text) (Twitch allows 20 logins per 10 s per user) (default: 2).",
         transform: { try ConnectionOptions.connectIntervalRange.parse($0) })

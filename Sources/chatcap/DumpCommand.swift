@@ -17,6 +17,7 @@ struct DumpCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
 
     @Option(
+        parsing: .unconditional,
         help:
             "Entries per channel window (the view model's N), \(OptionRanges.capacity.text) and at most --capacity (default: 150).",
         transform: { try OptionRanges.capacity.parse($0) })
@@ -28,7 +29,7 @@ struct DumpCommand: ParsableCommand {
     @Flag(help: "Add the raw line as \"raw\".")
     var withRaw = false
 
-    @Option(help: ReportLimit.help("on standard error"))
+    @Option(parsing: .unconditional, help: ReportLimit.help("on standard error"))
     var reportLimit = 20
 
     @OptionGroup var limits: ChannelLimitOptions

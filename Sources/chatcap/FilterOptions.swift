@@ -25,6 +25,7 @@ struct FilterOptions: ParsableArguments {
     var applyModeration = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --apply-moderation: seconds of chat time a line waits for a CLEARMSG/CLEARCHAT (0.1–86400; default 300 for replay, 5 for tail).",
             discussion:
@@ -36,6 +37,7 @@ struct FilterOptions: ParsableArguments {
     var dedupeShared = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Drop a line whose Twitch message id was already seen in its channel within this many seconds (1–86400), e.g. to merge two captures of one channel.",
             valueName: "seconds"))

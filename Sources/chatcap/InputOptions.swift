@@ -14,7 +14,7 @@ struct InputOptions: ParsableArguments {
     var inputs: [String] = ["-"]
 
     @Option(
-        name: .customLong("capacity"),
+        name: .customLong("capacity"), parsing: .unconditional,
         help:
             "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: 2500).",
         transform: { try OptionRanges.capacity.parse($0) })

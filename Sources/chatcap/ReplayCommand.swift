@@ -23,6 +23,7 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     @Option(
+        parsing: .unconditional,
         help:
             "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: max).",
         transform: { try Speed.parse($0) })
@@ -47,7 +48,7 @@ struct ReplayCommand: ParsableCommand {
 
     @OptionGroup var filters: FilterOptions
 
-    @Option(help: ReportLimit.help("on standard error"))
+    @Option(parsing: .unconditional, help: ReportLimit.help("on standard error"))
     var reportLimit = 20
 
     @OptionGroup var limits: ChannelLimitOptions

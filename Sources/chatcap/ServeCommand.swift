@@ -42,12 +42,14 @@ struct ServeCommand: ParsableCommand {
     var host = "127.0.0.1"
 
     @Option(
+        parsing: .unconditional,
         help:
             "The port to listen on, \(ServeCommand.portRange.text); 0 picks a free one (see the 'listening on' line) (default: 6667).",
         transform: { try ServeCommand.portRange.parse($0) })
     var port: Int = 6667
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Also serve IRC over WebSocket on this port (0 to 65535; 0 picks a free one), as Twitch's "
                 + "irc-ws.chat.twitch.tv does for browser overlays and bots: TLS too with --tls-cert.",
@@ -61,6 +63,7 @@ struct ServeCommand: ParsableCommand {
     var tlsKey: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for as fast as each client reads (default: 1).",
             valueName: "x|max"),
@@ -80,12 +83,14 @@ struct ServeCommand: ParsableCommand {
     var keepTime = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Send PING to each logged-in client this often, in seconds (1–3600; Twitch: about 300).",
             valueName: "seconds"))
     var pingInterval: Int = 300
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Close a client that has not answered a PING within this many seconds (1–600).", valueName: "seconds"))
     var pongTimeout: Int = 10
@@ -98,6 +103,7 @@ struct ServeCommand: ParsableCommand {
     var unknownChannel: String = "empty"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Test switch: send RECONNECT to a client after this many replayed lines (\(ServeCommand.faultRange.text)), then close it.",
             valueName: "n"),
@@ -105,6 +111,7 @@ struct ServeCommand: ParsableCommand {
     var reconnectAfter: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Test switch: close a client's connection without a word after this many replayed lines (\(ServeCommand.faultRange.text)).",
             valueName: "n"),
@@ -112,6 +119,7 @@ struct ServeCommand: ParsableCommand {
     var dropAfter: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Test switch: after this many replayed lines (\(ServeCommand.faultRange.text)) stop sending and stop answering PING, but keep the "
                 + "connection open.", valueName: "n"),

@@ -18,7 +18,7 @@ struct StatsCommand: ParsableCommand {
     @Flag(help: "Write one JSON object instead of text.")
     var json = false
 
-    @Option(help: ReportLimit.help("in the output's problem list"))
+    @Option(parsing: .unconditional, help: ReportLimit.help("in the output's problem list"))
     var reportLimit = 100
 
     func validate() throws { try ReportLimit.validate(reportLimit) }

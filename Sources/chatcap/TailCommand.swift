@@ -34,7 +34,7 @@ struct TailCommand: ParsableCommand {
     @OptionGroup var filters: FilterOptions
 
     @Option(
-        name: .customLong("capacity"),
+        name: .customLong("capacity"), parsing: .unconditional,
         help: "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text) (default: 2500).",
         transform: { try OptionRanges.capacity.parse($0) })
     var capacity = 2_500
@@ -42,7 +42,7 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "On exit, print lines read, lines per second and the CPU time used on stderr.")
     var stats = false
 
-    @Option(help: ReportLimit.help("on standard error"))
+    @Option(parsing: .unconditional, help: ReportLimit.help("on standard error"))
     var reportLimit = 20
 
     @OptionGroup var limits: ChannelLimitOptions

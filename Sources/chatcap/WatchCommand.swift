@@ -35,6 +35,7 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     @Option(
+        parsing: .unconditional,
         help:
             "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: 1).",
         transform: { try Speed.parse($0) })
@@ -47,7 +48,7 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "On exit, print redraws, redraws/s and terminal bytes/s to stderr (also CHATCAP_WATCH_STATS=1).")
     var stats = false
 
-    @Option(help: ReportLimit.help("on standard error on exit"))
+    @Option(parsing: .unconditional, help: ReportLimit.help("on standard error on exit"))
     var reportLimit = 20
 
     func validate() throws {
