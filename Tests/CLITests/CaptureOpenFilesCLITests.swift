@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test(
-        "ulimit -n 256, 300 channels joined, a server speaking for 1,100: capture runs, stores every line, fds bounded")
+        "ulimit -n 256, 300 channels joined, a server speaking for 5,000: capture runs, stores every line, fds bounded")
     func manyChannelsUnderDescriptorLimit() throws {
         let dir = try LiveServeTests.tempDir("capture-open-files")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -58,8 +58,8 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/cap")
         #expect(Set(names) == Set(joined + ["_session"]))
         let session = try CaptureHealthCLITests.stored("\(dir)/cap/_session/*.log.gz")
-        #expect(session.filter { $0.contains(" PRIVMSG #ch") }.count == 800 * 3)
-        #expect(stderr.contains("2400 lines of channels not joined stored in _session"), "\(stderr)")
+        #expect(session.filter { $0.contains(" PRIVMSG #ch") }.count == 4_700 * 3)
+        #expect(stderr.contains("14100 lines of channels not joined stored in _session"), "\(stderr)")
     }
 }
 

@@ -16,7 +16,7 @@ so that a token never reaches a file. Modes:
                  then PINGs with 300-byte tokens as fast as the client takes them
   partial-stall  log in and join, then half a line, then nothing (no PONG either)
   login-failed   answer the login with NOTICE "Login authentication failed"
-  many-channels  log in, then 3 rounds of one PRIVMSG for each of #ch0 … #ch1099 ("round N"),
+  many-channels  log in, then 3 rounds of one PRIVMSG for each of #ch0 … #ch4999 ("round N"),
                  whatever the client joined; then quiet until the client goes away
 """
 import socket
@@ -163,7 +163,7 @@ def serve_many_channels(c, end):
     c.welcome()
     time.sleep(0.5)
     for r in range(3):
-        c.send(b"".join(b":u!u@u PRIVMSG #ch%d :round %d\r\n" % (i, r) for i in range(1100)))
+        c.send(b"".join(b":u!u@u PRIVMSG #ch%d :round %d\r\n" % (i, r) for i in range(5000)))
         time.sleep(0.2)
     c.wait_closed(end - time.monotonic())
 
