@@ -39,8 +39,27 @@ public final class StatsCollector {
     }
 
     public private(set) var lines = 0
-    public private(set) var perChannel: [String: Int] = [:]
-    public private(set) var perCommand: [String: Int] = [:]
+    /// Lines per channel (`""` for lines without one).
+    public var perChannel: [String: Int] {
+        var out = collidedChannels
+        for (name, n) in zip(channelNames, channelCounts) { out[name, default: 0] += n }
+        return out
+    }
+    /// Lines per type name (`privmsg`, `gap`, …).
+    public var perCommand: [String: Int] {
+        var out: [String: Int] = [:]
+        for (name, n) in commandCounts { out[name.description, default: 0] += n }
+        return out
+    }
+    // Per-line counting without a String per line: channels by a hash of their bytes (the name is
+    // made once, at first sight; a hash that names another channel goes to `collidedChannels`),
+    // types by the identity of their static name (a handful).
+    private var channelSlot: [UInt64: Int] = [:]
+    private var channelNames: [String] = []
+    private var channelBytes: [[UInt8]] = []
+    private var channelCounts: [Int] = []
+    private var collidedChannels: [String: Int] = [:]
+    private var commandCounts: [(name: StaticString, count: Int)] = []
     public private(set) var perUserNotice: [String: Int] = [:]
     public private(set) var perNotice: [String: Int] = [:]
     public private(set) var messages = 0
@@ -66,10 +85,8 @@ public final class StatsCollector {
         switch event {
         case .line(let at, let message):
             lines += 1
-            let channel = message.channel.map { String(decoding: bytes, in: $0) } ?? ""
-            perChannel[channel, default: 0] += 1
-            let name = message.typeName(in: bytes).description
-            perCommand[name, default: 0] += 1
+            countChannel(message.channel ?? ByteRange(0, 0), bytes)
+            countType(message.typeName(in: bytes))
             if let record = CaptureRecordLine(message, in: bytes) { count(record, bytes) }
             if message.command == .privmsg { messages += 1 }
             if let n = message.userNotice(in: bytes) {
@@ -98,6 +115,35 @@ public final class StatsCollector {
             bareCarriageReturnInputs += 1
             note(at, MergeEvent.bareCarriageReturnsText(count: count))
         }
+    }
+
+    /// - Complexity: O(name bytes). - Allocations: only at a channel's first sight.
+    private func countChannel(_ range: ByteRange, _ bytes: Span<UInt8>) {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
+        for i in range.range { hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01B3 }
+        if let slot = channelSlot[hash] {
+            if bytes.equals(channelBytes[slot], at: range.range) {
+                channelCounts[slot] += 1
+            } else {
+                collidedChannels[String(decoding: bytes, in: range), default: 0] += 1
+            }
+            return
+        }
+        channelSlot[hash] = channelNames.count
+        channelNames.append(String(decoding: bytes, in: range))
+        var name: [UInt8] = []
+        for i in range.range { name.append(bytes[i]) }
+        channelBytes.append(name)
+        channelCounts.append(1)
+    }
+
+    /// - Complexity: O(types seen), a handful. - Allocations: only at a type's first sight.
+    private func countType(_ name: StaticString) {
+        for i in commandCounts.indices where commandCounts[i].name.utf8Start == name.utf8Start {
+            commandCounts[i].count += 1
+            return
+        }
+        commandCounts.append((name, 1))
     }
 
     private func count(_ r: CaptureRecordLine, _ bytes: Span<UInt8>) {
