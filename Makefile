@@ -8,8 +8,9 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= 2
 # Debian packages the build needs (all `make run` installs), then what the tests and benches add.
-BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev pkg-config
-DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace
+BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev pkg-config
+DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace \
+	clickhouse-server curl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc

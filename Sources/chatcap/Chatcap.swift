@@ -18,6 +18,6 @@ struct Chatcap: ParsableCommand {
             """,
         subcommands: [
             ReplayCommand.self, DumpCommand.self, StatsCommand.self, TailCommand.self, ServeCommand.self,
-            WatchCommand.self, CaptureCommand.self,
+            WatchCommand.self, CaptureCommand.self, LoadCommand.self,
         ])
 }
