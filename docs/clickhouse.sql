@@ -3,22 +3,23 @@
 -- on current releases.
 --
 --   clickhouse-client --multiquery < docs/clickhouse.sql
---   curl 'http://127.0.0.1:8123/' --data-binary @docs/clickhouse.sql   # 18.16: one statement per request
+--   Scripts/clickhouse_schema.sh http://127.0.0.1:8123/    (HTTP: one statement per request)
 --
 -- Deduplication. The same line loaded twice — a batch re-sent after a crash or an outage, or the
 -- same channel captured by two redundant hosts (`capture --shard K/N` on both) — must end as one row.
 -- ReplacingMergeTree keeps one row per sorting key (per partition) when parts merge; a query sees
 -- exactly one row per key with FINAL (or after OPTIMIZE TABLE chat.lines FINAL). The key is
 --   (channel, time, time_ms, key)
--- where `key` is Twitch's message `id` (PRIVMSG, USERNOTICE: unique per message and channel) and, for
--- lines without an id, 'h' followed by 16 hex digits of the 64-bit FNV-1a hash of the line without
--- the capture's `time` tag (docs/scale.md shows how to compute it). `time` is Twitch's `tmi-sent-ts`
--- when the line has one (every chat message and moderation event), which every host receives
--- unchanged; so both hosts' copies of a message share the whole key and the partition.
+-- where `key` is Twitch's message `id` (PRIVMSG, USERNOTICE: unique per message and channel). A line
+-- without an id gets 'h' followed by 16 hex digits of the 64-bit FNV-1a hash of the line without the
+-- capture's `time` tag (docs/scale.md shows how to compute it). `time` is Twitch's `tmi-sent-ts` when
+-- the line has one (every chat message and moderation event), which every host receives unchanged:
+-- both hosts' copies of a message or a CLEARCHAT share the whole key and the partition.
 -- Lines without tmi-sent-ts (ROOMSTATE, USERSTATE, NOTICE, JOIN, PART, 353/366) take the capture's
--- receive time instead: a re-sent batch still collapses (same file, same bytes), but the copies of
--- two hosts differ by their receive times and both stay — they are each host's own observations (the
--- JOIN echo even carries each host's own nick).
+-- receive time instead, and their key adds ':' and the line's end offset in its capture file (in
+-- decompressed bytes): a re-sent batch still collapses (same file, same bytes, same offset), two
+-- identical lines received in the same millisecond stay two rows, and the copies of two hosts both
+-- stay — they are each host's own observations (the JOIN echo even carries each host's own nick).
 --
 -- Times. DateTime64 (milliseconds) does not exist in 18.16: times are a DateTime('UTC') plus a UInt16
 -- of milliseconds (0–999). Epoch milliseconds are toUInt64(time) * 1000 + time_ms.
@@ -31,9 +32,6 @@
 --   raw String CODEC(ZSTD(3))              per-column codecs (19.x+; 18.16 answers a syntax error)
 --                                          where 18.16 compresses every column with LZ4 (or the
 --                                          server's <compression> setting)
---   ENGINE = ReplacingMergeTree(loaded)    with `loaded DateTime DEFAULT now()` as version column,
---                                          unchanged here: the version column works in 18.16 too,
---                                          but any copy of a line is as good as another
 -- and for a cluster ReplicatedReplacingMergeTree plus a Distributed table (docs/scale.md). The table
 -- below runs unchanged on current releases; those types only save space and typing.
 
@@ -50,7 +48,7 @@ CREATE TABLE IF NOT EXISTS chat.lines
     type            String,           -- the IRC command: PRIVMSG, USERNOTICE, CLEARCHAT, CLEARMSG, NOTICE, ROOMSTATE, JOIN, 353, …
     msg_id          String,           -- msg-id: USERNOTICE kind (sub, resub, raid, …), NOTICE id
     id              String,           -- Twitch's message id ('' when the line has none)
-    key             String,           -- deduplication key: id, or 'h' + FNV-1a 64 of the line without its time tag
+    key             String,           -- deduplication key: id, or 'h' + FNV-1a 64 of the line without its time tag (+ ':' + offset)
     user_id         UInt64,           -- the sender's user-id
     login           String,           -- the sender's login (PRIVMSG, JOIN, PART: source nick, USERNOTICE: login tag)
     display_name    String,

@@ -12,7 +12,7 @@ import IRCWire
 /// | `room_id`, `user_id`, `target_user_id`, `source_room_id` | `room-id`, `user-id`, `target-user-id`, `source-room-id` (0 when absent) |
 /// | `type` | the IRC command as sent (`PRIVMSG`, `USERNOTICE`, `CLEARCHAT`, `353` …) |
 /// | `msg_id`, `id` | the `msg-id` and `id` tags |
-/// | `key` | ``key(_:id:)``: `id`, or a hash of the line without its `time` tag |
+/// | `key` | `id`, else ``hashKey(_:)`` (with the line's end offset when it has no `tmi-sent-ts` either) |
 /// | `login` | PRIVMSG, JOIN, PART: the source nick; USERNOTICE: the `login` tag |
 /// | `display_name`, `color`, `bits`, `reply_parent_id` | `display-name`, `color`, `bits`, `reply-parent-msg-id` |
 /// | `text` | the message text (PRIVMSG without the `/me` wrapper, USERNOTICE, NOTICE, CLEARMSG's deleted text) |
@@ -32,11 +32,20 @@ public enum ClickHouseRow: Sendable {
         public var received: Timestamp?
     }
 
-    /// Writes one row object (no newline) for `line` (without CR LF) of `channel`'s capture file.
+    /// Writes one row object (no newline) for `line` (without CR LF) of `channel`'s capture file, where
+    /// the line ends at decompressed offset `end` (after its CR LF).
+    ///
+    /// The key of a line without `id`: with `tmi-sent-ts` (CLEARCHAT, CLEARMSG) its ``hashKey(_:)``,
+    /// the same on every host that received it; without (ROOMSTATE, JOIN, PART…), the hash, `:` and
+    /// `end`, so that two identical lines received in the same millisecond stay two rows (each host
+    /// keeps its own copies of those anyway: their time is its receive time), while a batch sent again
+    /// from the same file still collapses.
     ///
     /// - Complexity: O(line length). - Allocations: none once `writer` has grown.
     @discardableResult
-    public static func encode(_ line: Span<UInt8>, channel: String, into writer: inout JSONWriter) -> Facts {
+    public static func encode(_ line: Span<UInt8>, channel: String, end: UInt64, into writer: inout JSONWriter)
+        -> Facts
+    {
         guard let message = try? TwitchMessage.parse(line) else {
             writer.beginObject()
             writeTimes(nil, nil, into: &writer)
@@ -45,7 +54,7 @@ public enum ClickHouseRow: Sendable {
             writer.key("type")
             writer.string("")
             writer.key("key")
-            writer.string(hashKey(line))
+            writer.string(hashKey(line) + ":\(end)")
             writer.key("raw")
             writer.string(verbatim: line, 0..<line.count)
             writer.endObject()
@@ -67,8 +76,10 @@ public enum ClickHouseRow: Sendable {
         writer.key("key")
         if let id {
             writer.string(line, tag: id)
-        } else {
+        } else if sent != nil {
             writer.string(hashKey(line))
+        } else {
+            writer.string(hashKey(line) + ":\(end)")
         }
         number("user_id", tags[.userId], line, &writer)
         var text: ByteRange? = nil

@@ -5,10 +5,10 @@ import Testing
 
 @Suite struct ClickHouseRowTests {
     /// The row of `line` as a JSON object.
-    static func row(_ line: String, channel: String = "chan") throws -> [String: Any] {
+    static func row(_ line: String, channel: String = "chan", end: UInt64 = 1000) throws -> [String: Any] {
         let bytes = Array(line.utf8)
         var writer = JSONWriter()
-        ClickHouseRow.encode(bytes.span, channel: channel, into: &writer)
+        ClickHouseRow.encode(bytes.span, channel: channel, end: end, into: &writer)
         let object = try JSONSerialization.jsonObject(with: Data(writer.bytes))
         return try #require(object as? [String: Any])
     }
@@ -81,25 +81,36 @@ import Testing
         #expect(sub["text"] as? String == "great stream")
     }
 
-    @Test("lines without an id: the key hashes the line without the capture's time tag, so two hosts agree")
+    @Test("lines without an id: a hash of the line without the capture's time tag, plus its offset without tmi-sent-ts")
     func hashKey() throws {
-        let a = try Self.row("@time=2026-11-21T13:26:03.373Z;emote-only=0;room-id=1 :tmi.twitch.tv ROOMSTATE #chan")
-        let b = try Self.row("@time=2026-11-21T13:26:04.999Z;emote-only=0;room-id=1 :tmi.twitch.tv ROOMSTATE #chan")
-        let c = try Self.row("@time=2026-11-21T13:26:04.999Z;emote-only=1;room-id=1 :tmi.twitch.tv ROOMSTATE #chan")
+        // With tmi-sent-ts (moderation): the hash alone, so two hosts' copies collapse.
+        let a = try Self.row(
+            "@time=2026-11-21T13:26:03.373Z;room-id=1;tmi-sent-ts=5 :tmi.twitch.tv CLEARCHAT #chan :u", end: 100)
+        let b = try Self.row(
+            "@time=2026-11-21T13:26:04.999Z;room-id=1;tmi-sent-ts=5 :tmi.twitch.tv CLEARCHAT #chan :u", end: 900)
+        let c = try Self.row(
+            "@time=2026-11-21T13:26:04.999Z;room-id=1;tmi-sent-ts=6 :tmi.twitch.tv CLEARCHAT #chan :u", end: 900)
         #expect(a["key"] as? String == b["key"] as? String)
         #expect(a["key"] as? String != c["key"] as? String)
-        // Without tmi-sent-ts the time is the receive time.
-        #expect(a["time"] as? Int == a["received"] as? Int)
-        #expect(b["time_ms"] as? Int == 999)
-        // FNV-1a 64 of "@emote-only=0;room-id=1 :tmi.twitch.tv ROOMSTATE #chan" (docs/scale.md's Python gives the same).
+        // FNV-1a 64 of the line without its time tag (docs/scale.md's Python gives the same).
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in "@emote-only=0;room-id=1 :tmi.twitch.tv ROOMSTATE #chan".utf8 {
+        for byte in "@room-id=1;tmi-sent-ts=5 :tmi.twitch.tv CLEARCHAT #chan :u".utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
         }
         #expect(a["key"] as? String == "h" + String(hash, radix: 16).leftPadded(16))
+        // Without tmi-sent-ts: the time is the receive time and the key ends with the line's offset, so
+        // that identical lines in one millisecond stay apart, and a re-sent line (same offset) does not.
+        let r1 = try Self.row(
+            "@time=2026-11-21T13:26:03.373Z;emote-only=0;room-id=1 :tmi.twitch.tv ROOMSTATE #chan", end: 10)
+        let r2 = try Self.row(
+            "@time=2026-11-21T13:26:03.373Z;emote-only=0;room-id=1 :tmi.twitch.tv ROOMSTATE #chan", end: 95)
+        #expect((r1["key"] as? String)?.hasSuffix(":10") == true)
+        #expect(r1["key"] as? String != r2["key"] as? String)
+        #expect(r1["time"] as? Int == r1["received"] as? Int)
+        #expect(r1["time_ms"] as? Int == 373)
         // A time tag that is the only tag: the rest of the line.
-        let join = try Self.row("@time=2026-11-21T13:26:03.373Z :u!u@u.tmi.twitch.tv JOIN #chan")
-        let plainJoin = try Self.row(":u!u@u.tmi.twitch.tv JOIN #chan")
+        let join = try Self.row("@time=2026-11-21T13:26:03.373Z :u!u@u.tmi.twitch.tv JOIN #chan", end: 3)
+        let plainJoin = try Self.row(":u!u@u.tmi.twitch.tv JOIN #chan", end: 3)
         #expect(join["key"] as? String == plainJoin["key"] as? String)
         #expect(join["login"] as? String == "u")
     }
@@ -109,12 +120,12 @@ import Testing
         let line: [UInt8] =
             Array("@id=x;tmi-sent-ts=5 :a!a@a PRIVMSG #chan :bad ".utf8) + [0xFF, 0xFE] + Array(" \"q\"".utf8)
         var writer = JSONWriter()
-        ClickHouseRow.encode(line.span, channel: "chan", into: &writer)
+        ClickHouseRow.encode(line.span, channel: "chan", end: 1, into: &writer)
         let out = writer.bytes
         #expect(out.windowContains([0x62, 0x61, 0x64, 0x20, 0xFF, 0xFE]), "raw holds the bytes as they are")
         #expect(String(decoding: out, as: UTF8.self).contains("\"text\":\"bad \u{FFFD}\u{FFFD} \\\"q\\\"\""))
         writer.reset()
-        let facts = ClickHouseRow.encode(Array("@a=b :src N@T!".utf8).span, channel: "chan", into: &writer)
+        let facts = ClickHouseRow.encode(Array("@a=b :src N@T!".utf8).span, channel: "chan", end: 7, into: &writer)
         #expect(!facts.parsed)
         let r = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any]
         #expect(r?["type"] as? String == "")
