@@ -180,7 +180,7 @@ struct LoadCommand: ParsableCommand {
             if error.isAuthentication { return ExitCode(77) }
             if let code, [60, 81, 16, 47].contains(code) { return ExitCode(78) }
             return ExitCode(65)
-        case .unreachable: return ExitCode(69)
+        case .unreachable: return ExitCode(74)  // not thrown by run(): an unreachable server is retried
         }
     }
 }
