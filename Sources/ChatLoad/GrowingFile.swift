@@ -58,7 +58,8 @@ public final class GrowingFile: ByteSource {
     /// Reads up to `buffer.count` bytes at ``offset``; 0 when there are none yet.
     ///
     /// - Throws: ``InputError/readFailed(name:errno:)``, or `corrupt` when the file was rewritten.
-    /// - Complexity: one `pread(2)` (two after a pause). - Allocations: none.
+    /// - Complexity: one `pread(2)` (two and an `fstat` after a pause). - Allocations: none, but a
+    ///   16-byte array for the check after a pause.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         precondition(buffer.count > 0, "read(into:) needs a non-empty buffer")
         if wasRewritten {

@@ -27,9 +27,12 @@ public final class Loader {  // not Sendable: one thread runs it
     private let client: ClickHouseClient
     private let store: LoadProgressStore
     private let options: LoadOptions
-    /// The files known, by path relative to the directory; `order` is their reading order.
+    /// The files known, by path relative to the directory; `order` is their reading order, `active`
+    /// those of them with something to do (open, or grown since they were finished), refreshed at
+    /// each listing, so that a round does not walk years of finished files.
     private var files: [String: TrackedFile] = [:]
     private var order: [String] = []
+    private var active: [TrackedFile] = []
     private var batch = Batch()
     private var row = JSONWriter(capacity: 16 * 1024)
     private var nextScanMs: Int64 = 0
@@ -134,7 +137,7 @@ public final class Loader {  // not Sendable: one thread runs it
             }
         }
         if progressDirty { try store.save(progressSnapshot()) }
-        for file in files.values { file.reader = nil }
+        for file in active { file.reader = nil }
         counters.openFiles = 0
     }
 
@@ -161,31 +164,30 @@ public final class Loader {  // not Sendable: one thread runs it
         // but the file is not read.
         for (path, file) in files where !seen.contains(path) && file.reader == nil { file.listedSize = nil }
         order.sort()
+        active = order.compactMap { files[$0] }.filter { $0.reader != nil || $0.wantsOpening }
         counters.files = seen.count
     }
 
     /// Reads new lines into the batch, round robin over the files; returns the number of rows added.
     private func fill(now: Moment) -> Int {
-        guard !order.isEmpty else { return 0 }
+        guard !active.isEmpty else { return 0 }
         var added = 0
         let slice = max(1, options.batchRows / 8)
-        for step in 0..<order.count {
+        for step in 0..<active.count {
             let room = options.batchRows - batch.count
             guard room > 0 && batch.bytes.count < options.batchBytes else { break }
-            let path = order[(cursor + step) % order.count]
-            guard let file = files[path], let reader = openIfNeeded(file, now: now) else { continue }
+            let file = active[(cursor + step) % active.count]
+            guard let reader = openIfNeeded(file, now: now) else { continue }
             added += read(file, reader, limit: min(room, slice), now: now)
         }
-        cursor = (cursor + 1) % order.count
+        cursor = (cursor + 1) % active.count
         return added
     }
 
     /// The file's reader, opened when the file has something to load and a slot is free.
     private func openIfNeeded(_ file: TrackedFile, now: Moment) -> CaptureFileReader? {
         if let reader = file.reader { return reader }
-        guard let size = file.listedSize, size > 0, size != file.acknowledged.completeSize,
-            size != file.damagedAtSize
-        else { return nil }
+        guard file.wantsOpening, let size = file.listedSize else { return nil }
         if counters.openFiles >= options.maxOpenFiles && !closeOneIdleFile() { return nil }
         let start = file.restartFromZero ? FileProgress() : file.acknowledged
         do {
@@ -281,7 +283,7 @@ public final class Loader {  // not Sendable: one thread runs it
     /// Closes files read to their end, acknowledged and idle for ``LoadOptions/idleCloseMs``, recording
     /// their size as complete.
     private func closeIdleFiles(now: Moment) throws(LoadError) {
-        for file in files.values where file.reader != nil && isDone(file) {
+        for file in active where file.reader != nil && isDone(file) {
             guard now.monotonicMs - file.lastActiveMs >= options.idleCloseMs || options.once else { continue }
             retire(file)
         }
@@ -290,7 +292,7 @@ public final class Loader {  // not Sendable: one thread runs it
     /// Closes the least recently active finished file to free a slot; `false` when none is finished.
     private func closeOneIdleFile() -> Bool {
         guard
-            let file = files.values.filter({ $0.reader != nil && isDone($0) }).min(by: {
+            let file = active.filter({ $0.reader != nil && isDone($0) }).min(by: {
                 $0.lastActiveMs < $1.lastActiveMs
             })
         else { return false }
@@ -307,13 +309,10 @@ public final class Loader {  // not Sendable: one thread runs it
         closeReader(file)
     }
 
-    /// Whether every file listed is loaded to its current end (for ``LoadOptions/once``).
+    /// Whether every file listed is loaded to its end as of the last listing (for ``LoadOptions/once``):
+    /// the files left out of `active` then had nothing to load.
     private var isComplete: Bool {
-        files.values.allSatisfy { file in
-            guard let size = file.listedSize, size > 0, size != file.damagedAtSize else { return true }
-            if file.reader != nil { return isDone(file) }
-            return size == file.acknowledged.completeSize
-        }
+        active.allSatisfy { file in file.reader != nil ? isDone(file) : !file.wantsOpening }
     }
 
     // MARK: Sending
@@ -401,6 +400,13 @@ private final class TrackedFile {
     var readFrom = FileProgress()
     var handed = FileProgress()
     var lastActiveMs: Int64 = 0
+
+    /// Whether the file (not open) has something to load: listed, not empty, not at the size it was
+    /// finished or found damaged at.
+    var wantsOpening: Bool {
+        guard let size = listedSize else { return false }
+        return size > 0 && size != acknowledged.completeSize && size != damagedAtSize
+    }
 
     init(relativePath: String, directory: String, acknowledged: FileProgress) {
         self.relativePath = relativePath
