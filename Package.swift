@@ -22,7 +22,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
-        // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), ISA-L's igzip
+        // System libraries: the system zlib (zlib1g-dev), OpenSSL (libssl-dev) and libcurl
+        // (libcurl4-openssl-dev, for ClickHouse's HTTP interface), ISA-L's igzip
         // (libisal-dev) behind a small C interface, and the Linux headers Glibc does not export (epoll).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
@@ -30,6 +31,9 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 
@@ -86,11 +90,18 @@ let package = Package(
                 "IRCWire",
             ],
             swiftSettings: dataPathSettings),
+        // `load`: capture directories into ClickHouse over HTTP (libcurl), with acknowledged progress.
+        .target(
+            name: "ChatLoad",
+            dependencies: [
+                "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession", "CCurl", "CZlib",
+            ],
+            swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatArchive", "ChatNet", "ChatPosix",
+                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatNet", "ChatPosix",
                 "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -144,6 +155,10 @@ let package = Package(
             dependencies: [
                 "ChatWatch", "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "ChatTestSupport",
             ],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatLoadTests",
+            dependencies: ["ChatLoad", "ChatArchive", "ChatFormat", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],

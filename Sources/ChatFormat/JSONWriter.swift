@@ -248,6 +248,20 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         put(UInt8(ascii: "\""))
     }
 
+    /// A string from raw bytes, escaped for JSON but with every other byte kept as it is — invalid
+    /// UTF-8 too. Not strict JSON when the bytes are not UTF-8: for readers that take strings as bytes
+    /// (ClickHouse's `JSONEachRow`), so that a line is stored byte for byte.
+    ///
+    /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
+    public mutating func string(verbatim span: Span<UInt8>, _ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= span.count, "range outside the span")
+        separate()
+        put(UInt8(ascii: "\""))
+        if capacity - count < range.count { grow(range.count) }
+        for i in range { escape(span[i]) }
+        put(UInt8(ascii: "\""))
+    }
+
     /// A string from a tag value: IRCv3-unescaped, then escaped for JSON, invalid UTF-8 repaired.
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         separate()

@@ -39,6 +39,15 @@ struct CaptureCommand: ParsableCommand {
     @Argument(help: "Channels to join (logins, with or without #); more with --channels-file.")
     var channels: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep only the channels of shard K of N (1 <= K <= N <= 4096): those whose crc32(login) % N is K-1.",
+            discussion:
+                "login is the channel's login in lower case without #; crc32 is zlib's (Python: zlib.crc32). "
+                + "Hosts given the same channels with 1/N … N/N split them; two hosts on one shard are redundant.",
+            valueName: "K/N"))
+    var shard: String?
+
     @Option(help: "Directory to write the capture into (created if missing).")
     var dir: String
 
@@ -96,7 +105,17 @@ struct CaptureCommand: ParsableCommand {
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
-        _ = try connection.channels(channels)
+        let named = try connection.channels(channels)
+        if let shard {
+            guard let parsed = ChannelShard(argument: shard) else {
+                throw ValidationError(
+                    "--shard must be K/N with 1 <= K <= N <= \(ChannelShard.maximumCount) (got '\(shard)')")
+            }
+            guard !parsed.filter(named).isEmpty else {
+                throw ValidationError(
+                    "shard \(parsed) keeps none of the \(Self.distinct(named).count) channels named")
+            }
+        }
         switch CaptureRotation(argument: rotate) {
         case .daily, .hourly: break
         case .size(let bytes) where Self.rotateSizes.contains(bytes): break
@@ -114,7 +133,14 @@ struct CaptureCommand: ParsableCommand {
         ignoreBrokenPipes()
         if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
         let credentials = try connection.credentials()
-        let channels = try connection.channels(channels)
+        let named = try connection.channels(channels)
+        let shard = self.shard.flatMap(ChannelShard.init(argument:))
+        let channels = shard.map { Self.distinct($0.filter(named)) } ?? named
+        if let shard, !quiet {
+            Diagnostics.note(
+                "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
+                    + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
+        }
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
@@ -128,7 +154,9 @@ struct CaptureCommand: ParsableCommand {
             let now = Moment.now().wallMs
             previous = try writer.recordPreviousRun(channels: channels, atWallMs: now)
             try writer.note(
-                event: "start", text: "capture of \(channels.joined(separator: " ")) started", atWallMs: now)
+                event: "start",
+                text: "capture\(shard.map { " (shard \($0))" } ?? "") of \(channels.joined(separator: " ")) started",
+                atWallMs: now)
         } catch {
             Diagnostics.error(error.description)
             throw ExitCode(74)
@@ -251,6 +279,12 @@ struct CaptureCommand: ParsableCommand {
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
+    }
+
+    /// `channels` normalised, each once, in their first order.
+    static func distinct(_ channels: [String]) -> [String] {
+        var seen = Set<String>()
+        return channels.map { Login.normalize($0) }.filter { seen.insert($0).inserted }
     }
 
     /// ``CaptureOptions/defaultMaxOpenFiles``, or half the descriptor limit (`ulimit -n`) if that is

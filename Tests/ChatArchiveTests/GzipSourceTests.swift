@@ -154,3 +154,71 @@ final class InputArraySource: ByteSource {
         #expect(!InputError.notFound(path: "a").isDamage)
     }
 }
+
+/// A source over an array that yields only the bytes "arrived" so far and 0 in between: a file
+/// still being written, as `GzipSource(…, pausesAtInnerEnd: true)` reads one.
+final class ArrivingSource: ByteSource {
+    let name = "growing.gz"
+    let bytes: [UInt8]
+    var arrived = 0
+    var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let n = min(buffer.count, arrived - position)
+        for i in 0..<n { buffer[i] = bytes[position + i] }
+        position += n
+        return n
+    }
+}
+
+@Suite struct GzipSourcePauseTests {
+    @Test("pausing at the inner end: 0 while nothing more has arrived, then decoding goes on, members too")
+    func pausesAndResumes() throws {
+        let dir = try InputTempDirectory()
+        let first = sampleChatLines(400)
+        let second = sampleChatLines(300, channel: "d", text: "again")
+        let compressed =
+            try GzipSourceTests.gzip(first, in: dir, name: "a") + GzipSourceTests.gzip(second, in: dir, name: "b")
+        let inner = ArrivingSource(compressed)
+        let source = try GzipSource(wrapping: inner, inputCapacity: 4096, pausesAtInnerEnd: true)
+        var decoded: [UInt8] = []
+        var pauses = 0
+        var buffer = [UInt8](repeating: 0, count: 1000)
+        // Bytes arrive in uneven pieces; every piece is read to a pause before the next arrives.
+        var cut = 0
+        var step = 1
+        while decoded.count < first.count + second.count {
+            cut = min(compressed.count, cut + step)
+            step = step * 3 + 7
+            inner.arrived = cut
+            while true {
+                let n = try buffer.withUnsafeMutableBytes { raw throws(InputError) in try source.read(into: raw) }
+                if n == 0 {
+                    pauses += 1
+                    break
+                }
+                decoded += buffer[0..<n]
+            }
+            if cut == compressed.count { break }
+        }
+        #expect(decoded == first + second)
+        #expect(source.memberCount == 2)
+        #expect(pauses > 5)
+        // Nothing more arrives: still 0, never "truncated".
+        let n = try buffer.withUnsafeMutableBytes { raw throws(InputError) in try source.read(into: raw) }
+        #expect(n == 0)
+    }
+
+    @Test("without pausing, the same stream cut inside a member is reported truncated")
+    func withoutPausingTruncated() throws {
+        let dir = try InputTempDirectory()
+        let compressed = try GzipSourceTests.gzip(sampleChatLines(400), in: dir)
+        let inner = ArrivingSource(compressed)
+        inner.arrived = compressed.count / 2
+        var source = try GzipSource(wrapping: inner, inputCapacity: 4096)
+        let (_, error) = drainSource(&source)
+        #expect(error?.isDamage == true)
+    }
+}

@@ -14,6 +14,10 @@ public import ChatPosix
 ///  inner ──read──▶ input [ consumed … | unread (inputStart ..< inputFill) | free ]  ──inflate──▶ caller's buffer
 ///                  ^ compressed offset `consumedBase`
 /// ```
+/// Over a growing file (``init(wrapping:inputCapacity:pausesAtInnerEnd:)`` with `pausesAtInnerEnd`), an
+/// end of the inner source is a pause, not the end: the read returns 0, and a later read asks the inner
+/// source again and decodes on from where it stopped (inside a member too), as bytes are appended.
+///
 /// The compressed buffer and ISA-L's state (about 100 KiB, most of it a 64 KiB history and output
 /// buffer) are allocated once, in `init`; reading allocates nothing.
 ///
@@ -32,6 +36,8 @@ public final class GzipSource: ByteSource {
     /// Bytes of `input` the decoder has taken (`inputStart <= inputFill`).
     private var inputStart = 0
     private var innerEnded = false
+    /// Whether the inner source's end is a pause (it grows later); see `init`.
+    private let pausesAtInnerEnd: Bool
     /// Whether a member ended and the decoder needs resetting before the next one.
     private var needsReset = false
     /// Compressed offset of the current member's first byte, and how many of its magic bytes were checked.
@@ -52,12 +58,20 @@ public final class GzipSource: ByteSource {
 
     /// Decompresses the gzip stream `inner` yields.
     ///
-    /// - Parameter inputCapacity: size of the compressed-input buffer.
+    /// - Parameters:
+    ///   - inputCapacity: size of the compressed-input buffer.
+    ///   - pausesAtInnerEnd: whether a 0 from `inner` means "nothing more yet" (a file still being
+    ///     written, read by a source that returns 0 at its current end and more later): ``read(into:)``
+    ///     then returns 0 and the next call asks `inner` again. Damage and `inner`'s errors still end
+    ///     the stream; a stream that stops inside a member is never reported as truncated.
     /// - Throws: ``InputError/decompressorUnavailable(name:reason:)`` when ISA-L's state cannot be allocated.
     /// - Allocations: the input buffer and ISA-L's state, once.
-    public init(wrapping inner: any ByteSource, inputCapacity: Int = 128 * 1024) throws(InputError) {
+    public init(
+        wrapping inner: any ByteSource, inputCapacity: Int = 128 * 1024, pausesAtInnerEnd: Bool = false
+    ) throws(InputError) {
         precondition(inputCapacity > 0 && inputCapacity <= Int(UInt32.max), "inputCapacity out of range")
         self.inner = inner
+        self.pausesAtInnerEnd = pausesAtInnerEnd
         name = inner.name
         guard let inflater = unsafe cisal_inflater_create() else {
             throw InputError.decompressorUnavailable(name: inner.name, reason: "out of memory")
@@ -83,7 +97,8 @@ public final class GzipSource: ByteSource {
     @discardableResult
     public func releaseDescriptor() -> Bool { inner.releaseDescriptor() }
 
-    /// Writes up to `buffer.count` decompressed bytes; 0 at the clean end of the last member.
+    /// Writes up to `buffer.count` decompressed bytes; 0 at the clean end of the last member (or, when
+    /// pausing at the inner end, when the inner source has nothing more yet).
     ///
     /// - Throws: damage (``InputError/truncated(name:compressedOffset:)``,
     ///   ``InputError/corrupt(name:compressedOffset:reason:)``) once, after the bytes before it were
@@ -132,7 +147,7 @@ public final class GzipSource: ByteSource {
             if produced > 0 { return produced }
             if inputStart == inputFill {
                 if !innerEnded {
-                    try refill()
+                    guard try refill() else { return 0 }  // a pause: nothing more yet
                     continue
                 }
                 finished = true
@@ -168,8 +183,9 @@ public final class GzipSource: ByteSource {
         return nil
     }
 
-    /// Reads the next chunk of compressed bytes from the inner source.
-    private func refill() throws(InputError) {
+    /// Reads the next chunk of compressed bytes from the inner source; `false` for a pause (the inner
+    /// source has nothing now and ``pausesAtInnerEnd``).
+    private func refill() throws(InputError) -> Bool {
         consumedBase += UInt64(inputFill)
         inputFill = 0
         inputStart = 0
@@ -182,10 +198,12 @@ public final class GzipSource: ByteSource {
             throw error
         }
         if n == 0 {
+            if pausesAtInnerEnd { return false }
             innerEnded = true
-            return
+            return true
         }
         inputFill = n
+        return true
     }
 
     /// Ends decoding at damage: hands out `produced` bytes first if there are any.

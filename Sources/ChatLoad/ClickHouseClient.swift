@@ -1,0 +1,73 @@
+/// INSERTs into one ClickHouse table over its HTTP interface: `POST /?query=INSERT INTO t FORMAT
+/// JSONEachRow` with a gzip body (`Content-Encoding: gzip`, which ClickHouse decompresses — 18.16 as
+/// well as current releases; `enable_http_compression` is only about compressing its answers).
+///
+/// An INSERT is acknowledged only by HTTP 200: ClickHouse then has the whole block written (a
+/// ReplicatedMergeTree: written on as many replicas as `insert_quorum` asks). Anything else is an error
+/// classified by ``LoadError/isTemporary``. Confined to the loader's thread.
+public final class ClickHouseClient {
+    public let endpoint: ClickHouseEndpoint
+    public let table: String
+    private let http: HTTPPost
+    private let compressor: GzipBody
+    private let insertURL: String
+    /// The whole INSERT's time limit, and the connection's.
+    public var timeoutMs = 60_000
+    public var connectTimeoutMs = 3_000
+
+    /// - Precondition: `table` is a ``ClickHouseEndpoint/isPlainTableName(_:)``.
+    /// - Throws: ``LoadError/http(_:)`` when libcurl or zlib cannot start.
+    public init(endpoint: ClickHouseEndpoint, table: String) throws(LoadError) {
+        precondition(ClickHouseEndpoint.isPlainTableName(table), "table names are checked by the caller")
+        self.endpoint = endpoint
+        self.table = table
+        http = try HTTPPost()
+        compressor = try GzipBody()
+        insertURL = endpoint.insertURL(table: table)
+    }
+
+    /// `rows` (JSONEachRow, one object per line) compressed for sending.
+    ///
+    /// - Complexity: O(`rows.count`). - Allocations: the body.
+    public func body(for rows: [UInt8]) -> [UInt8] { compressor.compress(rows) }
+
+    /// Sends one compressed body (from ``body(for:)``) as an INSERT.
+    ///
+    /// - Throws: ``LoadError/unreachable(url:reason:)`` or ``LoadError/rejected(url:httpStatus:code:message:)``.
+    public func insert(body: [UInt8]) throws(LoadError) {
+        let response = try http.post(
+            url: insertURL, shownURL: endpoint.redacted, body: body,
+            headers: ["Content-Encoding: gzip", "Content-Type: application/x-ndjson", "Expect:"],
+            user: endpoint.user, password: endpoint.password, timeoutMs: timeoutMs,
+            connectTimeoutMs: connectTimeoutMs)
+        guard response.status != 200 else { return }
+        throw Self.rejection(response, url: endpoint.redacted)
+    }
+
+    /// Runs a query that returns text (for `SELECT 1`-style checks and tests).
+    ///
+    /// - Throws: as ``insert(body:)``.
+    public func query(_ sql: String) throws(LoadError) -> String {
+        let response = try http.post(
+            url: endpoint.url, shownURL: endpoint.redacted, body: Array(sql.utf8), headers: ["Expect:"],
+            user: endpoint.user, password: endpoint.password, timeoutMs: timeoutMs,
+            connectTimeoutMs: connectTimeoutMs)
+        guard response.status == 200 else { throw Self.rejection(response, url: endpoint.redacted) }
+        return response.text
+    }
+
+    /// The error of a non-200 answer: ClickHouse's `Code: N, e.displayText() = …` (first line, at most 500 characters).
+    static func rejection(_ response: HTTPPost.Response, url: String) -> LoadError {
+        let text = response.text
+        var code: Int? = nil
+        if let range = text.firstRange(of: "Code: ") {
+            code = Int(text[range.upperBound...].prefix { $0.isNumber })
+        }
+        let first = text.split(separator: "\n").first.map(String.init) ?? ""
+        let message = first.isEmpty ? "(no message)" : String(first.prefix(500))
+        return LoadError.rejected(url: url, httpStatus: response.status, code: code, message: message)
+    }
+}
+
+@available(*, unavailable)
+extension ClickHouseClient: Sendable {}

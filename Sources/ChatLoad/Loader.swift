@@ -1,0 +1,417 @@
+import ChatArchive
+import ChatFormat
+public import ChatPosix
+import ChatStore
+import IRCWire
+public import TwitchSession
+
+/// Ships a capture directory into ClickHouse and keeps following it: the engine of `chatcap load`.
+///
+/// One thread does everything, in rounds: list the directory (every ``LoadOptions/scanIntervalMs``),
+/// read new complete lines from the files (each open file at most a slice of the batch per round, so a
+/// backlog in one does not hold up the others), encode them as rows (``ClickHouseRow``), and send the
+/// batch when it is full or its first row has waited ``LoadOptions/batchDelayMs``.
+///
+/// Nothing is lost or doubled by a crash: a file's progress (``FileProgress``: the offset after the
+/// last line ClickHouse acknowledged) moves only after the INSERT holding that line returned 200, and
+/// is saved atomically (``LoadProgressStore``) before the next batch is read. A crash before the save
+/// re-sends that batch from the files, which the table's ReplacingMergeTree key collapses. While
+/// ClickHouse is unreachable or answers with a temporary error, the same batch is retried with back-off
+/// and nothing more is read (memory stays bounded by one batch).
+///
+/// A capture file rewritten below what was read (a capture restarted after a crash cuts a file back
+/// to its last flush point) is read again: from the last acknowledged line when that line is still
+/// there, else from its start. Rows of the older reading still in flight do not move its progress.
+public final class Loader {  // not Sendable: one thread runs it
+    private let directory: String
+    private let client: ClickHouseClient
+    private let store: LoadProgressStore
+    private let options: LoadOptions
+    /// The files known, by path relative to the directory; `order` is their reading order, `active`
+    /// those of them with something to do (open, or grown since they were finished), refreshed at
+    /// each listing, so that a round does not walk years of finished files.
+    private var files: [String: TrackedFile] = [:]
+    private var order: [String] = []
+    private var active: [TrackedFile] = []
+    private var batch = Batch()
+    private var row = JSONWriter(capacity: 16 * 1024)
+    private var nextScanMs: Int64 = 0
+    /// Where the next reading round starts in `order` (round robin).
+    private var cursor = 0
+    private var progressDirty = false
+
+    public private(set) var counters = LoadCounters()
+    /// Notes for people (stderr), e.g. "ClickHouse unreachable …".
+    public var onNotice: (String) -> Void = { _ in }
+    /// Called once per round (for a status).
+    public var onTick: (Moment) -> Void = { _ in }
+
+    /// Prepares a load of `directory` with `client`, resuming from `store`'s progress.
+    ///
+    /// - Throws: ``LoadError/progress(path:reason:)`` for unreadable progress.
+    public init(
+        directory: String, client: ClickHouseClient, store: LoadProgressStore, options: LoadOptions
+    ) throws(LoadError) {
+        self.directory = directory
+        self.client = client
+        self.store = store
+        self.options = options
+        for (path, progress) in try store.load() {
+            let file = TrackedFile(relativePath: path, directory: directory, acknowledged: progress)
+            files[path] = file
+            order.append(path)
+        }
+        order.sort()
+    }
+
+    /// Files whose progress is stored, and the rows acknowledged in them, when the load starts.
+    public var resumed: (files: Int, rows: UInt64) {
+        (files.count, files.values.reduce(0) { $0 + $1.acknowledged.lines })
+    }
+
+    /// Runs until `stop` is raised (then one last attempt to send what is pending), or with
+    /// ``LoadOptions/once`` until everything listed is acknowledged.
+    ///
+    /// - Throws: a ``LoadError`` that retrying cannot fix (authentication, unknown table, rows
+    ///   refused), an unreadable directory, or progress that cannot be saved.
+    public func run(stop: StopFlag) throws(LoadError) {
+        var backoffMs = options.retryBaseMs
+        var lastDownNoteMs: Int64? = nil
+        while true {
+            let now = Moment.now()
+            if stop.isRaised { break }
+            if now.monotonicMs >= nextScanMs {
+                try scan()
+                nextScanMs = now.monotonicMs + options.scanIntervalMs
+            }
+            var read = 0
+            if batch.body == nil { read = fill(now: now) }
+            let due =
+                batch.count > 0
+                && (batch.body != nil || batch.count >= options.batchRows || batch.bytes.count >= options.batchBytes
+                    || now.monotonicMs - batch.firstAtMs >= options.batchDelayMs || (options.once && read == 0))
+            if due {
+                do throws(LoadError) {
+                    try send()
+                    if counters.clickhouseDown {
+                        let seconds = Double(Moment.now().monotonicMs - counters.downSinceMs) / 1000
+                        onNotice("ClickHouse answers again after \(Self.format(seconds)) s; sending on")
+                    }
+                    counters.clickhouseDown = false
+                    counters.lastError = nil
+                    backoffMs = options.retryBaseMs
+                } catch {
+                    guard error.isTemporary else { throw error }
+                    counters.failedAttempts += 1
+                    let at = Moment.now().monotonicMs
+                    if !counters.clickhouseDown {
+                        counters.clickhouseDown = true
+                        counters.downSinceMs = at
+                    }
+                    counters.lastError = error.description
+                    if lastDownNoteMs.map({ at - $0 >= 10_000 }) ?? true {
+                        lastDownNoteMs = at
+                        onNotice(
+                            "\(error); retrying (every \(Self.format(Double(options.retryMaxMs) / 1000)) s at most, "
+                                + "\(batch.count) rows waiting, nothing is read meanwhile)")
+                    }
+                    onTick(Moment.now())
+                    pause(ms: backoffMs, stop: stop)
+                    backoffMs = min(backoffMs * 2, options.retryMaxMs)
+                    continue
+                }
+            } else if options.once && batch.count == 0 && read == 0 && isComplete {
+                break
+            }
+            try closeIdleFiles(now: now)
+            if progressDirty {
+                try store.save(progressSnapshot())
+                progressDirty = false
+            }
+            onTick(now)
+            if read == 0 && !due { pause(ms: options.pollIntervalMs, stop: stop) }
+        }
+        if batch.count > 0 {
+            do throws(LoadError) { try send() } catch {
+                onNotice("\(error): \(batch.count) rows not acknowledged; the next load sends them again")
+            }
+        }
+        if progressDirty { try store.save(progressSnapshot()) }
+        for file in active { file.reader = nil }
+        counters.openFiles = 0
+    }
+
+    // MARK: Files
+
+    /// Lists the directory: new files are tracked, sizes refreshed, vanished files forgotten.
+    private func scan() throws(LoadError) {
+        let listing: CaptureScan.Listing
+        do { listing = try CaptureScan.list(directory) } catch { throw LoadError.input(error) }
+        counters.ignoredEntries = listing.ignored
+        var seen = Set<String>()
+        for entry in listing.files {
+            seen.insert(entry.relativePath)
+            if let file = files[entry.relativePath] {
+                file.listedSize = entry.size
+            } else {
+                let file = TrackedFile(relativePath: entry.relativePath, directory: directory, acknowledged: .init())
+                file.listedSize = entry.size
+                files[entry.relativePath] = file
+                order.append(entry.relativePath)
+            }
+        }
+        // Progress of a file that is gone stays in the store (it may come back, e.g. from a restore),
+        // but the file is not read.
+        for (path, file) in files where !seen.contains(path) && file.reader == nil { file.listedSize = nil }
+        order.sort()
+        active = order.compactMap { files[$0] }.filter { $0.reader != nil || $0.wantsOpening }
+        counters.files = seen.count
+    }
+
+    /// Reads new lines into the batch, round robin over the files; returns the number of rows added.
+    private func fill(now: Moment) -> Int {
+        guard !active.isEmpty else { return 0 }
+        var added = 0
+        let slice = max(1, options.batchRows / 8)
+        for step in 0..<active.count {
+            let room = options.batchRows - batch.count
+            guard room > 0 && batch.bytes.count < options.batchBytes else { break }
+            let file = active[(cursor + step) % active.count]
+            guard let reader = openIfNeeded(file, now: now) else { continue }
+            added += read(file, reader, limit: min(room, slice), now: now)
+        }
+        cursor = (cursor + 1) % active.count
+        return added
+    }
+
+    /// The file's reader, opened when the file has something to load and a slot is free.
+    private func openIfNeeded(_ file: TrackedFile, now: Moment) -> CaptureFileReader? {
+        if let reader = file.reader { return reader }
+        guard file.wantsOpening, let size = file.listedSize else { return nil }
+        if counters.openFiles >= options.maxOpenFiles && !closeOneIdleFile() { return nil }
+        let start = file.restartFromZero ? FileProgress() : file.acknowledged
+        do {
+            file.reader = try CaptureFileReader(path: file.path, resumeAt: start.offset, mark: start.mark)
+        } catch {
+            onNotice("\(error); not loaded for now")
+            file.damagedAtSize = size
+            return nil
+        }
+        file.readFrom = start
+        file.handed = start
+        file.lastActiveMs = now.monotonicMs
+        counters.openFiles += 1
+        return file.reader
+    }
+
+    /// Reads up to `limit` lines of `file` into the batch.
+    private func read(_ file: TrackedFile, _ reader: CaptureFileReader, limit: Int, now: Moment) -> Int {
+        let skippedBefore = reader.skippedLines
+        let channel = file.channel
+        var count = 0
+        do throws(CaptureReadError) {
+            _ = try reader.read(limit: limit) { line, end in
+                count += 1
+                row.reset()
+                let facts = ClickHouseRow.encode(line, channel: channel, end: end, into: &row)
+                row.withBytes { bytes in
+                    unsafe bytes.withUnsafeBufferPointer { unsafe batch.bytes.append(contentsOf: $0) }
+                }
+                batch.bytes.append(0x0A)
+                if batch.count == 0 { batch.firstAtMs = now.monotonicMs }
+                batch.count += 1
+                if let received = facts.received { batch.receivedMs.append(received.milliseconds) }
+                if !facts.parsed { counters.unparsedLines += 1 }
+                file.handed.offset = end
+                file.handed.lines += 1
+                file.handed.mark = LineMark(of: line)
+                file.handed.completeSize = 0
+            }
+        } catch {
+            switch error {
+            case .changed: reread(file, fromStart: true)
+            case .input(let error): inputFailed(file, error)
+            }
+        }
+        counters.skippedLines += reader.skippedLines - skippedBefore
+        if count > 0 {
+            batch.marks[file.relativePath] = (file.generation, file.handed)
+            file.lastActiveMs = now.monotonicMs
+            counters.rowsRead += UInt64(count)
+        }
+        counters.pendingRows = batch.count
+        return count
+    }
+
+    /// A file that cannot be read on: read again when it was rewritten, else reported and left.
+    private func inputFailed(_ file: TrackedFile, _ error: InputError) {
+        if case .corrupt(_, _, let reason) = error, reason == GrowingFile.rewrittenReason {
+            reread(file, fromStart: false)
+        } else {
+            onNotice("\(error); the lines before it are loaded, the rest of the file is not")
+            counters.damagedFiles += 1
+            file.damagedAtSize = file.listedSize
+            closeReader(file)
+        }
+    }
+
+    /// Starts `file` over: its rows in flight no longer move its progress.
+    private func reread(_ file: TrackedFile, fromStart: Bool) {
+        counters.rereads += 1
+        onNotice(
+            "\(file.relativePath): \(GrowingFile.rewrittenReason); reading it again from "
+                + (fromStart ? "its start" : "its last acknowledged line")
+                + " (the table collapses the lines loaded twice)")
+        closeReader(file)
+        file.generation += 1
+        file.restartFromZero = fromStart
+    }
+
+    private func closeReader(_ file: TrackedFile) {
+        guard file.reader != nil else { return }
+        file.reader = nil
+        counters.openFiles -= 1
+    }
+
+    /// Whether `file` has been read to its end and all of it acknowledged.
+    private func isDone(_ file: TrackedFile) -> Bool {
+        guard let reader = file.reader else { return false }
+        return reader.isDrained && batch.marks[file.relativePath] == nil
+            && file.acknowledged.offset == file.handed.offset && file.acknowledged.mark == file.handed.mark
+    }
+
+    /// Closes files read to their end, acknowledged and idle for ``LoadOptions/idleCloseMs``, recording
+    /// their size as complete.
+    private func closeIdleFiles(now: Moment) throws(LoadError) {
+        for file in active where file.reader != nil && isDone(file) {
+            guard now.monotonicMs - file.lastActiveMs >= options.idleCloseMs || options.once else { continue }
+            retire(file)
+        }
+    }
+
+    /// Closes the least recently active finished file to free a slot; `false` when none is finished.
+    private func closeOneIdleFile() -> Bool {
+        guard
+            let file = active.filter({ $0.reader != nil && isDone($0) }).min(by: {
+                $0.lastActiveMs < $1.lastActiveMs
+            })
+        else { return false }
+        retire(file)
+        return true
+    }
+
+    /// Closes a finished file, noting its size so that it is opened again only when it grows.
+    private func retire(_ file: TrackedFile) {
+        if let reader = file.reader {
+            file.acknowledged.completeSize = reader.compressedOffset
+            progressDirty = true
+        }
+        closeReader(file)
+    }
+
+    /// Whether every file listed is loaded to its end as of the last listing (for ``LoadOptions/once``):
+    /// the files left out of `active` then had nothing to load.
+    private var isComplete: Bool {
+        active.allSatisfy { file in file.reader != nil ? isDone(file) : !file.wantsOpening }
+    }
+
+    // MARK: Sending
+
+    /// Sends the batch (compressing it the first time) and, once acknowledged, moves and saves the
+    /// progress of its files.
+    private func send() throws(LoadError) {
+        if batch.body == nil { batch.body = client.body(for: batch.bytes) }
+        try client.insert(body: batch.body!)
+        let ackMs = Moment.now().wallMs
+        for received in batch.receivedMs {
+            let delay = ackMs - received
+            counters.delaySumMs += delay
+            counters.delayCount += 1
+            counters.delayMaxMs = max(counters.delayMaxMs, delay)
+        }
+        counters.batches += 1
+        counters.rowsAcknowledged += UInt64(batch.count)
+        counters.rowBytesAcknowledged += UInt64(batch.bytes.count)
+        counters.bodyBytesAcknowledged += UInt64(batch.body!.count)
+        for (path, mark) in batch.marks {
+            guard let file = files[path], file.generation == mark.generation else { continue }
+            file.acknowledged = mark.progress
+            file.restartFromZero = false
+        }
+        batch = Batch()
+        counters.pendingRows = 0
+        try store.save(progressSnapshot())
+        progressDirty = false
+    }
+
+    private func progressSnapshot() -> [String: FileProgress] {
+        files.compactMapValues {
+            $0.acknowledged.offset > 0 || $0.acknowledged.completeSize > 0 ? $0.acknowledged : nil
+        }
+    }
+
+    /// Sleeps `ms`, waking early when `stop` is raised.
+    private func pause(ms: Int64, stop: StopFlag) {
+        var left = ms
+        while left > 0 && !stop.isRaised {
+            let step = min(left, 50)
+            sleepThread(for: .milliseconds(step))
+            left -= step
+        }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        let tenths = (seconds * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
+    }
+}
+
+/// The rows of one INSERT and, per file, the progress they bring once acknowledged.
+private struct Batch {
+    var bytes: [UInt8] = []
+    var count = 0
+    var firstAtMs: Int64 = 0
+    /// Per file: the reading generation and the progress after its last row here.
+    var marks: [String: (generation: Int, progress: FileProgress)] = [:]
+    /// Receive times (capture's `time` tag) of the rows, for the delay figures.
+    var receivedMs: [Int64] = []
+    /// The compressed body, made at the first attempt and re-sent as it is.
+    var body: [UInt8]? = nil
+}
+
+@available(*, unavailable)
+extension Loader: Sendable {}
+
+/// One capture file being followed.
+private final class TrackedFile {
+    let relativePath: String
+    let path: String
+    let channel: String
+    var acknowledged: FileProgress
+    /// Bumped when the file is read again; rows of an older generation do not move the progress.
+    var generation = 0
+    var restartFromZero = false
+    /// The size at the last listing; `nil` when the file was not listed (gone).
+    var listedSize: UInt64?
+    /// A size at which the file was found damaged: not read again until it changes.
+    var damagedAtSize: UInt64?
+    var reader: CaptureFileReader?
+    /// Where the reader started, and the progress after the last line handed to a batch.
+    var readFrom = FileProgress()
+    var handed = FileProgress()
+    var lastActiveMs: Int64 = 0
+
+    /// Whether the file (not open) has something to load: listed, not empty, not at the size it was
+    /// finished or found damaged at.
+    var wantsOpening: Bool {
+        guard let size = listedSize else { return false }
+        return size > 0 && size != acknowledged.completeSize && size != damagedAtSize
+    }
+
+    init(relativePath: String, directory: String, acknowledged: FileProgress) {
+        self.relativePath = relativePath
+        path = directory + "/" + relativePath
+        channel = String(relativePath.prefix { $0 != "/" })
+        self.acknowledged = acknowledged
+    }
+}

@@ -1,0 +1,186 @@
+import ArgumentParser
+import ChatLoad
+import ChatPosix
+import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct LoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Ship a capture directory into ClickHouse and keep following it.",
+        discussion: """
+            Reads DIR/<channel>/*.log.gz (not _session) and INSERTs one row per line into the table of \
+            docs/clickhouse.sql over ClickHouse's HTTP interface, in gzip-compressed batches, following the \
+            files capture is still writing. Per file, the offset after the last line ClickHouse acknowledged \
+            is kept in DIR/_load/<host>_<port>_<table>.progress (written atomically after each INSERT), so a \
+            restart goes on where the last acknowledged batch ended: a crash or an outage loses nothing and \
+            at worst sends a batch again, which the table's ReplacingMergeTree key collapses. While ClickHouse \
+            is unreachable or busy, the batch is retried with back-off (up to --retry-max seconds apart). \
+            Credentials go in the URL (http://user:password@host:8123/) or, better, the password in \
+            CHATCAP_CLICKHOUSE_PASSWORD; messages show the URL with the password as ***. SIGINT/SIGTERM send \
+            what is pending once more and exit 0. Details: docs/scale.md.
+
+            Exit status: 0 stopped or (--once) everything loaded, 64 usage error, 65 ClickHouse refused the \
+            rows, 66 DIR cannot be read, 74 the progress cannot be written, 75 another load of DIR into the \
+            same table is running, 77 ClickHouse refused the credentials, 78 the table, database or a \
+            column does not exist.
+            """)
+
+    enum StatusMode: String, ExpressibleByArgument, CaseIterable {
+        case auto, json, none
+    }
+
+    @Argument(help: "The capture directory (as written by chatcap capture --dir).")
+    var dir: String
+
+    @Option(
+        help: ArgumentHelp(
+            "ClickHouse's HTTP interface, e.g. http://127.0.0.1:8123/ (http or https; settings may follow ?).",
+            valueName: "url"))
+    var clickhouse: String
+
+    @Option(help: "The table to INSERT into: table or database.table (letters, digits, _).")
+    var table = "chat.lines"
+
+    @Option(help: "Most rows per INSERT (1 to 1000000).")
+    var batchRows = 20_000
+
+    @Option(help: "Seconds the first row of a batch waits for more before the batch is sent (0.05 to 60).")
+    var batchDelay: Double = 1
+
+    @Option(help: "Most capture files open at once (2 to 65536); finished ones are closed.")
+    var maxOpenFiles = 256
+
+    @Option(help: "Longest pause in seconds between two attempts while ClickHouse is unreachable (0.1 to 300).")
+    var retryMax: Double = 5
+
+    @Option(help: "Seconds an INSERT may take before it counts as failed and is retried (1 to 3600).")
+    var timeout: Double = 60
+
+    @Flag(help: "Load what the files hold now, then exit (instead of following them).")
+    var once = false
+
+    @Option(
+        help:
+            "Status on stderr: auto (a status line when stderr is a terminal), json (one object every --status-interval seconds) or none."
+    )
+    var status: StatusMode = .auto
+
+    @Option(help: "Seconds between JSON status objects.")
+    var statusInterval: Double = 10
+
+    @Flag(help: "Print no status and no notes on stderr (errors still).")
+    var quiet = false
+
+    func validate() throws {
+        guard ClickHouseEndpoint.isPlainTableName(table) else {
+            throw ValidationError("--table must be table or database.table of letters, digits and _ (got '\(table)')")
+        }
+        do { _ = try ClickHouseEndpoint(parsing: clickhouse) } catch { throw ValidationError(error.description) }
+        guard (1...1_000_000).contains(batchRows) else { throw ValidationError("--batch-rows must be 1 to 1000000") }
+        guard batchDelay >= 0.05 && batchDelay <= 60 else { throw ValidationError("--batch-delay must be 0.05 to 60") }
+        guard (2...65_536).contains(maxOpenFiles) else { throw ValidationError("--max-open-files must be 2 to 65536") }
+        guard retryMax >= 0.1 && retryMax <= 300 else { throw ValidationError("--retry-max must be 0.1 to 300") }
+        guard timeout >= 1 && timeout <= 3600 else { throw ValidationError("--timeout must be 1 to 3600") }
+        guard statusInterval > 0 && statusInterval.isFinite else {
+            throw ValidationError("--status-interval must be positive")
+        }
+    }
+
+    func run() throws {
+        ignoreBrokenPipes()
+        var info = stat()
+        guard stat(dir, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            Diagnostics.error("\(dir): not a readable directory")
+            throw ExitCode(66)
+        }
+        let endpoint = try ClickHouseEndpoint(
+            parsing: clickhouse, environmentPassword: Environment.value("CHATCAP_CLICKHOUSE_PASSWORD"))
+        let terminal = !quiet && status == .auto && isatty(2) == 1
+        let json = !quiet && status == .json
+        let say: (String) -> Void = { text in
+            guard !quiet else { return }
+            Diagnostics.write((terminal ? "\r\u{1B}[K" : "") + "chatcap: \(text)\n")
+        }
+        let loader: Loader
+        do throws(LoadError) {
+            let client = try ClickHouseClient(endpoint: endpoint, table: table)
+            client.timeoutMs = Int(timeout * 1000)
+            let store = try LoadProgressStore(
+                directory: dir, name: Self.progressName(endpoint, table), destination: "\(endpoint.redacted) \(table)")
+            var options = LoadOptions()
+            options.batchRows = batchRows
+            options.batchDelayMs = Int64(batchDelay * 1000)
+            options.maxOpenFiles = maxOpenFiles
+            options.retryMaxMs = Int64(retryMax * 1000)
+            options.retryBaseMs = min(options.retryBaseMs, options.retryMaxMs)
+            options.once = once
+            loader = try Loader(directory: dir, client: client, store: store, options: options)
+            let resumed = loader.resumed
+            say(
+                "loading \(dir) into \(table) at \(endpoint.redacted)"
+                    + (resumed.files > 0
+                        ? ", resuming \(resumed.files) files (\(resumed.rows) lines acknowledged before)" : "")
+                    + "; progress in \(store.path)")
+        } catch {
+            throw Self.exit(error)
+        }
+        loader.onNotice = say
+        let started = Moment.now()
+        var board = LoadStatus(startedAt: started)
+        var nextStatusMs = started.monotonicMs + (terminal ? 250 : Int64(statusInterval * 1000))
+        loader.onTick = { now in
+            guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
+            let snapshot = board.snapshot(loader.counters, now: now)
+            if terminal {
+                Diagnostics.write("\r\u{1B}[K" + snapshot.line)
+                nextStatusMs = now.monotonicMs + 250
+            } else {
+                Diagnostics.write(snapshot.json + "\n")
+                nextStatusMs = now.monotonicMs + Int64(statusInterval * 1000)
+            }
+        }
+        let stop = StopFlag()
+        Interrupts.install(stop)
+        var failure: LoadError? = nil
+        do throws(LoadError) { try loader.run(stop: stop) } catch { failure = error }
+        if terminal { Diagnostics.write("\r\u{1B}[K") }
+        let c = loader.counters
+        if json { Diagnostics.write(board.snapshot(c, now: Moment.now()).json + "\n") }
+        say(
+            "loaded \(c.rowsAcknowledged) rows in \(c.batches) INSERTs (\(c.bodyBytesAcknowledged) bytes compressed, "
+                + "\(c.rowBytesAcknowledged) as rows) from \(c.files) files"
+                + (c.failedAttempts > 0 ? ", \(c.failedAttempts) failed attempts retried" : "")
+                + (c.rereads > 0 ? ", \(c.rereads) files read again" : "")
+                + (c.unparsedLines > 0 ? ", \(c.unparsedLines) lines not IRC (loaded with an empty type)" : "")
+                + (c.skippedLines > 0 ? ", \(c.skippedLines) over-long lines skipped" : "")
+                + (c.damagedFiles > 0 ? ", \(c.damagedFiles) damaged files loaded up to the damage" : "")
+                + (c.ignoredEntries > 0 ? ", \(c.ignoredEntries) entries that are not .log.gz files ignored" : ""))
+        if let failure { throw Self.exit(failure) }
+    }
+
+    /// The progress file's name for a destination: `<host>_<port>_<table>`, in file-name-safe characters.
+    static func progressName(_ endpoint: ClickHouseEndpoint, _ table: String) -> String {
+        let raw = "\(endpoint.host)_\(endpoint.port)_\(table)"
+        return String(raw.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") ? $0 : "_" })
+    }
+
+    /// Reports `error` and maps it to the documented exit status.
+    static func exit(_ error: LoadError) -> ExitCode {
+        Diagnostics.error(error.description)
+        switch error {
+        case .badURL: return ExitCode(64)
+        case .input: return ExitCode(66)
+        case .progress, .http: return ExitCode(74)
+        case .busy: return ExitCode(75)
+        case .rejected(_, _, let code, _):
+            if error.isAuthentication { return ExitCode(77) }
+            if let code, [60, 81, 16, 47].contains(code) { return ExitCode(78) }
+            return ExitCode(65)
+        case .unreachable: return ExitCode(74)  // not thrown by run(): an unreachable server is retried
+        }
+    }
+}

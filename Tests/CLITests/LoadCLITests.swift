@@ -1,0 +1,61 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `chatcap load` without a ClickHouse server: usage errors, the lock, retries while nothing answers,
+/// and credentials that never show.
+@Suite struct LoadCLITests {
+    /// A capture directory with one small channel file (gzip, as capture writes it).
+    static func captureDir(_ name: String) throws -> String {
+        let dir = try LiveServeTests.tempDir(name)
+        try FileManager.default.createDirectory(atPath: dir + "/chan", withIntermediateDirectories: true)
+        let lines = (0..<5).map {
+            "@time=2026-11-21T13:26:0\($0).000Z;id=m\($0);tmi-sent-ts=176370000000\($0) :u!u@u PRIVMSG #chan :hi \($0)\r\n"
+        }.joined()
+        try lines.write(toFile: dir + "/chan/plain", atomically: true, encoding: .utf8)
+        let gz = try CLI.shell("gzip -c \(dir)/chan/plain > \(dir)/chan/2026-11-21.log.gz && rm \(dir)/chan/plain")
+        try #require(gz.status == 0)
+        return dir
+    }
+
+    @Test("usage errors (64) name the problem and never echo the password; a missing directory is 66")
+    func usage() throws {
+        for (args, text) in [
+            (["--clickhouse", "ftp://u:hunter2@h/"], "must start with http:// or https://"),
+            (["--clickhouse", "http://u:hunter2@h:99999/"], "the port must be 1 to 65535"),
+            (["--clickhouse", "http://h/", "--table", "chat;drop"], "--table must be table or database.table"),
+            (["--clickhouse", "http://h/", "--batch-rows", "0"], "--batch-rows must be 1 to 1000000"),
+            (["--clickhouse", "http://h/", "--batch-delay", "0"], "--batch-delay must be 0.05 to 60"),
+        ] {
+            let run = try CLI.run(["load", "/tmp"] + args)
+            #expect(run.status == 64, "\(args): \(run.stderr)")
+            #expect(run.stderr.contains(text), "\(run.stderr)")
+            #expect(!run.stderr.contains("hunter2"))
+        }
+        let absent = NSTemporaryDirectory() + "chatcap-absent-\(UUID().uuidString)"
+        let missing = try CLI.run(["load", absent, "--clickhouse", "http://127.0.0.1:1/"])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    @Test(
+        "nothing answering: the batch is retried, the URL shown with ***, a second load is refused (75), SIGTERM ends it (0)"
+    )
+    func unreachable() throws {
+        let dir = try Self.captureDir("load-retry")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try ClickHouseServer.freePort()
+        let url = "http://loader:hunter2@127.0.0.1:\(port)/"
+        let load = try ChatcapProcess(["load", dir, "--clickhouse", url, "--retry-max", "0.2", "--batch-delay", "0.05"])
+        #expect(load.waitForStderr(containing: "127.0.0.1:\(port)/ unreachable"), "\(load.stderr)")
+        #expect(load.stderr.contains("http://loader:***@127.0.0.1:\(port)/"), "\(load.stderr)")
+        #expect(load.stderr.contains("5 rows waiting"), "\(load.stderr)")
+        let second = try CLI.run(["load", dir, "--clickhouse", url, "--once"])
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(second.stderr.contains("another load holds"), "\(second.stderr)")
+        #expect(load.stop(with: SIGTERM) == 0, "\(load.stderr)")
+        #expect(load.stderr.contains("5 rows not acknowledged; the next load sends them again"), "\(load.stderr)")
+        #expect(!load.stderr.contains("hunter2") && !second.stderr.contains("hunter2"))
+        // Nothing was acknowledged: no progress was written.
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/_load/127.0.0.1_\(port)_chat.lines.progress"))
+    }
+}
