@@ -44,8 +44,10 @@ import Testing
         let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
         try #require(schema.status == 0, "schema: \(schema.stderr) \(schema.text)")
 
-        // serve paces the log by its timestamps: 11 s of chat at 1.5× take about 7.5 s.
-        let serve = try ServeProcess([log, "--port", "0", "--speed", "1.5"])
+        // serve paces the log by its timestamps: 11 s of chat at 1.5× take about 7.5 s. Each client
+        // gets the log from its start (--from-start: the capture restarted below gets it again) with
+        // the recorded times (--keep-time), so that every host stores the same bytes.
+        let serve = try ServeProcess([log, "--port", "0", "--speed", "1.5", "--from-start", "--keep-time"])
         defer { _ = serve.stop(with: SIGKILL) }
         let captures: [(name: String, shard: String)] = [("a", "1/2"), ("b", "2/2"), ("a2", "1/2")]
         func capture(_ c: (name: String, shard: String)) throws -> ChatcapProcess {
