@@ -15,19 +15,18 @@ extension Replay {
     func refused(
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine, _ error: StoreError
     ) throws(OutputError) {
-        let why =
-            switch error {
-            case .tooManyChannels(let limit):
-                "channel \(message.channel.map { "#" + String(decoding: bytes, in: $0) } ?? "(none)") is past the limit of \(limit) channels"
-            case .malformed: "\(error)"
-            }
         guard let sink else {
             unsafe state.pointee.summary.dropped += 1
-            report("\(at.inputName):\(at.lineNumber): \(why): dropped (it is in no window)")
+            report(
+                Self.refusal(
+                    at, message.channel.map { String(decoding: bytes, in: $0) }, error, "dropped (it is in no window)"))
             return
         }
         unsafe state.pointee.summary.untracked += 1
-        report("\(at.inputName):\(at.lineNumber): \(why): written without moderation or de-duplication")
+        report(
+            Self.refusal(
+                at, message.channel.map { String(decoding: bytes, in: $0) }, error,
+                "written without moderation or de-duplication"))
         guard options.applyModeration else {
             let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: false)
             try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
@@ -40,6 +39,18 @@ extension Replay {
                 channel: ModerationHold.untracked, seq: 0, start: 0, count: 0, due: Int64.min, parsed: message.line,
                 terminator: at.terminator, isMirror: false, time: at.timestamp?.milliseconds ?? 0))
         try releaseHeld(force: false)
+    }
+
+    /// The report of a refused line: where it is, why, and what became of it.
+    private static func refusal(_ at: MergedLine, _ channel: String?, _ error: StoreError, _ outcome: String) -> String
+    {
+        let why =
+            switch error {
+            case .tooManyChannels(let limit):
+                "channel \(channel.map { "#" + $0 } ?? "(none)") is past the limit of \(limit) channels"
+            case .malformed: "\(error)"
+            }
+        return "\(at.inputName):\(at.lineNumber): \(why): \(outcome)"
     }
 
     /// For live input: advances the moderation look-ahead's clock to `wallMilliseconds` and writes the

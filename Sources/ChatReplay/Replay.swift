@@ -355,11 +355,13 @@ public final class Replay {
         }
     }
 
-    func report(_ message: String) {
+    /// Counts a problem and describes it while under ``ReplayOptions/reportLimit``; the message is
+    /// built only then (past the limit a problem costs a count, not a String).
+    func report(_ message: @autoclosure () -> String) {
         unsafe state.pointee.reported += 1
         let reported = unsafe state.pointee.reported
         if options.reportLimit <= 0 || reported <= options.reportLimit {
-            diagnose(message)
+            diagnose(message())
         } else if reported == options.reportLimit + 1 {
             diagnose("(further problems are only counted; see the summary)")
         }
