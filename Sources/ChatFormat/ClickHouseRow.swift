@@ -162,10 +162,10 @@ public enum ClickHouseRow: Sendable {
     /// - Complexity: O(line length). - Allocations: the 17-byte string.
     public static func hashKey(_ line: Span<UInt8>) -> String {
         let (head, rest) = withoutTimeTag(line)
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for i in head { hash = (hash ^ UInt64(line[i])) &* 0x0000_0100_0000_01B3 }
-        for i in rest { hash = (hash ^ UInt64(line[i])) &* 0x0000_0100_0000_01B3 }
-        let digits = String(hash, radix: 16)
+        var fnv = FNV1a64()
+        fnv.add(line, head)
+        fnv.add(line, rest)
+        let digits = String(fnv.value, radix: 16)
         return "h" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 

@@ -26,12 +26,11 @@ struct MessageIdFilter {
         guard let id = message.tags[.id], !id.raw.isEmpty else { return false }
         if let time, time > newest { newest = time }
         forgetOld()
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
-        if let channel = message.channel {
-            for i in channel.range { hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01B3 }
-        }
-        hash = (hash ^ 0x23) &* 0x100_0000_01B3  // '#' between channel and id
-        for i in id.raw.range { hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01B3 }
+        var fnv = FNV1a64()
+        if let channel = message.channel { fnv.add(bytes, channel.range) }
+        fnv.add(UInt8(ascii: "#"))  // between channel and id
+        fnv.add(bytes, id.raw.range)
+        let hash = fnv.value
         guard seen.insert(hash).inserted else { return true }
         if head > 4096 && head * 2 > order.count {
             order.removeFirst(head)

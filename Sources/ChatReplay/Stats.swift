@@ -42,7 +42,9 @@ public final class StatsCollector {
     /// Lines per channel (`""` for lines without one).
     public var perChannel: [String: Int] {
         var out = collidedChannels
-        for (name, n) in zip(channelNames, channelCounts) { out[name, default: 0] += n }
+        for (name, n) in zip(channelBytes, channelCounts) {
+            out[String(decoding: name, as: UTF8.self), default: 0] += n
+        }
         return out
     }
     /// Lines per type name (`privmsg`, `gap`, …).
@@ -55,7 +57,6 @@ public final class StatsCollector {
     // made once, at first sight; a hash that names another channel goes to `collidedChannels`),
     // types by the identity of their static name (a handful).
     private var channelSlot: [UInt64: Int] = [:]
-    private var channelNames: [String] = []
     private var channelBytes: [[UInt8]] = []
     private var channelCounts: [Int] = []
     private var collidedChannels: [String: Int] = [:]
@@ -119,8 +120,9 @@ public final class StatsCollector {
 
     /// - Complexity: O(name bytes). - Allocations: only at a channel's first sight.
     private func countChannel(_ range: ByteRange, _ bytes: Span<UInt8>) {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a 64
-        for i in range.range { hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01B3 }
+        var fnv = FNV1a64()
+        fnv.add(bytes, range.range)
+        let hash = fnv.value
         if let slot = channelSlot[hash] {
             if bytes.equals(channelBytes[slot], at: range.range) {
                 channelCounts[slot] += 1
@@ -129,8 +131,7 @@ public final class StatsCollector {
             }
             return
         }
-        channelSlot[hash] = channelNames.count
-        channelNames.append(String(decoding: bytes, in: range))
+        channelSlot[hash] = channelBytes.count
         var name: [UInt8] = []
         for i in range.range { name.append(bytes[i]) }
         channelBytes.append(name)

@@ -1,3 +1,5 @@
+import IRCWire
+
 /// Message ids as serve makes them: fresh random ones for relayed messages, and, for the passes of a
 /// looping log after the first, ids derived from the recorded ones — the same recorded id and pass
 /// always give the same new id, so a CLEARMSG's `target-msg-id` or a reply's `reply-parent-msg-id`
@@ -22,14 +24,12 @@ enum MessageIds {
     static func appendDerived(from original: Span<UInt8>, pass: Int, into out: inout [UInt8]) {
         // Two FNV-1a hashes with different offset bases, the pass mixed in, each finished with
         // SplitMix64's mixer so that every bit of the id depends on every byte.
-        var a: UInt64 = 0xcbf2_9ce4_8422_2325
-        var b: UInt64 = 0x6c62_272e_07bb_0142
-        for i in original.indices {
-            a = (a ^ UInt64(original[i])) &* 0x0000_0100_0000_01B3
-            b = (b ^ UInt64(original[i])) &* 0x0000_0100_0000_01B3
-        }
+        var a = FNV1a64()
+        var b = FNV1a64(basis: 0x6c62_272e_07bb_0142)
+        a.add(original, original.indices)
+        b.add(original, original.indices)
         let p = UInt64(truncatingIfNeeded: pass)
-        appendUUID(high: mix(a ^ p), low: mix(b ^ (p &* 0x9E37_79B9_7F4A_7C15)), into: &out)
+        appendUUID(high: mix(a.value ^ p), low: mix(b.value ^ (p &* 0x9E37_79B9_7F4A_7C15)), into: &out)
     }
 
     /// Appends `high` and `low` as `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` (version 4, variant 1).
