@@ -27,10 +27,11 @@ struct FilterOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With --apply-moderation: seconds of chat time a line waits for a CLEARMSG/CLEARCHAT (0.1–86400; default 300 for replay, 5 for tail).",
+            "With --apply-moderation: seconds of chat time a line waits for a CLEARMSG/CLEARCHAT, \(FilterOptions.moderationWindowRange.text) (default 300 for replay, 5 for tail).",
             discussion:
                 "Each channel has its own look-ahead: a line is written once its channel's ring (--capacity lines) has moved past it or this window has passed, whichever comes first; output keeps input order. Lines written early because more than 256 MiB were held are counted in the summary.",
-            valueName: "seconds"))
+            valueName: "seconds"),
+        transform: { try FilterOptions.moderationWindowRange.parse($0) })
     var moderationWindow: Double?
 
     @Flag(help: "Show a shared-chat message once, not once per joined channel.")
@@ -39,9 +40,13 @@ struct FilterOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Drop a line whose Twitch message id was already seen in its channel within this many seconds (1–86400), e.g. to merge two captures of one channel.",
-            valueName: "seconds"))
+            "Drop a line whose Twitch message id was already seen in its channel within this many seconds, \(FilterOptions.dedupeRange.text), e.g. to merge two captures of one channel.",
+            valueName: "seconds"),
+        transform: { try FilterOptions.dedupeRange.parse($0) })
     var dedupe: Double?
+
+    static let moderationWindowRange = NumberRange(0.1...86_400.0, unit: "seconds")
+    static let dedupeRange = NumberRange(1...86_400.0, unit: "seconds")
 
     static let knownTypes = Set([
         "privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate", "notice",
@@ -53,12 +58,6 @@ struct FilterOptions: ParsableArguments {
     func validate() throws {
         if let grep {
             do { _ = try Regex(grep) } catch { throw ValidationError("--grep: invalid regular expression: \(error)") }
-        }
-        if let w = moderationWindow, !(w >= 0.1 && w <= 86_400) {
-            throw ValidationError("--moderation-window: \(w) is out of range (0.1–86400 seconds)")
-        }
-        if let d = dedupe, !(d >= 1 && d <= 86_400) {
-            throw ValidationError("--dedupe: \(d) is out of range (1–86400 seconds)")
         }
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError(
