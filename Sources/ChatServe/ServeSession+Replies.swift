@@ -1,3 +1,5 @@
+import IRCWire
+
 extension ServeSession {
     /// The server name in every reply's source.
     static let server = "tmi.twitch.tv"
@@ -35,7 +37,7 @@ extension ServeSession {
     /// The GLOBALUSERSTATE tags of this client, as Twitch sends them after the login.
     var globalUserStateTags: String {
         let nick = nick ?? "*"
-        return "badge-info=;badges=;color=;display-name=\(Self.tagValue(displayName ?? nick));emote-sets=0;turbo=0;"
+        return "badge-info=;badges=;color=;display-name=\(TagValue.escaping(displayName ?? nick));emote-sets=0;turbo=0;"
             + "user-id=\(Self.userId(of: nick));user-type="
     }
 
@@ -43,7 +45,7 @@ extension ServeSession {
     /// that message's `id`).
     func userStateTags(id: String?) -> String {
         let nick = nick ?? "*"
-        return "badge-info=;badges=;color=;display-name=\(Self.tagValue(displayName ?? nick));emote-sets=0;"
+        return "badge-info=;badges=;color=;display-name=\(TagValue.escaping(displayName ?? nick));emote-sets=0;"
             + (id.map { "id=\($0);" } ?? "") + "mod=0;subscriber=0;user-type="
     }
 
@@ -53,25 +55,10 @@ extension ServeSession {
     func relayedPrivmsg(channel: String, text: String, id: String, roomId: String, sentAtMs: Int64) -> String {
         let nick = nick ?? "*"
         let tags =
-            "badge-info=;badges=;color=;display-name=\(Self.tagValue(displayName ?? nick));emotes=;first-msg=0;flags=;"
+            "badge-info=;badges=;color=;display-name=\(TagValue.escaping(displayName ?? nick));emotes=;first-msg=0;flags=;"
             + "id=\(id);mod=0;returning-chatter=0;room-id=\(roomId);subscriber=0;tmi-sent-ts=\(sentAtMs);turbo=0;"
             + "user-id=\(Self.userId(of: nick));user-type="
         return "@\(tags) :\(Self.prefix(nick)) PRIVMSG #\(channel) :\(text)"
     }
 
-    /// `text` escaped as an IRCv3 tag value (`;` `\s` `\\` CR LF).
-    static func tagValue(_ text: String) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case ";": out += "\\:"
-            case " ": out += "\\s"
-            case "\\": out += "\\\\"
-            case "\r": out += "\\r"
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
 }

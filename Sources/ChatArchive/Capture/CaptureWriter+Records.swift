@@ -1,4 +1,5 @@
 import ChatStore
+import IRCWire
 public import TwitchSession
 
 /// Session records: lines of our own in `DIR/_session/<date>.log.gz`, in the same IRC form as the chat:
@@ -60,23 +61,7 @@ extension CaptureWriter {
         let text = "gap in #\(channel) from \(from) to \(to) (\(toWallMs - fromWallMs) ms): \(reason)"
         try note(
             event: "gap", target: "#" + channel, text: text, atWallMs: toWallMs,
-            extraTags: ";gap-from=\(from);gap-to=\(to);reason=\(Self.escapedTagValue(reason))")
-    }
-
-    /// `text` escaped as an IRCv3 tag value: `;` → `\:`, space → `\s`, `\` → `\\`, CR → `\r`, LF → `\n`.
-    static func escapedTagValue(_ text: String) -> String {
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case ";": out += "\\:"
-            case " ": out += "\\s"
-            case "\\": out += "\\\\"
-            case "\r": out += "\\r"
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
+            extraTags: ";gap-from=\(from);gap-to=\(to);reason=\(TagValue.escaping(reason))")
     }
 
     /// Looks at the run before this one in the directory (``CapturePreviousRun``) and stores what the

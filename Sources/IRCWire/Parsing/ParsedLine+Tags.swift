@@ -32,6 +32,25 @@ public struct TagValue: Sendable, Equatable {
     @inlinable
     public init(raw: ByteRange) { self.raw = raw }
 
+    /// `text` escaped as an IRCv3 tag value, the inverse of ``unescape(in:_:)``: `;` → `\:`,
+    /// space → `\s`, `\` → `\\`, CR → `\r`, LF → `\n`.
+    ///
+    /// - Complexity: O(text length). - Allocations: the result (for lines we write ourselves).
+    public static func escaping(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case ";": out += "\\:"
+            case " ": out += "\\s"
+            case "\\": out += "\\\\"
+            case "\r": out += "\\r"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
     /// Whether the raw value holds any `\` (and so differs from its unescaped form).
     public func needsUnescaping(in line: Span<UInt8>) -> Bool {
         ByteScan.firstIndex(of: UInt8(ascii: "\\"), in: line, from: raw.range.lowerBound, to: raw.range.upperBound)
