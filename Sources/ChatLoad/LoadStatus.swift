@@ -40,7 +40,7 @@ public struct LoadStatus {
         /// `1234 rows  56.7 rows/s  delay 1.2s  12 files (3 open)  ClickHouse up`, then what went wrong.
         public var line: String {
             let c = counters
-            var text = "\(c.rowsAcknowledged) rows  \(oneDecimal(rowsPerSecond)) rows/s"
+            var text = "\(c.rowsAcknowledged) rows  \(rowsPerSecond.oneDecimal) rows/s"
             if let meanDelayMs { text += "  delay \(meanDelayMs)ms" }
             text += "  \(c.files) files (\(c.openFiles) open)"
             text += c.clickhouseDown ? "  ClickHouse DOWN for \(downForMs / 1000)s (\(c.pendingRows) rows waiting)" : ""
@@ -107,11 +107,6 @@ public struct LoadStatus {
             writer.number(c.ignoredEntries)
             writer.endObject()
             return String(decoding: writer.bytes, as: UTF8.self)
-        }
-
-        private func oneDecimal(_ value: Double) -> String {
-            let tenths = (value * 10).rounded() / 10
-            return "\(tenths)"
         }
     }
 }
