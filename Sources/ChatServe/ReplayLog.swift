@@ -39,12 +39,7 @@ final class ReplayLog {
         do {
             let expansion = try InputPaths.expansion(of: arguments)
             paths = expansion.paths
-            if !expansion.skipped.isEmpty {
-                report(
-                    "skipped \(expansion.skipped.count) files in the directories given that are not chat logs "
-                        + "(read: capture's YYYY-MM-DD….log[.gz] and *.irc[.gz]); first: \(expansion.skipped[0])")
-            }
-            if !expansion.repeated.isEmpty { report("read once, named again: \(expansion.repeated[0]) …") }
+            for note in expansion.notes { report(note) }
         } catch {
             throw .input(error)
         }

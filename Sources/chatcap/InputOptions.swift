@@ -38,26 +38,11 @@ struct InputOptions: ParsableArguments {
         throw ExitCode(66)
     }
 
-    /// Says once on stderr what a directory search left out and which files were named twice.
-    static func noteExpansion(skipped: [String], repeated: [String]) {
-        func list(_ paths: [String]) -> String {
-            paths.prefix(5).joined(separator: ", ") + (paths.count > 5 ? ", … (\(paths.count - 5) more)" : "")
-        }
-        if !skipped.isEmpty {
-            Diagnostics.note(
-                "skipped \(skipped.count) files in the directories given that are not chat logs "
-                    + "(read: capture's YYYY-MM-DD….log[.gz] and *.irc[.gz]; name a file to read it): \(list(skipped))")
-        }
-        if !repeated.isEmpty {
-            Diagnostics.note("read once, named again: \(list(repeated))")
-        }
-    }
-
     /// Opens the inputs, or exits 66 with a clear message.
     func makeReader(follow: FollowMode? = nil) throws -> MergeReader {
         do {
             let reader = try MergeReader(arguments: inputs, follow: follow)
-            Self.noteExpansion(skipped: reader.skippedFiles, repeated: reader.repeatedFiles)
+            for note in reader.expansionNotes { Diagnostics.note(note) }
             return reader
         } catch {
             Diagnostics.error("\(error)")

@@ -27,6 +27,23 @@ public enum InputPaths: Sendable {
         public var skipped: [String] = []
         /// Names of files already among `paths` (read once).
         public var repeated: [String] = []
+
+        /// What to say once about `skipped` and `repeated` (nothing when both are empty), lists cut
+        /// after five names.
+        public var notes: [String] {
+            func list(_ paths: [String]) -> String {
+                paths.prefix(5).joined(separator: ", ") + (paths.count > 5 ? ", … (\(paths.count - 5) more)" : "")
+            }
+            var out: [String] = []
+            if !skipped.isEmpty {
+                out.append(
+                    "skipped \(skipped.count) files in the directories given that are not chat logs "
+                        + "(read: capture's YYYY-MM-DD….log[.gz] and *.irc[.gz]; name a file to read it): \(list(skipped))"
+                )
+            }
+            if !repeated.isEmpty { out.append("read once, named again: \(list(repeated))") }
+            return out
+        }
     }
 
     /// The inputs named by `arguments`, in order (``expansion(of:)``'s paths).

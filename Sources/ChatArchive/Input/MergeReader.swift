@@ -145,14 +145,12 @@ public final class MergeReader {
     public convenience init(arguments: [String], follow: FollowMode? = nil) throws(InputError) {
         let expansion = try InputPaths.expansion(of: arguments)
         self.init(paths: expansion.paths, follow: follow)
-        skippedFiles = expansion.skipped
-        repeatedFiles = expansion.repeated
+        expansionNotes = expansion.notes
     }
 
-    /// Files in the directories searched that are not chat logs, not read (``InputPaths``'s rule).
-    public private(set) var skippedFiles: [String] = []
-    /// Names of files already among the inputs, read once.
-    public private(set) var repeatedFiles: [String] = []
+    /// What the expansion of the arguments left out or read once (``InputPaths/Expansion/notes``),
+    /// to be said once.
+    public private(set) var expansionNotes: [String] = []
 
     /// Hands the next event in merged order to `body`, with the line's bytes for `.line` and
     /// `.malformed` (an empty span otherwise).
