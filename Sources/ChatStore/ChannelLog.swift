@@ -45,6 +45,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         ring.reservedBytes + messages.reservedBytes + users.reservedBytes + nameBytes.count + 256  // + objects
     }
 
+    /// Bytes of the message-id and user-id indexes.
+    public var indexBytes: Int { messages.reservedBytes + users.reservedBytes }
+
     /// What happened to the oldest entry when a new one pushed it out.
     struct Evicted {
         var seq: UInt64

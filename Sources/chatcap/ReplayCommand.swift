@@ -53,6 +53,12 @@ struct ReplayCommand: ParsableCommand {
 
     @OptionGroup var limits: ChannelLimitOptions
 
+    @Flag(
+        help: ArgumentHelp(
+            "For benchmarks: at the end, say on standard error what the rings hold and what they reserve.",
+            visibility: .hidden))
+    var memoryReport = false
+
     func validate() throws {
         try NoOpChecks.output(output, filters)
         try ReportLimit.validate(reportLimit)
@@ -98,6 +104,7 @@ struct ReplayCommand: ParsableCommand {
         try finish(strict: input.strict) {
             try replay.run(reader)
             try InputOptions.exitIfStopped(reader)
+            if memoryReport { Diagnostics.note("memory: \(replay.store.memory.description)") }
             return replay.summary
         }
     }

@@ -196,4 +196,17 @@ import Testing
             #expect(!help.contains("--channel-limit"), "\(command): the test-only option is hidden")
         }
     }
+
+    @Test("replay --memory-report (hidden, for make bench) says what the rings hold: 70 channels, 140 lines")
+    func memoryReport() throws {
+        let dir = try InputTempDirectory()
+        let chat = try Self.chat(dir, channels: 70, rounds: 2)
+        let run = try CLI.run(["replay", chat.path, "--format", "raw", "--memory-report"])
+        #expect(run.status == 0 && Self.rawLines(run) == chat.lines, "\(run.stderr)")
+        let report = run.stderr.split(separator: "\n").filter { $0.hasPrefix("chatcap: memory: ") }
+        #expect(report.count == 1, "\(run.stderr)")
+        #expect(report.first?.hasPrefix("chatcap: memory: 70 channels, 140 entries, 0.0 MB of lines held") == true)
+        let help = try CLI.run(["replay", "--help"])
+        #expect(!help.text.contains("--memory-report"), "hidden from --help")
+    }
 }

@@ -186,4 +186,28 @@ struct NotLive: Error { var seq: UInt64 }
         }
         #expect(seen == Array(500..<3_000))
     }
+
+    @Test("the memory report adds up: lines held exactly, slot tables grown by half (not doubled)")
+    func memoryReport() throws {
+        func chat(_ n: Int) -> [UInt8] {
+            Array("@id=m\(n);user-id=\(n % 7) :u!u@u PRIVMSG #ch\(n % 3) :message number \(n)".utf8)
+        }
+        let store = ChatStore()
+        var held = 0
+        for n in 0..<390 {
+            held += chat(n).count
+            _ = try store.ingest(chat(n).span, receivedAt: 0)
+        }
+        let m = store.memory
+        #expect(m.channels == 3 && m.entries == 390 && m.heldBytes == held)
+        #expect(m.byteCapacity >= m.heldBytes && m.byteCapacity <= m.heldBytes * 3 / 2 + 3 * 1_024)
+        // 130 entries per channel: 4, 6, 9, 13, 19, 28, 42, 63, 94, 141 slots (doubling would give 256).
+        #expect(m.slotBytes == 3 * 141 * EntryRing.metadataBytesPerEntry)
+        #expect(m.reservedBytes == m.byteCapacity + m.slotBytes + m.indexBytes + m.otherBytes && m.otherBytes > 0)
+        #expect(m.description.hasPrefix("3 channels, 390 entries, "))
+        let small = ChatStore(capacity: 100)
+        for n in 0..<700 { _ = try small.ingest(chat(n).span, receivedAt: 0) }
+        let s = small.memory
+        #expect(s.entries == 300 && s.slotBytes == 3 * 100 * EntryRing.metadataBytesPerEntry)
+    }
 }

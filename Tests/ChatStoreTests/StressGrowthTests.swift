@@ -5,7 +5,7 @@ import Testing
 @testable import ChatStore
 
 /// Readers on another thread while rings grow: the appender fills one new channel after another, so
-/// every channel's slot table doubles from 16 slots to its capacity and its byte storage grows
+/// every channel's slot table grows by half from 16 slots to its capacity and its byte storage grows
 /// several times, while a reader resolves the newest channel's live entries and single entries. Run
 /// under ThreadSanitizer by `make tsan`: no race, and every entry a reader sees is the right one.
 @Suite(.serialized) struct StressGrowthTests {

@@ -8,7 +8,7 @@ import Synchronization
 ///  slot:  0 ........ head ............. slots-1
 ///        [ newest …  | oldest … … … …          ]   full ring: live seqs = tail - capacity ..< tail
 /// ```
-/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and double while the ring
+/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by half while the ring
 /// fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way. Growing
 /// copies the live entries into the new generation (entry `seq` moves to slot `seq % newSlots`),
 /// publishes it, and frees the old one once no reader can still hold it.
@@ -50,7 +50,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Byte-storage growth factor over the live bytes when a line does not fit in a full ring.
     static let growth = 1.1
     /// Slots a new ring starts with (fewer when its capacity is smaller). Small: with thousands of
-    /// channels most say a handful of lines; doubling reaches a busy channel's capacity in a few steps.
+    /// channels most say a handful of lines; growing by half reaches a busy channel's capacity in a few steps.
     public static let initialSlots = 4
     /// Bytes a new ring's storage starts with (about two lines); it grows by half while the ring fills.
     public static let initialBytes = 1024
@@ -112,6 +112,20 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         unsafe state.pointee.table.pointee.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
             + MemoryLayout<State>.stride
     }
+    /// Bytes of the live entries' lines (owner's view): what the ring holds, against what it reserves.
+    ///
+    /// - Complexity: O(live entries). - Allocations: none.
+    public var heldBytes: Int {
+        var total = 0
+        var seq = unsafe state.pointee.head
+        while unsafe seq < state.pointee.tail {
+            total += Int(meta(seq)!.parsed.length)
+            seq += 1
+        }
+        return total
+    }
+    /// Bytes of the slot arrays right now (metadata and tombstones).
+    public var slotBytes: Int { unsafe state.pointee.table.pointee.reservedBytes }
     /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone).
     public static var metadataBytesPerEntry: Int { MemoryLayout<EntryMeta>.stride + MemoryLayout<UInt64>.stride }
 
@@ -236,7 +250,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         } else {
             needed = Int(Double(live.count + count) * Self.growth)
         }
-        let next = unsafe ByteStorage.make(capacity: max(needed + 1024, oldCapacity + count), origin: live.lowerBound)
+        // Rounded up to 64 bytes; no fixed padding: with thousands of channels of a few lines each, a
+        // kilobyte per channel would be most of what they hold.
+        let next = unsafe ByteStorage.make(
+            capacity: (max(needed, oldCapacity + count) + 63) & ~63, origin: live.lowerBound)
         // Copy `live` (at most two physical segments) linearly to the start of `next`.
         var copied = 0
         var v = live.lowerBound
@@ -255,11 +272,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         unsafe ByteStorage.free(old)
     }
 
-    /// Doubles the slot table (up to `capacity`), moving each live entry to its slot in the new one,
-    /// publishes it, and frees the old one once no reader can still be reading it.
+    /// Grows the slot table by half (up to `capacity`), moving each live entry to its slot in the new
+    /// one, publishes it, and frees the old one once no reader can still be reading it.
+    ///
+    /// By half, not doubling: a table is at least two thirds full (metadata is most of what a
+    /// channel of short lines reserves besides its bytes), and the copies stay amortised O(1).
     private func growTable() {
         let old = unsafe state.pointee.table
-        let next = unsafe SlotTable.make(count: min(capacity, 2 * old.pointee.count))
+        let count = unsafe old.pointee.count
+        let next = unsafe SlotTable.make(count: min(capacity, count + max(1, count / 2)))
         let from = unsafe old.pointee
         let to = unsafe next.pointee
         var seq = unsafe state.pointee.head

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A ring's slot arrays, one generation: metadata and the atomic tombstone of `count` slots, entry
 /// `seq` in slot `seq % count`. A trivial descriptor kept in raw memory, like ``ByteStorage``; the
-/// ring grows it (doubling, towards its capacity) while it fills.
+/// ring grows it (by half, towards its capacity) while it fills.
 @safe
 struct SlotTable {
     let count: Int

@@ -1,0 +1,55 @@
+/// What a ``ChatStore`` holds against what it reserves, summed over its channels: the figures
+/// behind "memory follows the chat" (`replay --memory-report`, `make bench`).
+public struct StoreMemory: Sendable, Equatable {
+    /// Channel logs (including the connection-level one).
+    public var channels = 0
+    /// Live entries over all rings.
+    public var entries = 0
+    /// Bytes of the live entries' lines.
+    public var heldBytes = 0
+    /// Byte storage reserved for lines (held bytes plus room to grow).
+    public var byteCapacity = 0
+    /// Slot arrays: per-entry metadata and tombstones, for every slot allocated.
+    public var slotBytes = 0
+    /// The per-channel message-id and user-id indexes.
+    public var indexBytes = 0
+    /// Everything else the logs reserve: reader pins, descriptors, names, objects.
+    public var otherBytes = 0
+
+    public init() {}
+
+    /// All bytes the channel logs reserve.
+    public var reservedBytes: Int { byteCapacity + slotBytes + indexBytes + otherBytes }
+
+    /// One line for stderr, in MB (10^6 bytes) and bytes per entry.
+    public var description: String {
+        func mb(_ n: Int) -> String {
+            let tenths = (n + 50_000) / 100_000
+            return "\(tenths / 10).\(tenths % 10) MB"
+        }
+        let perEntry = entries > 0 ? (slotBytes + indexBytes) / entries : 0
+        return "\(channels) channels, \(entries) entries, \(mb(heldBytes)) of lines held; reserved "
+            + "\(mb(reservedBytes)): byte storage \(mb(byteCapacity)), slots \(mb(slotBytes)), indexes "
+            + "\(mb(indexBytes)) (\(perEntry) B/entry together), other \(mb(otherBytes))"
+    }
+}
+
+extension ChatStore {
+    /// Sums what every channel log holds and reserves. Owner thread only.
+    ///
+    /// - Complexity: O(channels + live entries). - Allocations: none.
+    public var memory: StoreMemory {
+        var m = StoreMemory()
+        for c in 0..<channelCount {
+            guard let log = log(at: c) else { continue }
+            m.channels += 1
+            m.entries += log.ring.count
+            m.heldBytes += log.ring.heldBytes
+            m.byteCapacity += log.ring.byteCapacity
+            m.slotBytes += log.ring.slotBytes
+            m.indexBytes += log.indexBytes
+            m.otherBytes += log.reservedBytes - log.ring.byteCapacity - log.ring.slotBytes - log.indexBytes
+        }
+        return m
+    }
+}
