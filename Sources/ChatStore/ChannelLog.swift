@@ -18,6 +18,11 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     private let _generation = Atomic<UInt32>(0)
 
     let nameBytes: [UInt8]
+    /// The name's length and, up to 32 bytes (Twitch logins have at most 25), its bytes, inline in
+    /// this object: finding a line's log compares its channel against the object it loads anyway,
+    /// not against a separate array buffer (a cache miss per line with thousands of channels).
+    private let nameLength: Int
+    private let shortName: InlineArray<32, UInt8>
     private let messages: HashIndex
     private let users: HashIndex
     /// `nil` when the store does not intern senders.
@@ -32,11 +37,26 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
         self.nameBytes = nameBytes
+        nameLength = nameBytes.count
+        var short = InlineArray<32, UInt8>(repeating: 0)
+        for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
+        shortName = short
         ring = EntryRing(capacity: capacity)
         // Both indexes start small and double as entries arrive (never past what the ring holds).
         messages = HashIndex(minimumCapacity: 8)
         users = HashIndex(minimumCapacity: 8)
         self.interner = interner
+    }
+
+    /// Whether this is the log of channel `name` (its bytes, without `#`).
+    ///
+    /// - Complexity: O(name). - Allocations: none.
+    @inline(__always)
+    func hasName(_ name: Span<UInt8>) -> Bool {
+        guard name.count == nameLength else { return false }
+        if nameLength <= 32 { return shortName.span.extracting(0..<nameLength).equals(name) }
+        let long = nameBytes
+        return long.span.equals(name)
     }
 
     /// Bytes this log reserves now: its ring (slot arrays, byte storage, pins) and its indexes.

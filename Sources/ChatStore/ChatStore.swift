@@ -39,6 +39,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
     private let logCount = Atomic<Int>(0)
+    /// Channel name hash (and probe variants) → the address of its log (kept alive by `chunks`).
     private let byName: HashIndex
     private let shared: HashIndex
 
@@ -182,11 +183,11 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         let range = channel?.range ?? 0..<0
         let key = range.isEmpty ? 1 : hashBytes(bytes, range) | 2  // "" has its own key, never 0
         var probe = key
-        while let index = byName.value(for: probe) {
-            // SAFETY: indexes in `byName` are below the published count.
-            let log = unsafe slot(Int(index))
-            let name = log.nameBytes
-            if bytes.extracting(range).equals(name.span) { return log }
+        while let address = byName.value(for: probe) {
+            // SAFETY: `byName` holds the addresses of logs its chunks keep alive as long as the store.
+            let log = unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
+                .takeUnretainedValue()
+            if log.hasName(bytes.extracting(range)) { return log }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
         }
         let index = logCount.load(ordering: .relaxed)
@@ -205,7 +206,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         }
         unsafe chunks[c]![index % Self.chunkSize] = log
         logCount.store(index + 1, ordering: .releasing)
-        byName.insert(UInt64(index), for: probe)
+        byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), for: probe)
         return log
     }
 }

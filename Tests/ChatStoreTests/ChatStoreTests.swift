@@ -210,4 +210,20 @@ struct NotLive: Error { var seq: UInt64 }
         let s = small.memory
         #expect(s.entries == 300 && s.slotBytes == 3 * 100 * EntryRing.metadataBytesPerEntry)
     }
+
+    @Test("channel names longer than the inline 32 bytes, or equal up to them, each get their own log")
+    func longChannelNames() throws {
+        let store = ChatStore()
+        let prefix = String(repeating: "n", count: 32)
+        let names = [prefix, prefix + "a", prefix + "b", prefix + "aa", String(prefix.dropLast()), "x"]
+        for round in 0..<2 {
+            for (i, name) in names.enumerated() {
+                let bytes = Array(":u!u@u PRIVMSG #\(name) :round \(round)".utf8)
+                let p = try store.ingest(bytes.span, receivedAt: 0)
+                #expect(p.channel == i && p.seq == UInt64(round), "\(name)")
+            }
+        }
+        #expect(store.channelCount == names.count)
+        for (i, name) in names.enumerated() { #expect(store.log(named: name)?.index == i) }
+    }
 }

@@ -28,14 +28,21 @@ import Synchronization
 public final class EntryRing: @unchecked Sendable {  // single writer + reader pins + atomics: see above
     public let capacity: Int
 
-    /// Owner-only state (one writer, no overlapping access).
+    /// Owner-only state (one writer, no overlapping access). Holds copies of the current (immutable)
+    /// storage and table descriptors next to their addresses, so that an append reaches the slot and
+    /// the bytes without first loading two descriptors from elsewhere in memory (with thousands of
+    /// channels, each is a cache miss).
     @unsafe
     private struct State {
         var head: UInt64
         var tail: UInt64
         var writePosition: UInt64 = 0
-        var storage: UnsafeMutablePointer<ByteStorage>
-        var table: UnsafeMutablePointer<SlotTable>
+        /// Where the oldest live entry's bytes start (`writePosition` when the ring is empty).
+        var oldestByte: UInt64 = 0
+        var storageAddress: UnsafeMutablePointer<ByteStorage>
+        var tableAddress: UnsafeMutablePointer<SlotTable>
+        var storage: ByteStorage
+        var table: SlotTable
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -83,12 +90,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         currentTable = Atomic(UInt(bitPattern: table))
         pins = ReaderPins(count: readers)
         unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State(head: firstSeq, tail: firstSeq, storage: storage, table: table))
+        unsafe state.initialize(
+            to: State(
+                head: firstSeq, tail: firstSeq, storageAddress: storage, tableAddress: table, storage: storage.pointee,
+                table: table.pointee))
     }
 
     deinit {
-        unsafe ByteStorage.free(state.pointee.storage)
-        unsafe SlotTable.free(state.pointee.table)
+        unsafe ByteStorage.free(state.pointee.storageAddress)
+        unsafe SlotTable.free(state.pointee.tableAddress)
         unsafe state.deallocate()
     }
 
@@ -104,12 +114,12 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// The sequence number the next append gets.
     public var nextSeq: UInt64 { unsafe state.pointee.tail }
     /// Bytes reserved for entry bytes right now.
-    public var byteCapacity: Int { unsafe state.pointee.storage.pointee.capacity }
+    public var byteCapacity: Int { unsafe state.pointee.storage.capacity }
     /// Slots allocated right now (grows towards ``capacity`` while the ring fills).
-    public var slotCapacity: Int { unsafe state.pointee.table.pointee.count }
+    public var slotCapacity: Int { unsafe state.pointee.table.count }
     /// Bytes this ring reserves now: slot arrays, byte storage and reader pins.
     public var reservedBytes: Int {
-        unsafe state.pointee.table.pointee.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
+        unsafe state.pointee.table.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
             + MemoryLayout<State>.stride
     }
     /// Bytes of the live entries' lines (owner's view): what the ring holds, against what it reserves.
@@ -125,7 +135,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return total
     }
     /// Bytes of the slot arrays right now (metadata and tombstones).
-    public var slotBytes: Int { unsafe state.pointee.table.pointee.reservedBytes }
+    public var slotBytes: Int { unsafe state.pointee.table.reservedBytes }
     /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone).
     public static var metadataBytesPerEntry: Int { MemoryLayout<EntryMeta>.stride + MemoryLayout<UInt64>.stride }
 
@@ -138,10 +148,14 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     func evictOldest() -> (seq: UInt64, meta: EntryMeta) {
         let seq = unsafe state.pointee.head
         precondition(unsafe state.pointee.tail > seq, "evictOldest on an empty ring")
-        let table = unsafe state.pointee.table.pointee
+        let table = unsafe state.pointee.table
         // SAFETY: live slots hold initialised metas.
         let meta = unsafe table.metas[table.slot(seq)]
         unsafe state.pointee.head = seq + 1
+        if unsafe seq + 1 < state.pointee.tail {
+            // SAFETY: `seq + 1` is live.
+            unsafe state.pointee.oldestByte = table.metas[table.slot(seq + 1)].byteStart
+        }
         lowestLive.store(seq + 1, ordering: .sequentiallyConsistent)
         pins.waitUntilReleased(atOrBelow: seq)
         checkInvariants()
@@ -161,17 +175,18 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         let live = unsafe seq &- state.pointee.head
         precondition(live < UInt64(capacity), "append to a full ring: evict first")
         precondition(bytes.count == Int(meta.parsed.length), "bytes and parse offsets disagree")
-        if unsafe live == UInt64(state.pointee.table.pointee.count) { growTable() }
+        if unsafe live == UInt64(state.pointee.table.count) { growTable() }
         let start = reserve(bytes.count)
         var stored = meta
         stored.byteStart = start
-        let table = unsafe state.pointee.table.pointee
+        let table = unsafe state.pointee.table
         let s = table.slot(seq)
         // SAFETY: `s < table.count`; the slot is free (its previous entry was evicted and released,
         // or the table is new).
         unsafe (table.metas + s).initialize(to: stored)
         unsafe table.tombstones[s].store(0, ordering: .relaxed)
-        let storage = unsafe state.pointee.storage.pointee
+        if live == 0 { unsafe state.pointee.oldestByte = start }
+        let storage = unsafe state.pointee.storage
         let dst = storage.physical(start)
         // SAFETY: `reserve` guarantees `dst + count <= storage.capacity` and that no live entry
         // uses these bytes; `bytes` is a separate buffer.
@@ -190,7 +205,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     @discardableResult
     func setTombstone(_ seq: UInt64, _ tombstone: Tombstone) -> Bool {
         guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return false }
-        let table = unsafe state.pointee.table.pointee
+        let table = unsafe state.pointee.table
         let current = Tombstone(packed: unsafe table.tombstones[table.slot(seq)].load(ordering: .relaxed))
         let merged = current.merging(tombstone)
         guard merged != current else { return false }
@@ -201,7 +216,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// The owner's view of entry `seq`'s metadata, or `nil` when it is not live.
     func meta(_ seq: UInt64) -> EntryMeta? {
         guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return nil }
-        let table = unsafe state.pointee.table.pointee
+        let table = unsafe state.pointee.table
         // SAFETY: live slot.
         return unsafe table.metas[table.slot(seq)]
     }
@@ -210,7 +225,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// overwrites).
     func ownerBytes<R>(_ seq: UInt64, _ body: (ParsedLine, Span<UInt8>) -> R) -> R? {
         guard let m = meta(seq) else { return nil }
-        return unsafe state.pointee.storage.pointee.withBytes(at: m.byteStart, count: Int(m.parsed.length)) {
+        return unsafe state.pointee.storage.withBytes(at: m.byteStart, count: Int(m.parsed.length)) {
             body(m.parsed, $0)
         }
     }
@@ -218,12 +233,12 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Finds room for `count` contiguous bytes, growing the storage if the live bytes need it.
     private func reserve(_ count: Int) -> UInt64 {
         while true {
-            let storage = unsafe state.pointee.storage.pointee
+            let storage = unsafe state.pointee.storage
             let writePosition = unsafe state.pointee.writePosition
             var position = writePosition
             let physical = storage.physical(position)
             if physical + count > storage.capacity { position += UInt64(storage.capacity - physical) }
-            let oldest = unsafe state.pointee.tail > state.pointee.head ? meta(state.pointee.head)!.byteStart : position
+            let oldest = unsafe state.pointee.tail > state.pointee.head ? state.pointee.oldestByte : position
             if position + UInt64(count) - oldest <= UInt64(storage.capacity) {
                 unsafe state.pointee.writePosition = position + UInt64(count)
                 return position
@@ -235,7 +250,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Moves the live bytes into a larger storage, publishes it, and retires the old one once no
     /// reader can still be reading it.
     private func grow(live: Range<UInt64>, adding count: Int) {
-        let old = unsafe state.pointee.storage
+        let old = unsafe state.pointee.storageAddress
         let oldCapacity = unsafe old.pointee.capacity
         let entries = self.count
         let needed: Int
@@ -265,7 +280,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
             copied += n
             v += UInt64(n)
         }
-        unsafe state.pointee.storage = next
+        unsafe state.pointee.storageAddress = next
+        unsafe state.pointee.storage = next.pointee
         currentStorage.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
         // Readers that loaded `old` are pinned; once each slot has been seen free, none can hold it.
         pins.waitUntilAllObservedFree()
@@ -278,7 +294,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// By half, not doubling: a table is at least two thirds full (metadata is most of what a
     /// channel of short lines reserves besides its bytes), and the copies stay amortised O(1).
     private func growTable() {
-        let old = unsafe state.pointee.table
+        let old = unsafe state.pointee.tableAddress
         let count = unsafe old.pointee.count
         let next = unsafe SlotTable.make(count: min(capacity, count + max(1, count / 2)))
         let from = unsafe old.pointee
@@ -291,7 +307,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
                 from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
             seq += 1
         }
-        unsafe state.pointee.table = next
+        unsafe state.pointee.tableAddress = next
+        unsafe state.pointee.table = next.pointee
         // Readers that see a sequence published after this load at least this table.
         currentTable.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
         pins.waitUntilAllObservedFree()
@@ -300,9 +317,14 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
 
     private func checkInvariants() {
         assert(unsafe state.pointee.head <= state.pointee.tail)
-        assert(unsafe state.pointee.tail - state.pointee.head <= UInt64(state.pointee.table.pointee.count))
-        assert(unsafe state.pointee.table.pointee.count <= capacity)
+        assert(unsafe state.pointee.tail - state.pointee.head <= UInt64(state.pointee.table.count))
+        assert(unsafe state.pointee.table.count <= capacity)
         assert(unsafe lowestLive.load(ordering: .relaxed) == state.pointee.head)
+        assert(
+            unsafe state.pointee.head == state.pointee.tail
+                || meta(state.pointee.head)!.byteStart == state.pointee.oldestByte)
+        assert(unsafe state.pointee.storage.base == state.pointee.storageAddress.pointee.base)
+        assert(unsafe state.pointee.table.metas == state.pointee.tableAddress.pointee.metas)
     }
 
     // MARK: Readers (any thread)
