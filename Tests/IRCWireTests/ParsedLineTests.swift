@@ -110,7 +110,7 @@ import Testing
 
     @Test("ByteScan finds the first match at every alignment, and nothing past the range")
     func byteScan() {
-        for length in 0..<40 {
+        for length in 0..<100 {
             for position in 0..<length {
                 var bytes = [UInt8](repeating: 0x41, count: length)
                 bytes[position] = 0x20
@@ -124,5 +124,11 @@ import Testing
         #expect(ByteScan.firstIndex(of: 0x20, in: high.span) == 33)
         let zeros = [UInt8](repeating: 0x00, count: 17) + [0x01]
         #expect(ByteScan.firstIndex(of: 0x01, in: zeros.span) == 17)
+        // Past the vector blocks: a match in the second and third 32-byte blocks, from an odd start,
+        // and one just outside a range that ends inside a block.
+        let long = [UInt8](repeating: 0x41, count: 70) + [0x20] + [UInt8](repeating: 0x41, count: 29)
+        #expect(ByteScan.firstIndex(of: 0x20, in: long.span, from: 3, to: 100) == 70)
+        #expect(ByteScan.firstIndex(of: 0x20, in: long.span, from: 3, to: 70) == nil)
+        #expect(ByteScan.firstIndex(of: 0x20, in: long.span, from: 71, to: 100) == nil)
     }
 }

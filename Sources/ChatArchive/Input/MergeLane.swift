@@ -242,12 +242,26 @@ final class MergeLane {
     /// Lends `event` to `body`, after the input's ``MergeEvent/bareCarriageReturns(_:count:)``
     /// warning when the line holds CRs and is the input's first that does; counts such lines. Both
     /// events are handed out even when `body` throws at the first; the first error is rethrown.
+    @inline(__always)
     private func handOut<E: Error>(
         _ event: MergeEvent, _ bytes: Span<UInt8>, carriageReturns: Int,
         _ body: (MergeEvent, Span<UInt8>) throws(E) -> Void
     ) throws(E) {
-        var failure: E? = nil
         if carriageReturns > 0 {
+            try handOut(event, bytes, carriageReturnsFirst: carriageReturns, body)
+        } else {
+            try body(event, bytes)
+        }
+    }
+
+    /// ``handOut(_:_:carriageReturns:_:)`` of a line holding CRs: apart, so that the common path needs
+    /// no run-time metadata for `E?` (the function is unspecialised across modules).
+    private func handOut<E: Error>(
+        _ event: MergeEvent, _ bytes: Span<UInt8>, carriageReturnsFirst carriageReturns: Int,
+        _ body: (MergeEvent, Span<UInt8>) throws(E) -> Void
+    ) throws(E) {
+        var failure: E? = nil
+        do {
             unsafe state.pointee.statistics.bareCarriageReturnLines += 1
             if unsafe !state.pointee.warnedCarriageReturns {
                 unsafe state.pointee.warnedCarriageReturns = true
