@@ -255,7 +255,9 @@ final class MergeLane {
     }
 
     /// ``handOut(_:_:carriageReturns:_:)`` of a line holding CRs: apart, so that the common path needs
-    /// no run-time metadata for `E?` (the function is unspecialised across modules).
+    /// no run-time metadata for `E?` (the function is unspecialised across modules). Never inlined,
+    /// or its `E?` slot would be allocated (its metadata looked up) in every caller's prologue.
+    @inline(never)
     private func handOut<E: Error>(
         _ event: MergeEvent, _ bytes: Span<UInt8>, carriageReturnsFirst carriageReturns: Int,
         _ body: (MergeEvent, Span<UInt8>) throws(E) -> Void

@@ -175,7 +175,9 @@ public final class MergeReader {
     }
 
     /// ``next(_:)`` over several lanes. Apart from the one-lane path, so that the latter needs no
-    /// run-time metadata for `E?` (unspecialised across modules, that lookup cost ~3% of a replay).
+    /// run-time metadata for `E?` (unspecialised across modules, that lookup cost ~3% of a replay):
+    /// never inlined, or its `E?` slot would be allocated in the caller's prologue.
+    @inline(never)
     private func nextMerged<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
         guard exhaustion == nil else { return false }
         if !started { start() }
