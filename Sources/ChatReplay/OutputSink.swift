@@ -39,6 +39,9 @@ public final class OutputSink {
         var count = 0
         /// When the oldest unflushed byte was buffered; `nil` while the buffer is empty.
         var pendingSince: ContinuousClock.Instant? = nil
+        /// `pendingSince != nil`, as a plain flag: the per-line path tests this, not the optional (an
+        /// `Instant?` is copied through its value witness: the standard library's type is resilient).
+        var isPending = false
         /// ``endLine()`` reads the clock only every `clockStride` lines (a line costs tens of ns).
         var linesUntilClock = 0
         var flushCount = 0
@@ -150,6 +153,7 @@ public final class OutputSink {
         let count = unsafe state.pointee.count
         guard count > 0 else { return }
         unsafe state.pointee.pendingSince = nil
+        unsafe state.pointee.isPending = false
         unsafe state.pointee.count = 0
         // SAFETY: `base[0 ..< count]` was written by `write`; the span lives for the call.
         try writeAll(unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: count)))
@@ -157,7 +161,8 @@ public final class OutputSink {
 
     @inline(__always)
     private func notePending() {
-        if unsafe state.pointee.pendingSince == nil {
+        if unsafe !state.pointee.isPending {
+            unsafe state.pointee.isPending = true
             unsafe state.pointee.pendingSince = .now
             unsafe state.pointee.linesUntilClock = Self.clockStride
         }

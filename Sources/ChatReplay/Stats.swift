@@ -140,7 +140,7 @@ public final class StatsCollector {
 
     /// - Complexity: O(types seen), a handful. - Allocations: only at a type's first sight.
     private func countType(_ name: StaticString) {
-        for i in commandCounts.indices where commandCounts[i].name.utf8Start == name.utf8Start {
+        for i in commandCounts.indices where unsafe commandCounts[i].name.utf8Start == name.utf8Start {
             commandCounts[i].count += 1
             return
         }

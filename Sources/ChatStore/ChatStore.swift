@@ -206,7 +206,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         }
         unsafe chunks[c]![index % Self.chunkSize] = log
         logCount.store(index + 1, ordering: .releasing)
-        byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), for: probe)
+        unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), for: probe)
         return log
     }
 }

@@ -19,8 +19,9 @@ public struct TwitchTags: Sendable {
 
     /// Sorts the tags of `line` into slots.
     ///
-    /// One fused pass: each key is hashed while it is scanned, then looked up; each value is only
-    /// delimited (unescaping stays lazy).
+    /// One pass from delimiter to delimiter (``TagStops``: the section's `=` and `;` as bit masks, 64
+    /// bytes per step); each key is hashed and looked up, each value only delimited (unescaping stays
+    /// lazy).
     ///
     /// - Precondition: `line` was parsed from `bytes`.
     /// - Complexity: O(tag bytes), one pass. - Allocations: none.
@@ -32,20 +33,21 @@ public struct TwitchTags: Sendable {
         let count = bytes.count
         // Hot loop on a raw pointer. Bounds: every scan stays in `lower ..< upper`, within `bytes`;
         // a short key (< 8 bytes) is hashed from one word read only when `keyStart + 8 <= count`.
+        guard lower < upper else { return }
         unsafe bytes.withUnsafeBufferPointer { buffer in
             let p = buffer.baseAddress!
             let table = tagKeyTable
+            var stops = unsafe TagStops(p, count: count, lower: lower, upper: upper)
             var i = lower
             while i < upper {
                 let keyStart = i
-                let keyEnd = unsafe Words.firstOf(UInt8(ascii: "="), UInt8(ascii: ";"), p, from: i, to: upper)
+                let keyEnd = stops.nextStop(from: i)
                 var valueStart = keyEnd
                 var valueEnd = keyEnd
                 // SAFETY: `keyEnd < upper` is checked before the read.
                 if keyEnd < upper, unsafe p[keyEnd] == UInt8(ascii: "=") {
                     valueStart = keyEnd &+ 1
-                    valueEnd =
-                        ByteScan.firstIndex(of: UInt8(ascii: ";"), in: bytes, from: valueStart, to: upper) ?? upper
+                    valueEnd = stops.nextSemicolon(from: valueStart)
                 }
                 i = valueEnd &+ 1  // past the `;`
                 let keyCount = keyEnd &- keyStart
