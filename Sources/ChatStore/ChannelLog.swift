@@ -41,7 +41,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         var short = InlineArray<32, UInt8>(repeating: 0)
         for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
         shortName = short
-        ring = EntryRing(capacity: capacity)
+        ring = EntryRing(capacity: capacity, keepsSenders: interner != nil)
         // Both indexes start small and double as entries arrive (never past what the ring holds).
         messages = HashIndex(minimumCapacity: 8)
         users = HashIndex(minimumCapacity: 8)
@@ -86,8 +86,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ) -> UInt64 {
         evicted = nil
         if ring.isFull {
+            let sender = interner == nil ? SenderTokens() : ring.sender(ring.liveRange.lowerBound)
             let (seq, meta) = ring.evictOldest()
-            unindex(seq, meta)
+            unindex(seq, meta, sender)
             evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash)
         }
         let tags = message.tags
@@ -105,9 +106,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         let keepsUser = userIdHash != 0 && (message.command == .privmsg || message.command == .usernotice)
         let meta = EntryMeta(
             parsed: message.line, command: message.command, isMirror: isMirror, byteStart: 0, receivedAt: receivedAt,
-            sender: sender, messageIdHash: messageIdHash, userIdHash: keepsUser ? userIdHash : 0,
+            messageIdHash: messageIdHash, userIdHash: keepsUser ? userIdHash : 0,
             sourceIdHash: sourceIdHash, previousOfUser: keepsUser ? (users.value(for: userIdHash) ?? .max) : .max)
-        let seq = ring.append(bytes, meta: meta)
+        let seq = ring.append(bytes, meta: meta, sender: sender)
         if messageIdHash != 0 { messages.insert(seq, for: messageIdHash) }
         if keepsUser { users.insert(seq, for: userIdHash) }
         switch message.command {
@@ -122,25 +123,26 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// sequence numbers monotonic; windows of the old generation become stale).
     func reset() {
         while ring.count > 0 {
+            let sender = interner == nil ? SenderTokens() : ring.sender(ring.liveRange.lowerBound)
             let (seq, meta) = ring.evictOldest()
-            unindex(seq, meta)
+            unindex(seq, meta, sender)
         }
         lastClear = nil
         _generation.add(1, ordering: .releasing)
         modified = ModifiedSeqs()
     }
 
-    private func unindex(_ seq: UInt64, _ meta: EntryMeta) {
+    private func unindex(_ seq: UInt64, _ meta: EntryMeta, _ sender: SenderTokens) {
         if meta.messageIdHash != 0, messages.value(for: meta.messageIdHash) == seq {
             messages.remove(meta.messageIdHash)
         }
         // The user index points at the user's newest entry; if that is evicted, so are the older ones.
         if meta.userIdHash != 0, users.value(for: meta.userIdHash) == seq { users.remove(meta.userIdHash) }
         if let interner {
-            interner.release(meta.sender.login)
-            interner.release(meta.sender.displayName)
-            interner.release(meta.sender.color)
-            interner.release(meta.sender.badges)
+            interner.release(sender.login)
+            interner.release(sender.displayName)
+            interner.release(sender.color)
+            interner.release(sender.badges)
         }
     }
 

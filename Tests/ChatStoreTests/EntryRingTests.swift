@@ -178,6 +178,26 @@ import Testing
         #expect(text(ring, 7, reader) == "message 7" && text(ring, 59, reader) == "message 59")
     }
 
+    @Test("sender tokens survive slot-table growth and wrap; a ring that does not keep them reads back empty ones")
+    func senders() throws {
+        let reader = try #require(registry.makeReader())
+        func tokens(_ n: UInt64) -> SenderTokens {
+            var t = SenderTokens()
+            t.login = Token(rawValue: UInt32(n + 1))
+            t.badges = Token(rawValue: UInt32(n * 3 + 2))
+            return t
+        }
+        for keeps in [true, false] {
+            let ring = EntryRing(capacity: 50, initialBytes: 64, initialSlots: 2, keepsSenders: keeps, firstSeq: 0)
+            for n in 0..<120 as Range<UInt64> { append(ring, line(n), sender: tokens(n)) }
+            var seen: [UInt64: SenderTokens] = [:]
+            ring.withEntries(in: ring.liveRange, reader: reader) { info, _ in seen[info.seq] = info.sender }
+            #expect(seen.count == 50)
+            for n in 70..<120 as Range<UInt64> { #expect(seen[n] == (keeps ? tokens(n) : SenderTokens()), "\(n)") }
+            #expect(ring.sender(100) == (keeps ? tokens(100) : SenderTokens()) && ring.sender(3) == SenderTokens())
+        }
+    }
+
     @Test("a line longer than the whole byte storage grows it, also into an empty ring")
     func longLineIntoSmallStorage() throws {
         let reader = try #require(registry.makeReader())

@@ -12,9 +12,9 @@ func line(_ n: UInt64, padding: Int = 0) -> [UInt8] {
 
 /// Appends `bytes` to `ring` the way a ChannelLog does, evicting first when full.
 @discardableResult
-func append(_ ring: EntryRing, _ bytes: [UInt8]) -> UInt64 {
+func append(_ ring: EntryRing, _ bytes: [UInt8], sender: SenderTokens = SenderTokens()) -> UInt64 {
     if ring.isFull { ring.evictOldest() }
-    return ring.append(bytes.span, meta: meta(bytes))
+    return ring.append(bytes.span, meta: meta(bytes), sender: sender)
 }
 
 /// Plain metadata for `bytes` (parsed; no sender, indexes or moderation).
@@ -22,7 +22,7 @@ func meta(_ bytes: [UInt8]) -> EntryMeta {
     let message = try! TwitchMessage.parse(bytes.span)
     return EntryMeta(
         parsed: message.line, command: message.command, isMirror: false, byteStart: 0, receivedAt: 0,
-        sender: SenderTokens(), messageIdHash: 0, userIdHash: 0, sourceIdHash: 0, previousOfUser: .max)
+        messageIdHash: 0, userIdHash: 0, sourceIdHash: 0, previousOfUser: .max)
 }
 
 /// The text of entry `seq` as a reader sees it, or nil when gone.

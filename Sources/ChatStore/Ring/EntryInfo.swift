@@ -43,7 +43,6 @@ struct EntryMeta {
     var isMirror: Bool
     var byteStart: UInt64
     var receivedAt: Int64
-    var sender: SenderTokens
     /// Hashes of the `id`, `user-id` and `source-id` tags (0 when absent), for the moderation and
     /// shared-chat indexes.
     var messageIdHash: UInt64

@@ -18,7 +18,7 @@ import Synchronization
 /// `published == tail` once an append returns; an entry's bytes are contiguous in the current
 /// ``ByteStorage``.
 ///
-/// Threads: one owner (the ingest loop) calls ``append(_:meta:)``, ``evictOldest()`` and
+/// Threads: one owner (the ingest loop) calls ``append(_:meta:sender:)``, ``evictOldest()`` and
 /// ``setTombstone(_:_:)``; any thread holding a ``Reader`` may call the `with…` readers at the same
 /// time. Readers pin what they borrow (``ReaderPins``), so an entry is never overwritten under them
 /// and a generation they loaded is never freed under them; an evicted sequence answers "gone",
@@ -27,6 +27,8 @@ import Synchronization
 @safe
 public final class EntryRing: @unchecked Sendable {  // single writer + reader pins + atomics: see above
     public let capacity: Int
+    /// Whether entries keep their ``SenderTokens`` (a store that interns senders).
+    public let keepsSenders: Bool
 
     /// Owner-only state (one writer, no overlapping access). Holds copies of the current (immutable)
     /// storage and table descriptors next to their addresses, so that an append reaches the slot and
@@ -66,26 +68,31 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///   - capacity: entries kept (default 2,500).
     ///   - initialBytes: first byte-storage size; it grows while the ring fills, then (rarely) to
     ///     about 1.1 × the live bytes.
+    ///   - keepsSenders: keep each entry's ``SenderTokens`` (16 bytes a slot); without, entries read
+    ///     back with empty tokens.
     /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
     public convenience init(
-        capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, readers: Int = ReaderRegistry.maximumReaders
+        capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, readers: Int = ReaderRegistry.maximumReaders,
+        keepsSenders: Bool = true
     ) {
-        self.init(capacity: capacity, initialBytes: initialBytes, readers: readers, firstSeq: 0)
+        self.init(
+            capacity: capacity, initialBytes: initialBytes, readers: readers, keepsSenders: keepsSenders, firstSeq: 0)
     }
 
     /// A ring whose first entry gets sequence `firstSeq`, starting with `initialSlots` slots: lets
     /// tests start at every wrap position and grow at every position.
     package init(
         capacity: Int, initialBytes: Int = EntryRing.initialBytes, initialSlots: Int = EntryRing.initialSlots,
-        readers: Int = ReaderRegistry.maximumReaders, firstSeq: UInt64
+        readers: Int = ReaderRegistry.maximumReaders, keepsSenders: Bool = true, firstSeq: UInt64
     ) {
         precondition(capacity > 0, "capacity must be positive")
         precondition(initialSlots > 0, "a ring starts with at least one slot")
         self.capacity = capacity
+        self.keepsSenders = keepsSenders
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
         let storage = unsafe ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
-        let table = unsafe SlotTable.make(count: min(capacity, initialSlots))
+        let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders)
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
         pins = ReaderPins(count: readers)
@@ -136,7 +143,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     }
     /// Bytes of the slot arrays right now (metadata and tombstones).
     public var slotBytes: Int { unsafe state.pointee.table.reservedBytes }
-    /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone).
+    /// Bytes per slot for the sender tokens, in a ring that ``keepsSenders``.
+    public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
+    /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone), plus
+    /// ``senderBytesPerEntry`` in a ring that ``keepsSenders``.
     public static var metadataBytesPerEntry: Int { MemoryLayout<EntryMeta>.stride + MemoryLayout<UInt64>.stride }
 
     /// Evicts the oldest entry and returns its sequence number and metadata (for the caller's
@@ -170,7 +180,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Allocations: none in steady state (the slot table and the byte storage grow only while the
     ///   ring fills or its live bytes do).
     @discardableResult
-    func append(_ bytes: Span<UInt8>, meta: EntryMeta) -> UInt64 {
+    func append(_ bytes: Span<UInt8>, meta: EntryMeta, sender: SenderTokens = SenderTokens()) -> UInt64 {
         let seq = unsafe state.pointee.tail
         let live = unsafe seq &- state.pointee.head
         precondition(live < UInt64(capacity), "append to a full ring: evict first")
@@ -185,6 +195,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         // or the table is new).
         unsafe (table.metas + s).initialize(to: stored)
         unsafe table.tombstones[s].store(0, ordering: .relaxed)
+        // SAFETY: `s < table.count`, the senders' count too.
+        if let senders = unsafe table.senders { unsafe (senders + s).initialize(to: sender) }
         if live == 0 { unsafe state.pointee.oldestByte = start }
         let storage = unsafe state.pointee.storage
         let dst = storage.physical(start)
@@ -211,6 +223,16 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         guard merged != current else { return false }
         unsafe table.tombstones[table.slot(seq)].store(merged.packed, ordering: .releasing)
         return true
+    }
+
+    /// The owner's view of entry `seq`'s sender tokens (empty when it is not live, or the ring does
+    /// not keep them).
+    func sender(_ seq: UInt64) -> SenderTokens {
+        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail,
+            let senders = unsafe state.pointee.table.senders
+        else { return SenderTokens() }
+        // SAFETY: live slot.
+        return unsafe senders[state.pointee.table.slot(seq)]
     }
 
     /// The owner's view of entry `seq`'s metadata, or `nil` when it is not live.
@@ -296,7 +318,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     private func growTable() {
         let old = unsafe state.pointee.tableAddress
         let count = unsafe old.pointee.count
-        let next = unsafe SlotTable.make(count: min(capacity, count + max(1, count / 2)))
+        let next = unsafe SlotTable.make(count: min(capacity, count + max(1, count / 2)), keepsSenders: keepsSenders)
         let from = unsafe old.pointee
         let to = unsafe next.pointee
         var seq = unsafe state.pointee.head
@@ -305,6 +327,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
             unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
             unsafe to.tombstones[to.slot(seq)].store(
                 from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
+            if let a = unsafe from.senders, let b = unsafe to.senders {
+                unsafe (b + to.slot(seq)).initialize(to: a[from.slot(seq)])
+            }
             seq += 1
         }
         unsafe state.pointee.tableAddress = next
@@ -412,7 +437,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         let meta = unsafe table.metas[s]
         let info = EntryInfo(
             seq: seq, parsed: meta.parsed, command: meta.command, receivedAt: meta.receivedAt,
-            tombstone: Tombstone(packed: unsafe table.tombstones[s].load(ordering: .acquiring)), sender: meta.sender,
+            tombstone: Tombstone(packed: unsafe table.tombstones[s].load(ordering: .acquiring)),
+            sender: unsafe table.senders.map { unsafe $0[s] } ?? SenderTokens(),
             isMirror: meta.isMirror)
         return try unsafe bytesStorage.withBytes(at: meta.byteStart, count: Int(meta.parsed.length)) {
             bytes throws(E) in

@@ -8,22 +8,30 @@ struct SlotTable {
     let count: Int
     let metas: UnsafeMutablePointer<EntryMeta>
     let tombstones: UnsafeMutablePointer<Atomic<UInt64>>
+    /// The senders' interned tokens, in rings of a store that interns them; `nil` otherwise (replay
+    /// and dump), so that those pay no 16 bytes per slot for tokens that would all be empty.
+    let senders: UnsafeMutablePointer<SenderTokens>?
 
-    /// - Allocations: three (descriptor, metadata, tombstones).
-    static func make(count: Int) -> UnsafeMutablePointer<SlotTable> {
+    /// - Allocations: three (descriptor, metadata, tombstones), four with senders.
+    static func make(count: Int, keepsSenders: Bool) -> UnsafeMutablePointer<SlotTable> {
         let tombstones = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: count)
         for i in 0..<count { unsafe (tombstones + i).initialize(to: Atomic(0)) }
         let p = UnsafeMutablePointer<SlotTable>.allocate(capacity: 1)
-        unsafe p.initialize(to: SlotTable(count: count, metas: .allocate(capacity: count), tombstones: tombstones))
+        unsafe p.initialize(
+            to: SlotTable(
+                count: count, metas: .allocate(capacity: count), tombstones: tombstones,
+                senders: keepsSenders ? .allocate(capacity: count) : nil))
         return unsafe p
     }
 
-    /// Frees a table made by ``make(count:)`` (metas are trivial values: nothing to deinitialise).
+    /// Frees a table made by ``make(count:keepsSenders:)`` (metas and senders are trivial values:
+    /// nothing to deinitialise).
     @unsafe
     static func free(_ p: UnsafeMutablePointer<SlotTable>) {
         unsafe p.pointee.tombstones.deinitialize(count: p.pointee.count)
         unsafe p.pointee.tombstones.deallocate()
         unsafe p.pointee.metas.deallocate()
+        unsafe p.pointee.senders?.deallocate()
         unsafe p.deallocate()
     }
 
@@ -31,5 +39,9 @@ struct SlotTable {
     func slot(_ seq: UInt64) -> Int { Int(seq % UInt64(count)) }
 
     /// Bytes this table reserves.
-    var reservedBytes: Int { count * (MemoryLayout<EntryMeta>.stride + MemoryLayout<Atomic<UInt64>>.stride) }
+    var reservedBytes: Int {
+        count
+            * (MemoryLayout<EntryMeta>.stride + MemoryLayout<Atomic<UInt64>>.stride
+                + (unsafe senders == nil ? 0 : MemoryLayout<SenderTokens>.stride))
+    }
 }
