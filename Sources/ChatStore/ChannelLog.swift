@@ -1,11 +1,14 @@
 import IRCWire
 import Synchronization
 
-/// One channel's kept chat: an ``EntryRing`` plus the owner's indexes that let moderation find
-/// entries (message id → entry, user id → newest entry, chained per user) and the tokens of the
-/// process-wide ``Interner``.
+/// One channel's kept chat: an ``EntryRing``, whose entries carry the hashes of their message id
+/// and user id, and the tokens of the process-wide ``Interner``.
 ///
-/// Indexes are maintained on append and eviction and never hold more than the live entries.
+/// Moderation finds its targets by one pass over the ring's metadata, comparing those hashes: no
+/// per-channel index is kept up to date on every line for the few lines (CLEARMSG, CLEARCHAT) that
+/// would use it. An index cost two hash-table updates per line and two per eviction, each a cache
+/// miss with thousands of channels, and a sixth of a busy channel's memory; the pass costs
+/// O(entries) per moderation line (2,500 entries: a few microseconds).
 /// Threads: mutated by the owner only (through ``ChatStore``); readers use ``ring``.
 public final class ChannelLog: @unchecked Sendable {  // owner-only mutable state; readers touch `ring` only
     /// The channel login without `#` (empty for the connection-level log).
@@ -23,8 +26,6 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// not against a separate array buffer (a cache miss per line with thousands of channels).
     private let nameLength: Int
     private let shortName: InlineArray<32, UInt8>
-    private let messages: HashIndex
-    private let users: HashIndex
     /// `nil` when the store does not intern senders.
     private let interner: Interner?
     /// Sequence of the last whole-chat clear, if any.
@@ -42,9 +43,6 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
         shortName = short
         ring = EntryRing(capacity: capacity, keepsSenders: interner != nil)
-        // Both indexes start small and double as entries arrive (never past what the ring holds).
-        messages = HashIndex(minimumCapacity: 8)
-        users = HashIndex(minimumCapacity: 8)
         self.interner = interner
     }
 
@@ -59,14 +57,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         return long.span.equals(name)
     }
 
-    /// Bytes this log reserves now: its ring (slot arrays, byte storage, pins) and its indexes.
+    /// Bytes this log reserves now: its ring (slot arrays, byte storage, pins) and its objects.
     /// Grows with the entries kept; a channel that has said nothing reserves a few KiB.
-    public var reservedBytes: Int {
-        ring.reservedBytes + messages.reservedBytes + users.reservedBytes + nameBytes.count + 256  // + objects
-    }
-
-    /// Bytes of the message-id and user-id indexes.
-    public var indexBytes: Int { messages.reservedBytes + users.reservedBytes }
+    public var reservedBytes: Int { ring.reservedBytes + nameBytes.count + 256 }  // + objects
 
     /// What happened to the oldest entry when a new one pushed it out.
     struct Evicted {
@@ -77,8 +70,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Appends a parsed line, evicting the oldest entry first when the ring is full, and applies
     /// CLEARMSG/CLEARCHAT moderation to earlier entries in place.
     ///
-    /// - Complexity: O(line) for the copy in and the tags; moderation adds O(entries it marks)
-    ///   (O(capacity) for a whole-chat clear).
+    /// - Complexity: O(line) for the copy in and the tags; a CLEARMSG or CLEARCHAT adds one pass over
+    ///   the live entries.
     /// - Allocations: none in steady state.
     func append(
         _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, isMirror: Bool, sourceIdHash: UInt64,
@@ -88,7 +81,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         if ring.isFull {
             let sender = interner == nil ? SenderTokens() : ring.sender(ring.liveRange.lowerBound)
             let (seq, meta) = ring.evictOldest()
-            unindex(seq, meta, sender)
+            release(sender)
             evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash)
         }
         let tags = message.tags
@@ -106,11 +99,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         let keepsUser = userIdHash != 0 && (message.command == .privmsg || message.command == .usernotice)
         let meta = EntryMeta(
             parsed: message.line, command: message.command, isMirror: isMirror, byteStart: 0, receivedAt: receivedAt,
-            messageIdHash: messageIdHash, userIdHash: keepsUser ? userIdHash : 0,
-            sourceIdHash: sourceIdHash, previousOfUser: keepsUser ? (users.value(for: userIdHash) ?? .max) : .max)
+            messageIdHash: messageIdHash, userIdHash: keepsUser ? userIdHash : 0, sourceIdHash: sourceIdHash)
         let seq = ring.append(bytes, meta: meta, sender: sender)
-        if messageIdHash != 0 { messages.insert(seq, for: messageIdHash) }
-        if keepsUser { users.insert(seq, for: userIdHash) }
         switch message.command {
         case .clearmsg: applyClearMsg(message, bytes)
         case .clearchat: applyClearChat(message, bytes, at: seq)
@@ -119,25 +109,20 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         return seq
     }
 
-    /// Forgets every entry's index data and starts a new generation (the ring itself keeps its
+    /// Evicts every entry (releasing its sender tokens) and starts a new generation (the ring itself keeps its
     /// sequence numbers monotonic; windows of the old generation become stale).
     func reset() {
         while ring.count > 0 {
             let sender = interner == nil ? SenderTokens() : ring.sender(ring.liveRange.lowerBound)
-            let (seq, meta) = ring.evictOldest()
-            unindex(seq, meta, sender)
+            ring.evictOldest()
+            release(sender)
         }
         lastClear = nil
         _generation.add(1, ordering: .releasing)
         modified = ModifiedSeqs()
     }
 
-    private func unindex(_ seq: UInt64, _ meta: EntryMeta, _ sender: SenderTokens) {
-        if meta.messageIdHash != 0, messages.value(for: meta.messageIdHash) == seq {
-            messages.remove(meta.messageIdHash)
-        }
-        // The user index points at the user's newest entry; if that is evicted, so are the older ones.
-        if meta.userIdHash != 0, users.value(for: meta.userIdHash) == seq { users.remove(meta.userIdHash) }
+    private func release(_ sender: SenderTokens) {
         if let interner {
             interner.release(sender.login)
             interner.release(sender.displayName)
@@ -148,11 +133,16 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
 
     // MARK: Moderation
 
+    /// Marks every live entry whose `id` is the CLEARMSG's `target-msg-id` (ids are unique; a log
+    /// read twice may hold one twice, and both copies were deleted).
     private func applyClearMsg(_ message: TwitchMessage, _ bytes: Span<UInt8>) {
-        guard let target = message.tags[.targetMsgId], !target.raw.isEmpty,
-            let seq = messages.value(for: hashBytes(bytes, target.raw.range))
-        else { return }
-        if entry(seq, tag: "id", equals: bytes.extracting(target.raw.range)) { mark(seq, .deleted) }
+        guard let target = message.tags[.targetMsgId], !target.raw.isEmpty else { return }
+        let hash = hashBytes(bytes, target.raw.range)
+        ring.forEachLive { seq, meta in
+            if meta.messageIdHash == hash, entry(seq, tag: "id", equals: bytes.extracting(target.raw.range)) {
+                mark(seq, .deleted)
+            }
+        }
     }
 
     private func applyClearChat(_ message: TwitchMessage, _ bytes: Span<UInt8>, at clearSeq: UInt64) {
@@ -173,15 +163,17 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         case .timeout(_, let seconds): tombstone = .timedOut(seconds: UInt32(clamping: seconds))
         }
         guard let target = view.targetUserId, !target.raw.isEmpty else { return }
-        var seq = users.value(for: hashBytes(bytes, target.raw.range)) ?? .max
-        while let meta = ring.meta(seq) {
-            if entry(seq, tag: "user-id", equals: bytes.extracting(target.raw.range)) { mark(seq, tombstone) }
-            seq = meta.previousOfUser
+        // The user's messages (entries keep a user-id hash only for PRIVMSG and USERNOTICE).
+        let hash = hashBytes(bytes, target.raw.range)
+        ring.forEachLive { seq, meta in
+            if meta.userIdHash == hash, entry(seq, tag: "user-id", equals: bytes.extracting(target.raw.range)) {
+                mark(seq, tombstone)
+            }
         }
     }
 
-    /// Whether live entry `seq` carries tag `key` with exactly the bytes `value`: confirms an index hit
-    /// (a hash match is not proof). Reads the entry's stored parse offsets; nothing is parsed again.
+    /// Whether live entry `seq` carries tag `key` with exactly the bytes `value`: confirms a hash
+    /// match (which is not proof). Reads the entry's stored parse offsets; nothing is parsed again.
     private func entry(_ seq: UInt64, tag key: StaticString, equals value: Span<UInt8>) -> Bool {
         ring.ownerBytes(seq) { parsed, entry in
             guard let tag = parsed.tag(key, in: entry) else { return false }

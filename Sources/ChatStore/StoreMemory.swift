@@ -11,15 +11,13 @@ public struct StoreMemory: Sendable, Equatable {
     public var byteCapacity = 0
     /// Slot arrays: per-entry metadata and tombstones, for every slot allocated.
     public var slotBytes = 0
-    /// The per-channel message-id and user-id indexes.
-    public var indexBytes = 0
     /// Everything else the logs reserve: reader pins, descriptors, names, objects.
     public var otherBytes = 0
 
     public init() {}
 
     /// All bytes the channel logs reserve.
-    public var reservedBytes: Int { byteCapacity + slotBytes + indexBytes + otherBytes }
+    public var reservedBytes: Int { byteCapacity + slotBytes + otherBytes }
 
     /// One line for stderr, in MB (10^6 bytes) and bytes per entry.
     public var description: String {
@@ -27,10 +25,10 @@ public struct StoreMemory: Sendable, Equatable {
             let tenths = (n + 50_000) / 100_000
             return "\(tenths / 10).\(tenths % 10) MB"
         }
-        let perEntry = entries > 0 ? (slotBytes + indexBytes) / entries : 0
+        let perEntry = entries > 0 ? slotBytes / entries : 0
         return "\(channels) channels, \(entries) entries, \(mb(heldBytes)) of lines held; reserved "
-            + "\(mb(reservedBytes)): byte storage \(mb(byteCapacity)), slots \(mb(slotBytes)), indexes "
-            + "\(mb(indexBytes)) (\(perEntry) B/entry together), other \(mb(otherBytes))"
+            + "\(mb(reservedBytes)): byte storage \(mb(byteCapacity)), slots \(mb(slotBytes)) (\(perEntry) B/entry), "
+            + "other \(mb(otherBytes))"
     }
 }
 
@@ -47,8 +45,7 @@ extension ChatStore {
             m.heldBytes += log.ring.heldBytes
             m.byteCapacity += log.ring.byteCapacity
             m.slotBytes += log.ring.slotBytes
-            m.indexBytes += log.indexBytes
-            m.otherBytes += log.reservedBytes - log.ring.byteCapacity - log.ring.slotBytes - log.indexBytes
+            m.otherBytes += log.reservedBytes - log.ring.byteCapacity - log.ring.slotBytes
         }
         return m
     }

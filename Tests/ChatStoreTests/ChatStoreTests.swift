@@ -117,8 +117,38 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(store.interner.count == 5)  // bob, BOB, carol, CAROL, #FF0000 (no badges tag: nothing)
     }
 
-    @Test("indexes stay bounded by the live entries")
-    func boundedIndexes() throws {
+    @Test("moderation finds its targets among the live entries only: a ban marks exactly the user's kept messages")
+    func moderationTargets() throws {
+        let store = ChatStore(capacity: 100, internsSenders: false)
+        for n in 0..<250 {
+            let bytes = Array("@id=m\(n % 200);user-id=\(n % 7) :u\(n % 7)!u@u PRIVMSG #c :hi \(n)".utf8)
+            _ = try store.ingest(bytes.span, receivedAt: 0)
+        }
+        // Live before the three moderation lines: seqs 150 ..< 250 (ids m150…m199, then m0…m49); each
+        // of them evicts one, so the ban sees 151 ..< 250 and the end holds 153 ..< 253.
+        let ban = Array("@target-user-id=3 :tmi.twitch.tv CLEARCHAT #c :u3".utf8)
+        let clear = Array("@target-msg-id=m160 :tmi.twitch.tv CLEARMSG #c :hi".utf8)
+        let gone = Array("@target-msg-id=m100 :tmi.twitch.tv CLEARMSG #c :hi".utf8)
+        for line in [ban, clear, gone] { _ = try store.ingest(line.span, receivedAt: 0) }
+        let log = try #require(store.log(named: "c"))
+        let reader = try #require(store.readers.makeReader())
+        var marked: [UInt64: Tombstone] = [:]
+        log.ring.withEntries(in: log.ring.liveRange, reader: reader) { info, _ in
+            if info.tombstone != .none { marked[info.seq] = info.tombstone }
+        }
+        let banned = Set((153..<250).filter { $0 % 7 == 3 }.map(UInt64.init))
+        #expect(Set(marked.filter { $0.value.banned }.keys) == banned)
+        #expect(Set(marked.filter { $0.value.deleted }.keys) == [160])  // m100 was evicted
+        #expect(marked.count == banned.count + (banned.contains(160) ? 0 : 1))
+        // An id kept twice (a log read twice): both copies are deleted.
+        let twice = ChatStore(internsSenders: false)
+        for _ in 0..<2 { _ = try twice.ingest(Array("@id=dup :u!u@u PRIVMSG #c :x".utf8).span, receivedAt: 0) }
+        _ = try twice.ingest(Array("@target-msg-id=dup :tmi.twitch.tv CLEARMSG #c :x".utf8).span, receivedAt: 0)
+        #expect(try tombstone(twice, 0, 0) == .deleted && tombstone(twice, 0, 1) == .deleted)
+    }
+
+    @Test("interned senders stay bounded by the live entries")
+    func boundedInterner() throws {
         let store = ChatStore(capacity: 100)
         for n in 0..<5_000 {
             let bytes = Array(
@@ -205,7 +235,7 @@ struct NotLive: Error { var seq: UInt64 }
         // each with the sender's tokens (the store interns senders).
         let perSlot = EntryRing.metadataBytesPerEntry + EntryRing.senderBytesPerEntry
         #expect(m.slotBytes == 3 * 141 * perSlot)
-        #expect(m.reservedBytes == m.byteCapacity + m.slotBytes + m.indexBytes + m.otherBytes && m.otherBytes > 0)
+        #expect(m.reservedBytes == m.byteCapacity + m.slotBytes + m.otherBytes && m.otherBytes > 0)
         #expect(m.description.hasPrefix("3 channels, 390 entries, "))
         let small = ChatStore(capacity: 100)
         for n in 0..<700 { _ = try small.ingest(chat(n).span, receivedAt: 0) }

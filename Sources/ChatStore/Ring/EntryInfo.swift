@@ -43,11 +43,10 @@ struct EntryMeta {
     var isMirror: Bool
     var byteStart: UInt64
     var receivedAt: Int64
-    /// Hashes of the `id`, `user-id` and `source-id` tags (0 when absent), for the moderation and
-    /// shared-chat indexes.
+    /// Hashes of the `id`, `user-id` (PRIVMSG and USERNOTICE only) and `source-id` tags (0 when
+    /// absent): moderation compares them to find its targets; the store's shared-chat index keys on
+    /// the last.
     var messageIdHash: UInt64
     var userIdHash: UInt64
     var sourceIdHash: UInt64
-    /// The previous live entry of the same user (`UInt64.max` when none).
-    var previousOfUser: UInt64
 }

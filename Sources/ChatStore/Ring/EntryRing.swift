@@ -225,6 +225,25 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return true
     }
 
+    /// Calls `body` with every live entry's sequence number and metadata, oldest first (owner's
+    /// view): one pass over the slot table, no division per entry.
+    ///
+    /// - Complexity: O(live entries). - Allocations: none.
+    func forEachLive(_ body: (UInt64, EntryMeta) -> Void) {
+        let table = unsafe state.pointee.table
+        var seq = unsafe state.pointee.head
+        let tail = unsafe state.pointee.tail
+        guard seq < tail else { return }
+        var s = table.slot(seq)
+        while seq < tail {
+            // SAFETY: `s < table.count` (wrapped below); the slot of live entry `seq` holds its meta.
+            body(seq, unsafe table.metas[s])
+            seq += 1
+            s += 1
+            if s == table.count { s = 0 }
+        }
+    }
+
     /// The owner's view of entry `seq`'s sender tokens (empty when it is not live, or the ring does
     /// not keep them).
     func sender(_ seq: UInt64) -> SenderTokens {
