@@ -24,7 +24,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench alloc fuzz fixtures golden check format lint clean
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean
 
 all: build
 
@@ -97,6 +97,13 @@ bench: deps fixtures
 	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/channels_bench.sh .build/release/chatcap
 	Benchmarks/many_channels_bench.sh .build/release/chatcap $(MANY_LOG)
+
+# Instructions per line under valgrind (deterministic, unlike wall time on a shared machine): stats
+# and replay raw/json over the first 100,000 bench lines.
+instructions: deps fixtures
+	@$(MAKE) --no-print-directory install-packages PACKAGES="valgrind binutils"
+	$(SWIFT) build -c release -j $(JOBS) --product chatcap
+	Benchmarks/instructions_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
 alloc: deps

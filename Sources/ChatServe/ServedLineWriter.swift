@@ -74,8 +74,13 @@ package struct ServedLineWriter {
         append(line, parsed.untaggedStart..<line.count)
     }
 
+    /// Appends `line[range]` in one copy (not byte by byte: a served line is copied once per client pass).
     private mutating func append(_ line: Span<UInt8>, _ range: Range<Int>) {
-        for i in range { bytes.append(line[i]) }
+        precondition(range.lowerBound >= 0 && range.upperBound <= line.count, "range outside the line")
+        // SAFETY: `range` lies within `line` (checked above).
+        unsafe line.withUnsafeBufferPointer { buffer in
+            unsafe bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[range]))
+        }
     }
 
     private mutating func appendDecimal(_ value: Int64) {

@@ -62,4 +62,17 @@ import Testing
             try Self.check("@" + parts.joined(separator: ";") + " :u PRIVMSG #c :hi")
         }
     }
+
+    @Test("TwitchTagKey(bytes:) finds a key in place, and near the end of the bytes (copied), alike")
+    func keyLookupAtEveryDistanceFromTheEnd() {
+        for name in ["id", "mod", "color", "user-id", "tmi-sent-ts", "reply-thread-parent-display-name", "nope"] {
+            for tail in 0..<12 {
+                let text = "x;" + name + String(repeating: "=", count: tail)
+                let bytes = Array(text.utf8)
+                let range = ByteRange(UInt16(2), UInt16(2 + name.utf8.count))
+                let key = TwitchTagKey(bytes: bytes.span, range)
+                #expect(key.map { "\($0.name)" } == (name == "nope" ? nil : name), "\(name) with \(tail) bytes after")
+            }
+        }
+    }
 }

@@ -85,8 +85,19 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
     /// - Complexity: O(key length): one hash and usually one comparison.
     /// - Allocations: none (the lookup table is built once per process).
     public init?(bytes line: Span<UInt8>, _ range: ByteRange) {
-        // Copy the key into a zero-padded local so that word reads never leave it.
         guard range.count <= 40 else { return nil }  // longer than any key we know
+        precondition(Int(range.upper) <= line.count, "key range outside the line")
+        if Int(range.lower) + max(range.count, 8) <= line.count {
+            // The table's word reads stay within the line: look the key up where it is.
+            // SAFETY: `line[lower ..< lower + max(count, 8)]` is inside the span (checked above).
+            let index = unsafe line.withUnsafeBufferPointer { buffer in
+                unsafe tagKeyTable.lookup(buffer.baseAddress! + Int(range.lower), count: range.count)
+            }
+            guard let index else { return nil }
+            self.init(rawValue: UInt8(index))
+            return
+        }
+        // Near the end of the line: copy the key into a zero-padded local so that word reads never leave it.
         var padded: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         let index = unsafe withUnsafeMutableBytes(of: &padded) { raw -> Int? in
             for (k, i) in range.range.enumerated() { unsafe raw[k] = line[i] }
