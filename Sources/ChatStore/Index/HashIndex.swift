@@ -1,13 +1,13 @@
-/// An open-addressing map from 64-bit key hashes to 64-bit values, for the owner's indexes
-/// (message id → entry, user id → newest entry, source id → first copy, channel names).
+/// An open-addressing map from 64-bit key hashes to 64-bit values, for the store's indexes (channel
+/// names → logs, shared-chat source ids → first copy) and the interner's strings.
 ///
 /// Linear probing with backward-shift deletion: no tombstones, so lookups stay short however many
 /// keys come and go. Key `0` is reserved for "empty" (callers map a real 0 hash elsewhere).
 /// The table starts at the capacity asked for (a power of two, at least 4/3 of the keys it will
 /// hold); ``set(_:for:)`` refuses beyond three quarters of it, ``insert(_:for:)`` doubles it instead
-/// (an owner-only rehash), so an index follows what it holds. Three quarters, not half: the indexes
-/// are a sixth of what a busy channel reserves per entry, and with 16-byte slots (four to a cache line)
-/// a longer probe run still costs about one miss. The storage and its bookkeeping are raw memory owned
+/// (an owner-only rehash), so an index follows what it holds. Three quarters, not half: with 16-byte
+/// slots (four to a cache line) a longer probe run still costs about one miss, and a table holds
+/// half again as many keys in the same memory. The storage and its bookkeeping are raw memory owned
 /// by the instance behind one `let` pointer, so the per-line path pays no reference counting or
 /// exclusivity checks.
 ///

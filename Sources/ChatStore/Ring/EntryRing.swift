@@ -150,7 +150,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public static var metadataBytesPerEntry: Int { MemoryLayout<EntryMeta>.stride + MemoryLayout<UInt64>.stride }
 
     /// Evicts the oldest entry and returns its sequence number and metadata (for the caller's
-    /// indexes). Waits, without a lock, for readers still borrowing it.
+    /// bookkeeping). Waits, without a lock, for readers still borrowing it.
     ///
     /// - Precondition: the ring is not empty.
     /// - Complexity: O(readers). - Allocations: none.
@@ -174,7 +174,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
 
     /// Appends a line and publishes it.
     ///
-    /// - Precondition: the ring is not full (the caller evicts first, to update its indexes) and
+    /// - Precondition: the ring is not full (the caller evicts first, to release what the entry held) and
     ///   `bytes.count == meta.parsed.length`.
     /// - Complexity: O(`bytes.count`) for the one copy in; amortised O(1) otherwise.
     /// - Allocations: none in steady state (the slot table and the byte storage grow only while the
