@@ -1,10 +1,10 @@
 import IRCWire
 import Synchronization
 
-/// One channel's kept chat: an ``EntryRing``, whose entries carry the hashes of their message id
-/// and user id, and the tokens of the process-wide ``Interner``.
+/// One channel's kept chat: an ``EntryRing``, whose entries keep the hashes of their message id
+/// and user id in a dense column, and the tokens of the process-wide ``Interner``.
 ///
-/// Moderation finds its targets by one pass over the ring's metadata, comparing those hashes: no
+/// Moderation finds its targets by one pass over that column, comparing those hashes: no
 /// per-channel index is kept up to date on every line for the few lines (CLEARMSG, CLEARCHAT) that
 /// would use it. An index cost two hash-table updates per line and two per eviction, each a cache
 /// miss with thousands of channels, and a sixth of a busy channel's memory; the pass costs
@@ -99,8 +99,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         let keepsUser = userIdHash != 0 && (message.command == .privmsg || message.command == .usernotice)
         let meta = EntryMeta(
             parsed: message.line, command: message.command, isMirror: isMirror, byteStart: 0, receivedAt: receivedAt,
-            messageIdHash: messageIdHash, userIdHash: keepsUser ? userIdHash : 0, sourceIdHash: sourceIdHash)
-        let seq = ring.append(bytes, meta: meta, sender: sender)
+            sourceIdHash: sourceIdHash)
+        let ids = IdHashes(message: messageIdHash, user: keepsUser ? userIdHash : 0)
+        let seq = ring.append(bytes, meta: meta, ids: ids, sender: sender)
         switch message.command {
         case .clearmsg: applyClearMsg(message, bytes)
         case .clearchat: applyClearChat(message, bytes, at: seq)
@@ -138,10 +139,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     private func applyClearMsg(_ message: TwitchMessage, _ bytes: Span<UInt8>) {
         guard let target = message.tags[.targetMsgId], !target.raw.isEmpty else { return }
         let hash = hashBytes(bytes, target.raw.range)
-        ring.forEachLive { seq, meta in
-            if meta.messageIdHash == hash, entry(seq, tag: "id", equals: bytes.extracting(target.raw.range)) {
-                mark(seq, .deleted)
-            }
+        ring.forEachLive(withIdHash: hash) { seq in
+            if entry(seq, tag: "id", equals: bytes.extracting(target.raw.range)) { mark(seq, .deleted) }
         }
     }
 
@@ -165,10 +164,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         guard let target = view.targetUserId, !target.raw.isEmpty else { return }
         // The user's messages (entries keep a user-id hash only for PRIVMSG and USERNOTICE).
         let hash = hashBytes(bytes, target.raw.range)
-        ring.forEachLive { seq, meta in
-            if meta.userIdHash == hash, entry(seq, tag: "user-id", equals: bytes.extracting(target.raw.range)) {
-                mark(seq, tombstone)
-            }
+        ring.forEachLive(withIdHash: hash, user: true) { seq in
+            if entry(seq, tag: "user-id", equals: bytes.extracting(target.raw.range)) { mark(seq, tombstone) }
         }
     }
 

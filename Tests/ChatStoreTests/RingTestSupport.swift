@@ -22,7 +22,7 @@ func meta(_ bytes: [UInt8]) -> EntryMeta {
     let message = try! TwitchMessage.parse(bytes.span)
     return EntryMeta(
         parsed: message.line, command: message.command, isMirror: false, byteStart: 0, receivedAt: 0,
-        messageIdHash: 0, userIdHash: 0, sourceIdHash: 0)
+        sourceIdHash: 0)
 }
 
 /// The text of entry `seq` as a reader sees it, or nil when gone.

@@ -43,10 +43,14 @@ struct EntryMeta {
     var isMirror: Bool
     var byteStart: UInt64
     var receivedAt: Int64
-    /// Hashes of the `id`, `user-id` (PRIVMSG and USERNOTICE only) and `source-id` tags (0 when
-    /// absent): moderation compares them to find its targets; the store's shared-chat index keys on
-    /// the last.
-    var messageIdHash: UInt64
-    var userIdHash: UInt64
+    /// Hash of the `source-id` tag (0 when absent), the store's shared-chat index key.
     var sourceIdHash: UInt64
+}
+
+/// Hashes of an entry's `id` and `user-id` (PRIVMSG and USERNOTICE only) tags, 0 when absent: what
+/// moderation compares to find its targets. Kept in a dense column of their own (``SlotTable/ids``),
+/// so that a CLEARMSG or a ban reads 16 bytes per entry, not the whole metadata.
+struct IdHashes {
+    var message: UInt64
+    var user: UInt64
 }

@@ -147,7 +147,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
     /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone), plus
     /// ``senderBytesPerEntry`` in a ring that ``keepsSenders``.
-    public static var metadataBytesPerEntry: Int { MemoryLayout<EntryMeta>.stride + MemoryLayout<UInt64>.stride }
+    public static var metadataBytesPerEntry: Int {
+        MemoryLayout<EntryMeta>.stride + MemoryLayout<IdHashes>.stride + MemoryLayout<UInt64>.stride
+    }
 
     /// Evicts the oldest entry and returns its sequence number and metadata (for the caller's
     /// bookkeeping). Waits, without a lock, for readers still borrowing it.
@@ -180,7 +182,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Allocations: none in steady state (the slot table and the byte storage grow only while the
     ///   ring fills or its live bytes do).
     @discardableResult
-    func append(_ bytes: Span<UInt8>, meta: EntryMeta, sender: SenderTokens = SenderTokens()) -> UInt64 {
+    func append(
+        _ bytes: Span<UInt8>, meta: EntryMeta, ids: IdHashes = IdHashes(message: 0, user: 0),
+        sender: SenderTokens = SenderTokens()
+    ) -> UInt64 {
         let seq = unsafe state.pointee.tail
         let live = unsafe seq &- state.pointee.head
         precondition(live < UInt64(capacity), "append to a full ring: evict first")
@@ -195,6 +200,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         // or the table is new).
         unsafe (table.metas + s).initialize(to: stored)
         unsafe table.tombstones[s].store(0, ordering: .relaxed)
+        unsafe (table.ids + s).initialize(to: ids)
         // SAFETY: `s < table.count`, the senders' count too.
         if let senders = unsafe table.senders { unsafe (senders + s).initialize(to: sender) }
         if live == 0 { unsafe state.pointee.oldestByte = start }
@@ -225,19 +231,21 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return true
     }
 
-    /// Calls `body` with every live entry's sequence number and metadata, oldest first (owner's
-    /// view): one pass over the slot table, no division per entry.
+    /// Calls `body` with the sequence number of every live entry whose `id` hash (or, with `user`,
+    /// `user-id` hash) is `hash`, oldest first (owner's view): one pass over the dense id-hash column,
+    /// 16 bytes per entry, no division per entry.
     ///
     /// - Complexity: O(live entries). - Allocations: none.
-    func forEachLive(_ body: (UInt64, EntryMeta) -> Void) {
+    func forEachLive(withIdHash hash: UInt64, user: Bool = false, _ body: (UInt64) -> Void) {
         let table = unsafe state.pointee.table
         var seq = unsafe state.pointee.head
         let tail = unsafe state.pointee.tail
         guard seq < tail else { return }
         var s = table.slot(seq)
         while seq < tail {
-            // SAFETY: `s < table.count` (wrapped below); the slot of live entry `seq` holds its meta.
-            body(seq, unsafe table.metas[s])
+            // SAFETY: `s < table.count` (wrapped below); the slot of live entry `seq` holds its hashes.
+            let ids = unsafe table.ids[s]
+            if (user ? ids.user : ids.message) == hash { body(seq) }
             seq += 1
             s += 1
             if s == table.count { s = 0 }
@@ -344,6 +352,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         while unsafe seq < state.pointee.tail {
             // SAFETY: both slots are below their table's count; `seq` is live, so its meta is initialised.
             unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
+            unsafe (to.ids + to.slot(seq)).initialize(to: from.ids[from.slot(seq)])
             unsafe to.tombstones[to.slot(seq)].store(
                 from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
             if let a = unsafe from.senders, let b = unsafe to.senders {

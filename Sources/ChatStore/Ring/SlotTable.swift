@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A ring's slot arrays, one generation: metadata and the atomic tombstone of `count` slots, entry
+/// A ring's slot arrays, one generation: metadata, id hashes and the atomic tombstone of `count` slots, entry
 /// `seq` in slot `seq % count`. A trivial descriptor kept in raw memory, like ``ByteStorage``; the
 /// ring grows it (by half, towards its capacity) while it fills.
 @safe
@@ -8,11 +8,13 @@ struct SlotTable {
     let count: Int
     let metas: UnsafeMutablePointer<EntryMeta>
     let tombstones: UnsafeMutablePointer<Atomic<UInt64>>
+    /// The entries' id hashes (owner-only: moderation's column).
+    let ids: UnsafeMutablePointer<IdHashes>
     /// The senders' interned tokens, in rings of a store that interns them; `nil` otherwise (replay
     /// and dump), so that those pay no 16 bytes per slot for tokens that would all be empty.
     let senders: UnsafeMutablePointer<SenderTokens>?
 
-    /// - Allocations: three (descriptor, metadata, tombstones), four with senders.
+    /// - Allocations: four (descriptor, metadata, id hashes, tombstones), five with senders.
     static func make(count: Int, keepsSenders: Bool) -> UnsafeMutablePointer<SlotTable> {
         let tombstones = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: count)
         for i in 0..<count { unsafe (tombstones + i).initialize(to: Atomic(0)) }
@@ -20,6 +22,7 @@ struct SlotTable {
         unsafe p.initialize(
             to: SlotTable(
                 count: count, metas: .allocate(capacity: count), tombstones: tombstones,
+                ids: .allocate(capacity: count),
                 senders: keepsSenders ? .allocate(capacity: count) : nil))
         return unsafe p
     }
@@ -31,6 +34,7 @@ struct SlotTable {
         unsafe p.pointee.tombstones.deinitialize(count: p.pointee.count)
         unsafe p.pointee.tombstones.deallocate()
         unsafe p.pointee.metas.deallocate()
+        unsafe p.pointee.ids.deallocate()
         unsafe p.pointee.senders?.deallocate()
         unsafe p.deallocate()
     }
@@ -41,7 +45,7 @@ struct SlotTable {
     /// Bytes this table reserves.
     var reservedBytes: Int {
         count
-            * (MemoryLayout<EntryMeta>.stride + MemoryLayout<Atomic<UInt64>>.stride
+            * (MemoryLayout<EntryMeta>.stride + MemoryLayout<IdHashes>.stride + MemoryLayout<Atomic<UInt64>>.stride
                 + (unsafe senders == nil ? 0 : MemoryLayout<SenderTokens>.stride))
     }
 }
