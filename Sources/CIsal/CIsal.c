@@ -69,6 +69,16 @@ void cisal_deflater_destroy(cisal_deflater *deflater) {
     free(deflater);
 }
 
+void cisal_deflater_reset(cisal_deflater *deflater) {
+    // Keeps the level and level buffer (igzip_lib.h); the flush and end-of-stream flags are set by every
+    // cisal_deflate call. The wrapper is set again: once the header is out, ISA-L marks the stream
+    // IGZIP_GZIP_NO_HDR, and a reset alone would start the next member without one.
+    isal_deflate_reset(&deflater->stream);
+    deflater->stream.gzip_flag = IGZIP_GZIP;
+    deflater->stage_start = 0;
+    deflater->stage_end = 0;
+}
+
 uint64_t cisal_deflater_memory(const cisal_deflater *deflater) { return deflater->memory; }
 
 int cisal_deflate(cisal_deflater *deflater, const uint8_t *in, uint32_t in_count, uint8_t *out, uint32_t out_count,

@@ -1,3 +1,5 @@
+import ChatArchive
+
 /// INSERTs into one ClickHouse table over its HTTP interface: `POST /?query=INSERT INTO t FORMAT
 /// JSONEachRow` with a gzip body (`Content-Encoding: gzip`, which ClickHouse decompresses — 18.16 as
 /// well as current releases; `enable_http_compression` is only about compressing its answers).
@@ -9,20 +11,24 @@ public final class ClickHouseClient {
     public let endpoint: ClickHouseEndpoint
     public let table: String
     private let http: HTTPPost
-    private let compressor: GzipBody
+    private let compressor: GzipCompressor
     private let insertURL: String
     /// The whole INSERT's time limit, and the connection's.
     public var timeoutMs = 60_000
     public var connectTimeoutMs = 3_000
 
     /// - Precondition: `table` is a ``ClickHouseEndpoint/isPlainTableName(_:)``.
-    /// - Throws: ``LoadError/http(_:)`` when libcurl or zlib cannot start.
+    /// - Throws: ``LoadError/http(_:)`` when libcurl or the gzip compressor cannot start.
     public init(endpoint: ClickHouseEndpoint, table: String) throws(LoadError) {
         precondition(ClickHouseEndpoint.isPlainTableName(table), "table names are checked by the caller")
         self.endpoint = endpoint
         self.table = table
         http = try HTTPPost()
-        compressor = try GzipBody()
+        do throws(GzipCompressorError) {
+            compressor = try GzipCompressor()
+        } catch {
+            throw LoadError.http(error.description)
+        }
         insertURL = endpoint.insertURL(table: table)
     }
 

@@ -239,3 +239,25 @@ import Testing
         #expect(decoded.bytes.prefix(content.count / 4) == content.prefix(content.count / 4))
     }
 }
+
+/// ``GzipCompressor``: whole buffers as one member each, the engine reset between them.
+@Suite struct GzipCompressorTests {
+    @Test(
+        "bodies in a row each decode to their input alone (ISA-L and zlib), incompressible ones included",
+        arguments: [Int32(1), 6])
+    func bodiesInARow(level: Int32) throws {
+        let compressor = try GzipCompressor(level: level)
+        #expect(compressor.library == (level == 1 ? "isal" : "zlib"))
+        var rng = InputRandom(seed: 3)
+        let noise = (0..<300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let bodies: [[UInt8]] = [
+            sampleChatLines(2000), [], Array("{\"a\":1}\n".utf8), noise, sampleChatLines(50),
+        ]
+        for body in bodies {
+            let gz = compressor.compress(body)
+            let decoded = try DeflateEngineTests.inflate(gz)
+            #expect(decoded.error == nil && decoded.members == 1, "\(body.count) bytes")
+            #expect(decoded.bytes == body, "\(body.count) bytes")
+        }
+    }
+}

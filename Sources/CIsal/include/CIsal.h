@@ -22,6 +22,8 @@ typedef struct cisal_deflater cisal_deflater;
 /// `level_buffer_size` is the size of the level buffer (levels 1...3; 0 picks ISA-L's medium size for the level).
 cisal_deflater *cisal_deflater_create(int level, uint32_t level_buffer_size);
 void cisal_deflater_destroy(cisal_deflater *deflater);
+/// Starts a new member with the same level and buffers (after CISAL_FINISH, or to drop one unfinished).
+void cisal_deflater_reset(cisal_deflater *deflater);
 /// Bytes `cisal_deflater_create` allocated for `deflater` (stream state and level buffer).
 uint64_t cisal_deflater_memory(const cisal_deflater *deflater);
 

@@ -93,6 +93,20 @@ final class DeflateEngine {
         }
     }
 
+    /// Starts a new gzip member (after `.finish`, or dropping an unfinished one), keeping the state.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    func reset() {
+        switch unsafe state {
+        case .isal(let deflater):
+            // SAFETY: created by cisal_deflater_create in `init`.
+            unsafe cisal_deflater_reset(deflater)
+        case .zlib(let stream):
+            // SAFETY: set up by deflateInit2 in `init`.
+            _ = unsafe deflateReset(stream)
+        }
+    }
+
     /// Compresses from `input` into `output` with `flush`.
     ///
     /// Call again with the rest of the input and fresh output room until the step is `complete`; an
