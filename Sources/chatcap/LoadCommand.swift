@@ -45,20 +45,43 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "The table to INSERT into: table or database.table (letters, digits, _).")
     var table = "chat.lines"
 
-    @Option(help: "Most rows per INSERT (1 to 1000000).")
+    @Option(
+        parsing: .unconditional, help: "Most rows per INSERT, \(Self.batchRowsRange.text) (default: 20000).",
+        transform: { try Self.batchRowsRange.parse($0) })
     var batchRows = 20_000
 
-    @Option(help: "Seconds the first row of a batch waits for more before the batch is sent (0.05 to 60).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Seconds the first row of a batch waits for more before the batch is sent, \(Self.batchDelayRange.text) (default: 1).",
+        transform: { try Self.batchDelayRange.parse($0) })
     var batchDelay: Double = 1
 
-    @Option(help: "Most capture files open at once (2 to 65536); finished ones are closed.")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Most capture files open at once, \(CaptureCommand.maxOpenFilesRange.text); finished ones are closed (default: 256).",
+        transform: { try CaptureCommand.maxOpenFilesRange.parse($0) })
     var maxOpenFiles = 256
 
-    @Option(help: "Longest pause in seconds between two attempts while ClickHouse is unreachable (0.1 to 300).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Longest pause in seconds between two attempts while ClickHouse is unreachable, \(Self.retryMaxRange.text) (default: 5).",
+        transform: { try Self.retryMaxRange.parse($0) })
     var retryMax: Double = 5
 
-    @Option(help: "Seconds an INSERT may take before it counts as failed and is retried (1 to 3600).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Seconds an INSERT may take before it counts as failed and is retried, \(Self.timeoutRange.text) (default: 60).",
+        transform: { try Self.timeoutRange.parse($0) })
     var timeout: Double = 60
+
+    static let batchRowsRange = NumberRange(1...1_000_000)
+    static let batchDelayRange = NumberRange(0.05...60.0, unit: "seconds")
+    static let retryMaxRange = NumberRange(0.1...300.0, unit: "seconds")
+    static let timeoutRange = NumberRange(1.0...3600.0, unit: "seconds")
 
     @Flag(help: "Load what the files hold now, then exit (instead of following them).")
     var once = false
@@ -69,7 +92,10 @@ struct LoadCommand: ParsableCommand {
     )
     var status: StatusMode = .auto
 
-    @Option(help: "Seconds between JSON status objects.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
+        transform: { try CaptureCommand.statusIntervalRange.parse($0) })
     var statusInterval: Double = 10
 
     @Flag(help: "Print no status and no notes on stderr (errors still).")
@@ -80,14 +106,6 @@ struct LoadCommand: ParsableCommand {
             throw ValidationError("--table must be table or database.table of letters, digits and _ (got '\(table)')")
         }
         do { _ = try ClickHouseEndpoint(parsing: clickhouse) } catch { throw ValidationError(error.description) }
-        guard (1...1_000_000).contains(batchRows) else { throw ValidationError("--batch-rows must be 1 to 1000000") }
-        guard batchDelay >= 0.05 && batchDelay <= 60 else { throw ValidationError("--batch-delay must be 0.05 to 60") }
-        guard (2...65_536).contains(maxOpenFiles) else { throw ValidationError("--max-open-files must be 2 to 65536") }
-        guard retryMax >= 0.1 && retryMax <= 300 else { throw ValidationError("--retry-max must be 0.1 to 300") }
-        guard timeout >= 1 && timeout <= 3600 else { throw ValidationError("--timeout must be 1 to 3600") }
-        guard statusInterval > 0 && statusInterval.isFinite else {
-            throw ValidationError("--status-interval must be positive")
-        }
     }
 
     func run() throws {
@@ -108,14 +126,14 @@ struct LoadCommand: ParsableCommand {
         let loader: Loader
         do throws(LoadError) {
             let client = try ClickHouseClient(endpoint: endpoint, table: table)
-            client.timeoutMs = Int(timeout * 1000)
+            client.timeoutMs = Int(Seconds.milliseconds(timeout))
             let store = try LoadProgressStore(
                 directory: dir, name: Self.progressName(endpoint, table), destination: "\(endpoint.redacted) \(table)")
             var options = LoadOptions()
             options.batchRows = batchRows
-            options.batchDelayMs = Int64(batchDelay * 1000)
+            options.batchDelayMs = Seconds.milliseconds(batchDelay)
             options.maxOpenFiles = maxOpenFiles
-            options.retryMaxMs = Int64(retryMax * 1000)
+            options.retryMaxMs = Seconds.milliseconds(retryMax)
             options.retryBaseMs = min(options.retryBaseMs, options.retryMaxMs)
             options.once = once
             loader = try Loader(directory: dir, client: client, store: store, options: options)
@@ -131,7 +149,8 @@ struct LoadCommand: ParsableCommand {
         loader.onNotice = say
         let started = Moment.now()
         var board = LoadStatus(startedAt: started)
-        var nextStatusMs = started.monotonicMs + (terminal ? 250 : Int64(statusInterval * 1000))
+        let statusIntervalMs = Seconds.milliseconds(statusInterval)
+        var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         loader.onTick = { now in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
             let snapshot = board.snapshot(loader.counters, now: now)
@@ -140,7 +159,7 @@ struct LoadCommand: ParsableCommand {
                 nextStatusMs = now.monotonicMs + 250
             } else {
                 Diagnostics.write(snapshot.json + "\n")
-                nextStatusMs = now.monotonicMs + Int64(statusInterval * 1000)
+                nextStatusMs = now.monotonicMs + statusIntervalMs
             }
         }
         let stop = StopFlag()

@@ -24,8 +24,11 @@ import Testing
             (["--clickhouse", "ftp://u:hunter2@h/"], "must start with http:// or https://"),
             (["--clickhouse", "http://u:hunter2@h:99999/"], "the port must be 1 to 65535"),
             (["--clickhouse", "http://h/", "--table", "chat;drop"], "--table must be table or database.table"),
-            (["--clickhouse", "http://h/", "--batch-rows", "0"], "--batch-rows must be 1 to 1000000"),
-            (["--clickhouse", "http://h/", "--batch-delay", "0"], "--batch-delay must be 0.05 to 60"),
+            (["--clickhouse", "http://h/", "--batch-rows", "0"], "'--batch-rows <batch-rows>': must be 1 to 1000000"),
+            (
+                ["--clickhouse", "http://h/", "--batch-delay", "0"],
+                "'--batch-delay <batch-delay>': must be 0.05 to 60 seconds"
+            ),
         ] {
             let run = try CLI.run(["load", "/tmp"] + args)
             #expect(run.status == 64, "\(args): \(run.stderr)")

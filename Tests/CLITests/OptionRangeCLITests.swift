@@ -49,6 +49,23 @@ import Testing
         ]
     }
 
+    /// `load`'s options (a `--status-interval` of 1e300 trapped converting to milliseconds).
+    static func load(_ arguments: [String]) -> [Row] {
+        [
+            Row(arguments: arguments, option: "--batch-rows", range: "1 to 1000000", outside: ["0", "1000001"]),
+            Row(
+                arguments: arguments, option: "--batch-delay", range: "0.05 to 60 seconds",
+                outside: ["0", "0.049", "61"]),
+            Row(arguments: arguments, option: "--max-open-files", range: "2 to 65536", outside: ["1", "65537"]),
+            Row(
+                arguments: arguments, option: "--retry-max", range: "0.1 to 300 seconds", outside: ["0.09", "301"]),
+            Row(arguments: arguments, option: "--timeout", range: "1 to 3600 seconds", outside: ["0.9", "3601"]),
+            Row(
+                arguments: arguments, option: "--status-interval", range: "0.1 to 86400 seconds",
+                outside: ["0", "86401"]),
+        ]
+    }
+
     static let rows: [Row] =
         [
             Row(arguments: ["replay", log], option: "--capacity", range: "1 to 1000000", outside: ["0", "1000001"]),
@@ -79,6 +96,7 @@ import Testing
             Row(
                 arguments: ["serve", log], option: "--stall-after", range: "0 to 1000000000", outside: ["1000000001"]),
         ]
+        + load(["load", "/nonexistent/capture", "--clickhouse", "http://127.0.0.1:1/"])
         + connection(["tail", "pixelharbor"])
         + connection(["capture", "pixelharbor", "--dir", "/nonexistent/capture"])
         + connection(["watch", "pixelharbor"])
