@@ -56,19 +56,7 @@ public final class FileSource: ByteSource {
             self.init(descriptor: 0, name: Self.standardInputName, closesDescriptor: false, follow: follow)
             return
         }
-        var fd: Int32
-        repeat {
-            // SAFETY: `path` is bridged to a NUL-terminated C string that lives for the call.
-            fd = unsafe open(path, O_RDONLY | O_CLOEXEC)
-        } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { throw InputError.opening(path, errno: errno) }
-        var info = stat()
-        // SAFETY: `info` is a properly aligned local `stat` that `fstat` fills in.
-        guard unsafe fstat(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw InputError.opening(path, errno: code)
-        }
+        let (fd, info) = try Self.openForReading(path)
         if info.st_mode & S_IFMT == S_IFDIR {
             close(fd)
             throw InputError.isDirectory(path: path)
@@ -128,22 +116,34 @@ public final class FileSource: ByteSource {
         return true
     }
 
+    /// `open(2)` for reading (retried on `EINTR`) and `fstat(2)` of what it opened; the descriptor is
+    /// closed again when `fstat` fails.
+    ///
+    /// - Throws: the ``InputError`` of the failed call (``InputError/opening(_:errno:)``).
+    private static func openForReading(_ path: String) throws(InputError) -> (Int32, stat) {
+        var fd: Int32
+        repeat {
+            // SAFETY: `path` is bridged to a NUL-terminated C string that lives for the call.
+            fd = unsafe open(path, O_RDONLY | O_CLOEXEC)
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw InputError.opening(path, errno: errno) }
+        var info = stat()
+        // SAFETY: `info` is a properly aligned local `stat` that `fstat` fills in.
+        guard unsafe fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw InputError.opening(path, errno: code)
+        }
+        return (fd, info)
+    }
+
     /// Opens the file again after ``releaseDescriptor()``, at the offset it was read to.
     ///
     /// - Throws: the errors of opening (``InputError/cannotOpen(path:errno:)`` with `EMFILE` when
     ///   descriptors ran out), or ``InputError/replaced(name:)`` when the path names another file now.
     private func reopen() throws(InputError) {
-        var fd: Int32
-        repeat {
-            // SAFETY: `name` (the path) is bridged to a NUL-terminated C string that lives for the call.
-            fd = unsafe open(name, O_RDONLY | O_CLOEXEC)
-        } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { throw InputError.opening(name, errno: errno) }
-        var info = stat()
-        // SAFETY: `info` is a properly aligned local `stat` that `fstat` fills in.
-        guard unsafe fstat(fd, &info) == 0, UInt64(info.st_dev) == identity.device,
-            UInt64(info.st_ino) == identity.inode
-        else {
+        let (fd, info) = try Self.openForReading(name)
+        guard UInt64(info.st_dev) == identity.device, UInt64(info.st_ino) == identity.inode else {
             close(fd)
             throw InputError.replaced(name: name)
         }
