@@ -52,7 +52,6 @@ public final class Replay {
         /// The moderation look-ahead's clock: the newest line time seen (and wall time for live input).
         var clock = Int64.min
         var pace: Pacer?
-        let isPaced: Bool
         /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
         var idleFailure: OutputError? = nil
         /// Events until the next look at the output's age (lines filtered out write nothing).
@@ -91,7 +90,7 @@ public final class Replay {
             options.dedupeShared || options.since != nil || options.until != nil || !options.channels.isEmpty
             || !options.users.isEmpty || !options.types.isEmpty || options.grep != nil
         unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }, isPaced: options.speed != nil))
+        unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }))
         if let window = options.dedupeWindowMs { unsafe state.pointee.dedupe = MessageIdFilter(windowMs: window) }
         unsafe state.pointee.summary.channelLimit = store.channelLimit
     }
@@ -140,8 +139,8 @@ public final class Replay {
         }
         switch event {
         case .line(let at, let message):
-            // `isPaced` first: an unpaced run (the common case) copies no `Pacer?` per line.
-            if unsafe state.pointee.isPaced, let t = at.timestamp, var pace = unsafe state.pointee.pace {
+            // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
+            if options.speed != nil, let t = at.timestamp, var pace = unsafe state.pointee.pace {
                 // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
                 let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
                 unsafe state.pointee.pace = pace
