@@ -85,7 +85,7 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
     /// - Complexity: O(key length): one hash and usually one comparison.
     /// - Allocations: none (the lookup table is built once per process).
     public init?(bytes line: Span<UInt8>, _ range: ByteRange) {
-        guard range.count <= 40 else { return nil }  // longer than any key we know
+        guard range.count > 0, range.count <= 40 else { return nil }  // empty, or longer than any key we know
         precondition(Int(range.upper) <= line.count, "key range outside the line")
         if Int(range.lower) + max(range.count, 8) <= line.count {
             // The table's word reads stay within the line: look the key up where it is.
@@ -110,113 +110,128 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
     }
 }
 
-/// Open-addressing table from a tag key to its ``TwitchTagKey``; built once per process.
+/// Collision-free table from a tag key to its ``TwitchTagKey``; built once per process.
+///
+/// A key is hashed from its length and its first and last eight bytes, with a seed chosen when the
+/// table is built so that no two documented keys share a bucket. A lookup is then one bucket: the
+/// bucket holds those two words and the length, which spell any key of up to 16 bytes completely,
+/// so one comparison decides (a longer key also compares its middle words with the name). An unknown
+/// key lands in an empty bucket or fails that comparison. No probing, no byte loop: the probing
+/// table this replaces spent its time in mispredicted branches of its length and byte comparisons.
 ///
 /// Its memory is allocated once and never freed (the table lives as long as the process), so that
 /// lookups on the per-line path touch plain memory: no reference counting, no bounds checks.
 ///
 /// ```
-///  buckets[256]   hash slot → key index, 0xFF = empty
-///  lengths[k]     byte length of key k's name
-///  starts[k]      offset of key k's name in `names`
+///  buckets[256]   (first word, last word, length, key index); length 0 = empty
+///  starts[k]      offset of key k's name in `names` (for the middle words of keys over 16 bytes)
 ///  names          every key name, back to back, plus 8 bytes of zero padding for word reads
 /// ```
 @safe
 struct TagKeyTable: @unchecked Sendable {  // immutable after init; the pointers are never written again
     static let size = 256
-    static let empty: UInt8 = .max
 
-    private let buckets: UnsafeMutablePointer<UInt8>
-    private let lengths: UnsafeMutablePointer<Int>
+    struct Bucket {
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        /// The key's length; 0 marks an empty bucket (no key is empty, and lookups skip empty keys).
+        var count: UInt32 = 0
+        var index: UInt32 = 0
+    }
+
+    private let buckets: UnsafeMutablePointer<Bucket>
     private let starts: UnsafeMutablePointer<Int>
     private let names: UnsafeMutablePointer<UInt8>
+    /// Mixed into every hash; the first seed (from 0) under which the documented keys do not collide.
+    let seed: UInt64
 
     init() {
         let keys = TwitchTagKey.allCases
         let total = keys.reduce(0) { $0 + $1.name.utf8CodeUnitCount }
         unsafe buckets = .allocate(capacity: Self.size)
-        unsafe lengths = .allocate(capacity: keys.count)
         unsafe starts = .allocate(capacity: keys.count)
         unsafe names = .allocate(capacity: total + 8)
-        unsafe buckets.initialize(repeating: Self.empty, count: Self.size)
         unsafe names.initialize(repeating: 0, count: total + 8)
         var offset = 0
         for key in keys {
             let name = key.name
-            let k = Int(key.rawValue)
-            unsafe lengths[k] = name.utf8CodeUnitCount
-            unsafe starts[k] = offset
+            unsafe starts[Int(key.rawValue)] = offset
             // SAFETY: `utf8Start` holds `utf8CodeUnitCount` bytes; `offset + count <= total`.
             unsafe (names + offset).update(from: name.utf8Start, count: name.utf8CodeUnitCount)
-            let h = unsafe Self.hash(names + offset, count: name.utf8CodeUnitCount)
-            var slot = h
-            // SAFETY: slots are masked to `0 ..< size`.
-            while unsafe buckets[slot] != Self.empty { slot = (slot + 1) & (Self.size - 1) }
-            unsafe buckets[slot] = key.rawValue
             offset += name.utf8CodeUnitCount
+        }
+        // Find a seed that gives every key its own bucket: with 59 keys in 256 buckets about one
+        // seed in a thousand does, so the search takes microseconds.
+        var seed: UInt64 = 0
+        var used = [Bool](repeating: false, count: Self.size)
+        search: while true {
+            precondition(seed < 1 << 24, "no collision-free seed for the tag keys")
+            for k in used.indices { used[k] = false }
+            for key in keys {
+                let (first, last, count) = unsafe Self.words(
+                    names + starts[Int(key.rawValue)], key.name.utf8CodeUnitCount)
+                let slot = Self.bucket(first, last, count, seed: seed)
+                if used[slot] {
+                    seed &+= 1
+                    continue search
+                }
+                used[slot] = true
+            }
+            break
+        }
+        self.seed = seed
+        unsafe buckets.initialize(repeating: Bucket(), count: Self.size)
+        for key in keys {
+            let (first, last, count) = unsafe Self.words(names + starts[Int(key.rawValue)], key.name.utf8CodeUnitCount)
+            unsafe buckets[Self.bucket(first, last, count, seed: seed)] = Bucket(
+                first: first, last: last, count: UInt32(count), index: UInt32(key.rawValue))
         }
     }
 
-    /// A bucket index for the `count` bytes at `key`, from its first and last eight bytes and length.
+    /// The first and last eight bytes of the `count` bytes at `key` (a key under 8 bytes: its bytes
+    /// in the first word, the rest zero, and a zero last word).
     ///
-    /// - Precondition (caller): `key[0 ..< max(count, 8)]` is readable (keys shorter than 8 bytes are
-    ///   read as a whole word and masked).
+    /// - Precondition (caller): `key[0 ..< max(count, 8)]` is readable.
     @unsafe
     @inline(__always)
-    static func hash(_ key: UnsafePointer<UInt8>, count: Int) -> Int {
-        let first: UInt64
-        let last: UInt64
-        if count >= 8 {
-            first = unsafe Words.load(key, 0)
-            last = unsafe Words.load(key, count &- 8)
-        } else {
-            first = unsafe Words.load(key, 0) & ((1 << (UInt64(count) &* 8)) &- 1)
-            last = 0
-        }
-        var h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: count)
+    static func words(_ key: UnsafePointer<UInt8>, _ count: Int) -> (UInt64, UInt64, Int) {
+        if count >= 8 { return unsafe (Words.load(key, 0), Words.load(key, count &- 8), count) }
+        return unsafe (Words.load(key, 0) & ((1 << (UInt64(count) &* 8)) &- 1), 0, count)
+    }
+
+    @inline(__always)
+    static func bucket(_ first: UInt64, _ last: UInt64, _ count: Int, seed: UInt64) -> Int {
+        var h =
+            (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F)
+            ^ (UInt64(truncatingIfNeeded: count) &+ seed)
         h = (h ^ (h >> 31)) &* 0x94D0_49BB_1331_11EB
         return Int(truncatingIfNeeded: h >> 56)
     }
 
     /// The index (``TwitchTagKey`` raw value) of the key spelled by the `count` bytes at `key`.
     ///
-    /// - Precondition (caller): `key[0 ..< max(count, 8)]` is readable.
-    /// - Complexity: O(count / 8) expected. - Allocations: none.
+    /// - Precondition (caller): `count > 0` and `key[0 ..< max(count, 8)]` is readable.
+    /// - Complexity: O(1) for keys up to 16 bytes, O(count / 8) above. - Allocations: none.
     @unsafe
     @inline(__always)
     func lookup(_ key: UnsafePointer<UInt8>, count: Int) -> Int? {
-        var slot = unsafe Self.hash(key, count: count)
-        while true {
-            // SAFETY: `slot` is masked to `0 ..< size`; `entry` indexes `lengths`/`starts` (one element
-            // per key); word reads of `name` stay within `names` (8 bytes of padding at the end) and
-            // of `key` within `count` (the caller's bytes).
-            let entry = unsafe buckets[slot]
-            if entry == Self.empty { return nil }
-            let index = Int(entry)
-            if unsafe lengths[index] == count, unsafe Self.equal(key, names + starts[index], count: count) {
-                return index
+        let (first, last, _) = unsafe Self.words(key, count)
+        // SAFETY: `bucket` is in `0 ..< size`.
+        let b = unsafe buckets[Self.bucket(first, last, count, seed: seed)]
+        guard (b.first ^ first) | (b.last ^ last) | UInt64(truncatingIfNeeded: Int(b.count) ^ count) == 0 else {
+            return nil
+        }
+        if count > 16 {
+            // SAFETY: words `8 ..< count - 8` of the key (the caller's bytes) and of its name (inside
+            // `names`, `count` bytes from its start).
+            let name = unsafe names + starts[Int(b.index)]
+            var k = 8
+            while k < count &- 8 {
+                if unsafe Words.load(key, k) != Words.load(name, k) { return nil }
+                k &+= 8
             }
-            slot = (slot &+ 1) & (Self.size - 1)
         }
-    }
-
-    @unsafe
-    @inline(__always)
-    private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
-        if count < 8 {
-            var k = 0
-            while k < count {
-                if unsafe a[k] != b[k] { return false }
-                k &+= 1
-            }
-            return true
-        }
-        var k = 0
-        while k &+ 8 < count {
-            if unsafe Words.load(a, k) != Words.load(b, k) { return false }
-            k &+= 8
-        }
-        return unsafe Words.load(a, count &- 8) == Words.load(b, count &- 8)
+        return Int(b.index)
     }
 }
 
