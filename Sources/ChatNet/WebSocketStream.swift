@@ -244,7 +244,10 @@ public final class WebSocketStream: ByteStream {
                 let start = String(decoding: head.prefix(while: { $0 != 0x0D && $0 != 0x0A }).prefix(40), as: UTF8.self)
                 throw reject(.badRequest("'\(start)' is not an HTTP GET: this port speaks IRC over WebSocket"))
             }
-            guard let end = WebSocketHandshake.headEnd(in: head.span) else {
+            // A local for the span: a release build without dynamic exclusivity checks rejects a span
+            // of a class property outliving the (then unmarked) access. The array is shared, not copied.
+            let headSoFar = head
+            guard let end = WebSocketHandshake.headEnd(in: headSoFar.span) else {
                 if head.count > WebSocketHandshake.maxHeadLength {
                     throw reject(
                         .malformed("no end of the request head within \(WebSocketHandshake.maxHeadLength) bytes"))
@@ -255,7 +258,9 @@ public final class WebSocketStream: ByteStream {
             leftoverStart = 0
             let request: WebSocketUpgradeRequest
             head.removeSubrange(end...)
-            do throws(WebSocketHandshakeError) { request = try WebSocketHandshake.parseRequest(head.span) } catch {
+            let requestHead = head  // shared, not copied (see above)
+            do throws(WebSocketHandshakeError) { request = try WebSocketHandshake.parseRequest(requestHead.span) } catch
+            {
                 throw reject(error)
             }
             head = []
@@ -344,8 +349,9 @@ public final class WebSocketStream: ByteStream {
             if outgoing.count >= Self.maxFramePayload { sealFrame() }
         case .client:
             frame.removeAll(keepingCapacity: true)
+            let payload = scratch  // shared, not copied: a span of a local (see `readRequest`)
             WebSocketFrame.append(
-                opcode: .text, payload: scratch.span, maskingKey: WebSocketKeys.newMaskingKey(), to: &frame)
+                opcode: .text, payload: payload.span, maskingKey: WebSocketKeys.newMaskingKey(), to: &frame)
             queueFrame(isSecret: isSecret)
             if isSecret { for i in frame.indices { frame[i] = 0 } }
         }

@@ -231,9 +231,10 @@ final class LogTimeline {
         guard let index = slotOf[channel] else { return }
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
+        let line = writer.bytes  // shared, not copied: a span of a local outlives no property access
         // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.
         for entry in slots[index].listeners where entry.since <= due {
-            entry.listener.receive(writer.bytes.span, untaggedStart: untaggedStart)
+            entry.listener.receive(line.span, untaggedStart: untaggedStart)
         }
     }
 
