@@ -75,4 +75,17 @@ import Testing
             }
         }
     }
+
+    @Test("isRegular: no empty element and no documented key twice")
+    func regularSections() throws {
+        let cases: [(String, Bool)] = [
+            ("@a=1;id=x;color=#F00", true), ("@x-u=1;x-u=2;msg-param-a=1;msg-param-a=2", true), ("@id", true),
+            ("@id=1;id=2", false), ("@a=1;;b=2", false), ("@a=1;", false), ("@;a=1", false),
+            ("@time;color;time", false),
+        ]
+        for (tags, regular) in cases {
+            let bytes = Array((tags + " :u PRIVMSG #c :hi").utf8)
+            #expect(try TwitchMessage.parse(bytes.span).tags.isRegular == regular, "\(tags)")
+        }
+    }
 }

@@ -8,6 +8,7 @@ public struct TwitchTags: Sendable {
     @usableFromInline
     var slots = InlineArray<64, UInt32>(repeating: .max)
     private var counts: (all: UInt16, msgParams: UInt16, unknown: UInt16) = (0, 0, 0)
+    private var irregular = false
     private let tagCursor: TagCursor
 
     /// Tags seen, duplicates included.
@@ -16,6 +17,10 @@ public struct TwitchTags: Sendable {
     public var msgParamCount: Int { Int(counts.msgParams) }
     /// Tags that are neither documented nor `msg-param-*`.
     public var unknownCount: Int { Int(counts.unknown) }
+    /// Whether the section has no empty element (`;;`, a trailing `;`) and no documented key twice.
+    /// Then the slots place every documented tag of the line, and a writer may edit the section at
+    /// those places instead of walking it tag by tag.
+    public var isRegular: Bool { !irregular }
 
     /// Sorts the tags of `line` into slots.
     ///
@@ -51,7 +56,10 @@ public struct TwitchTags: Sendable {
                 }
                 i = valueEnd &+ 1  // past the `;`
                 let keyCount = keyEnd &- keyStart
-                if keyCount == 0 { continue }  // empty element (`;;` or a trailing `;`)
+                if keyCount == 0 {  // empty element (`;;` or a trailing `;`)
+                    irregular = true
+                    continue
+                }
                 counts.all &+= 1
                 let index: Int?
                 if keyCount >= 8 || keyStart &+ 8 <= count {
@@ -61,6 +69,7 @@ public struct TwitchTags: Sendable {
                     index = TwitchTagKey(bytes: bytes, ByteRange(keyStart..<keyEnd)).map { Int($0.rawValue) }
                 }
                 if let index {
+                    if slots[index] != .max { irregular = true }  // a repeat: the last one wins
                     slots[index] = UInt32(truncatingIfNeeded: valueStart) << 16 | UInt32(truncatingIfNeeded: valueEnd)
                 } else if Self.isMsgParam(ByteRange(keyStart..<keyEnd), in: bytes) {
                     counts.msgParams &+= 1
@@ -68,6 +77,9 @@ public struct TwitchTags: Sendable {
                     counts.unknown &+= 1
                 }
             }
+            // A trailing `;` ends the loop without an empty key to see.
+            // SAFETY: `lower < upper <= count`.
+            if unsafe p[upper &- 1] == UInt8(ascii: ";") { irregular = true }
         }
     }
 
