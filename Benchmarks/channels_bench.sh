@@ -4,6 +4,9 @@
 # ratio to the 1-channel run (issue #16: within 1.15x), CPU time (user + sys, steadier than wall time
 # on a shared machine) and its ns/line and ratio, peak RSS (/usr/bin/time -f %M), the bytes the rings hold
 # at the end (replay's hidden --memory-report) and the issue's memory goal, RSS <= 1.3 x held + 30 MB.
+# A control row, "1 all", replays the 1-channel log with --capacity as large as the log, so that one
+# channel holds every line as the 1,000- and 10,000-channel runs do (at the default capacity it holds
+# 2,500): it separates the cost of holding more memory from the cost of having more channels.
 # The logs are generated once into Fixtures/generated/ (never committed).
 set -euo pipefail
 bin=${1:?usage: channels_bench.sh CHATCAP}
@@ -15,7 +18,13 @@ printf '%-9s %8s %8s %7s %8s %8s %7s %8s %8s %8s %s\n' channels "wall s" ns/line
     "RSS MB" "held MB" "goal MB" "(1.3 x held + 30)"
 base=""
 cbase=""
-for channels in 1 1000 10000; do
+for run in 1 1000 10000 all; do
+    channels=$run
+    extra=()
+    if [ "$run" = all ]; then
+        channels=1
+        extra=(--capacity "$lines")
+    fi
     log=$dir/channels-$channels.irc
     [ -s "$log" ] || python3 Scripts/generate_fixtures.py --lines "$lines" --channels "$channels" --out "$log" >&2
     n=$(wc -l < "$log")
@@ -24,7 +33,7 @@ for channels in 1 1000 10000; do
     rss=0
     for _ in 1 2; do
         t0=$(date +%s%N)
-        /usr/bin/time -f "%M %U %S" -o "$dir/.time" "$bin" replay "$log" --format json --memory-report \
+        /usr/bin/time -f "%M %U %S" -o "$dir/.time" "$bin" replay "$log" --format json --memory-report "${extra[@]}" \
             > /dev/null 2> "$dir/.memory"
         t1=$(date +%s%N)
         read -r kb user sys < <(tail -n 1 "$dir/.time")
@@ -36,7 +45,7 @@ for channels in 1 1000 10000; do
     held=$(sed -n 's/.*entries, \([0-9.]*\) MB of lines held.*/\1/p' "$dir/.memory")
     [ -n "$base" ] || base=$(( best / n ))
     [ -n "$cbase" ] || cbase=$cpu
-    awk -v c="$channels" -v ns="$best" -v n="$n" -v base="$base" -v cpu="$cpu" -v cbase="$cbase" -v kb="$rss" \
+    awk -v c="$([ "$run" = all ] && echo "1 all" || echo "$channels")" -v ns="$best" -v n="$n" -v base="$base" -v cpu="$cpu" -v cbase="$cbase" -v kb="$rss" \
         -v held="$held" 'BEGIN {
         per = ns / n; cper = cpu * 1e6 / n; rss = kb * 1024 / 1e6; goal = 1.3 * held + 30
         printf "%-9s %8.3f %8.0f %6.2fx %8.3f %8.0f %6.2fx %8.1f %8.1f %8.1f %s\n", c, ns / 1e9, per, per / base,
