@@ -25,7 +25,8 @@ public final class FileSource: ByteSource {
     public let name: String
     private var descriptor: Int32
     private let closesDescriptor: Bool
-    private let isRegularFile: Bool
+    /// Whether the descriptor reads a regular file (whose reads end), not a pipe, socket or terminal.
+    public let isRegularFile: Bool
     /// The file's device and inode, to tell on reopening that it is still the same file.
     private let identity: (device: UInt64, inode: UInt64)
     /// Whether the descriptor was released and the file must be opened again before the next read.

@@ -225,12 +225,21 @@ extension GzipSource: Sendable {}
 /// The `.gz` suffix only decides for a file shorter than two bytes (a gzip file cut short). In follow
 /// mode an empty file is waited on until its first bytes tell its format.
 ///
+/// With `prefetchesGzip`, a gzip regular file that is not followed is inflated on a thread of its own
+/// (``PrefetchSource``), ahead of the caller. (Such a file's reads never wait, so the mode's `idle`
+/// never runs on that thread.)
+///
 /// - Throws: the errors of ``FileSource/init(path:follow:)`` and ``GzipSource/init(wrapping:inputCapacity:)``.
 /// - Allocations: the source, and for gzip its buffers, once.
-public func makeByteSource(path: String, follow: FollowMode? = nil) throws(InputError) -> any ByteSource {
+public func makeByteSource(
+    path: String, follow: FollowMode? = nil, prefetchesGzip: Bool = false
+) throws(InputError) -> any ByteSource {
     let file = try FileSource(path: path, follow: follow)
     switch try file.detectFormat(shortInputFormat: path.hasSuffix(".gz") ? .gzip : .plain) {
     case .plain: return file
-    case .gzip: return try GzipSource(wrapping: file)
+    case .gzip:
+        let prefetches = prefetchesGzip && follow?.followsFiles != true && file.isRegularFile
+        let gzip = try GzipSource(wrapping: file)
+        return prefetches ? PrefetchSource(wrapping: gzip) : gzip
     }
 }

@@ -80,6 +80,9 @@ final class MergeLane {
     var needsDescriptor: ((MergeLane) -> Void)? = nil
     /// Whether the reader lists the lane among those that may hold a descriptor (the reader's flag).
     var isListedHolder = false
+    /// Whether a gzip input is inflated on a thread of its own (``PrefetchSource``): for a reader with
+    /// one lane, which opens one input at a time and never takes descriptors back.
+    var prefetchesGzip = false
 
     // SAFETY (whole type): `state` is allocated and initialised in init and freed in deinit; the lane
     // is confined to one task and no method re-enters another while it holds `state.pointee`.
@@ -300,7 +303,8 @@ final class MergeLane {
                 unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
                 if input.path != "-" { needsDescriptor?(self) }
                 do {
-                    unsafe state.pointee.source = try makeByteSource(path: input.path, follow: follow)
+                    unsafe state.pointee.source = try makeByteSource(
+                        path: input.path, follow: follow, prefetchesGzip: prefetchesGzip)
                 } catch {
                     if error.isDescriptorExhaustion { unsafe state.pointee.exhaustion = error }
                     return .failed(error, droppedByteCount: 0, line: 0, offset: 0)

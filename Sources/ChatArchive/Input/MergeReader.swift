@@ -132,6 +132,7 @@ public final class MergeReader {
         if groups.count == 1 {
             let lane = MergeLane(
                 inputs: self.groups[0], follow: follow, maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)
+            lane.prefetchesGzip = true
             lanes[0] = lane
             single = lane
         } else {

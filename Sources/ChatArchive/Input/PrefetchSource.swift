@@ -1,0 +1,222 @@
+public import ChatPosix
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads another ``ByteSource`` on a thread of its own, a few chunks ahead of the caller: a gzip
+/// input is inflated on one core while the lines it yields are parsed and written on another.
+///
+/// ```
+///  reader thread                                   caller (the merge lane)
+///  inner.read ──▶ chunk k ──hand over──▶ [ chunks, in order ] ──copy──▶ caller's buffer
+///        ▲                                                        │
+///        └───────────────────── released chunks ◀─────────────────┘
+/// ```
+/// The bytes, the end and any error arrive in the inner source's order: its data, then at most one
+/// error (damage stays reported after the bytes decoded before it), then the end. Only whole chunks
+/// cross the threads (one hand-off per `chunkBytes`, not per line); each is copied once more, into
+/// the caller's buffer, which costs far less than inflating it.
+///
+/// For inputs whose reads end (regular files): closing waits for the reader thread's current read.
+/// Descriptors cannot be given back while the thread reads ahead (``releaseDescriptor()`` declines).
+///
+/// Thread safety: ``read(into:)`` and `deinit` are for one caller thread; the inner source is
+/// touched only by the reader thread from `init` on.
+@safe
+public final class PrefetchSource: ByteSource {
+    public let name: String
+    private let shared: Shared
+    private let thread: PosixThread
+    /// The chunk being read (valid while `holding`), how far, and what it holds.
+    private var holding = false
+    private var current = 0
+    private var offset = 0
+    private var slot = Shared.Slot.end(nil)
+    private var ended = false
+
+    /// Starts reading `inner` ahead, into `chunkCount` chunks of `chunkBytes`.
+    ///
+    /// - Allocations: the chunks, the lock and the thread, once; reading allocates nothing.
+    public init(wrapping inner: any ByteSource, chunkBytes: Int = 256 * 1024, chunkCount: Int = 4) {
+        precondition(chunkBytes > 0 && chunkCount > 0, "chunks must hold something")
+        name = inner.name
+        let shared = Shared(chunkBytes: chunkBytes, chunkCount: chunkCount)
+        self.shared = shared
+        let box = InnerBox(inner)
+        thread = PosixThread { unsafe shared.produce(from: box) }
+    }
+
+    deinit {
+        shared.stop()
+        thread.join()
+    }
+
+    /// Whether the reader thread may still use the inner source's descriptor.
+    public var holdsDescriptor: Bool { !shared.isProducerDone }
+
+    /// Writes up to `buffer.count` bytes the reader thread read ahead; waits for them when none are.
+    ///
+    /// - Throws: the inner source's error, once, after the bytes it gave before it; later calls return 0.
+    /// - Complexity: O(bytes copied). - Allocations: none.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        precondition(buffer.count > 0, "read(into:) needs a non-empty buffer")
+        while !ended {
+            if !holding {
+                (current, slot) = shared.take()
+                offset = 0
+                holding = true
+            }
+            switch slot {
+            case .data(let count):
+                let n = min(count - offset, buffer.count)
+                // SAFETY: chunk `current` holds `count` bytes the reader wrote before handing it over
+                // (the lock orders them), and it is not written again until released below.
+                unsafe buffer.baseAddress!.copyMemory(from: shared.chunk(current) + offset, byteCount: n)
+                offset += n
+                if offset == count {
+                    holding = false
+                    shared.release()
+                }
+                return n
+            case .end(let error):
+                ended = true
+                holding = false
+                shared.release()
+                if let error { throw error }
+            }
+        }
+        return 0
+    }
+
+    /// The inner source, handed to the reader thread once (it is not `Sendable`; only that thread
+    /// touches it from then on).
+    private final class InnerBox: @unchecked Sendable {
+        var source: any ByteSource
+        init(_ source: any ByteSource) { self.source = source }
+    }
+
+    /// The chunks and the hand-off between the two threads.
+    @safe
+    private final class Shared: @unchecked Sendable {  // guarded by `mutex`, except the immutable chunks
+        enum Slot {
+            case data(Int)
+            case end(InputError?)
+        }
+
+        let chunkBytes: Int
+        private let chunks: UnsafeMutableRawPointer
+        private var slots: [Slot]
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        /// Signalled when a chunk is handed over.
+        private let filled: UnsafeMutablePointer<pthread_cond_t>
+        /// Signalled when a chunk is released or the caller stops.
+        private let freed: UnsafeMutablePointer<pthread_cond_t>
+        // Guarded by `mutex`: chunks handed over and released so far (chunk `i % count` for the i-th).
+        private var produced = 0
+        private var released = 0
+        private var stopping = false
+        private let producerDone = Atomic<Bool>(false)
+
+        init(chunkBytes: Int, chunkCount: Int) {
+            self.chunkBytes = chunkBytes
+            unsafe chunks = .allocate(byteCount: chunkBytes * chunkCount, alignment: 64)
+            slots = Array(repeating: .end(nil), count: chunkCount)
+            unsafe mutex = .allocate(capacity: 1)
+            unsafe filled = .allocate(capacity: 1)
+            unsafe freed = .allocate(capacity: 1)
+            // SAFETY: freshly allocated, initialised once here, destroyed once in deinit.
+            unsafe pthread_mutex_init(mutex, nil)
+            unsafe pthread_cond_init(filled, nil)
+            unsafe pthread_cond_init(freed, nil)
+        }
+
+        deinit {
+            // SAFETY: initialised in init; neither thread uses them any more (the reader was joined).
+            unsafe pthread_cond_destroy(freed)
+            unsafe pthread_cond_destroy(filled)
+            unsafe pthread_mutex_destroy(mutex)
+            unsafe freed.deallocate()
+            unsafe filled.deallocate()
+            unsafe mutex.deallocate()
+            unsafe chunks.deallocate()
+        }
+
+        var isProducerDone: Bool { producerDone.load(ordering: .acquiring) }
+
+        @unsafe
+        func chunk(_ index: Int) -> UnsafeMutableRawPointer { unsafe chunks + index * chunkBytes }
+
+        private func lock() { _ = unsafe pthread_mutex_lock(mutex) }
+        private func unlock() { _ = unsafe pthread_mutex_unlock(mutex) }
+
+        /// The reader thread: one inner read per free chunk, handed over in order, until the end.
+        @unsafe
+        func produce(from box: InnerBox) {
+            defer { producerDone.store(true, ordering: .releasing) }
+            while true {
+                lock()
+                while produced - released == slots.count && !stopping {
+                    // SAFETY: `mutex` is held; the wait releases and re-takes it.
+                    _ = unsafe pthread_cond_wait(freed, mutex)
+                }
+                if stopping {
+                    unlock()
+                    return
+                }
+                let index = produced % slots.count
+                unlock()
+                let slot: Slot
+                do {
+                    // SAFETY: chunk `index` is free: the caller released it (or never had it).
+                    let n = try unsafe box.source.read(
+                        into: UnsafeMutableRawBufferPointer(start: chunk(index), count: chunkBytes))
+                    slot = n > 0 ? .data(n) : .end(nil)
+                } catch {
+                    slot = .end(error)
+                }
+                lock()
+                slots[index] = slot
+                produced += 1
+                // SAFETY: `filled` was initialised in init.
+                unsafe pthread_cond_signal(filled)
+                unlock()
+                if case .end = slot { return }
+            }
+        }
+
+        /// The caller's next chunk (waits for it): its index and what it holds.
+        func take() -> (Int, Slot) {
+            lock()
+            // SAFETY: `mutex` is held; the wait releases and re-takes it. The reader always hands
+            // over an end, so the wait ends.
+            while produced == released { _ = unsafe pthread_cond_wait(filled, mutex) }
+            let index = released % slots.count
+            let slot = slots[index]
+            unlock()
+            return (index, slot)
+        }
+
+        /// The caller is done with its chunk: the reader may fill it again.
+        func release() {
+            lock()
+            released += 1
+            // SAFETY: `freed` was initialised in init.
+            unsafe pthread_cond_signal(freed)
+            unlock()
+        }
+
+        /// The caller stops reading: the reader ends after its current read.
+        func stop() {
+            lock()
+            stopping = true
+            // SAFETY: `freed` was initialised in init.
+            unsafe pthread_cond_signal(freed)
+            unlock()
+        }
+    }
+}
+
+@available(*, unavailable)
+extension PrefetchSource: Sendable {}
