@@ -41,7 +41,8 @@ struct InputOptions: ParsableArguments {
     /// Opens the inputs, or exits 66 with a clear message.
     func makeReader(follow: FollowMode? = nil) throws -> MergeReader {
         do {
-            let reader = try MergeReader(arguments: inputs, follow: follow)
+            // One log read at a time: its gzip files are inflated on a thread of their own.
+            let reader = try MergeReader(arguments: inputs, follow: follow, prefetchesGzip: true)
             for note in reader.expansionNotes { Diagnostics.note(note) }
             return reader
         } catch {

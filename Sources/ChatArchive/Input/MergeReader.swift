@@ -111,13 +111,16 @@ public final class MergeReader {
     ///   - maxLineLength: the framers' line limit.
     ///   - maxOpenInputs: at most this many inputs hold a descriptor at once (at least 1); by default
     ///     ``InputDescriptors/limit``.
+    ///   - prefetchesGzip: with one lane (one input, or one sequence of them), inflate its gzip files on
+    ///     a reader thread (``PrefetchSource``: a thread and 1 MiB while a file is open). For a
+    ///     process that reads one log at a time; `serve`, which may open a reader per timeline, leaves it off.
     /// - Precondition: `groups` holds every index of `paths` exactly once.
     /// - Allocations: the lane list; each lane's framer buffer when it starts, each input's buffers
     ///   when it is opened.
     public init(
         paths: [String], groups: [[Int]]? = nil, follow: FollowMode? = nil,
         maxLineLength: Int = LineFramer.defaultMaxLineLength, bufferCapacity: Int = 64 * 1024,
-        maxOpenInputs: Int? = nil
+        maxOpenInputs: Int? = nil, prefetchesGzip: Bool = false
     ) {
         let groups = groups ?? InputPaths.sequentialGroups(paths)
         precondition(groups.flatMap { $0 }.sorted() == Array(paths.indices), "groups must cover every path once")
@@ -132,7 +135,7 @@ public final class MergeReader {
         if groups.count == 1 {
             let lane = MergeLane(
                 inputs: self.groups[0], follow: follow, maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)
-            lane.prefetchesGzip = true
+            lane.prefetchesGzip = prefetchesGzip
             lanes[0] = lane
             single = lane
         } else {
@@ -143,9 +146,11 @@ public final class MergeReader {
     /// A reader over the inputs the command-line `arguments` (`FILE|DIR|-`) name; see ``InputPaths/expand(_:)``.
     ///
     /// - Throws: the errors of ``InputPaths/expand(_:)``.
-    public convenience init(arguments: [String], follow: FollowMode? = nil) throws(InputError) {
+    public convenience init(
+        arguments: [String], follow: FollowMode? = nil, prefetchesGzip: Bool = false
+    ) throws(InputError) {
         let expansion = try InputPaths.expansion(of: arguments)
-        self.init(paths: expansion.paths, follow: follow)
+        self.init(paths: expansion.paths, follow: follow, prefetchesGzip: prefetchesGzip)
         expansionNotes = expansion.notes
     }
 
