@@ -34,19 +34,24 @@ package struct ServedLineWriter {
     package mutating func write(
         _ line: Span<UInt8>, message: TwitchMessage, lineTime: Int64?, sentAtMs: Int64, pass: Int, keepTime: Bool
     ) {
-        bytes.removeAll(keepingCapacity: true)
-        let parsed = message.line
-        guard parsed.hasTags else {
-            untaggedStart = 0
-            append(line, 0..<line.count)
-            return
-        }
+        guard startLine(line, message) else { return }
         if message.tags.isRegular {
             writeEdited(line, message: message, lineTime: lineTime, sentAtMs: sentAtMs, pass: pass, keepTime: keepTime)
         } else {
             writeByCursor(
                 line, message: message, lineTime: lineTime, sentAtMs: sentAtMs, pass: pass, keepTime: keepTime)
         }
+    }
+
+    /// Empties the buffer; writes a line without tags as it is and answers `false` (nothing to edit).
+    private mutating func startLine(_ line: Span<UInt8>, _ message: TwitchMessage) -> Bool {
+        bytes.removeAll(keepingCapacity: true)
+        guard message.line.hasTags else {
+            untaggedStart = 0
+            append(line, 0..<line.count)
+            return false
+        }
+        return true
     }
 
     /// The keys serve may rewrite or leave out.
@@ -143,13 +148,8 @@ package struct ServedLineWriter {
     package mutating func writeByCursor(
         _ line: Span<UInt8>, message: TwitchMessage, lineTime: Int64?, sentAtMs: Int64, pass: Int, keepTime: Bool
     ) {
-        bytes.removeAll(keepingCapacity: true)
+        guard startLine(line, message) else { return }
         let parsed = message.line
-        guard parsed.hasTags else {
-            untaggedStart = 0
-            append(line, 0..<line.count)
-            return
-        }
         var wrote = false
         var cursor = parsed.tags
         while let tag = cursor.next(in: line) {
