@@ -27,11 +27,23 @@ public enum IRCAtomsEncoder: Sendable {
     }
 
     /// Writes the tags as an object, each key once with its last value (duplicates: last wins).
-    public static func writeTags(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter) {
+    ///
+    /// When no documented key repeats (``TwitchTags/isRegular``) and at most one tag is undocumented
+    /// (`msg-param-*` or unknown), every tag is its own last occurrence and none is looked up again:
+    /// a documented key equals no other key after UTF-8 repair (it is ASCII). `checksEveryTag` turns
+    /// that shortcut off (for the test that holds the two to the same output).
+    ///
+    /// - Complexity: O(tag bytes) with the shortcut; else O(1) more per documented key and O(later
+    ///   keys) per undocumented one. - Allocations: none once the writer's buffer has grown.
+    public static func writeTags(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter, checksEveryTag: Bool = false
+    ) {
         out.beginObject()
+        let tags = message.tags
+        let eachOnce = !checksEveryTag && tags.isRegular && tags.msgParamCount + tags.unknownCount <= 1
         var cursor = message.line.tags
         while let tag = cursor.next(in: bytes) {
-            guard isLastOccurrence(tag, bytes, message) else { continue }
+            guard eachOnce || isLastOccurrence(tag, bytes, message) else { continue }
             out.key(bytes: bytes, tag.key)
             out.string(bytes, tag: tag.value)
         }

@@ -93,4 +93,35 @@ import Testing
         }
         #expect(equalPairs > 5_000)
     }
+
+    @Test("the shortcut for sections without repeats writes what checking every tag writes")
+    func shortcutEqualsCheckingEveryTag() throws {
+        let vocabulary: [[UInt8]] = [
+            Self.ascii("id=1"), Self.ascii("id=2"), Self.ascii("color=#F00"), Self.ascii("mod"),
+            Self.ascii("msg-param-months=3"), Self.ascii("msg-param-months=4"), Self.ascii("msg-param-x=y"),
+            Self.ascii("x-a=1"), Self.ascii("x-a=2"), Self.ascii("x-b"), Self.bytes([0xFF], Self.ascii("=1")),
+            Self.bytes([0xFE], Self.ascii("=2")), Self.ascii("display-name=A\\sB"), Self.ascii("emotes="),
+        ]
+        var rng: UInt64 = 7
+        var shortcuts = 0
+        for _ in 0..<3_000 {
+            var parts: [[UInt8]] = []
+            for _ in 0..<(1 + Int(rng >> 60)) {
+                rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                parts.append(vocabulary[Int((rng >> 33) % UInt64(vocabulary.count))])
+            }
+            var line = Self.ascii("@")
+            for (k, part) in parts.enumerated() { line += (k > 0 ? Self.ascii(";") : []) + part }
+            line += Self.ascii(" :n!n@n PRIVMSG #c :hi")
+            let message = try TwitchMessage.parse(line.span)
+            var fast = JSONWriter()
+            IRCAtomsEncoder.writeTags(line.span, message, into: &fast)
+            var checked = JSONWriter()
+            IRCAtomsEncoder.writeTags(line.span, message, into: &checked, checksEveryTag: true)
+            #expect(fast.bytes == checked.bytes, "\(String(decoding: line, as: UTF8.self))")
+            let tags = message.tags
+            if tags.isRegular && tags.msgParamCount + tags.unknownCount <= 1 { shortcuts += 1 }
+        }
+        #expect(shortcuts > 200, "the shortcut is taken often enough to be what is tested")
+    }
 }
