@@ -282,6 +282,22 @@ let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, al
     return sum
 }
 
+/// Reading gzip a few chunks ahead, on a reader thread (replay's one-log path): the same endless run of
+/// members through a PrefetchSource. The interposer counts both threads' allocations.
+let readAheadSource = PrefetchSource(wrapping: try GzipSource(wrapping: RepeatingSource(gzipMember)))
+@MainActor func gzipReadAhead() -> Int {
+    var left = input.count
+    var sum = 0
+    while left > 0 {
+        let room = UnsafeMutableRawBufferPointer(rebasing: gzipBuffer[..<min(left, gzipBuffer.count)])
+        let n = (try? readAheadSource.read(into: room)) ?? 0
+        guard n > 0 else { fatalError("gzip-read-ahead: the source ended or failed; the count would mean nothing") }
+        sum &+= Int(gzipBuffer[n - 1])
+        left -= n
+    }
+    return sum
+}
+
 /// serve's per-line work: every line written for sending with its times rebased and, as in a second
 /// `--loop` pass, its message ids replaced (the longest rewrite).
 var servedLineWriter = ServedLineWriter()
@@ -303,6 +319,7 @@ let scenarios = [
     Scenario(name: "websocket-read-parse-ring", unit: "line", units: inputLines, body: webSocketPath),
     Scenario(name: "capture-append-gzip", unit: "line", units: inputLines, body: captureAppend),
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
+    Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
 ]
 
