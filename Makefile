@@ -12,7 +12,7 @@ JOBS ?= 2
 # WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace \
-	clickhouse-server curl
+	clickhouse-server curl binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc

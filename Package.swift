@@ -27,18 +27,18 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
-        // System libraries: the system zlib (zlib1g-dev), OpenSSL (libssl-dev) and libcurl
-        // (libcurl4-openssl-dev, for ClickHouse's HTTP interface), ISA-L's igzip
-        // (libisal-dev) behind a small C interface, and the Linux headers Glibc does not export (epoll).
+        // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), ISA-L's igzip
+        // (libisal-dev) and libcurl (libcurl4-openssl-dev's header; the library is opened at run time,
+        // for ClickHouse's HTTP interface) behind small C interfaces, and the Linux headers Glibc does
+        // not export (epoll).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(
-            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl is opened at run time, by `load` only (CCurl.c): no command links it.
+        .target(name: "CCurl", path: "Sources/CCurl"),
         .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 

@@ -20,9 +20,14 @@ final class HTTPPost {
     /// The answer being received, appended to by the write callback.
     private let sink = ResponseSink()
 
-    /// - Throws: ``LoadError/http(_:)`` when libcurl cannot start.
+    /// - Throws: ``LoadError/http(_:)`` when libcurl cannot be loaded (it is opened at run time, for
+    ///   `load` only: the Debian package `libcurl4`) or cannot start.
     init() throws(LoadError) {
-        guard Self.globalInit == CURLE_OK, let handle = unsafe curl_easy_init() else {
+        guard Self.libcurlLoaded else {
+            let reason = unsafe String(cString: chatcap_curl_load_error())
+            throw LoadError.http("libcurl could not be loaded (\(reason)); install libcurl4")
+        }
+        guard Self.globalInit == CURLE_OK, let handle = unsafe chatcap_curl_easy_init() else {
             throw LoadError.http("curl_easy_init failed")
         }
         unsafe self.handle = handle
@@ -31,11 +36,14 @@ final class HTTPPost {
     }
 
     deinit {
-        unsafe curl_easy_cleanup(handle)
+        unsafe chatcap_curl_easy_cleanup(handle)
         unsafe errorBuffer.deallocate()
     }
 
-    /// `curl_global_init`, once per process, before any handle (libcurl asks for it before threads start).
+    /// libcurl opened and its functions found, once per process.
+    private static let libcurlLoaded = chatcap_curl_load() == 1
+    /// `curl_global_init`, once per process, before any handle (libcurl asks for it before threads
+    /// start). Evaluated only once ``libcurlLoaded``.
     private static let globalInit: CURLcode = chatcap_curl_global_init()
 
     /// POSTs `body` to `url` with `headers` (`Name: value`).
@@ -49,11 +57,11 @@ final class HTTPPost {
         url: String, shownURL: String, body: [UInt8], headers: [String], user: String?, password: String?,
         timeoutMs: Int, connectTimeoutMs: Int
     ) throws(LoadError) -> Response {
-        unsafe curl_easy_reset(handle)
+        unsafe chatcap_curl_easy_reset(handle)
         sink.bytes.removeAll(keepingCapacity: true)
         var list: UnsafeMutablePointer<curl_slist>? = nil
-        for header in headers { unsafe list = curl_slist_append(list, header) }
-        defer { unsafe curl_slist_free_all(list) }
+        for header in headers { unsafe list = chatcap_curl_slist_append(list, header) }
+        defer { unsafe chatcap_curl_slist_free_all(list) }
         unsafe errorBuffer[0] = 0
         let context = unsafe Unmanaged.passUnretained(sink).toOpaque()
         let status: CURLcode = unsafe url.withCString { urlText in
@@ -80,12 +88,12 @@ final class HTTPPost {
                     }
                 }
                 guard setup == CURLE_OK else { return setup }
-                return unsafe curl_easy_perform(handle)
+                return unsafe chatcap_curl_easy_perform(handle)
             }
         }
         guard status == CURLE_OK else {
             let detail = unsafe String(cString: errorBuffer)
-            let reason = detail.isEmpty ? unsafe String(cString: curl_easy_strerror(status)) : detail
+            let reason = detail.isEmpty ? unsafe String(cString: chatcap_curl_easy_strerror(status)) : detail
             throw LoadError.unreachable(url: shownURL, reason: reason)
         }
         var code = 0

@@ -18,6 +18,15 @@ import Testing
         return dir
     }
 
+    @Test("the binary does not link libcurl: only load opens it, at run time")
+    func libcurlIsNotLinked() throws {
+        let dynamic = try CLI.shell("readelf -d \(CLI.shellBinary)")
+        try #require(dynamic.status == 0)
+        let needed = dynamic.text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(needed.contains { $0.contains("libssl") }, "the listing shows the linked libraries")
+        #expect(!needed.contains { $0.contains("libcurl") }, "\(needed)")
+    }
+
     @Test("usage errors (64) name the problem and never echo the password; a missing directory is 66")
     func usage() throws {
         for (args, text) in [

@@ -1,0 +1,92 @@
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// The functions of libcurl's easy interface chatcap uses, found once by `load_once`.
+static struct {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *handle);
+    void (*easy_reset)(CURL *handle);
+    CURLcode (*easy_perform)(CURL *handle);
+    const char *(*easy_strerror)(CURLcode code);
+    CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
+    CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *text);
+    void (*slist_free_all)(struct curl_slist *list);
+} curl;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int loaded = 0;
+static char load_error[512] = "";
+
+// Finds `name` in `library`, or records why not. Returns 0 on failure.
+static int find(void *library, const char *name, void **slot) {
+    *slot = dlsym(library, name);
+    if (*slot == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s (%s)", name, why ? why : "not found");
+        return 0;
+    }
+    return 1;
+}
+
+static void load_once(void) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", why ? why : "libcurl.so.4 could not be opened");
+        return;
+    }
+    int ok = find(library, "curl_global_init", (void **)&curl.global_init)
+        && find(library, "curl_easy_init", (void **)&curl.easy_init)
+        && find(library, "curl_easy_cleanup", (void **)&curl.easy_cleanup)
+        && find(library, "curl_easy_reset", (void **)&curl.easy_reset)
+        && find(library, "curl_easy_perform", (void **)&curl.easy_perform)
+        && find(library, "curl_easy_strerror", (void **)&curl.easy_strerror)
+        && find(library, "curl_easy_setopt", (void **)&curl.easy_setopt)
+        && find(library, "curl_easy_getinfo", (void **)&curl.easy_getinfo)
+        && find(library, "curl_slist_append", (void **)&curl.slist_append)
+        && find(library, "curl_slist_free_all", (void **)&curl.slist_free_all);
+    // The library stays open for the life of the process, as a linked one would.
+    loaded = ok;
+}
+
+int chatcap_curl_load(void) {
+    pthread_once(&once, load_once);
+    return loaded;
+}
+
+const char *chatcap_curl_load_error(void) { return load_error; }
+
+CURLcode chatcap_curl_global_init(void) { return curl.global_init(CURL_GLOBAL_DEFAULT); }
+CURL *chatcap_curl_easy_init(void) { return curl.easy_init(); }
+void chatcap_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
+void chatcap_curl_easy_reset(CURL *handle) { curl.easy_reset(handle); }
+CURLcode chatcap_curl_easy_perform(CURL *handle) { return curl.easy_perform(handle); }
+const char *chatcap_curl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+struct curl_slist *chatcap_curl_slist_append(struct curl_slist *list, const char *text) {
+    return curl.slist_append(list, text);
+}
+void chatcap_curl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); }
+
+CURLcode chatcap_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode chatcap_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode chatcap_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode chatcap_curl_setopt_write(CURL *handle, chatcap_curl_write_callback callback) {
+    return curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+CURLcode chatcap_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+CURLcode chatcap_curl_use_basic_auth(CURL *handle) {
+    return curl.easy_setopt(handle, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+}
