@@ -269,34 +269,26 @@ let gzipMember: [UInt8] = try {
 }()
 let gzipSource = try GzipSource(wrapping: RepeatingSource(gzipMember))
 let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-@MainActor func gzipRead() -> Int {
+/// Reads `input.count` decompressed bytes from `source` into `gzipBuffer`, 64 KiB at a time.
+@MainActor func readDecompressed(_ source: any ByteSource, scenario: String) -> Int {
+    var source = source  // the same object (both sources are classes); `read` is a mutating requirement
     var left = input.count
     var sum = 0
     while left > 0 {
         let room = UnsafeMutableRawBufferPointer(rebasing: gzipBuffer[..<min(left, gzipBuffer.count)])
-        let n = (try? gzipSource.read(into: room)) ?? 0
-        guard n > 0 else { fatalError("gzip-read: the gzip source ended or failed; the count would mean nothing") }
+        let n = (try? source.read(into: room)) ?? 0
+        guard n > 0 else { fatalError("\(scenario): the source ended or failed; the count would mean nothing") }
         sum &+= Int(gzipBuffer[n - 1])
         left -= n
     }
     return sum
 }
+@MainActor func gzipRead() -> Int { readDecompressed(gzipSource, scenario: "gzip-read") }
 
 /// Reading gzip a few chunks ahead, on a reader thread (replay's one-log path): the same endless run of
 /// members through a PrefetchSource. The interposer counts both threads' allocations.
 let readAheadSource = PrefetchSource(wrapping: try GzipSource(wrapping: RepeatingSource(gzipMember)))
-@MainActor func gzipReadAhead() -> Int {
-    var left = input.count
-    var sum = 0
-    while left > 0 {
-        let room = UnsafeMutableRawBufferPointer(rebasing: gzipBuffer[..<min(left, gzipBuffer.count)])
-        let n = (try? readAheadSource.read(into: room)) ?? 0
-        guard n > 0 else { fatalError("gzip-read-ahead: the source ended or failed; the count would mean nothing") }
-        sum &+= Int(gzipBuffer[n - 1])
-        left -= n
-    }
-    return sum
-}
+@MainActor func gzipReadAhead() -> Int { readDecompressed(readAheadSource, scenario: "gzip-read-ahead") }
 
 /// serve's per-line work: every line written for sending with its times rebased and, as in a second
 /// `--loop` pass, its message ids replaced (the longest rewrite).
