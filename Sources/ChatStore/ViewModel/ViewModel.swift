@@ -15,12 +15,8 @@
 ///  append(ch 7) ─ (queued) ─────┘                    (held back by its interval: stays dirty)
 /// ```
 ///
-/// Owned by the ingest loop; its mutable state sits in raw memory behind a `let` pointer, so that
-/// marking a channel dirty on every appended line pays no dynamic exclusivity checks (a class's `var`
-/// properties cost a `swift_beginAccess` per access, about 200 instructions per line with a thousand
-/// channels). Observers on other threads receive ``WindowChange``s through their
+/// Owned by the ingest loop. Observers on other threads receive ``WindowChange``s through their
 /// ``WindowMailbox`` and resolve the window through the ring with a ``Reader``.
-@safe
 public final class ViewModel {
     /// Entries per window (default 150).
     public let windowSize: Int
@@ -40,49 +36,32 @@ public final class ViewModel {
         var queued = false
     }
 
-    /// All mutable state (owner thread only, no overlapping access).
-    @unsafe
-    private struct State {
-        var observers: [Observer] = []
-        var channels: [ChannelState] = []
-        /// Channels marked since the last tick, each once; `spare` is the other buffer of the pair.
-        var dirtyChannels: [Int] = []
-        var spare: [Int] = []
-        var lastTick: Int64? = nil
-        var deliveries = 0
-        var visited = 0
-    }
-    private let state: UnsafeMutablePointer<State>
-
-    // SAFETY (whole type): `state` lives from init to deinit; only the owner thread touches it.
-
+    private var observers: [Observer] = []
+    private var states: [ChannelState] = []
+    /// Channels marked since the last tick, each once; `spare` is the other buffer of the pair.
+    private var dirtyChannels: [Int] = []
+    private var spare: [Int] = []
+    private var lastTick: Int64? = nil
     /// Change sets delivered so far (all channels).
-    public var deliveries: Int { unsafe state.pointee.deliveries }
+    public private(set) var deliveries = 0
     /// Channel publishes attempted so far (dirty channels a tick visited, and direct calls of
     /// ``publish(_:now:force:)``): lets tests check that a tick never walks quiet channels.
-    package var visited: Int { unsafe state.pointee.visited }
+    package private(set) var visited = 0
 
     public init(windowSize: Int = 150, interval: Int64 = 33) {
         precondition(windowSize > 0, "window size must be positive")
         self.windowSize = windowSize
         self.interval = interval
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State())
-    }
-
-    deinit {
-        unsafe state.deinitialize(count: 1)
-        unsafe state.deallocate()
     }
 
     /// Registers an observer of `channel`'s window; its mailbox gets the current window at the next
     /// publish. Owner thread only.
     public func observe(channel: Int) -> WindowMailbox {
         let mailbox = WindowMailbox()
-        unsafe state.pointee.observers.append(Observer(channel: channel, mailbox: mailbox))
+        observers.append(Observer(channel: channel, mailbox: mailbox))
         ensureState(channel)
-        unsafe state.pointee.channels[channel].dirty = true
-        unsafe state.pointee.channels[channel].lastDelivery = nil
+        states[channel].dirty = true
+        states[channel].lastDelivery = nil
         markDirty(channel)
         return mailbox
     }
@@ -94,21 +73,21 @@ public final class ViewModel {
     ///   state grow when a channel first appears).
     @inline(__always)
     public func markDirty(_ channel: Int) {
-        if unsafe channel >= state.pointee.channels.count { ensureState(channel) }
-        guard unsafe !state.pointee.channels[channel].queued else { return }
-        unsafe state.pointee.channels[channel].queued = true
-        unsafe state.pointee.dirtyChannels.append(channel)
+        if channel >= states.count { ensureState(channel) }
+        guard !states[channel].queued else { return }
+        states[channel].queued = true
+        dirtyChannels.append(channel)
     }
 
     /// Channels waiting for the next tick.
-    public var dirtyCount: Int { unsafe state.pointee.dirtyChannels.count }
+    public var dirtyCount: Int { dirtyChannels.count }
 
     /// Whether a tick at `now` would publish: the first one, and then one per ``interval``.
     ///
     /// - Complexity: O(1). - Allocations: none.
     @inline(__always)
     public func isTickDue(now: Int64) -> Bool {
-        guard let lastTick = unsafe state.pointee.lastTick else { return true }
+        guard let lastTick else { return true }
         return now - lastTick >= interval
     }
 
@@ -123,26 +102,22 @@ public final class ViewModel {
     @discardableResult
     public func publishDirty(now: Int64, force: Bool = false, log: (Int) -> ChannelLog?) -> Int {
         guard force || isTickDue(now: now) else { return 0 }
-        unsafe state.pointee.lastTick = now
-        guard unsafe !state.pointee.dirtyChannels.isEmpty else { return 0 }
-        // Swap the pair: the channels of this tick, and an empty list for the marks made meanwhile.
-        var tick = unsafe state.pointee.dirtyChannels
-        unsafe state.pointee.dirtyChannels = state.pointee.spare
-        unsafe state.pointee.spare = []  // `dirtyChannels` and `tick` each hold their buffer alone
+        lastTick = now
+        guard !dirtyChannels.isEmpty else { return 0 }
+        swap(&dirtyChannels, &spare)
         var delivered = 0
-        for channel in tick {
-            unsafe state.pointee.channels[channel].queued = false
+        for channel in spare {
+            states[channel].queued = false
             guard let l = log(channel) else { continue }
             if publish(l, now: now, force: force) { delivered += 1 }
-            if unsafe state.pointee.channels[channel].dirty { markDirty(channel) }  // held back by its interval
+            if states[channel].dirty { markDirty(channel) }  // held back by its interval
         }
-        tick.removeAll(keepingCapacity: true)
-        unsafe state.pointee.spare = tick
+        spare.removeAll(keepingCapacity: true)
         return delivered
     }
 
     private func ensureState(_ channel: Int) {
-        while unsafe state.pointee.channels.count <= channel { unsafe state.pointee.channels.append(ChannelState()) }
+        while states.count <= channel { states.append(ChannelState()) }
     }
 
     /// The window of the last N entries of `log`, right now.
@@ -159,19 +134,18 @@ public final class ViewModel {
     /// (or `force`). Only the latest state is delivered; skipped updates are folded into the next.
     ///
     /// - Returns: whether a change set was delivered.
-    /// - Complexity: O(observers). - Allocations: none in steady state.
+    /// - Complexity: O(observers of this channel). - Allocations: none in steady state.
     @discardableResult
     public func publish(_ log: ChannelLog, now: Int64, force: Bool = false) -> Bool {
-        let c = log.index
-        ensureState(c)
-        unsafe state.pointee.visited += 1
+        ensureState(log.index)
+        visited += 1
         let window = window(of: log)
-        let previous = unsafe state.pointee.channels[c].published
+        let previous = states[log.index].published
         // Every append moves the window's upper bound and a reset its generation, so comparing windows
         // tells whether entries came or went; tombstones are the only change it cannot see.
-        if window != previous || !log.modified.isEmpty { unsafe state.pointee.channels[c].dirty = true }
-        guard unsafe state.pointee.channels[c].dirty else { return false }
-        if !force, let last = unsafe state.pointee.channels[c].lastDelivery, now - last < interval { return false }
+        if window != previous || !log.modified.isEmpty { states[log.index].dirty = true }
+        guard states[log.index].dirty else { return false }
+        if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
         let change: WindowChange
         if let previous, previous.generation == window.generation {
             change = WindowChange(
@@ -186,12 +160,12 @@ public final class ViewModel {
             if previous != nil { all.markAllModified() }
             change = WindowChange(window: window, inserted: window.range, evicted: 0..<0, modified: all, coalesced: 1)
         }
-        for observer in unsafe state.pointee.observers where observer.channel == c { observer.mailbox.post(change) }
-        unsafe state.pointee.channels[c].published = window
-        unsafe state.pointee.channels[c].lastDelivery = now
-        unsafe state.pointee.channels[c].dirty = false
+        for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
+        states[log.index].published = window
+        states[log.index].lastDelivery = now
+        states[log.index].dirty = false
         log.modified = ModifiedSeqs()
-        unsafe state.pointee.deliveries += 1
+        deliveries += 1
         return true
     }
 }
