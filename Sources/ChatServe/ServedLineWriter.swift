@@ -59,13 +59,14 @@ package struct ServedLineWriter {
         .time, .tmiSentTs, .rmReceivedTs, .id, .targetMsgId, .replyParentMsgId, .replyThreadParentMsgId, .sourceId,
     ]
 
-    /// One tag to rewrite or leave out: its element `start ..< end` (key to end of value) and where
-    /// its value starts.
+    /// One tag to rewrite or leave out: its element `start ..< end` (key to end of value), where its
+    /// value starts, and for a time tag the recorded milliseconds (read once, when the edit is listed).
     private struct Edit {
         var start = 0
         var valueStart = 0
         var end = 0
         var key = TwitchTagKey.time
+        var recorded: Int64 = 0
     }
 
     /// ``write(_:message:lineTime:sentAtMs:pass:keepTime:)`` for a regular tag section (see
@@ -82,18 +83,21 @@ package struct ServedLineWriter {
         for key in Self.editedKeys {
             guard let value = tags[key] else { continue }
             let valueStart = Int(value.raw.lower)
+            var recorded: Int64 = 0
             switch key {
             case .time:
                 break
             case .tmiSentTs, .rmReceivedTs:
-                guard !keepTime, lineTime != nil, value.integer(in: line) != nil else { continue }
+                guard !keepTime, lineTime != nil, let ms = value.integer(in: line) else { continue }
+                recorded = ms
             default:
                 guard pass > 1, !value.raw.isEmpty else { continue }
             }
             // A key without `=` has an empty value where the key ends; with `=`, the value starts after it.
             let keyEnd = valueStart > 0 && line[valueStart - 1] == UInt8(ascii: "=") ? valueStart - 1 : valueStart
             let edit = Edit(
-                start: keyEnd - key.name.utf8CodeUnitCount, valueStart: valueStart, end: Int(value.raw.upper), key: key)
+                start: keyEnd - key.name.utf8CodeUnitCount, valueStart: valueStart, end: Int(value.raw.upper), key: key,
+                recorded: recorded)
             // Insertion into place by start: at most eight edits.
             var k = count
             while k > 0 && edits[k - 1].start > edit.start {
@@ -123,9 +127,8 @@ package struct ServedLineWriter {
             append(line, position..<edit.valueStart)
             switch edit.key {
             case .tmiSentTs, .rmReceivedTs:
-                // Checked when the edit was listed: the time is known and the value an integer.
-                let recorded = TagValue(raw: ByteRange(edit.valueStart..<edit.end)).integer(in: line) ?? 0
-                appendDecimal(sentAtMs &+ (recorded &- (lineTime ?? 0)))
+                // Listed only when the line's time is known.
+                appendDecimal(sentAtMs &+ (edit.recorded &- (lineTime ?? 0)))
             default:
                 MessageIds.appendDerived(from: line.extracting(edit.valueStart..<edit.end), pass: pass, into: &bytes)
             }
