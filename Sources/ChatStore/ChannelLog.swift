@@ -79,9 +79,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ) -> UInt64 {
         evicted = nil
         if ring.isFull {
-            let sender = interner == nil ? SenderTokens() : ring.sender(ring.liveRange.lowerBound)
-            let (seq, meta) = ring.evictOldest()
-            release(sender)
+            let (seq, meta) = evictOldest()
             evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash)
         }
         let tags = message.tags
@@ -113,23 +111,23 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Evicts every entry (releasing its sender tokens) and starts a new generation (the ring itself keeps its
     /// sequence numbers monotonic; windows of the old generation become stale).
     func reset() {
-        while ring.count > 0 {
-            let sender = interner == nil ? SenderTokens() : ring.sender(ring.liveRange.lowerBound)
-            ring.evictOldest()
-            release(sender)
-        }
+        while ring.count > 0 { evictOldest() }
         lastClear = nil
         _generation.add(1, ordering: .releasing)
         modified = ModifiedSeqs()
     }
 
-    private func release(_ sender: SenderTokens) {
-        if let interner {
-            interner.release(sender.login)
-            interner.release(sender.displayName)
-            interner.release(sender.color)
-            interner.release(sender.badges)
-        }
+    /// Evicts the ring's oldest entry and gives its sender tokens back to the interner.
+    @discardableResult
+    private func evictOldest() -> (seq: UInt64, meta: EntryMeta) {
+        guard let interner else { return ring.evictOldest() }
+        let sender = ring.sender(ring.nextSeq - UInt64(ring.count))  // the oldest live entry's
+        let evicted = ring.evictOldest()
+        interner.release(sender.login)
+        interner.release(sender.displayName)
+        interner.release(sender.color)
+        interner.release(sender.badges)
+        return evicted
     }
 
     // MARK: Moderation
