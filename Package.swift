@@ -60,7 +60,7 @@ let package = Package(
 
         // The operating system: everything below touches file descriptors, threads or clocks.
         // errno text, full writes, threads, the stop flag, the clocks behind `Moment.now()`.
-        .target(name: "ChatPosix", dependencies: ["TwitchSession"], swiftSettings: dataPathSettings),
+        .target(name: "ChatPosix", dependencies: ["ChatStore", "TwitchSession"], swiftSettings: dataPathSettings),
         // epoll, TCP, TLS (the system OpenSSL), socket addresses, write queues.
         .target(
             name: "ChatNet",
@@ -122,7 +122,7 @@ let package = Package(
             dependencies: ["IRCWire", "ChatTestSupport", .product(name: "Yams", package: "Yams")],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatStoreTests", dependencies: ["ChatStore", "IRCWire", "ChatTestSupport"],
+            name: "ChatStoreTests", dependencies: ["ChatStore", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "TwitchSessionTests", dependencies: ["TwitchSession", "IRCWire", "ChatTestSupport"],

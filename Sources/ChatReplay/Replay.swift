@@ -79,7 +79,7 @@ public final class Replay {
         // Nothing in replay or dump reads sender tokens (encoders read names from the entry bytes).
         store = ChatStore(
             capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false,
-            channelLimit: options.channelLimit)
+            channelLimit: options.channelLimit, pages: .system)
         self.sink = sink
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)

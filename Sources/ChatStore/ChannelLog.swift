@@ -34,7 +34,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// evictions need no record: they show in the window itself).
     var modified = ModifiedSeqs()
 
-    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?) {
+    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?, pages: PageMapping?) {
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
         self.nameBytes = nameBytes
@@ -42,7 +42,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         var short = InlineArray<32, UInt8>(repeating: 0)
         for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
         shortName = short
-        ring = EntryRing(capacity: capacity, keepsSenders: interner != nil)
+        ring = EntryRing(capacity: capacity, keepsSenders: interner != nil, pages: pages)
         self.interner = interner
     }
 

@@ -35,6 +35,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// into ``interner`` and record the tokens in ``EntryInfo/sender``. Off, entries carry
     /// ``SenderTokens/init()`` and the interner stays empty.
     public let internsSenders: Bool
+    /// Where busy channels' byte storage comes from (`nil`: allocated, moved when it grows).
+    public let pages: PageMapping?
 
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
@@ -50,21 +52,24 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///   - internsSenders: intern the sender strings of every entry (for readers that render or
     ///     compare by ``Token``). Four interner lookups, and four releases on eviction, per line: a
     ///     consumer that reads names from the entry bytes (replay, dump) turns it off.
+    ///   - pages: where a channel's byte storage comes from once it is busy (``EntryRing/mappedBytesDefault``):
+    ///     mapped, it grows in place, never copied. The OS layer passes `PageMapping.system`.
     public convenience init(
         capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
-        internsSenders: Bool = true
+        internsSenders: Bool = true, pages: PageMapping? = nil
     ) {
         self.init(
             capacity: capacity, windowSize: windowSize, interval: interval, dedupeSharedChat: dedupeSharedChat,
-            internsSenders: internsSenders, channelLimit: Self.maximumChannels)
+            internsSenders: internsSenders, channelLimit: Self.maximumChannels, pages: pages)
     }
 
     /// A store that holds at most `channelLimit` channels (clamped to 1…``maximumChannels``): for
     /// tests of what happens past the limit without creating 262,144 channels.
     package init(
         capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
-        internsSenders: Bool = true, channelLimit: Int
+        internsSenders: Bool = true, channelLimit: Int, pages: PageMapping? = nil
     ) {
+        self.pages = pages
         self.capacity = capacity
         self.channelLimit = min(max(channelLimit, 1), Self.maximumChannels)
         self.internsSenders = internsSenders
@@ -195,7 +200,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         var name: [UInt8] = []
         for i in range { name.append(bytes[i]) }
         let log = ChannelLog(
-            nameBytes: name, index: index, capacity: capacity, interner: internsSenders ? interner : nil)
+            nameBytes: name, index: index, capacity: capacity, interner: internsSenders ? interner : nil, pages: pages)
         let c = index / Self.chunkSize
         // SAFETY: `c < directorySize` (`index < channelLimit <= maximumChannels`, checked above); a new chunk is initialised before use, and
         // both the chunk pointer and the slot are written before the count is released.

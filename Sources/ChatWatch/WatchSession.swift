@@ -52,7 +52,8 @@ public final class WatchSession {
 
     public init(options: Options = Options()) {
         self.options = options
-        store = ChatStore(capacity: options.capacity, windowSize: options.windowSize, interval: options.interval)
+        store = ChatStore(
+            capacity: options.capacity, windowSize: options.windowSize, interval: options.interval, pages: .system)
         board = WatchBoard(channels: options.channels, keptProblems: options.reportLimit)
     }
 

@@ -1,3 +1,4 @@
+import ChatPosix
 import IRCWire
 import Testing
 
@@ -88,6 +89,59 @@ import Testing
         for s in ring.liveRange { #expect(text(ring, s, reader)?.hasPrefix("message \(s)") == true) }
     }
 
+    @Test("mapped byte storage grows in place while the ring fills; full or emptied, every entry stays readable")
+    func mappedGrowth() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 300, initialBytes: 64, firstSeq: 5, pages: .system, mappedBytes: 1_024)
+        var address: UInt? = nil
+        var inPlace = 0
+        for k in 0..<300 {
+            let capacityBefore = ring.byteCapacity
+            append(ring, line(5 + UInt64(k), padding: k * 7 % 90))
+            if ring.byteStorageIsMapped {
+                if let address {
+                    #expect(ring.byteStorageAddress == address, "moved while filling, at entry \(k)")
+                    if ring.byteCapacity > capacityBefore { inPlace += 1 }
+                } else {
+                    address = ring.byteStorageAddress
+                }
+            }
+            for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+        }
+        #expect(address != nil && inPlace > 5, "mapped at 1,024 bytes, then grown in place \(inPlace) times")
+        // Full: ever longer lines outgrow the storage, in place while the live bytes sit in one
+        // lap, moved when they wrap; every entry stays readable.
+        for k in 300..<1_500 {
+            append(ring, line(5 + UInt64(k), padding: 100 + (k - 300) * 2))
+            if k % 50 == 0 { for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") } }
+        }
+        #expect(ring.byteStorageIsMapped)
+        for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+        // Emptied, then a line longer than the storage: an empty live range grows in place too.
+        let small = EntryRing(capacity: 300, initialBytes: 64, firstSeq: 0, pages: .system, mappedBytes: 1_024)
+        for k in 0..<20 { append(small, line(UInt64(k), padding: 100)) }
+        #expect(small.byteStorageIsMapped)
+        while small.count > 0 { small.evictOldest() }
+        let emptied = small.byteStorageAddress
+        let size = small.byteCapacity
+        append(small, line(20, padding: size + 1_000))
+        #expect(small.byteStorageAddress == emptied && small.byteCapacity > size)
+        for k in 21..<100 { append(small, line(UInt64(k), padding: k % 90)) }
+        for s in small.liveRange { #expect(unpadded(text(small, s, reader)) == "message \(s)") }
+    }
+
+    @Test("without a page mapping, or when the system refuses one, byte storage is allocated and still grows")
+    func unmappedGrowth() throws {
+        let reader = try #require(registry.makeReader())
+        let refusing = PageMapping(map: { _ in nil }, unmap: { _, _ in })
+        for pages in [nil, refusing] as [PageMapping?] {
+            let ring = EntryRing(capacity: 200, initialBytes: 64, firstSeq: 0, pages: pages, mappedBytes: 1_024)
+            for k in 0..<500 { append(ring, line(UInt64(k), padding: k % 120)) }
+            #expect(!ring.byteStorageIsMapped && ring.byteCapacity > 1_024)
+            for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+        }
+    }
+
     @Test("steady state: byte storage settles near 1.1x the live bytes")
     func memoryBound() {
         let ring = EntryRing(capacity: 2_500)
@@ -135,13 +189,15 @@ import Testing
 
     @Test(
         "rings that start with fewer slots grow to their capacity and wrap correctly at every position",
-        arguments: [1, 2, 3, 5, 8, 13])
-    func growthAtEveryPosition(capacity: Int) throws {
+        arguments: [1, 2, 3, 5, 8, 13], [64, EntryRing.mappedBytesDefault])
+    func growthAtEveryPosition(capacity: Int, mappedBytes: Int) throws {
         let reader = try #require(registry.makeReader())
         for initialSlots in 1...3 {
             for start in 0..<(2 * capacity) {
                 let first = UInt64(1_000 + start)
-                let ring = EntryRing(capacity: capacity, initialBytes: 64, initialSlots: initialSlots, firstSeq: first)
+                let ring = EntryRing(
+                    capacity: capacity, initialBytes: 64, initialSlots: initialSlots, firstSeq: first,
+                    pages: .system, mappedBytes: mappedBytes)
                 #expect(ring.slotCapacity == min(capacity, initialSlots))
                 for k in 0..<(3 * capacity + 1) {
                     let seq = append(ring, line(first + UInt64(k), padding: k % 3 == 0 ? 40 : 0))

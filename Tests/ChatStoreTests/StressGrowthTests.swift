@@ -1,3 +1,4 @@
+import ChatPosix
 import IRCWire
 import Synchronization
 import Testing
@@ -14,7 +15,7 @@ import Testing
         let capacity = 1_000
         let channels = 24
         let perChannel = 1_200
-        let store = ChatStore(capacity: capacity, windowSize: 150, interval: 1)
+        let store = ChatStore(capacity: capacity, windowSize: 150, interval: 1, pages: .system)
         let done = Flag()
         let tally = Tally()
         @Sendable func bytes(_ channel: Int, _ seq: Int) -> [UInt8] {
@@ -60,6 +61,7 @@ import Testing
             let ring = try #require(store.log(at: c)).ring
             #expect(
                 ring.slotCapacity == capacity && ring.liveRange == UInt64(perChannel - capacity)..<UInt64(perChannel))
+            #expect(ring.byteStorageIsMapped, "the reader also ran while mapped storage grew in place")
         }
     }
 }

@@ -9,9 +9,11 @@ import Synchronization
 ///        [ newest …  | oldest … … … …          ]   full ring: live seqs = tail - capacity ..< tail
 /// ```
 /// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by half while the ring
-/// fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way. Growing
-/// copies the live entries into the new generation (entry `seq` moves to slot `seq % newSlots`),
-/// publishes it, and frees the old one once no reader can still hold it.
+/// fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way while
+/// small, and once they reach ``mappedBytes`` move into a mapping that grows in place. Growing
+/// makes a new generation (copying the live entries, unless the bytes grow in place; entry `seq`
+/// moves to slot `seq % newSlots`), publishes it, and frees what the old one alone held once no
+/// reader can still hold it.
 ///
 /// Invariants: live entries are exactly `head ..< tail`; `tail - head <= slots <= capacity`; entry
 /// `seq` lives in slot `seq % slots` of the current table; `lowestLive == head` and
@@ -63,6 +65,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public static let initialSlots = 4
     /// Bytes a new ring's storage starts with (about two lines); it grows by half while the ring fills.
     public static let initialBytes = 1024
+    /// Byte storage of this size or more is mapped and grows in place (see ``ByteStorage``).
+    public static let mappedBytesDefault = 16 * 1_024
+    /// The longest line a ring expects (8,191 bytes of tags and a 512-byte message): sizes the
+    /// address space a mapped storage reserves.
+    static let longestLine = 8_704
+    /// Where mapped byte storage comes from; `nil`: always allocated (and moved when it grows).
+    let pages: PageMapping?
+    /// Byte storage of this size or more is mapped (``mappedBytesDefault`` unless a test lowers it).
+    let mappedBytes: Int
 
     /// - Parameters:
     ///   - capacity: entries kept (default 2,500).
@@ -70,25 +81,31 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///     about 1.1 × the live bytes.
     ///   - keepsSenders: keep each entry's ``SenderTokens`` (16 bytes a slot); without, entries read
     ///     back with empty tokens.
+    ///   - pages: where byte storage of ``mappedBytesDefault`` or more comes from (it then grows in
+    ///     place); `nil`: always allocated, moved when it grows.
     /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
     public convenience init(
         capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, readers: Int = ReaderRegistry.maximumReaders,
-        keepsSenders: Bool = true
+        keepsSenders: Bool = true, pages: PageMapping? = nil
     ) {
         self.init(
-            capacity: capacity, initialBytes: initialBytes, readers: readers, keepsSenders: keepsSenders, firstSeq: 0)
+            capacity: capacity, initialBytes: initialBytes, readers: readers, keepsSenders: keepsSenders, firstSeq: 0,
+            pages: pages)
     }
 
     /// A ring whose first entry gets sequence `firstSeq`, starting with `initialSlots` slots: lets
     /// tests start at every wrap position and grow at every position.
     package init(
         capacity: Int, initialBytes: Int = EntryRing.initialBytes, initialSlots: Int = EntryRing.initialSlots,
-        readers: Int = ReaderRegistry.maximumReaders, keepsSenders: Bool = true, firstSeq: UInt64
+        readers: Int = ReaderRegistry.maximumReaders, keepsSenders: Bool = true, firstSeq: UInt64,
+        pages: PageMapping? = nil, mappedBytes: Int = EntryRing.mappedBytesDefault
     ) {
         precondition(capacity > 0, "capacity must be positive")
         precondition(initialSlots > 0, "a ring starts with at least one slot")
         self.capacity = capacity
         self.keepsSenders = keepsSenders
+        self.pages = pages
+        self.mappedBytes = mappedBytes
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
         let storage = unsafe ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
@@ -104,7 +121,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     }
 
     deinit {
-        unsafe ByteStorage.free(state.pointee.storageAddress)
+        unsafe ByteStorage.free(state.pointee.storageAddress, pages: pages)
         unsafe SlotTable.free(state.pointee.tableAddress)
         unsafe state.deallocate()
     }
@@ -141,6 +158,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         }
         return total
     }
+    /// Whether the byte storage is mapped (it has grown to ``mappedBytes``) and grows in place.
+    public var byteStorageIsMapped: Bool { unsafe state.pointee.storage.reserved > 0 }
+    /// Where the byte storage starts: moves only when the storage does (tests).
+    package var byteStorageAddress: UInt { unsafe UInt(bitPattern: state.pointee.storage.base) }
     /// Bytes of the slot arrays right now (metadata and tombstones).
     public var slotBytes: Int { unsafe state.pointee.table.reservedBytes }
     /// Bytes per slot for the sender tokens, in a ring that ``keepsSenders``.
@@ -296,45 +317,86 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         }
     }
 
-    /// Moves the live bytes into a larger storage, publishes it, and retires the old one once no
-    /// reader can still be reading it.
+    /// Makes room for `count` more bytes: extends a mapped storage in place when the live bytes sit
+    /// in one lap of it, and otherwise moves the live bytes into a larger storage (mapped once it is
+    /// ``mappedBytes`` or more). Publishes the new generation and retires the old one once no reader
+    /// can still be reading it.
+    ///
+    /// - Complexity: O(1) in place; O(live bytes) for a move (amortised O(1) per byte appended).
+    /// - Allocations: a descriptor; for a move, the new bytes too.
     private func grow(live: Range<UInt64>, adding count: Int) {
         let old = unsafe state.pointee.storageAddress
-        let oldCapacity = unsafe old.pointee.capacity
+        let oldStorage = unsafe old.pointee
+        let oldCapacity = oldStorage.capacity
         let entries = self.count
         let needed: Int
         if entries < capacity {
-            // While the ring fills: grow by half (amortised O(1) copying, at most a third of the
-            // storage unused), but not past the full ring at the average line length seen so far.
-            // In `Double` and clamped: `capacity` may be as large as `Int.max` (it only bounds the ring).
+            // While the ring fills: grow by a step (a half of allocated memory: amortised O(1)
+            // copying, at most a third unused; an eighth of mapped memory, which grows in place and
+            // whose pages cost nothing until touched), but not past the full ring at the average
+            // line length seen so far. In `Double` and clamped: `capacity` may be as large as
+            // `Int.max` (it only bounds the ring).
             let projected =
                 entries > 64
                 ? Int(min(Double(live.count / entries) * Double(capacity) * Self.growth, Double(Int.max / 2))) : .max
-            needed = max(live.count + count, min(oldCapacity + oldCapacity / 2, projected))
+            let step = oldStorage.reserved > 0 ? oldCapacity / 8 : oldCapacity / 2
+            needed = max(live.count + count, min(oldCapacity + step, projected))
         } else {
             needed = Int(Double(live.count + count) * Self.growth)
         }
         // Rounded up to 64 bytes; no fixed padding: with thousands of channels of a few lines each, a
         // kilobyte per channel would be most of what they hold.
-        let next = unsafe ByteStorage.make(
-            capacity: (max(needed, oldCapacity + count) + 63) & ~63, origin: live.lowerBound)
+        let size = (max(needed, oldCapacity + count) + 63) & ~63
+        if size <= oldStorage.reserved {
+            // The lap that holds the oldest live byte; in place if it holds the newest too.
+            let lap =
+                oldStorage.origin + (live.lowerBound - oldStorage.origin) / UInt64(oldCapacity) * UInt64(oldCapacity)
+            if live.upperBound - lap <= UInt64(oldCapacity) {
+                let next = unsafe oldStorage.extended(to: size, lap: lap)
+                unsafe publish(next)
+                // Readers that loaded `old` read the same bytes through it; only the descriptor goes.
+                pins.waitUntilAllObservedFree()
+                unsafe ByteStorage.freeDescriptor(old)
+                return
+            }
+        }
+        var mapped: UnsafeMutablePointer<ByteStorage>? = nil
+        if let pages, size >= mappedBytes {
+            mapped = unsafe ByteStorage.makeMapped(
+                capacity: size, origin: live.lowerBound, reserving: reservation(for: size), from: pages)
+        }
+        let next = unsafe mapped ?? ByteStorage.make(capacity: size, origin: live.lowerBound)
         // Copy `live` (at most two physical segments) linearly to the start of `next`.
         var copied = 0
         var v = live.lowerBound
         while v < live.upperBound {
-            let p = unsafe old.pointee.physical(v)
+            let p = oldStorage.physical(v)
             let n = min(Int(live.upperBound - v), oldCapacity - p)
             // SAFETY: `p + n <= old capacity`; `copied + n <= live.count <= next.capacity`.
-            unsafe (next.pointee.base + copied).copyMemory(from: old.pointee.base + p, byteCount: n)
+            unsafe (next.pointee.base + copied).copyMemory(from: oldStorage.base + p, byteCount: n)
             copied += n
             v += UInt64(n)
         }
+        unsafe publish(next)
+        // Readers that loaded `old` are pinned; once each slot has been seen free, none can hold it.
+        pins.waitUntilAllObservedFree()
+        unsafe ByteStorage.free(old, pages: pages)
+    }
+
+    /// Makes `next` the current storage, for the owner and for readers.
+    @unsafe
+    private func publish(_ next: UnsafeMutablePointer<ByteStorage>) {
         unsafe state.pointee.storageAddress = next
         unsafe state.pointee.storage = next.pointee
         currentStorage.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
-        // Readers that loaded `old` are pinned; once each slot has been seen free, none can hold it.
-        pins.waitUntilAllObservedFree()
-        unsafe ByteStorage.free(old)
+    }
+
+    /// Address space to reserve for a mapped storage of `size` bytes: enough for the full ring of
+    /// the longest lines (so that it never moves again), at least twice `size`, at most 64 GiB.
+    /// Only touched pages cost memory.
+    private func reservation(for size: Int) -> Int {
+        let full = min(Double(capacity) * Double(Self.longestLine) * Self.growth, Double(1 << 36))
+        return max(2 * size, Int(full))
     }
 
     /// Grows the slot table by half (up to `capacity`), moving each live entry to its slot in the new

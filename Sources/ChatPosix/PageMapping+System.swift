@@ -1,0 +1,13 @@
+public import ChatStore
+import Glibc
+
+extension PageMapping {
+    /// Private anonymous mappings without swap reservation (`MAP_NORESERVE`): a ring reserves room
+    /// for its full capacity of the longest lines, and only the pages it writes become memory.
+    public static let system = PageMapping(
+        map: { length in
+            let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            return p == MAP_FAILED ? nil : p
+        },
+        unmap: { p, length in _ = munmap(p, length) })
+}

@@ -1,0 +1,21 @@
+/// Where mapped byte storage comes from: address space reserved in one piece whose pages the
+/// system supplies on first touch, given back in one piece.
+///
+/// The store makes no system calls (it is a pure module): an OS module hands it the system's
+/// mapping (`PageMapping.system` in ChatPosix). Without one, byte storage is always allocated, and
+/// moved when it grows. See ``ByteStorage`` for what mapping buys.
+public struct PageMapping: @unchecked Sendable {  // two C function pointers: no state
+    /// Reserves `length` bytes (a multiple of 4,096) of zeroed, readable and writable memory whose
+    /// untouched pages cost nothing; `nil` when the system refuses.
+    public let map: @convention(c) (Int) -> UnsafeMutableRawPointer?
+    /// Gives back a reservation made by ``map``, whole.
+    public let unmap: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
+
+    public init(
+        map: @convention(c) (Int) -> UnsafeMutableRawPointer?,
+        unmap: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
+    ) {
+        self.map = map
+        self.unmap = unmap
+    }
+}
