@@ -219,19 +219,17 @@ public final class Replay {
 
     private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
         let holds = options.applyModeration && sink != nil
-        if holds, let log = try? store.log(for: message, in: bytes), log.ring.isFull {
-            // The append below evicts the channel's oldest entry: keep its mark if it is still held.
-            let oldest = log.ring.liveRange.lowerBound
-            var mark = Tombstone.none
-            _ = log.ring.withEntry(oldest, reader: reader) { info, _ in mark = info.tombstone }
-            unsafe state.pointee.hold.noteEviction(channel: log.index, seq: oldest, tombstone: mark)
-        }
         let placement: ChatStore.Placement
         do throws(StoreError) {
             placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
         } catch {
             try refused(bytes, message, at, error)
             return
+        }
+        if holds, let evicted = placement.evicted {
+            // The append evicted the channel's oldest entry: keep its marks if it is still held.
+            unsafe state.pointee.hold.noteEviction(
+                channel: placement.channel, seq: evicted, tombstone: placement.evictedTombstone)
         }
         // O(1) between ticks; a tick visits dirty channels only. The clock is read every few lines.
         unsafe state.pointee.linesUntilPublish -= 1

@@ -65,6 +65,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     struct Evicted {
         var seq: UInt64
         var sourceIdHash: UInt64
+        /// Its moderation marks when it went.
+        var tombstone: Tombstone
     }
 
     /// Appends a parsed line, evicting the oldest entry first when the ring is full, and applies
@@ -79,8 +81,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ) -> UInt64 {
         evicted = nil
         if ring.isFull {
+            let tombstone = ring.ownerTombstone(ring.nextSeq - UInt64(ring.count))
             let (seq, meta) = evictOldest()
-            evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash)
+            evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash, tombstone: tombstone)
         }
         let tags = message.tags
         var sender = SenderTokens()

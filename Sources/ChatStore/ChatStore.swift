@@ -124,6 +124,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         public var seq: UInt64
         /// The entry pushed out to make room, if the ring was full.
         public var evicted: UInt64?
+        /// The evicted entry's moderation marks when it was pushed out (`.none` without an eviction).
+        public var evictedTombstone: Tombstone
         /// A shared-chat copy of a message already kept in another channel (marked only when
         /// de-duplication is on).
         public var isMirror: Bool
@@ -135,7 +137,16 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// - Complexity: O(line). - Allocations: none in steady state (one per new channel).
     public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64) throws(StoreError) -> Placement
     {
-        let log = try logFor(channel: message.channel, in: bytes)
+        // Borrowed, not retained: with thousands of channels the log object is a cache miss, and an
+        // atomic increment of its count there stalls where a load would not.
+        try logReference(channel: message.channel, in: bytes)._withUnsafeGuaranteedRef { log in
+            append(bytes, message: message, receivedAt: receivedAt, to: log)
+        }
+    }
+
+    private func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, to log: ChannelLog)
+        -> Placement
+    {
         var sourceIdHash: UInt64 = 0
         var isMirror = false
         if let source = message.tags[.sourceId], !source.raw.isEmpty,
@@ -158,7 +169,9 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         {
             shared.remove(e.sourceIdHash)
         }
-        return Placement(channel: log.index, seq: seq, evicted: evicted?.seq, isMirror: isMirror)
+        return Placement(
+            channel: log.index, seq: seq, evicted: evicted?.seq, evictedTombstone: evicted?.tombstone ?? .none,
+            isMirror: isMirror)
     }
 
     /// Parses one line and appends it. Owner thread only.
@@ -181,18 +194,19 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
 
     /// The log `message` goes to, created on first sight. Owner thread only.
     public func log(for message: TwitchMessage, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
-        try logFor(channel: message.channel, in: bytes)
+        try logReference(channel: message.channel, in: bytes).takeUnretainedValue()
     }
 
-    private func logFor(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
+    /// The log of `channel`, created on first sight: unretained (the store keeps every log alive
+    /// as long as itself).
+    private func logReference(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> Unmanaged<ChannelLog> {
         let range = channel?.range ?? 0..<0
         let key = range.isEmpty ? 1 : hashBytes(bytes, range) | 2  // "" has its own key, never 0
         var probe = key
         while let address = byName.value(for: probe) {
             // SAFETY: `byName` holds the addresses of logs its chunks keep alive as long as the store.
             let log = unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
-                .takeUnretainedValue()
-            if log.hasName(bytes.extracting(range)) { return log }
+            if log._withUnsafeGuaranteedRef({ $0.hasName(bytes.extracting(range)) }) { return log }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
         }
         let index = logCount.load(ordering: .relaxed)
@@ -212,7 +226,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         unsafe chunks[c]![index % Self.chunkSize] = log
         logCount.store(index + 1, ordering: .releasing)
         unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), for: probe)
-        return log
+        return Unmanaged.passUnretained(log)
     }
 }
 

@@ -42,6 +42,32 @@ import Testing
         #expect(replay.summary.releasedEarly == 0)
     }
 
+    @Test("a held line its ring evicts keeps the marks it had: a 2-entry ring, a deleted message pushed out")
+    func evictedWhileHeld() throws {
+        var options = ReplayOptions()
+        options.format = .json
+        options.applyModeration = true
+        options.moderationWindow = 60_000
+        options.capacity = 2
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("evicted-held-\(getpid()).json").path
+        defer { unlink(path) }
+        let sink = OutputSink(descriptor: open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
+        let replay = Replay(options: options, sink: sink, diagnose: { _ in })
+        let t: Int64 = 1_763_700_000_000
+        try Self.feed(replay, "@id=a;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #c :first", number: 1, at: t)
+        try Self.feed(
+            replay, "@login=bob;target-msg-id=a;tmi-sent-ts=\(t + 1) :tmi.twitch.tv CLEARMSG #c :first", number: 2,
+            at: t + 1)
+        try Self.feed(replay, "@id=b;tmi-sent-ts=\(t + 2) :ann!ann@a PRIVMSG #c :second", number: 3, at: t + 2)
+        try Self.feed(replay, "@id=c;tmi-sent-ts=\(t + 3) :ann!ann@a PRIVMSG #c :third", number: 4, at: t + 3)
+        try replay.finish()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let first = try #require(lines.first { $0.contains("\"id\":\"a\"") })
+        #expect(first.contains("\"deleted\":true"), "\(first)")
+        let second = try #require(lines.first { $0.contains("\"id\":\"b\"") })
+        #expect(!second.contains("\"deleted\":true"))
+    }
+
     @Test("a full hold releases the oldest lines early: counted in the summary, said once on stderr")
     func holdLimit() throws {
         var options = ReplayOptions()

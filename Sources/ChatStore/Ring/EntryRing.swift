@@ -283,6 +283,16 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return unsafe senders[state.pointee.table.slot(seq)]
     }
 
+    /// The owner's view of entry `seq`'s moderation marks (`.none` when it is not live).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    func ownerTombstone(_ seq: UInt64) -> Tombstone {
+        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return .none }
+        let table = unsafe state.pointee.table
+        // SAFETY: live slot.
+        return Tombstone(packed: unsafe table.tombstones[table.slot(seq)].load(ordering: .relaxed))
+    }
+
     /// The owner's view of entry `seq`'s metadata, or `nil` when it is not live.
     func meta(_ seq: UInt64) -> EntryMeta? {
         guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return nil }
