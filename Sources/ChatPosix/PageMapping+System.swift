@@ -4,10 +4,10 @@ import Glibc
 extension PageMapping {
     /// Private anonymous mappings without swap reservation (`MAP_NORESERVE`): a ring reserves room
     /// for its full capacity of the longest lines, and only the pages it writes become memory.
-    public static let system = PageMapping(
+    public static let system = unsafe PageMapping(
         map: { length in
-            let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-            return p == MAP_FAILED ? nil : p
+            let p = unsafe mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            return unsafe p == MAP_FAILED ? nil : p
         },
-        unmap: { p, length in _ = munmap(p, length) })
+        unmap: { p, length in _ = unsafe munmap(p, length) })
 }

@@ -139,7 +139,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     {
         // Borrowed, not retained: with thousands of channels the log object is a cache miss, and an
         // atomic increment of its count there stalls where a load would not.
-        try logReference(channel: message.channel, in: bytes)._withUnsafeGuaranteedRef { log in
+        // SAFETY: the store keeps every log alive as long as itself.
+        try unsafe logReference(channel: message.channel, in: bytes)._withUnsafeGuaranteedRef { log in
             append(bytes, message: message, receivedAt: receivedAt, to: log)
         }
     }
@@ -194,11 +195,12 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
 
     /// The log `message` goes to, created on first sight. Owner thread only.
     public func log(for message: TwitchMessage, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
-        try logReference(channel: message.channel, in: bytes).takeUnretainedValue()
+        try unsafe logReference(channel: message.channel, in: bytes).takeUnretainedValue()
     }
 
     /// The log of `channel`, created on first sight: unretained (the store keeps every log alive
     /// as long as itself).
+    @unsafe
     private func logReference(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> Unmanaged<ChannelLog> {
         let range = channel?.range ?? 0..<0
         let key = range.isEmpty ? 1 : hashBytes(bytes, range) | 2  // "" has its own key, never 0
@@ -206,7 +208,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         while let address = byName.value(for: probe) {
             // SAFETY: `byName` holds the addresses of logs its chunks keep alive as long as the store.
             let log = unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
-            if log._withUnsafeGuaranteedRef({ $0.hasName(bytes.extracting(range)) }) { return log }
+            if unsafe log._withUnsafeGuaranteedRef({ $0.hasName(bytes.extracting(range)) }) { return unsafe log }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
         }
         let index = logCount.load(ordering: .relaxed)
@@ -226,7 +228,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         unsafe chunks[c]![index % Self.chunkSize] = log
         logCount.store(index + 1, ordering: .releasing)
         unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), for: probe)
-        return Unmanaged.passUnretained(log)
+        return unsafe Unmanaged.passUnretained(log)
     }
 }
 

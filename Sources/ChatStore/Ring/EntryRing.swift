@@ -372,7 +372,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         }
         var mapped: UnsafeMutablePointer<ByteStorage>? = nil
         if let pages, size >= mappedBytes {
-            mapped = unsafe ByteStorage.makeMapped(
+            unsafe mapped = ByteStorage.makeMapped(
                 capacity: size, origin: live.lowerBound, reserving: reservation(for: size), from: pages)
         }
         let next = unsafe mapped ?? ByteStorage.make(capacity: size, origin: live.lowerBound)

@@ -4,6 +4,7 @@
 /// The store makes no system calls (it is a pure module): an OS module hands it the system's
 /// mapping (`PageMapping.system` in ChatPosix). Without one, byte storage is always allocated, and
 /// moved when it grows. See ``ByteStorage`` for what mapping buys.
+@safe
 public struct PageMapping: @unchecked Sendable {  // two C function pointers: no state
     /// Reserves `length` bytes (a multiple of 4,096) of zeroed, readable and writable memory whose
     /// untouched pages cost nothing; `nil` when the system refuses.
@@ -15,7 +16,7 @@ public struct PageMapping: @unchecked Sendable {  // two C function pointers: no
         map: @convention(c) (Int) -> UnsafeMutableRawPointer?,
         unmap: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
     ) {
-        self.map = map
-        self.unmap = unmap
+        unsafe self.map = map
+        unsafe self.unmap = unmap
     }
 }
