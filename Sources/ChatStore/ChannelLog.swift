@@ -81,9 +81,11 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ) -> UInt64 {
         evicted = nil
         if ring.isFull {
-            let tombstone = ring.ownerTombstone(ring.nextSeq - UInt64(ring.count))
-            let (seq, meta) = evictOldest()
-            evicted = Evicted(seq: seq, sourceIdHash: meta.sourceIdHash, tombstone: tombstone)
+            let oldest = ring.nextSeq - UInt64(ring.count)
+            let tombstone = ring.ownerTombstone(oldest)
+            let sourceIdHash = self.sourceIdHash(oldest)
+            let (seq, _) = evictOldest()
+            evicted = Evicted(seq: seq, sourceIdHash: sourceIdHash, tombstone: tombstone)
         }
         let tags = message.tags
         var sender = SenderTokens()
@@ -99,8 +101,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         let userIdHash = tags[.userId].flatMap { $0.raw.isEmpty ? nil : hashBytes(bytes, $0.raw.range) } ?? 0
         let keepsUser = userIdHash != 0 && (message.command == .privmsg || message.command == .usernotice)
         let meta = EntryMeta(
-            parsed: message.line, command: message.command, isMirror: isMirror, byteStart: 0, receivedAt: receivedAt,
-            sourceIdHash: sourceIdHash)
+            parsed: message.line, command: message.command, isMirror: isMirror, hasSourceId: sourceIdHash != 0,
+            byteStart: 0, receivedAt: receivedAt)
         let ids = IdHashes(message: messageIdHash, user: keepsUser ? userIdHash : 0)
         let seq = ring.append(bytes, meta: meta, ids: ids, sender: sender)
         switch message.command {
@@ -109,6 +111,19 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         default: break
         }
         return seq
+    }
+
+    /// The hash of live entry `seq`'s `source-id` as ``ChatStore`` computed it on append, or 0 when
+    /// the entry has none the shared-chat index could hold.
+    ///
+    /// - Complexity: O(1) for most entries; O(line) for those with a `source-id` (read from the
+    ///   entry's bytes and stored parse offsets: the same tag the append hashed).
+    private func sourceIdHash(_ seq: UInt64) -> UInt64 {
+        guard let meta = ring.meta(seq), meta.hasSourceId else { return 0 }
+        return ring.ownerBytes(seq) { parsed, entry in
+            let message = TwitchMessage(parsed, in: entry)
+            return message.tags[.sourceId].map { hashBytes(entry, $0.raw.range) } ?? 0
+        } ?? 0
     }
 
     /// Evicts every entry (releasing its sender tokens) and starts a new generation (the ring itself keeps its

@@ -61,6 +61,23 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(total == 32)
     }
 
+    @Test("shared chat: once the first copy is evicted, the next copy in another channel is a first copy again")
+    func sharedChatEviction() throws {
+        func copy(_ channel: String, _ id: String) -> [UInt8] {
+            Array("@id=\(id);source-id=S1;source-room-id=9 :u!u@u PRIVMSG #\(channel) :shared words".utf8)
+        }
+        for capacity in [2, 10] {
+            let store = ChatStore(capacity: capacity, dedupeSharedChat: true)
+            #expect(try !store.ingest(copy("a", "1").span, receivedAt: 0).isMirror)
+            for n in 0..<2 {
+                _ = try store.ingest(Array("@id=x\(n) :u!u@u PRIVMSG #a :own words".utf8).span, receivedAt: 0)
+            }
+            // Capacity 2: the first copy has been evicted, and the index forgot it with it.
+            let second = try store.ingest(copy("b", "2").span, receivedAt: 0)
+            #expect(second.isMirror == (capacity == 10), "capacity \(capacity)")
+        }
+    }
+
     @Test("shared chat: mirrors are recognised by source-id and marked only when de-duplication is asked for")
     func sharedChat() throws {
         for dedupe in [false, true] {

@@ -21,8 +21,8 @@ func append(_ ring: EntryRing, _ bytes: [UInt8], sender: SenderTokens = SenderTo
 func meta(_ bytes: [UInt8]) -> EntryMeta {
     let message = try! TwitchMessage.parse(bytes.span)
     return EntryMeta(
-        parsed: message.line, command: message.command, isMirror: false, byteStart: 0, receivedAt: 0,
-        sourceIdHash: 0)
+        parsed: message.line, command: message.command, isMirror: false, hasSourceId: false, byteStart: 0,
+        receivedAt: 0)
 }
 
 /// The text of entry `seq` as a reader sees it, or nil when gone.

@@ -35,16 +35,35 @@ public struct EntryInfo: Sendable {
     public var isMirror: Bool
 }
 
-/// What the owner stores per slot. Written before the entry is published; immutable afterwards
-/// (the tombstone lives in its own atomic).
+/// What the owner stores per slot: 40 bytes (`parsed` 20, `command` 3, the flags 1, then two
+/// 8-byte fields). Written before the entry is published; immutable afterwards (the tombstone lives
+/// in its own atomic).
 struct EntryMeta {
     var parsed: ParsedLine
     var command: TwitchCommand
-    var isMirror: Bool
+    /// ``isMirror`` and ``hasSourceId`` in one byte: a second `Bool` would push the 8-byte fields
+    /// to the next 8-byte boundary (after `command`'s 3 bytes) and cost 8 bytes a slot.
+    private var flags: UInt8
     var byteStart: UInt64
     var receivedAt: Int64
-    /// Hash of the `source-id` tag (0 when absent), the store's shared-chat index key.
-    var sourceIdHash: UInt64
+
+    init(
+        parsed: ParsedLine, command: TwitchCommand, isMirror: Bool, hasSourceId: Bool, byteStart: UInt64,
+        receivedAt: Int64
+    ) {
+        self.parsed = parsed
+        self.command = command
+        flags = (isMirror ? 1 : 0) | (hasSourceId ? 2 : 0)
+        self.byteStart = byteStart
+        self.receivedAt = receivedAt
+    }
+
+    /// A shared-chat copy of a message already kept in another channel.
+    var isMirror: Bool { flags & 1 != 0 }
+    /// Whether the line has a `source-id` the store's shared-chat index may hold (a non-empty one,
+    /// on a PRIVMSG or USERNOTICE). Its hash is taken again from the bytes when the entry is
+    /// evicted: a bit here instead of 8 bytes in every slot, for the few shared-chat lines.
+    var hasSourceId: Bool { flags & 2 != 0 }
 }
 
 /// Hashes of an entry's `id` and `user-id` (PRIVMSG and USERNOTICE only) tags, 0 when absent: what
