@@ -32,7 +32,19 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     public private(set) var lastClear: UInt64? = nil
     /// Entries whose tombstone changed since the view model last published (owner-side; appends and
     /// evictions need no record: they show in the window itself).
-    var modified = ModifiedSeqs()
+    var modified: ModifiedSeqs { modifiedBox?.seqs ?? ModifiedSeqs() }
+    /// Whether ``modified`` holds anything. - Complexity: O(1).
+    var hasModified: Bool { modifiedBox.map { !$0.seqs.isEmpty } ?? false }
+    /// The set behind ``modified``, out of line and made at this log's first moderation mark: 273
+    /// bytes inline would be most of what a quiet channel costs besides its lines, and most
+    /// channels are never moderated while they are watched.
+    private final class ModifiedBox {
+        var seqs = ModifiedSeqs()
+    }
+    private var modifiedBox: ModifiedBox? = nil
+
+    /// Empties ``modified`` (the view model published it). - Allocations: none.
+    func clearModified() { modifiedBox?.seqs = ModifiedSeqs() }
 
     init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?, pages: PageMapping?) {
         name = String(decoding: nameBytes, as: UTF8.self)
@@ -74,7 +86,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ///
     /// - Complexity: O(line) for the copy in and the tags; a CLEARMSG or CLEARCHAT adds one pass over
     ///   the live entries.
-    /// - Allocations: none in steady state.
+    /// - Allocations: none in steady state (one at the log's first moderation mark).
     func append(
         _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, isMirror: Bool, sourceIdHash: UInt64,
         evicted: inout Evicted?
@@ -132,7 +144,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         while ring.count > 0 { evictOldest() }
         lastClear = nil
         _generation.add(1, ordering: .releasing)
-        modified = ModifiedSeqs()
+        clearModified()
     }
 
     /// Evicts the ring's oldest entry and gives its sender tokens back to the interner.
@@ -195,6 +207,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     }
 
     private func mark(_ seq: UInt64, _ tombstone: Tombstone) {
-        if ring.setTombstone(seq, tombstone) { modified.insert(seq) }
+        guard ring.setTombstone(seq, tombstone) else { return }
+        if modifiedBox == nil { modifiedBox = ModifiedBox() }  // once per log, at its first mark
+        modifiedBox?.seqs.insert(seq)
     }
 }

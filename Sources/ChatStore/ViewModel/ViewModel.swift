@@ -143,7 +143,7 @@ public final class ViewModel {
         let previous = states[log.index].published
         // Every append moves the window's upper bound and a reset its generation, so comparing windows
         // tells whether entries came or went; tombstones are the only change it cannot see.
-        if window != previous || !log.modified.isEmpty { states[log.index].dirty = true }
+        if window != previous || log.hasModified { states[log.index].dirty = true }
         guard states[log.index].dirty else { return false }
         if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
         let change: WindowChange
@@ -164,7 +164,7 @@ public final class ViewModel {
         states[log.index].published = window
         states[log.index].lastDelivery = now
         states[log.index].dirty = false
-        log.modified = ModifiedSeqs()
+        log.clearModified()
         deliveries += 1
         return true
     }
