@@ -22,14 +22,20 @@ import Testing
         try replay.handle(.line(at, message), bytes.span)
     }
 
+    /// JSON output with the moderation look-ahead on, held for `window` milliseconds.
+    static func holding(window: Int64?) -> ReplayOptions {
+        var options = ReplayOptions()
+        options.format = .json
+        options.applyModeration = true
+        options.moderationWindow = window
+        return options
+    }
+
     static func devNull() -> OutputSink { OutputSink(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)) }
 
     @Test("live: a quiet channel's line is written once the wall clock passes its window, not before")
     func liveWindow() throws {
-        var options = ReplayOptions()
-        options.format = .json
-        options.applyModeration = true
-        options.moderationWindow = 5_000
+        let options = Self.holding(window: 5_000)
         let replay = Replay(options: options, sink: Self.devNull(), diagnose: { _ in })
         let t: Int64 = 1_763_700_000_000
         try Self.feed(replay, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
@@ -44,10 +50,7 @@ import Testing
 
     @Test("a held line its ring evicts keeps the marks it had: a 2-entry ring, a deleted message pushed out")
     func evictedWhileHeld() throws {
-        var options = ReplayOptions()
-        options.format = .json
-        options.applyModeration = true
-        options.moderationWindow = 60_000
+        var options = Self.holding(window: 60_000)
         options.capacity = 2
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("evicted-held-\(getpid()).json").path
         defer { unlink(path) }
@@ -70,10 +73,7 @@ import Testing
 
     @Test("a full hold releases the oldest lines early: counted in the summary, said once on stderr")
     func holdLimit() throws {
-        var options = ReplayOptions()
-        options.format = .json
-        options.applyModeration = true
-        options.moderationWindow = nil
+        var options = Self.holding(window: nil)
         options.moderationHoldLimit = 1_024
         let notes = Notes()
         let replay = Replay(options: options, sink: Self.devNull(), diagnose: { notes.messages.append($0) })
