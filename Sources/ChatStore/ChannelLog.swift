@@ -20,7 +20,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     public var generation: UInt32 { _generation.load(ordering: .acquiring) }
     private let _generation = Atomic<UInt32>(0)
 
-    let nameBytes: [UInt8]
+    /// The name's bytes when they do not fit in ``shortName`` (empty otherwise: no second copy of
+    /// a name the inline bytes already hold).
+    private let longName: [UInt8]
     /// The name's length and, up to 32 bytes (Twitch logins have at most 25), its bytes, inline in
     /// this object: finding a line's log compares its channel against the object it loads anyway,
     /// not against a separate array buffer (a cache miss per line with thousands of channels).
@@ -49,7 +51,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?, pages: PageMapping?) {
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
-        self.nameBytes = nameBytes
+        longName = nameBytes.count > 32 ? nameBytes : []
         nameLength = nameBytes.count
         var short = InlineArray<32, UInt8>(repeating: 0)
         for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
@@ -65,13 +67,13 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     func hasName(_ name: Span<UInt8>) -> Bool {
         guard name.count == nameLength else { return false }
         if nameLength <= 32 { return shortName.span.extracting(0..<nameLength).equals(name) }
-        let long = nameBytes
+        let long = longName
         return long.span.equals(name)
     }
 
     /// Bytes this log reserves now: its ring (slot arrays, byte storage, pins) and its objects.
     /// Grows with the entries kept; a channel that has said nothing reserves a few KiB.
-    public var reservedBytes: Int { ring.reservedBytes + nameBytes.count + 256 }  // + objects
+    public var reservedBytes: Int { ring.reservedBytes + longName.count + 256 }  // + objects
 
     /// What happened to the oldest entry when a new one pushed it out.
     struct Evicted {
