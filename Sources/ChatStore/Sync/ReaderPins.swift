@@ -13,8 +13,11 @@ import Synchronization
 ///  owner:   lowestLive = e + 1 ── wait while any pin <= e ── overwrite e's slot
 /// ```
 /// Borrowing closures must be short: a pinned reader holds back eviction of that entry.
+///
+/// A noncopyable value held inline by its ring, not an object of its own: with thousands of
+/// channels, an object per ring cost a heap block each.
 @safe
-final class ReaderPins: @unchecked Sendable {  // each slot is an Atomic; `count` is immutable
+struct ReaderPins: ~Copyable, @unchecked Sendable {  // each slot is an Atomic; `count` is immutable
     static let none = UInt64.max
     let count: Int
     private let slots: UnsafeMutablePointer<Atomic<UInt64>>
