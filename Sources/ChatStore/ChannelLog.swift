@@ -94,13 +94,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         evicted: inout Evicted?
     ) -> UInt64 {
         evicted = nil
-        if ring.isFull {
-            let oldest = ring.nextSeq - UInt64(ring.count)
-            let tombstone = ring.ownerTombstone(oldest)
-            let sourceIdHash = self.sourceIdHash(oldest)
-            let (seq, _) = evictOldest()
-            evicted = Evicted(seq: seq, sourceIdHash: sourceIdHash, tombstone: tombstone)
-        }
+        if ring.isFull { evicted = evictOldest() }
         let tags = message.tags
         var sender = SenderTokens()
         if let interner {
@@ -127,19 +121,6 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         return seq
     }
 
-    /// The hash of live entry `seq`'s `source-id` as ``ChatStore`` computed it on append, or 0 when
-    /// the entry has none the shared-chat index could hold.
-    ///
-    /// - Complexity: O(1) for most entries; O(line) for those with a `source-id` (read from the
-    ///   entry's bytes and stored parse offsets: the same tag the append hashed).
-    private func sourceIdHash(_ seq: UInt64) -> UInt64 {
-        guard let meta = ring.meta(seq), meta.hasSourceId else { return 0 }
-        return ring.ownerBytes(seq) { parsed, entry in
-            let message = TwitchMessage(parsed, in: entry)
-            return message.tags[.sourceId].map { hashBytes(entry, $0.raw.range) } ?? 0
-        } ?? 0
-    }
-
     /// Evicts every entry (releasing its sender tokens) and starts a new generation (the ring itself keeps its
     /// sequence numbers monotonic; windows of the old generation become stale).
     func reset() {
@@ -149,17 +130,23 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         clearModified()
     }
 
-    /// Evicts the ring's oldest entry and gives its sender tokens back to the interner.
+    /// Evicts the ring's oldest entry, gives its sender tokens back to the interner, and tells what
+    /// went: its sequence number, its marks, and its shared-chat key, taken again from its bytes
+    /// (``ChatStore/sharedChatKey(_:in:)``) when it has one (slots keep a flag, not the hash).
     @discardableResult
-    private func evictOldest() -> (seq: UInt64, meta: EntryMeta) {
-        guard let interner else { return ring.evictOldest() }
-        let sender = ring.sender(ring.nextSeq - UInt64(ring.count))  // the oldest live entry's
-        let evicted = ring.evictOldest()
-        interner.release(sender.login)
-        interner.release(sender.displayName)
-        interner.release(sender.color)
-        interner.release(sender.badges)
-        return evicted
+    private func evictOldest() -> Evicted {
+        ring.evictOldest { eviction, bytes in
+            if let interner {
+                interner.release(eviction.sender.login)
+                interner.release(eviction.sender.displayName)
+                interner.release(eviction.sender.color)
+                interner.release(eviction.sender.badges)
+            }
+            let key =
+                eviction.meta.hasSourceId
+                ? ChatStore.sharedChatKey(TwitchMessage(eviction.meta.parsed, in: bytes), in: bytes) : 0
+            return Evicted(seq: eviction.seq, sourceIdHash: key, tombstone: eviction.tombstone)
+        }
     }
 
     // MARK: Moderation

@@ -148,12 +148,9 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     private func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, to log: ChannelLog)
         -> Placement
     {
-        var sourceIdHash: UInt64 = 0
+        let sourceIdHash = Self.sharedChatKey(message, in: bytes)
         var isMirror = false
-        if let source = message.tags[.sourceId], !source.raw.isEmpty,
-            message.command == .privmsg || message.command == .usernotice
-        {
-            sourceIdHash = hashBytes(bytes, source.raw.range)
+        if sourceIdHash != 0 {
             if let first = shared.value(for: sourceIdHash), Int(first >> 48) != log.index {
                 isMirror = dedupeSharedChat
             } else {
@@ -173,6 +170,19 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         return Placement(
             channel: log.index, seq: seq, evicted: evicted?.seq, evictedTombstone: evicted?.tombstone ?? .none,
             isMirror: isMirror)
+    }
+
+    /// The line's key in the shared-chat index: the hash of its `source-id`, for a PRIVMSG or
+    /// USERNOTICE with a non-empty one; 0 otherwise. Computed on append, and again from the entry's
+    /// bytes when it is evicted.
+    ///
+    /// - Complexity: O(tag length). - Allocations: none.
+    @inline(__always)
+    static func sharedChatKey(_ message: TwitchMessage, in bytes: Span<UInt8>) -> UInt64 {
+        guard message.command == .privmsg || message.command == .usernotice,
+            let source = message.tags[.sourceId], !source.raw.isEmpty
+        else { return 0 }
+        return hashBytes(bytes, source.raw.range)
     }
 
     /// Parses one line and appends it. Owner thread only.

@@ -20,7 +20,7 @@ import Synchronization
 /// `published == tail` once an append returns; an entry's bytes are contiguous in the current
 /// ``ByteStorage``.
 ///
-/// Threads: one owner (the ingest loop) calls ``append(_:meta:sender:)``, ``evictOldest()`` and
+/// Threads: one owner (the ingest loop) calls ``append(_:meta:sender:)``, ``evictOldest(_:)`` and
 /// ``setTombstone(_:_:)``; any thread holding a ``Reader`` may call the `with…` readers at the same
 /// time. Readers pin what they borrow (``ReaderPins``), so an entry is never overwritten under them
 /// and a generation they loaded is never freed under them; an evicted sequence answers "gone",
@@ -174,18 +174,32 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         MemoryLayout<EntryMeta>.stride + MemoryLayout<IdHashes>.stride + MemoryLayout<UInt64>.stride
     }
 
-    /// Evicts the oldest entry and returns its sequence number and metadata (for the caller's
-    /// bookkeeping). Waits, without a lock, for readers still borrowing it.
+    /// What ``evictOldest(_:)`` removed, as the owner stored it.
+    struct Eviction {
+        var seq: UInt64
+        var meta: EntryMeta
+        var tombstone: Tombstone
+        /// Empty in a ring that does not keep senders.
+        var sender: SenderTokens
+    }
+
+    /// Evicts the oldest entry, waits (without a lock) for readers still borrowing it, then lends it
+    /// to `body`: everything its slot held, and its bytes. No reader can reach it any more; the
+    /// bytes stay as they are until the owner's next append.
     ///
     /// - Precondition: the ring is not empty.
-    /// - Complexity: O(readers). - Allocations: none.
+    /// - Complexity: O(readers) plus `body`; one slot lookup. - Allocations: none.
     @discardableResult
-    func evictOldest() -> (seq: UInt64, meta: EntryMeta) {
+    @inline(__always)
+    func evictOldest<R>(_ body: (Eviction, Span<UInt8>) -> R) -> R {
         let seq = unsafe state.pointee.head
         precondition(unsafe state.pointee.tail > seq, "evictOldest on an empty ring")
         let table = unsafe state.pointee.table
-        // SAFETY: live slots hold initialised metas.
-        let meta = unsafe table.metas[table.slot(seq)]
+        let s = table.slot(seq)
+        // SAFETY: live slots hold initialised columns.
+        let eviction = unsafe Eviction(
+            seq: seq, meta: table.metas[s], tombstone: Tombstone(packed: table.tombstones[s].load(ordering: .relaxed)),
+            sender: table.senders.map { unsafe $0[s] } ?? SenderTokens())
         unsafe state.pointee.head = seq + 1
         if unsafe seq + 1 < state.pointee.tail {
             // SAFETY: `seq + 1` is live.
@@ -194,8 +208,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         lowestLive.store(seq + 1, ordering: .sequentiallyConsistent)
         pins.waitUntilReleased(atOrBelow: seq)
         checkInvariants()
-        return (seq, meta)
+        // SAFETY: only the owner writes the storage, and it has not written since the entry was live.
+        return unsafe state.pointee.storage.withBytes(
+            at: eviction.meta.byteStart, count: Int(eviction.meta.parsed.length)
+        ) { body(eviction, $0) }
     }
+
+    /// Evicts the oldest entry (see ``evictOldest(_:)``) and returns its sequence number.
+    @discardableResult
+    func evictOldest() -> UInt64 { evictOldest { eviction, _ in eviction.seq } }
 
     /// Appends a line and publishes it.
     ///
@@ -283,16 +304,6 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         else { return SenderTokens() }
         // SAFETY: live slot.
         return unsafe senders[state.pointee.table.slot(seq)]
-    }
-
-    /// The owner's view of entry `seq`'s moderation marks (`.none` when it is not live).
-    ///
-    /// - Complexity: O(1). - Allocations: none.
-    func ownerTombstone(_ seq: UInt64) -> Tombstone {
-        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return .none }
-        let table = unsafe state.pointee.table
-        // SAFETY: live slot.
-        return Tombstone(packed: unsafe table.tombstones[table.slot(seq)].load(ordering: .relaxed))
     }
 
     /// The owner's view of entry `seq`'s metadata, or `nil` when it is not live.

@@ -134,7 +134,7 @@ public final class ViewModel {
     /// (or `force`). Only the latest state is delivered; skipped updates are folded into the next.
     ///
     /// - Returns: whether a change set was delivered.
-    /// - Complexity: O(observers of this channel). - Allocations: none in steady state.
+    /// - Complexity: O(observers). - Allocations: none in steady state.
     @discardableResult
     public func publish(_ log: ChannelLog, now: Int64, force: Bool = false) -> Bool {
         ensureState(log.index)
