@@ -34,7 +34,6 @@ package struct ServedLineWriter {
     package mutating func write(
         _ line: Span<UInt8>, message: TwitchMessage, lineTime: Int64?, sentAtMs: Int64, pass: Int, keepTime: Bool
     ) {
-        guard startLine(line, message) else { return }
         if message.tags.isRegular {
             writeEdited(line, message: message, lineTime: lineTime, sentAtMs: sentAtMs, pass: pass, keepTime: keepTime)
         } else {
@@ -54,19 +53,59 @@ package struct ServedLineWriter {
         return true
     }
 
-    /// The keys serve may rewrite or leave out.
+    /// The keys serve may rewrite or leave out (those ``change(_:_:in:lineTime:pass:keepTime:)`` acts on).
     private static let editedKeys: [TwitchTagKey] = [
         .time, .tmiSentTs, .rmReceivedTs, .id, .targetMsgId, .replyParentMsgId, .replyThreadParentMsgId, .sourceId,
     ]
 
-    /// One tag to rewrite or leave out: its element `start ..< end` (key to end of value), where its
-    /// value starts, and for a time tag the recorded milliseconds (read once, when the edit is listed).
+    /// What serve does to a tag it changes.
+    private enum Change {
+        /// `time`: the recording's own, left out.
+        case leaveOut
+        /// `tmi-sent-ts`, `rm-received-ts`: the recorded milliseconds, rebased to the moment of sending.
+        case rebase(recorded: Int64)
+        /// A message id, on a `--loop` pass after the first: renewed, so that each pass has its own.
+        case renewId
+    }
+
+    /// The one rule both writers follow: what happens to the tag `key` with `value`, or `nil` when
+    /// it is sent as recorded.
+    ///
+    /// - Complexity: O(value length) for a time tag, O(1) otherwise. - Allocations: none.
+    private static func change(
+        _ key: TwitchTagKey?, _ value: TagValue, in line: Span<UInt8>, lineTime: Int64?, pass: Int, keepTime: Bool
+    ) -> Change? {
+        switch key {
+        case .time?:
+            return .leaveOut
+        case .tmiSentTs?, .rmReceivedTs?:
+            guard !keepTime, lineTime != nil, let ms = value.integer(in: line) else { return nil }
+            return .rebase(recorded: ms)
+        case .id?, .targetMsgId?, .replyParentMsgId?, .replyThreadParentMsgId?, .sourceId?:
+            return pass > 1 && !value.raw.isEmpty ? .renewId : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Writes the new value of a tag that is ``Change/rebase(recorded:)`` or ``Change/renewId``.
+    private mutating func appendChanged(
+        _ change: Change, value: Range<Int>, of line: Span<UInt8>, lineTime: Int64?, sentAtMs: Int64, pass: Int
+    ) {
+        switch change {
+        case .leaveOut: break
+        case .rebase(let recorded): appendDecimal(sentAtMs &+ (recorded &- (lineTime ?? 0)))
+        case .renewId: MessageIds.appendDerived(from: line.extracting(value), pass: pass, into: &bytes)
+        }
+    }
+
+    /// One tag to change, placed: its element `start ..< end` (key to end of value) and where its
+    /// value starts.
     private struct Edit {
         var start = 0
         var valueStart = 0
         var end = 0
-        var key = TwitchTagKey.time
-        var recorded: Int64 = 0
+        var change = Change.leaveOut
     }
 
     /// ``write(_:message:lineTime:sentAtMs:pass:keepTime:)`` for a regular tag section (see
@@ -77,27 +116,20 @@ package struct ServedLineWriter {
     private mutating func writeEdited(
         _ line: Span<UInt8>, message: TwitchMessage, lineTime: Int64?, sentAtMs: Int64, pass: Int, keepTime: Bool
     ) {
+        guard startLine(line, message) else { return }
         let tags = message.tags
         var edits = InlineArray<8, Edit>(repeating: Edit())
         var count = 0
         for key in Self.editedKeys {
-            guard let value = tags[key] else { continue }
+            guard let value = tags[key],
+                let change = Self.change(key, value, in: line, lineTime: lineTime, pass: pass, keepTime: keepTime)
+            else { continue }
             let valueStart = Int(value.raw.lower)
-            var recorded: Int64 = 0
-            switch key {
-            case .time:
-                break
-            case .tmiSentTs, .rmReceivedTs:
-                guard !keepTime, lineTime != nil, let ms = value.integer(in: line) else { continue }
-                recorded = ms
-            default:
-                guard pass > 1, !value.raw.isEmpty else { continue }
-            }
             // A key without `=` has an empty value where the key ends; with `=`, the value starts after it.
             let keyEnd = valueStart > 0 && line[valueStart - 1] == UInt8(ascii: "=") ? valueStart - 1 : valueStart
             let edit = Edit(
-                start: keyEnd - key.name.utf8CodeUnitCount, valueStart: valueStart, end: Int(value.raw.upper), key: key,
-                recorded: recorded)
+                start: keyEnd - key.name.utf8CodeUnitCount, valueStart: valueStart, end: Int(value.raw.upper),
+                change: change)
             // Insertion into place by start: at most eight edits.
             var k = count
             while k > 0 && edits[k - 1].start > edit.start {
@@ -113,7 +145,7 @@ package struct ServedLineWriter {
         var position = lower
         for k in 0..<count {
             let edit = edits[k]
-            if edit.key == .time {
+            if case .leaveOut = edit.change {
                 // Left out with one of its `;`: the one after it, or when it is last the one before.
                 append(line, position..<edit.start)
                 if edit.end < upper {
@@ -125,13 +157,9 @@ package struct ServedLineWriter {
                 continue
             }
             append(line, position..<edit.valueStart)
-            switch edit.key {
-            case .tmiSentTs, .rmReceivedTs:
-                // Listed only when the line's time is known.
-                appendDecimal(sentAtMs &+ (edit.recorded &- (lineTime ?? 0)))
-            default:
-                MessageIds.appendDerived(from: line.extracting(edit.valueStart..<edit.end), pass: pass, into: &bytes)
-            }
+            appendChanged(
+                edit.change, value: edit.valueStart..<edit.end, of: line, lineTime: lineTime, sentAtMs: sentAtMs,
+                pass: pass)
             position = edit.end
         }
         append(line, position..<upper)
@@ -156,30 +184,21 @@ package struct ServedLineWriter {
         var wrote = false
         var cursor = parsed.tags
         while let tag = cursor.next(in: line) {
-            let key = TwitchTagKey(bytes: line, tag.key)
-            if key == .time { continue }
+            let change = Self.change(
+                TwitchTagKey(bytes: line, tag.key), tag.value, in: line, lineTime: lineTime, pass: pass,
+                keepTime: keepTime)
+            if case .leaveOut? = change { continue }
             bytes.append(wrote ? UInt8(ascii: ";") : UInt8(ascii: "@"))
             wrote = true
-            switch key {
-            case .tmiSentTs?, .rmReceivedTs?:
-                if !keepTime, let lineTime, let value = tag.value.integer(in: line) {
-                    append(line, tag.key.range)
-                    bytes.append(UInt8(ascii: "="))
-                    appendDecimal(sentAtMs &+ (value &- lineTime))
-                    continue
-                }
-            case .id?, .targetMsgId?, .replyParentMsgId?, .replyThreadParentMsgId?, .sourceId?:
-                if pass > 1, !tag.value.raw.isEmpty {
-                    append(line, tag.key.range)
-                    bytes.append(UInt8(ascii: "="))
-                    MessageIds.appendDerived(from: line.extracting(tag.value.raw.range), pass: pass, into: &bytes)
-                    continue
-                }
-            default:
-                break
+            if let change {
+                append(line, tag.key.range)
+                bytes.append(UInt8(ascii: "="))
+                appendChanged(
+                    change, value: tag.value.raw.range, of: line, lineTime: lineTime, sentAtMs: sentAtMs, pass: pass)
+            } else {
+                // The tag as recorded: `key`, `key=` or `key=value`.
+                append(line, Int(tag.key.lower)..<max(Int(tag.key.upper), Int(tag.value.raw.upper)))
             }
-            // The tag as recorded: `key`, `key=` or `key=value`.
-            append(line, Int(tag.key.lower)..<max(Int(tag.key.upper), Int(tag.value.raw.upper)))
         }
         if wrote { bytes.append(UInt8(ascii: " ")) }
         untaggedStart = bytes.count
