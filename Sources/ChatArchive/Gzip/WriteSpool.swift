@@ -84,12 +84,13 @@ public final class WriteSpool: @unchecked Sendable {
     public var onStalled: (() -> Void)? = nil
     public var stallCallbackMs = 100
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Guards the state below.
+    private let monitor = PosixMonitor(conditions: 2)
     /// Signalled when a job is queued or the spool shuts down.
-    private let workReady: UnsafeMutablePointer<pthread_cond_t>
+    private static let workReady = PosixMonitor.Condition(0)
     /// Signalled when a chunk is freed or the queue empties.
-    private let spaceReady: UnsafeMutablePointer<pthread_cond_t>
-    // Guarded by `mutex`:
+    private static let spaceReady = PosixMonitor.Condition(1)
+    // Guarded by `monitor`:
     private var jobs: [Job] = []
     private var jobHead = 0
     private var free: [UnsafeMutableRawBufferPointer] = unsafe []
@@ -117,13 +118,6 @@ public final class WriteSpool: @unchecked Sendable {
         precondition(chunkBytes >= 64, "chunks of at least 64 bytes")
         self.chunkBytes = chunkBytes
         self.limitBytes = max(limitBytes, chunkBytes)
-        unsafe mutex = .allocate(capacity: 1)
-        unsafe workReady = .allocate(capacity: 1)
-        unsafe spaceReady = .allocate(capacity: 1)
-        // SAFETY: freshly allocated, initialised once here, destroyed once in deinit.
-        unsafe pthread_mutex_init(mutex, nil)
-        unsafe pthread_cond_init(workReady, nil)
-        unsafe pthread_cond_init(spaceReady, nil)
         thread = PosixThread { [unowned(unsafe) self] in unsafe self.runWriter() }
     }
 
@@ -131,13 +125,6 @@ public final class WriteSpool: @unchecked Sendable {
         shutdown()
         // `for unsafe … in` is misread by swift-format (it drops the space); pop the chunks instead.
         while let chunk = unsafe free.popLast() { unsafe chunk.deallocate() }
-        // SAFETY: initialised in init; no thread uses them any more (the writer was joined).
-        unsafe pthread_cond_destroy(spaceReady)
-        unsafe pthread_cond_destroy(workReady)
-        unsafe pthread_mutex_destroy(mutex)
-        unsafe spaceReady.deallocate()
-        unsafe workReady.deallocate()
-        unsafe mutex.deallocate()
     }
 
     // MARK: - Producer side
@@ -241,8 +228,7 @@ public final class WriteSpool: @unchecked Sendable {
     public func recycle(_ chunk: UnsafeMutableRawBufferPointer) {
         lock()
         unsafe free.append(chunk)
-        // SAFETY: `spaceReady` was initialised in init.
-        unsafe pthread_cond_broadcast(spaceReady)
+        monitor.broadcast(Self.spaceReady)
         unlock()
     }
 
@@ -256,15 +242,7 @@ public final class WriteSpool: @unchecked Sendable {
     /// Waits (lock held) for `spaceReady`, at most ``stallCallbackMs``; on a timeout, calls
     /// ``onStalled`` without the lock.
     private func waitForSpace() {
-        var now = timespec()
-        // SAFETY: `now` is a local the call fills in.
-        unsafe clock_gettime(CLOCK_REALTIME, &now)
-        let ns = Int(now.tv_nsec) + stallCallbackMs * 1_000_000
-        var deadline = timespec(tv_sec: now.tv_sec + ns / 1_000_000_000, tv_nsec: ns % 1_000_000_000)
-        // SAFETY: `mutex` is held; the wait releases and re-takes it. The condition's clock is the
-        // default, CLOCK_REALTIME, as the deadline.
-        let code = unsafe pthread_cond_timedwait(spaceReady, mutex, &deadline)
-        if code == ETIMEDOUT, let onStalled {
+        if !monitor.wait(Self.spaceReady, milliseconds: stallCallbackMs), let onStalled {
             unlock()
             onStalled()
             lock()
@@ -277,8 +255,7 @@ public final class WriteSpool: @unchecked Sendable {
         self.thread = nil
         lock()
         stopping = true
-        // SAFETY: `workReady` was initialised in init.
-        unsafe pthread_cond_signal(workReady)
+        monitor.signal(Self.workReady)
         unlock()
         thread.join()
     }
@@ -330,8 +307,7 @@ public final class WriteSpool: @unchecked Sendable {
         if case .close = job { pendingCloses += 1 }
         counters.queuedBytes += bytes
         counters.peakQueuedBytes = max(counters.peakQueuedBytes, counters.queuedBytes)
-        // SAFETY: `workReady` was initialised in init.
-        unsafe pthread_cond_signal(workReady)
+        monitor.signal(Self.workReady)
         unlock()
     }
 
@@ -339,8 +315,7 @@ public final class WriteSpool: @unchecked Sendable {
         lock()
         while true {
             while jobHead == jobs.count && !stopping {
-                // SAFETY: `mutex` is held.
-                unsafe pthread_cond_wait(workReady, mutex)
+                monitor.wait(Self.workReady)
             }
             if jobHead == jobs.count { break }
             let job = jobs[jobHead]
@@ -370,8 +345,7 @@ public final class WriteSpool: @unchecked Sendable {
             if first == nil { first = error }
             failureCount.add(1, ordering: .releasing)
         }
-        // SAFETY: `spaceReady` was initialised in init.
-        unsafe pthread_cond_broadcast(spaceReady)
+        monitor.broadcast(Self.spaceReady)
     }
 
     /// Does one job without the lock; returns the bytes written and the error, if any.
@@ -391,13 +365,6 @@ public final class WriteSpool: @unchecked Sendable {
         }
     }
 
-    private func lock() {
-        // SAFETY: `mutex` was initialised in init.
-        unsafe pthread_mutex_lock(mutex)
-    }
-
-    private func unlock() {
-        // SAFETY: as above.
-        unsafe pthread_mutex_unlock(mutex)
-    }
+    private func lock() { monitor.lock() }
+    private func unlock() { monitor.unlock() }
 }

@@ -1,10 +1,6 @@
 public import ChatPosix
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Reads another ``ByteSource`` on a thread of its own, a few chunks ahead of the caller: a gzip
 /// input is inflated on one core while the lines it yields are parsed and written on another.
 ///
@@ -99,7 +95,7 @@ public final class PrefetchSource: ByteSource {
 
     /// The chunks and the hand-off between the two threads.
     @safe
-    private final class Shared: @unchecked Sendable {  // guarded by `mutex`, except the immutable chunks
+    private final class Shared: @unchecked Sendable {  // guarded by `monitor`, except the immutable chunks
         enum Slot {
             case data(Int)
             case end(InputError?)
@@ -108,12 +104,13 @@ public final class PrefetchSource: ByteSource {
         let chunkBytes: Int
         private let chunks: UnsafeMutableRawPointer
         private var slots: [Slot]
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        /// Guards the counters and `slots`.
+        private let monitor = PosixMonitor(conditions: 2)
         /// Signalled when a chunk is handed over.
-        private let filled: UnsafeMutablePointer<pthread_cond_t>
+        private static let filled = PosixMonitor.Condition(0)
         /// Signalled when a chunk is released or the caller stops.
-        private let freed: UnsafeMutablePointer<pthread_cond_t>
-        // Guarded by `mutex`: chunks handed over and released so far (chunk `i % count` for the i-th).
+        private static let freed = PosixMonitor.Condition(1)
+        // Guarded by `monitor`: chunks handed over and released so far (chunk `i % count` for the i-th).
         private var produced = 0
         private var released = 0
         private var stopping = false
@@ -123,23 +120,10 @@ public final class PrefetchSource: ByteSource {
             self.chunkBytes = chunkBytes
             unsafe chunks = .allocate(byteCount: chunkBytes * chunkCount, alignment: 64)
             slots = Array(repeating: .end(nil), count: chunkCount)
-            unsafe mutex = .allocate(capacity: 1)
-            unsafe filled = .allocate(capacity: 1)
-            unsafe freed = .allocate(capacity: 1)
-            // SAFETY: freshly allocated, initialised once here, destroyed once in deinit.
-            unsafe pthread_mutex_init(mutex, nil)
-            unsafe pthread_cond_init(filled, nil)
-            unsafe pthread_cond_init(freed, nil)
         }
 
         deinit {
-            // SAFETY: initialised in init; neither thread uses them any more (the reader was joined).
-            unsafe pthread_cond_destroy(freed)
-            unsafe pthread_cond_destroy(filled)
-            unsafe pthread_mutex_destroy(mutex)
-            unsafe freed.deallocate()
-            unsafe filled.deallocate()
-            unsafe mutex.deallocate()
+            // Neither thread uses the chunks any more (the reader was joined).
             unsafe chunks.deallocate()
         }
 
@@ -148,25 +132,19 @@ public final class PrefetchSource: ByteSource {
         @unsafe
         func chunk(_ index: Int) -> UnsafeMutableRawPointer { unsafe chunks + index * chunkBytes }
 
-        private func lock() { _ = unsafe pthread_mutex_lock(mutex) }
-        private func unlock() { _ = unsafe pthread_mutex_unlock(mutex) }
-
         /// The reader thread: one inner read per free chunk, handed over in order, until the end.
         @unsafe
         func produce(from box: InnerBox) {
             defer { producerDone.store(true, ordering: .releasing) }
             while true {
-                lock()
-                while produced - released == slots.count && !stopping {
-                    // SAFETY: `mutex` is held; the wait releases and re-takes it.
-                    _ = unsafe pthread_cond_wait(freed, mutex)
-                }
+                monitor.lock()
+                while produced - released == slots.count && !stopping { monitor.wait(Self.freed) }
                 if stopping {
-                    unlock()
+                    monitor.unlock()
                     return
                 }
                 let index = produced % slots.count
-                unlock()
+                monitor.unlock()
                 let slot: Slot
                 do {
                     // SAFETY: chunk `index` is free: the caller released it (or never had it).
@@ -176,44 +154,40 @@ public final class PrefetchSource: ByteSource {
                 } catch {
                     slot = .end(error)
                 }
-                lock()
+                monitor.lock()
                 slots[index] = slot
                 produced += 1
-                // SAFETY: `filled` was initialised in init.
-                unsafe pthread_cond_signal(filled)
-                unlock()
+                monitor.signal(Self.filled)
+                monitor.unlock()
                 if case .end = slot { return }
             }
         }
 
         /// The caller's next chunk (waits for it): its index and what it holds.
         func take() -> (Int, Slot) {
-            lock()
-            // SAFETY: `mutex` is held; the wait releases and re-takes it. The reader always hands
-            // over an end, so the wait ends.
-            while produced == released { _ = unsafe pthread_cond_wait(filled, mutex) }
+            monitor.lock()
+            // The reader always hands over an end, so the wait ends.
+            while produced == released { monitor.wait(Self.filled) }
             let index = released % slots.count
             let slot = slots[index]
-            unlock()
+            monitor.unlock()
             return (index, slot)
         }
 
         /// The caller is done with its chunk: the reader may fill it again.
         func release() {
-            lock()
+            monitor.lock()
             released += 1
-            // SAFETY: `freed` was initialised in init.
-            unsafe pthread_cond_signal(freed)
-            unlock()
+            monitor.signal(Self.freed)
+            monitor.unlock()
         }
 
         /// The caller stops reading: the reader ends after its current read.
         func stop() {
-            lock()
+            monitor.lock()
             stopping = true
-            // SAFETY: `freed` was initialised in init.
-            unsafe pthread_cond_signal(freed)
-            unlock()
+            monitor.signal(Self.freed)
+            monitor.unlock()
         }
     }
 }
