@@ -181,7 +181,7 @@ let package = Package(
             swiftSettings: commonSettings),
         // Throughput figures for `make bench`.
         .executableTarget(
-            name: "ChatBench", dependencies: ["IRCWire", "ChatStore", "ChatTestSupport"],
+            name: "ChatBench", dependencies: ["IRCWire", "ChatStore", "ChatFormat", "ChatPosix", "ChatTestSupport"],
             path: "Benchmarks/ChatBench", swiftSettings: commonSettings),
     ]
 )

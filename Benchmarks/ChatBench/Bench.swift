@@ -1,3 +1,5 @@
+import ChatFormat
+import ChatPosix
 import ChatStore
 import ChatTestSupport
 import IRCWire
@@ -62,7 +64,12 @@ struct Bench {
             best {
                 frameAll { bytes in (try? TwitchMessage.parse(bytes))?.tags.count ?? 0 }
             })
-        defer { if options.only != "parser" { runStore() } }
+        defer {
+            if options.only != "parser" {
+                runStore()
+                runBudget()
+            }
+        }
         report(
             "frame + parse + Twitch view",
             best {
@@ -155,6 +162,65 @@ struct Bench {
                 "memory of full rings: raw \(raw / 1024) KiB, byte storage \(reserved / 1024) KiB (\(fmt(Double(reserved) / Double(raw), 3))x raw), + metadata \(metadata / 1024) KiB (\(EntryRing.metadataBytesPerEntry) B/entry) = \(fmt(Double(reserved + metadata) / Double(raw), 3))x raw"
             )
         }
+    }
+
+    /// What one core can do per line with the replay's own parts, in memory (no reads, no merge, no
+    /// `write(2)`: a lower bound on replay's cost). Each row adds one step to the row above, on a store
+    /// made as `replay` makes it (no interning, mapped storage) with full rings; the output rows copy
+    /// into a buffer that is emptied every 1 MiB. The ceilings put the rows against issue #16's
+    /// targets: one core at the row's cost, and two cores splitting it with no overhead at all.
+    func runBudget() {
+        print("")
+        print("per-line budget: replay's steps in memory, one thread (lower bound on replay's cost)")
+        let store = ChatStore(internsSenders: false, pages: .system)
+        var out = [UInt8](repeating: 0, count: 1 << 20)
+        var used = 0
+        var writer = JSONWriter()
+        var time: Int64 = 0
+        func ingest(_ bytes: Span<UInt8>, then body: (Span<UInt8>, TwitchMessage) -> Int) -> Int {
+            time &+= 1
+            guard let message = try? TwitchMessage.parse(bytes),
+                let p = try? store.append(bytes, message: message, receivedAt: time)
+            else { return 0 }
+            if time & 15 == 0 { store.publish(now: time) }
+            return Int(p.seq & 1) &+ body(bytes, message)
+        }
+        func emit(_ span: Span<UInt8>) -> Int {
+            if used + span.count + 1 > out.count { used = 0 }
+            let at = used
+            // One copy, as the replay's output buffer makes.
+            out.withUnsafeMutableBytes { buffer in
+                span.withUnsafeBytes { unsafe buffer.baseAddress!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                buffer[at &+ span.count] = 0x0A
+            }
+            used &+= span.count &+ 1
+            return used & 1
+        }
+        _ = frameAll { ingest($0) { _, _ in 0 } }  // fill the rings
+        let append = best { frameAll { ingest($0) { _, _ in 0 } } }
+        report("parse + append", append)
+        let raw = best { frameAll { ingest($0) { bytes, _ in emit(bytes) } } }
+        report("parse + append + raw out", raw)
+        let json = best {
+            frameAll {
+                ingest($0) { bytes, message in
+                    writer.reset()
+                    let context = LineContext(timestamp: LineTime(of: message, in: bytes).timestamp)
+                    TypedJSONEncoder.encode(bytes, message, context, options: JSONOptions(), into: &writer)
+                    return writer.withBytes { emit($0) }
+                }
+            }
+        }
+        report("parse + append + JSON out", json)
+        let n = Double(lineCount)
+        func ceiling(_ name: String, _ seconds: Double, target: Double) {
+            let one = n / seconds
+            print(
+                "\(pad(name, 30)) one core \(pad(fmt(one / 1e6, 2), 5, left: true)) M lines/s, two cores at best \(pad(fmt(2 * one / 1e6, 2), 5, left: true)) M lines/s; target \(fmt(target / 1e6, 1)) M"
+            )
+        }
+        ceiling("ceiling, --format raw", raw, target: 2e6)
+        ceiling("ceiling, --format json", json, target: 1e6)
     }
 
     /// Runs the framer over the whole input; `body` sees each line.
