@@ -12,7 +12,7 @@ struct BenchOptions {
     var file = ""
     var floorTool: String? = nil
     var passes = 5
-    /// Run only the measurements whose section is named so (`parser`, `store`).
+    /// Run only the measurements whose section is named so (`parser`, `store`, `budget`).
     var only: String? = nil
 }
 
@@ -36,6 +36,10 @@ struct Bench {
         floorNsPerLine = options.floorTool.flatMap(measureFloor)
         if options.only == "store" {
             runStore()
+            return
+        }
+        if options.only == "budget" {
+            runBudget()
             return
         }
         if let floor = floorNsPerLine {
@@ -190,7 +194,9 @@ struct Bench {
             let at = used
             // One copy, as the replay's output buffer makes.
             out.withUnsafeMutableBytes { buffer in
-                span.withUnsafeBytes { unsafe buffer.baseAddress!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                span.withUnsafeBytes {
+                    unsafe buffer.baseAddress!.advanced(by: at).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                }
                 buffer[at &+ span.count] = 0x0A
             }
             used &+= span.count &+ 1

@@ -1,6 +1,6 @@
 // `make bench`: throughput of the data path in a release build, on a generated log in memory.
 //
-// Usage: ChatBench FILE [--floor PATH-TO-memchr-floor] [--passes N] [--only parser|store]
+// Usage: ChatBench FILE [--floor PATH-TO-memchr-floor] [--passes N] [--only parser|store|budget]
 // Prints one line per measurement: ns/line, lines/s, MB/s, and the ratio to the memchr floor
 // measured in the same run. Figures are the best of N passes (these machines are noisy).
 
@@ -19,12 +19,12 @@ while let a = arguments.next() {
     case "--only": options.only = arguments.next()
     case _ where !a.hasPrefix("-") && options.file.isEmpty: options.file = a
     default:
-        print("usage: ChatBench FILE [--floor PATH] [--passes N] [--only parser|store]")
+        print("usage: ChatBench FILE [--floor PATH] [--passes N] [--only parser|store|budget]")
         exit(64)
     }
 }
 guard !options.file.isEmpty else {
-    print("usage: ChatBench FILE [--floor PATH] [--passes N] [--only parser|store]")
+    print("usage: ChatBench FILE [--floor PATH] [--passes N] [--only parser|store|budget]")
     exit(64)
 }
 var bench = try Bench(options: options)
