@@ -115,9 +115,24 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         }
         unsafe o.pointee = UInt8(ascii: "\"")
         unsafe o += 1
-        // Word copies with an overlapping last word: every load and store stays within the `n` bytes.
-        let src = unsafe UnsafeRawPointer(name.utf8Start)
-        let dst = UnsafeMutableRawPointer(o)
+        unsafe Self.copyShort(UnsafeRawPointer(name.utf8Start), n, to: UnsafeMutableRawPointer(o))
+        unsafe o += n
+        unsafe o[0] = UInt8(ascii: "\"")
+        unsafe o[1] = UInt8(ascii: ":")
+        unsafe o += 2
+        count = unsafe o - base
+        needsComma = false
+    }
+
+    /// Copies the `n` bytes at `src` to `dst` with word loads and stores and an overlapping last
+    /// word, every load and store within the `n` bytes: for short literals (keys, `null`, `true`),
+    /// where a `memcpy` call costs more than the copy. Inlined with a literal, `n` is a constant and
+    /// only its branch is left.
+    ///
+    /// - Precondition (caller): `src[0 ..< n]` is readable and `dst[0 ..< n]` writable; they do not overlap.
+    @unsafe
+    @inline(__always)
+    private static func copyShort(_ src: UnsafeRawPointer, _ n: Int, to dst: UnsafeMutableRawPointer) {
         if n >= 8 {
             var k = 0
             while k &+ 8 <= n {
@@ -141,12 +156,17 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
                 k &+= 1
             }
         }
-        unsafe o += n
-        unsafe o[0] = UInt8(ascii: "\"")
-        unsafe o[1] = UInt8(ascii: ":")
-        unsafe o += 2
-        count = unsafe o - base
-        needsComma = false
+    }
+
+    /// Appends a literal with ``copyShort(_:_:to:)``.
+    @inline(__always)
+    private mutating func putLiteral(_ literal: StaticString) {
+        let n = literal.utf8CodeUnitCount
+        if capacity - count < n { grow(n) }
+        // SAFETY: `count + n <= capacity` after the check; a StaticString's `utf8Start` holds
+        // `utf8CodeUnitCount` bytes, and it is not inside the buffer.
+        unsafe Self.copyShort(UnsafeRawPointer(literal.utf8Start), n, to: UnsafeMutableRawPointer(base + count))
+        count &+= n
     }
 
     /// Writes a key given as raw bytes (a tag name), escaped.
@@ -229,10 +249,11 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// A string from a literal (ASCII, nothing to escape).
+    @inline(__always)
     public mutating func string(_ literal: StaticString) {
         separate()
         put(UInt8(ascii: "\""))
-        unsafe put(literal.utf8Start, literal.utf8CodeUnitCount)
+        putLiteral(literal)
         put(UInt8(ascii: "\""))
     }
 
@@ -441,9 +462,8 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         unsafe span.withUnsafeBufferPointer { p in unsafe put(p.baseAddress! + range.lowerBound, range.count) }
     }
 
-    public mutating func raw(_ literal: StaticString) {
-        unsafe put(literal.utf8Start, literal.utf8CodeUnitCount)
-    }
+    @inline(__always)
+    public mutating func raw(_ literal: StaticString) { putLiteral(literal) }
 
     public mutating func raw(byte: UInt8) { put(byte) }
 
