@@ -73,6 +73,22 @@ import Testing
         }
     }
 
+    @Test("the source's nick alone is the nick of its parts, on 5,000 random sources")
+    func sourceNick() throws {
+        var random = SplitMix64(seed: 0x5_0C4)
+        let pool = Array("ab1_!@.x".utf8)
+        for _ in 0..<5_000 {
+            let source = (0..<(1 + Int(random.next() % 14))).map { _ in pool[Int(random.next() % UInt64(pool.count))] }
+            let bytes = Array(":".utf8) + source + Array(" PRIVMSG #c :hi".utf8)
+            let parsed = try ParsedLine.parse(bytes.span)
+            #expect(
+                parsed.sourceNick(in: bytes.span) == parsed.sourceParts(in: bytes.span)?.nick,
+                "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        let none = Array("PING :x".utf8)
+        #expect(try ParsedLine.parse(none.span).sourceNick(in: none.span) == nil)
+    }
+
     @Test(
         "tag values unescape lazily: every escape, unknown escapes, a lone trailing backslash",
         arguments: [

@@ -44,7 +44,7 @@ public struct TwitchMessage: Sendable {
 
     /// The sender's login: the nick of the source (`nick!user@host`), when there is a source.
     public func senderLogin(in bytes: Span<UInt8>) -> ByteRange? {
-        line.sourceParts(in: bytes)?.nick
+        line.sourceNick(in: bytes)
     }
 
     /// The message text: the last parameter of PRIVMSG/WHISPER/USERNOTICE/NOTICE/CLEARMSG, or `nil`.
