@@ -428,12 +428,50 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// A string of a timestamp in RFC 3339 with milliseconds (`2025-11-21T04:26:41.971Z`).
+    ///
+    /// The text up to the second is kept for the next call (``SecondText``): lines come in time
+    /// order, many in the same second, and then only the milliseconds are formatted.
     public mutating func timestamp(_ t: Timestamp) {
         separate()
         put(UInt8(ascii: "\""))
-        put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }
+        if t < .earliest || t > .latest {
+            put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }  // clamped: no cache
+        } else {
+            let ms = t.milliseconds  // within years 0000-9999: no overflow below
+            let millisecond = ((ms % 1_000) + 1_000) % 1_000
+            let second = (ms - millisecond) / 1_000
+            if second != lastSecond.second {
+                lastSecond.second = second
+                var text = InlineArray<24, UInt8>(repeating: 0)
+                var span = text.mutableSpan
+                // SAFETY: the OutputSpan covers `text`'s 24 bytes and lives in this scope.
+                unsafe span.withUnsafeMutableBufferPointer { buffer in
+                    var out = unsafe OutputSpan(buffer: buffer, initializedCount: 0)
+                    t.writeRFC3339(to: &out)
+                    _ = unsafe out.finalize(for: buffer)
+                }
+                for i in 0..<SecondText.count { lastSecond.text[i] = text[i] }
+            }
+            if capacity - count < SecondText.count + 5 { grow(SecondText.count + 5) }
+            // SAFETY: `count + 24 <= capacity` after the check.
+            for i in 0..<SecondText.count { unsafe base[count &+ i] = lastSecond.text[i] }
+            count &+= SecondText.count
+            put(UInt8(ascii: "."))
+            put(UInt8(ascii: "0") &+ UInt8(millisecond / 100))
+            put(UInt8(ascii: "0") &+ UInt8(millisecond / 10 % 10))
+            put(UInt8(ascii: "0") &+ UInt8(millisecond % 10))
+            put(UInt8(ascii: "Z"))
+        }
         put(UInt8(ascii: "\""))
     }
+
+    /// The RFC 3339 text of one whole second (`2025-11-21T04:26:41`), and which second it is.
+    private struct SecondText {
+        static let count = 19
+        var second = Int64.min
+        var text = InlineArray<19, UInt8>(repeating: 0)
+    }
+    private var lastSecond = SecondText()
 
     /// Appends `t` in RFC 3339 with milliseconds, without quotes (for text output).
     public mutating func raw(rfc3339 t: Timestamp) {

@@ -1,4 +1,5 @@
 import ChatFormat
+import ChatStore
 import ChatTestSupport
 import IRCWire
 import Testing
@@ -54,6 +55,32 @@ struct JSONStringTests {
                     #expect(written == expected, "bytes \(bytes), range \(lower)..<\(upper)")
                 }
             }
+        }
+    }
+
+    @Test("timestamps match Timestamp.rfc3339 in runs of the same second, across days, and out of range")
+    func timestamps() {
+        var random = SplitMix64(seed: 0x7135)
+        var out = JSONWriter()
+        var ms: Int64 = 1_763_700_013_960
+        var times: [Int64] = [
+            0, -1, -1_000, -999, 999, 1_000, Timestamp.earliest.milliseconds, Timestamp.latest.milliseconds,
+            Timestamp.earliest.milliseconds - 1, Timestamp.latest.milliseconds + 1, .min, .max, 86_399_999, 86_400_000,
+        ]
+        for _ in 0..<3_000 {
+            // Mostly small steps (the same second again), sometimes a jump forward or back.
+            switch random.next() % 10 {
+            case 0: ms = Int64(bitPattern: random.next()) % 300_000_000_000_000
+            case 1: ms -= Int64(random.next() % 5_000)
+            default: ms += Int64(random.next() % 400)
+            }
+            times.append(ms)
+        }
+        for t in times {
+            out.reset()
+            out.timestamp(Timestamp(milliseconds: t))
+            let expected = "\"\(Timestamp(milliseconds: t).rfc3339)\""
+            #expect(String(decoding: out.bytes, as: UTF8.self) == expected, "\(t)")
         }
     }
 
