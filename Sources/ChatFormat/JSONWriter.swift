@@ -326,6 +326,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
             let p = buffer.baseAddress!
             let out = unsafe base + count
             var i = lower
+            var triedLastWord = false
             defer { count &+= i &- lower }
             if n < 8 && lower &+ 8 <= buffer.count {
                 // A short string (a colour, a number, a short login): one word, its bytes past the
@@ -345,7 +346,8 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
                     i &+= 8
                 }
                 guard i < upper else { break }
-                if upper &- i < 8 && n >= 8 {
+                if upper &- i < 8 && n >= 8 && !triedLastWord {
+                    triedLastWord = true  // once: the bytes that failed it stay in the word
                     // Fewer than 8 bytes left: the string's last word, overlapping bytes already
                     // copied (it rewrites them unchanged), instead of a byte at a time.
                     let w = unsafe UnsafeRawPointer(p + (upper &- 8)).loadUnaligned(as: UInt64.self)
@@ -429,8 +431,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
 
     /// A string of a timestamp in RFC 3339 with milliseconds (`2025-11-21T04:26:41.971Z`).
     ///
-    /// The text up to the second is kept for the next call (``SecondText``): lines come in time
-    /// order, many in the same second, and then only the milliseconds are formatted.
+    /// The text of the last time written is kept (``LastTime``): lines come in time order, many in
+    /// the same second, and then its 24 bytes are copied as three words and only the three digits of
+    /// the milliseconds are written over them.
     public mutating func timestamp(_ t: Timestamp) {
         separate()
         put(UInt8(ascii: "\""))
@@ -440,38 +443,38 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
             let ms = t.milliseconds  // within years 0000-9999: no overflow below
             let millisecond = ((ms % 1_000) + 1_000) % 1_000
             let second = (ms - millisecond) / 1_000
-            if second != lastSecond.second {
-                lastSecond.second = second
-                var text = InlineArray<24, UInt8>(repeating: 0)
-                var span = text.mutableSpan
-                // SAFETY: the OutputSpan covers `text`'s 24 bytes and lives in this scope.
-                unsafe span.withUnsafeMutableBufferPointer { buffer in
+            if second != lastTime.second {
+                lastTime.second = second
+                // SAFETY: the tuple's three words are 24 contiguous bytes, written by the OutputSpan
+                // in this scope only.
+                unsafe withUnsafeMutableBytes(of: &lastTime.text) { raw in
+                    let buffer = unsafe raw.bindMemory(to: UInt8.self)
                     var out = unsafe OutputSpan(buffer: buffer, initializedCount: 0)
                     t.writeRFC3339(to: &out)
                     _ = unsafe out.finalize(for: buffer)
                 }
-                for i in 0..<SecondText.count { lastSecond.text[i] = text[i] }
             }
-            if capacity - count < SecondText.count + 5 { grow(SecondText.count + 5) }
+            if capacity - count < Timestamp.rfc3339ByteCount { grow(Timestamp.rfc3339ByteCount) }
             // SAFETY: `count + 24 <= capacity` after the check.
-            for i in 0..<SecondText.count { unsafe base[count &+ i] = lastSecond.text[i] }
-            count &+= SecondText.count
-            put(UInt8(ascii: "."))
-            put(UInt8(ascii: "0") &+ UInt8(millisecond / 100))
-            put(UInt8(ascii: "0") &+ UInt8(millisecond / 10 % 10))
-            put(UInt8(ascii: "0") &+ UInt8(millisecond % 10))
-            put(UInt8(ascii: "Z"))
+            let o = unsafe UnsafeMutableRawPointer(base + count)
+            unsafe o.storeBytes(of: lastTime.text.0, as: UInt64.self)
+            unsafe o.storeBytes(of: lastTime.text.1, toByteOffset: 8, as: UInt64.self)
+            unsafe o.storeBytes(of: lastTime.text.2, toByteOffset: 16, as: UInt64.self)
+            // `YYYY-MM-DDTHH:MM:SS.mmmZ`: the milliseconds are bytes 20 to 22.
+            unsafe o.storeBytes(of: UInt8(ascii: "0") &+ UInt8(millisecond / 100), toByteOffset: 20, as: UInt8.self)
+            unsafe o.storeBytes(of: UInt8(ascii: "0") &+ UInt8(millisecond / 10 % 10), toByteOffset: 21, as: UInt8.self)
+            unsafe o.storeBytes(of: UInt8(ascii: "0") &+ UInt8(millisecond % 10), toByteOffset: 22, as: UInt8.self)
+            count &+= Timestamp.rfc3339ByteCount
         }
         put(UInt8(ascii: "\""))
     }
 
-    /// The RFC 3339 text of one whole second (`2025-11-21T04:26:41`), and which second it is.
-    private struct SecondText {
-        static let count = 19
+    /// The RFC 3339 text of the last time ``timestamp(_:)`` formatted in full, and its whole second.
+    private struct LastTime {
         var second = Int64.min
-        var text = InlineArray<19, UInt8>(repeating: 0)
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
     }
-    private var lastSecond = SecondText()
+    private var lastTime = LastTime()
 
     /// Appends `t` in RFC 3339 with milliseconds, without quotes (for text output).
     public mutating func raw(rfc3339 t: Timestamp) {
