@@ -89,6 +89,28 @@ import Testing
         #expect(try ParsedLine.parse(none.span).sourceNick(in: none.span) == nil)
     }
 
+    @Test("source parts match the split by first `@`, then first `!` before it, on 5,000 random sources")
+    func sourcePartsAgainstSplit() throws {
+        var random = SplitMix64(seed: 0x5_0C5)
+        let pool = Array("ab1_!@.x".utf8)
+        for _ in 0..<5_000 {
+            let source = (0..<(1 + Int(random.next() % 14))).map { _ in pool[Int(random.next() % UInt64(pool.count))] }
+            let bytes = Array(":".utf8) + source + Array(" PRIVMSG #c :hi".utf8)
+            // The split written out: host after the first `@`; user after the first `!` before it.
+            let lo = 1
+            let hi = 1 + source.count
+            let at = (lo..<hi).first { bytes[$0] == UInt8(ascii: "@") }
+            let nickEnd = at ?? hi
+            let bang = (lo..<nickEnd).first { bytes[$0] == UInt8(ascii: "!") }
+            let found = try ParsedLine.parse(bytes.span).sourceParts(in: bytes.span)
+            let parts = try #require(found)
+            let line = String(decoding: bytes, as: UTF8.self)
+            #expect(parts.nick == ByteRange(lo..<(bang ?? nickEnd)), "\(line)")
+            #expect(parts.user == bang.map { ByteRange(($0 + 1)..<nickEnd) }, "\(line)")
+            #expect(parts.host == at.map { ByteRange(($0 + 1)..<hi) }, "\(line)")
+        }
+    }
+
     @Test(
         "tag values unescape lazily: every escape, unknown escapes, a lone trailing backslash",
         arguments: [

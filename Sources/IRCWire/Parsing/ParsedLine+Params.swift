@@ -43,15 +43,15 @@ extension ParsedLine {
     ///
     /// - Complexity: O(source length). - Allocations: none.
     public func sourceParts(in line: Span<UInt8>) -> SourceParts? {
-        guard hasSource else { return nil }
-        let lo = Int(sourceRange.lower)
+        // The nick by ``sourceNick(in:)``'s rule; then `!user` up to the first `@`, and `@host`.
+        guard let nick = sourceNick(in: line) else { return nil }
         let hi = Int(sourceRange.upper)
-        let at = ByteScan.firstIndex(of: UInt8(ascii: "@"), in: line, from: lo, to: hi)
-        let nickEnd = at ?? hi
-        let bang = ByteScan.firstIndex(of: UInt8(ascii: "!"), in: line, from: lo, to: nickEnd)
+        let nickEnd = Int(nick.upper)
+        let at = ByteScan.firstIndex(of: UInt8(ascii: "@"), in: line, from: nickEnd, to: hi)
+        let hasUser = nickEnd < hi && line[nickEnd] == UInt8(ascii: "!")
         return SourceParts(
-            nick: ByteRange(lo..<(bang ?? nickEnd)),
-            user: bang.map { ByteRange(($0 + 1)..<nickEnd) },
+            nick: nick,
+            user: hasUser ? ByteRange((nickEnd + 1)..<(at ?? hi)) : nil,
             host: at.map { ByteRange(($0 + 1)..<hi) })
     }
 }
