@@ -180,14 +180,18 @@ struct Bench {
         var out = [UInt8](repeating: 0, count: 1 << 20)
         var used = 0
         var writer = JSONWriter()
-        var time: Int64 = 0
-        func ingest(_ bytes: Span<UInt8>, then body: (Span<UInt8>, TwitchMessage) -> Int) -> Int {
-            time &+= 1
-            guard let message = try? TwitchMessage.parse(bytes),
-                let p = try? store.append(bytes, message: message, receivedAt: time)
-            else { return 0 }
-            if time & 15 == 0 { store.publish(now: time) }
-            return Int(p.seq & 1) &+ body(bytes, message)
+        var lines = 0
+        // As replay's lane and ingest do for every line, whatever the format: parse, read the line's
+        // time (the merge order, and the receive time kept with the entry), append, tick the view model.
+        func ingest(_ bytes: Span<UInt8>, then body: (Span<UInt8>, TwitchMessage, Timestamp?) -> Int) -> Int {
+            lines &+= 1
+            guard let message = try? TwitchMessage.parse(bytes) else { return 0 }
+            let time = LineTime(of: message, in: bytes).timestamp
+            guard let p = try? store.append(bytes, message: message, receivedAt: time?.milliseconds ?? 0) else {
+                return 0
+            }
+            if lines & 15 == 0 { store.publish(now: Int64(lines)) }
+            return Int(p.seq & 1) &+ body(bytes, message, time)
         }
         func emit(_ span: Span<UInt8>) -> Int {
             if used + span.count + 1 > out.count { used = 0 }
@@ -202,22 +206,22 @@ struct Bench {
             used &+= span.count &+ 1
             return used & 1
         }
-        _ = frameAll { ingest($0) { _, _ in 0 } }  // fill the rings
-        let append = best { frameAll { ingest($0) { _, _ in 0 } } }
-        report("parse + append", append)
-        let raw = best { frameAll { ingest($0) { bytes, _ in emit(bytes) } } }
-        report("parse + append + raw out", raw)
+        _ = frameAll { ingest($0) { _, _, _ in 0 } }  // fill the rings
+        let append = best { frameAll { ingest($0) { _, _, _ in 0 } } }
+        report("parse + time + append", append)
+        let raw = best { frameAll { ingest($0) { bytes, _, _ in emit(bytes) } } }
+        report("parse + time + append + raw", raw)
         let json = best {
             frameAll {
-                ingest($0) { bytes, message in
+                ingest($0) { bytes, message, time in
                     writer.reset()
-                    let context = LineContext(timestamp: LineTime(of: message, in: bytes).timestamp)
+                    let context = LineContext(timestamp: time)
                     TypedJSONEncoder.encode(bytes, message, context, options: JSONOptions(), into: &writer)
                     return writer.withBytes { emit($0) }
                 }
             }
         }
-        report("parse + append + JSON out", json)
+        report("parse + time + append + JSON", json)
         let n = Double(lineCount)
         func ceiling(_ name: String, _ seconds: Double, target: Double) {
             let one = n / seconds
