@@ -326,7 +326,6 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
             let p = buffer.baseAddress!
             let out = unsafe base + count
             var i = lower
-            var triedLastWord = false
             defer { count &+= i &- lower }
             if n < 8 && lower &+ 8 <= buffer.count {
                 // A short string (a colour, a number, a short login): one word, its bytes past the
@@ -346,8 +345,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
                     i &+= 8
                 }
                 guard i < upper else { break }
-                if upper &- i < 8 && n >= 8 && !triedLastWord {
-                    triedLastWord = true  // once: the bytes that failed it stay in the word
+                if upper &- i < 8 && n >= 8 {
                     // Fewer than 8 bytes left: the string's last word, overlapping bytes already
                     // copied (it rewrites them unchanged), instead of a byte at a time.
                     let w = unsafe UnsafeRawPointer(p + (upper &- 8)).loadUnaligned(as: UInt64.self)
@@ -431,9 +429,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
 
     /// A string of a timestamp in RFC 3339 with milliseconds (`2025-11-21T04:26:41.971Z`).
     ///
-    /// The text of the last time written is kept (``LastTime``): lines come in time order, many in
-    /// the same second, and then its 24 bytes are copied as three words and only the three digits of
-    /// the milliseconds are written over them.
+    /// The first 20 bytes of the last time written in full are kept (``LastSecond``): lines come in
+    /// time order, many in the same second, and then those bytes are copied as three words and the
+    /// rest, `mmmZ`, is one word made from the milliseconds.
     public mutating func timestamp(_ t: Timestamp) {
         separate()
         put(UInt8(ascii: "\""))
@@ -443,38 +441,43 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
             let ms = t.milliseconds  // within years 0000-9999: no overflow below
             let millisecond = ((ms % 1_000) + 1_000) % 1_000
             let second = (ms - millisecond) / 1_000
-            if second != lastTime.second {
-                lastTime.second = second
+            if second != lastSecond.second {
+                lastSecond.second = second
+                var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
                 // SAFETY: the tuple's three words are 24 contiguous bytes, written by the OutputSpan
                 // in this scope only.
-                unsafe withUnsafeMutableBytes(of: &lastTime.text) { raw in
+                unsafe withUnsafeMutableBytes(of: &text) { raw in
                     let buffer = unsafe raw.bindMemory(to: UInt8.self)
                     var out = unsafe OutputSpan(buffer: buffer, initializedCount: 0)
                     t.writeRFC3339(to: &out)
                     _ = unsafe out.finalize(for: buffer)
                 }
+                lastSecond.text = (text.0, text.1, UInt32(truncatingIfNeeded: text.2))
             }
             if capacity - count < Timestamp.rfc3339ByteCount { grow(Timestamp.rfc3339ByteCount) }
+            // `YYYY-MM-DDTHH:MM:SS.` then `mmmZ`, little-endian: the first digit in the low byte.
+            let digits =
+                UInt32(UInt8(ascii: "0") &+ UInt8(millisecond / 100))
+                | UInt32(UInt8(ascii: "0") &+ UInt8(millisecond / 10 % 10)) << 8
+                | UInt32(UInt8(ascii: "0") &+ UInt8(millisecond % 10)) << 16 | UInt32(UInt8(ascii: "Z")) << 24
             // SAFETY: `count + 24 <= capacity` after the check.
             let o = unsafe UnsafeMutableRawPointer(base + count)
-            unsafe o.storeBytes(of: lastTime.text.0, as: UInt64.self)
-            unsafe o.storeBytes(of: lastTime.text.1, toByteOffset: 8, as: UInt64.self)
-            unsafe o.storeBytes(of: lastTime.text.2, toByteOffset: 16, as: UInt64.self)
-            // `YYYY-MM-DDTHH:MM:SS.mmmZ`: the milliseconds are bytes 20 to 22.
-            unsafe o.storeBytes(of: UInt8(ascii: "0") &+ UInt8(millisecond / 100), toByteOffset: 20, as: UInt8.self)
-            unsafe o.storeBytes(of: UInt8(ascii: "0") &+ UInt8(millisecond / 10 % 10), toByteOffset: 21, as: UInt8.self)
-            unsafe o.storeBytes(of: UInt8(ascii: "0") &+ UInt8(millisecond % 10), toByteOffset: 22, as: UInt8.self)
+            unsafe o.storeBytes(of: lastSecond.text.0, as: UInt64.self)
+            unsafe o.storeBytes(of: lastSecond.text.1, toByteOffset: 8, as: UInt64.self)
+            unsafe o.storeBytes(of: lastSecond.text.2, toByteOffset: 16, as: UInt32.self)
+            unsafe o.storeBytes(of: digits.littleEndian, toByteOffset: 20, as: UInt32.self)
             count &+= Timestamp.rfc3339ByteCount
         }
         put(UInt8(ascii: "\""))
     }
 
-    /// The RFC 3339 text of the last time ``timestamp(_:)`` formatted in full, and its whole second.
-    private struct LastTime {
+    /// The first 20 bytes (`YYYY-MM-DDTHH:MM:SS.`) of the last time ``timestamp(_:)`` formatted in
+    /// full, and its whole second.
+    private struct LastSecond {
         var second = Int64.min
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
     }
-    private var lastTime = LastTime()
+    private var lastSecond = LastSecond()
 
     /// Appends `t` in RFC 3339 with milliseconds, without quotes (for text output).
     public mutating func raw(rfc3339 t: Timestamp) {
