@@ -73,13 +73,21 @@ import Testing
         }
     }
 
+    static let afterSource = Array(" PRIVMSG #c :hi".utf8)
+
+    /// 5,000 lines `:SOURCE PRIVMSG #c :hi`, each source 1 to 14 bytes of letters, `!`, `@` and `.`.
+    static func randomSourceLines(seed: UInt64) -> [[UInt8]] {
+        var random = SplitMix64(seed: seed)
+        let pool = Array("ab1_!@.x".utf8)
+        return (0..<5_000).map { _ in
+            let source = (0..<(1 + Int(random.next() % 14))).map { _ in pool[Int(random.next() % UInt64(pool.count))] }
+            return Array(":".utf8) + source + afterSource
+        }
+    }
+
     @Test("the source's nick alone is the nick of its parts, on 5,000 random sources")
     func sourceNick() throws {
-        var random = SplitMix64(seed: 0x5_0C4)
-        let pool = Array("ab1_!@.x".utf8)
-        for _ in 0..<5_000 {
-            let source = (0..<(1 + Int(random.next() % 14))).map { _ in pool[Int(random.next() % UInt64(pool.count))] }
-            let bytes = Array(":".utf8) + source + Array(" PRIVMSG #c :hi".utf8)
+        for bytes in Self.randomSourceLines(seed: 0x5_0C4) {
             let parsed = try ParsedLine.parse(bytes.span)
             #expect(
                 parsed.sourceNick(in: bytes.span) == parsed.sourceParts(in: bytes.span)?.nick,
@@ -91,14 +99,10 @@ import Testing
 
     @Test("source parts match the split by first `@`, then first `!` before it, on 5,000 random sources")
     func sourcePartsAgainstSplit() throws {
-        var random = SplitMix64(seed: 0x5_0C5)
-        let pool = Array("ab1_!@.x".utf8)
-        for _ in 0..<5_000 {
-            let source = (0..<(1 + Int(random.next() % 14))).map { _ in pool[Int(random.next() % UInt64(pool.count))] }
-            let bytes = Array(":".utf8) + source + Array(" PRIVMSG #c :hi".utf8)
+        for bytes in Self.randomSourceLines(seed: 0x5_0C5) {
             // The split written out: host after the first `@`; user after the first `!` before it.
             let lo = 1
-            let hi = 1 + source.count
+            let hi = bytes.count - Self.afterSource.count
             let at = (lo..<hi).first { bytes[$0] == UInt8(ascii: "@") }
             let nickEnd = at ?? hi
             let bang = (lo..<nickEnd).first { bytes[$0] == UInt8(ascii: "!") }
