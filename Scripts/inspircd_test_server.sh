@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts InspIRCd (Debian package) in the foreground for a test: config in DIR, plain clients on
 # 127.0.0.1:PLAIN_PORT and TLS clients on 127.0.0.1:TLS_PORT with CERT/KEY (PEM). PINGs clients every
-# PING_SECONDS. The caller stops it by PID. Usage:
+# PING_SECONDS. The caller stops it by PID, and checks ircd.log in DIR for both listeners: InspIRCd
+# keeps running when a port is taken and only logs it (Tests/CLITests/InspIRCdServer.swift). Usage:
 #   inspircd_test_server.sh DIR PLAIN_PORT TLS_PORT CERT KEY [PING_SECONDS]
 set -euo pipefail
 dir=$1 plain=$2 tls=$3 cert=$4 key=$5 ping=${6:-120}

@@ -12,22 +12,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // A test CA and a server certificate for 127.0.0.1, made now.
         try TestPKI.make(in: dir)
-        let plain = 20_000 + Int(getpid() % 20_000)
-        let tls = plain + 1
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: Fixtures.root + "/Scripts/inspircd_test_server.sh")
-        server.arguments = ["\(dir)/ircd", "\(plain)", "\(tls)", "\(dir)/server.pem", "\(dir)/server.key", "3"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        let up = try CLI.shell(
-            "for i in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/\(tls)) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
-        )
-        try #require(up.status == 0, "InspIRCd did not start")
+        let server = try InspIRCdServer(
+            in: dir, certificate: "\(dir)/server.pem", key: "\(dir)/server.key", pingSeconds: 3)
+        defer { server.stop() }
+        let (plain, tls) = (server.plain, server.tls)
 
         // chatcap tail in the background for 10 s; meanwhile a second client talks in #test.
         let run = try CLI.start([
@@ -36,17 +24,21 @@ import Testing
         ])
         let (tail, out, err) = (run.process, run.stdout, run.stderr)
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
+        // `timeout`: a client that cannot get through fails the test in a minute, not after TCP's
+        // own two-minute connect timeout.
         let alice = try CLI.shell(
             """
+            exec timeout 60 bash -c '
             sleep 2; exec 3<>/dev/tcp/127.0.0.1/\(plain)
             printf "NICK alice\\r\\nUSER alice 0 * :Alice\\r\\n" >&3
             for i in $(seq 1 50); do read -t 1 -r line <&3 || true
               case "$line" in *" 001 "*) break;; PING*) printf "PONG %s\\r\\n" "${line#PING }" >&3;; esac; done
             printf "JOIN #test\\r\\n" >&3; sleep 1
             printf "PRIVMSG #test :hello from alice\\r\\nPRIVMSG #test :second line\\r\\n" >&3; sleep 1
-            printf "QUIT\\r\\n" >&3
+            printf "QUIT\\r\\n" >&3'
             """)
-        #expect(alice.status == 0, "\(alice.stderr)")
+        #expect(
+            alice.status == 0, "\(alice.stderr)\n\((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "")")
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         tail.waitUntilExit()
@@ -64,5 +56,20 @@ import Testing
             lines.contains { $0.contains("\"type\":\"ping\"") },
             "the server's PING arrived (and was answered: no disconnect)")
         #expect(!lines.contains { $0.contains("\"event\":\"disconnected\"") && !$0.contains("stopped") })
+    }
+
+    @Test("the InspIRCd helper refuses to run half-bound: a port another process holds is an error naming it")
+    func portTaken() throws {
+        let dir = try LiveServeTests.tempDir("ircd-taken")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try TestPKI.make(in: dir)
+        let holder = try SocketLoopbackListener()
+        defer { holder.close() }
+        let failure = #expect(throws: InspIRCdServer.StartFailure.self) {
+            _ = try InspIRCdServer(
+                in: dir, certificate: "\(dir)/server.pem", key: "\(dir)/server.key", pingSeconds: 3,
+                plain: Int(holder.port))
+        }
+        #expect(failure?.description.contains("127.0.0.1:\(holder.port)") == true, "\(String(describing: failure))")
     }
 }
