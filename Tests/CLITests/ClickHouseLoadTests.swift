@@ -302,8 +302,8 @@ final class ClickHouseServer {
 
     init(dir: String) throws {
         self.dir = dir
-        httpPort = try Self.freePort()
-        tcpPort = try Self.freePort()
+        httpPort = try SocketLoopbackListener.freePort()
+        tcpPort = try SocketLoopbackListener.freePort()
         try start()
     }
 
@@ -377,23 +377,5 @@ final class ClickHouseServer {
             answer = try query(sql)
         }
         return answer
-    }
-
-    /// A port nothing listens on now (bound to 0 and released).
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        try #require(bound, "no free port")
-        return UInt16(bigEndian: address.sin_port)
     }
 }

@@ -24,9 +24,9 @@ final class InspIRCdServer {
     init(in dir: String, certificate: String, key: String, pingSeconds: Int, plain: Int? = nil, tls: Int? = nil)
         throws
     {
-        self.plain = try plain ?? Int(LiveServeTests.freePort())
-        var other = try tls ?? Int(LiveServeTests.freePort())
-        while other == self.plain { other = Int(try LiveServeTests.freePort()) }
+        self.plain = try plain ?? Int(SocketLoopbackListener.freePort())
+        var other = try tls ?? Int(SocketLoopbackListener.freePort())
+        while other == self.plain { other = Int(try SocketLoopbackListener.freePort()) }
         self.tls = other
         log = dir + "/ircd/ircd.log"
         process.executableURL = URL(fileURLWithPath: Fixtures.root + "/Scripts/inspircd_test_server.sh")

@@ -24,13 +24,6 @@ import Testing
 
     static func tlsMaterial(in dir: String) throws { try TestPKI.make(in: dir) }
 
-    /// A loopback port nothing listens on now (bound, then closed), for a server restarted on it.
-    static func freePort() throws -> UInt16 {
-        let listener = try SocketLoopbackListener()
-        defer { listener.close() }
-        return listener.port
-    }
-
     static func tempDir(_ name: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
@@ -180,7 +173,7 @@ import Testing
             try text.write(toFile: "\(dir)/\(k).irc", atomically: true, encoding: .utf8)
         }
         // Over WebSocket, every instance listens on the same --ws-port too.
-        let wsPort: Int? = transport == "websocket" ? Int(try Self.freePort()) : nil
+        let wsPort: Int? = transport == "websocket" ? Int(try SocketLoopbackListener.freePort()) : nil
         let wsArguments = wsPort.map { ["--ws-port", "\($0)"] } ?? []
         var server = try Server(["\(dir)/0.irc", "--speed", "1"] + wsArguments)
         let port = server.port

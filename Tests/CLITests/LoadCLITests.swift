@@ -55,7 +55,7 @@ import Testing
     func unreachable() throws {
         let dir = try Self.captureDir("load-retry")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let port = try ClickHouseServer.freePort()
+        let port = try SocketLoopbackListener.freePort()
         let url = "http://loader:hunter2@127.0.0.1:\(port)/"
         let load = try ChatcapProcess(["load", dir, "--clickhouse", url, "--retry-max", "0.2", "--batch-delay", "0.05"])
         #expect(load.waitForStderr(containing: "127.0.0.1:\(port)/ unreachable"), "\(load.stderr)")

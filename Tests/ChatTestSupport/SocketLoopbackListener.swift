@@ -26,6 +26,15 @@ public struct SocketLoopbackListener: Sendable {
         port = UInt16(bigEndian: address.sin_port)
     }
 
+    /// A loopback port nothing listens on now: the kernel's choice, bound, then released. Another
+    /// process may take it before the caller binds it, so a server started on it must fail loudly
+    /// when it cannot listen (see `InspIRCdServer` in CLITests).
+    public static func freePort() throws -> UInt16 {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        return listener.port
+    }
+
     public func accept() -> Int32 { Glibc.accept(descriptor, nil, nil) }
     public func close() { _ = Glibc.close(descriptor) }
 }
