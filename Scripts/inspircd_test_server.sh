@@ -7,6 +7,11 @@
 set -euo pipefail
 dir=$1 plain=$2 tls=$3 cert=$4 key=$5 ping=${6:-120}
 mkdir -p "$dir"
+# Run in DIR and without core files: InspIRCd 3.15 (Debian) crashes on SIGTERM, and its core would
+# otherwise land in the caller's working directory (the repository).
+dir=$(cd "$dir" && pwd)
+cd "$dir"
+ulimit -c 0
 echo "chatcap test server" > "$dir/motd.txt"
 cat > "$dir/inspircd.conf" <<CONF
 <config format="xml">

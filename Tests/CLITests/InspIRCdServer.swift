@@ -8,7 +8,7 @@ import Testing
 /// InspIRCd keeps running when one of its `<bind>` ports is taken and only logs it, so a port that
 /// another process holds would send the test's clients to that process instead. `start` therefore
 /// waits until InspIRCd's log names both listeners and throws, with the log, when it reports one
-/// it could not open.
+/// it could not open. It runs in `dir` (`ircd/`), so nothing it writes lands in the repository.
 final class InspIRCdServer {
     struct StartFailure: Error, CustomStringConvertible {
         let description: String
@@ -56,6 +56,10 @@ final class InspIRCdServer {
         }
         throw StartFailure(description: "InspIRCd did not report both listeners; its log:\n\(text)")
     }
+
+    /// A server let go without ``stop()`` is stopped too: an orphaned InspIRCd outlives the test run,
+    /// and the SIGTERM that ends it at last makes Debian's 3.15 dump core in its working directory.
+    deinit { stop() }
 
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -72,4 +72,19 @@ import Testing
         }
         #expect(failure?.description.contains("127.0.0.1:\(holder.port)") == true, "\(String(describing: failure))")
     }
+
+    @Test("a helper let go without stop() still stops its InspIRCd: no server outlives its test")
+    func droppedStops() throws {
+        let dir = try LiveServeTests.tempDir("ircd-dropped")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try TestPKI.make(in: dir)
+        var pid: Int32 = 0
+        do {
+            let server = try InspIRCdServer(
+                in: dir, certificate: "\(dir)/server.pem", key: "\(dir)/server.key", pingSeconds: 3)
+            pid = server.process.processIdentifier
+        }
+        #expect(pid > 0)
+        #expect(kill(pid, 0) != 0, "InspIRCd (pid \(pid)) is still running")
+    }
 }
