@@ -438,9 +438,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         if t < .earliest || t > .latest {
             put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }  // clamped: no cache
         } else {
-            let ms = t.milliseconds  // within years 0000-9999: no overflow below
-            let millisecond = ((ms % 1_000) + 1_000) % 1_000
-            let second = (ms - millisecond) / 1_000
+            let (second, millisecond) = t.secondAndMillisecond
             if second != lastSecond.second {
                 lastSecond.second = second
                 var text: (UInt64, UInt64, UInt64) = (0, 0, 0)

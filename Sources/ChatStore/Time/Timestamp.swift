@@ -23,7 +23,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// 9999-12-31T23:59:59.999Z, the last instant RFC 3339 can write.
     public static let latest = Timestamp(milliseconds: 253_402_300_799_999)
 
-    static let millisecondsPerSecond: Int64 = 1000
+    @usableFromInline static let millisecondsPerSecond: Int64 = 1000
     static let millisecondsPerDay: Int64 = 86_400_000
 
     @inlinable
@@ -158,8 +158,18 @@ extension Timestamp {
         return (Int(year), Int(month), Int(day))
     }
 
+    /// The whole second this instant falls in (rounded down, also before 1970) and its millisecond
+    /// within that second, `0...999`.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inlinable
+    package var secondAndMillisecond: (second: Int64, millisecond: Int64) {
+        let (second, millisecond) = Self.floorDivision(milliseconds, Self.millisecondsPerSecond)
+        return (second, millisecond)
+    }
+
     /// Quotient rounded towards negative infinity and the matching non-negative remainder.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let q = value / divisor
         let r = value % divisor
