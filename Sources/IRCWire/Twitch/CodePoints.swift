@@ -21,7 +21,7 @@ public enum CodePoints: Sendable {
             var n = 0
             while i &+ 8 <= upper {
                 let w = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                n &+= (w & ~(w &<< 1) & 0x8080_8080_8080_8080).nonzeroBitCount
+                n &+= (w & ~(w &<< 1) & ByteScan.highs).nonzeroBitCount
                 i &+= 8
             }
             while i < upper {
