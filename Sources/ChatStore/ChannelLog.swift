@@ -32,7 +32,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     public private(set) var lastClear: UInt64? = nil
     // The two below are declared here, after the optional's tag byte, so that they fill its word's
     // padding: the object then takes a 128-byte heap block instead of 144 (10,000 channels: 0.16 MB).
-    /// The name's length (a channel in a line of at most 16 KiB: it fits).
+    /// The name's length: a line's channel is a `ByteRange`, whose offsets are `UInt16`, so it fits.
     private let nameLength: UInt16
     private let _generation = Atomic<UInt32>(0)
     /// Entries whose tombstone changed since the view model last published (owner-side; appends and
@@ -55,8 +55,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
         longName = nameBytes.count > 32 ? nameBytes : []
-        precondition(nameBytes.count <= Int(UInt16.max), "channel name longer than a line")
-        nameLength = UInt16(nameBytes.count)
+        nameLength = UInt16(nameBytes.count)  // traps if not, as a broken invariant should
         var short = InlineArray<32, UInt8>(repeating: 0)
         for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
         shortName = short
