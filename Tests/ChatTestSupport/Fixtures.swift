@@ -1,6 +1,6 @@
 import IRCWire
 
-/// Locates the repository's `Fixtures/` and the shared conformance suite from this file's path.
+/// Locates the repository's `Fixtures/` (and the conformance suite kept in it) from this file's path.
 public enum Fixtures: Sendable {
     /// The repository root (two levels above `Tests/ChatTestSupport`).
     public static let root: String = {
@@ -14,8 +14,9 @@ public enum Fixtures: Sendable {
     /// `Fixtures/` in the repository.
     public static var directory: String { root + "/Fixtures" }
 
-    /// `../shared/conformance/ircdocs-parser-tests` beside the repository (never copied into it).
-    public static var conformanceDirectory: String { root + "/../shared/conformance/ircdocs-parser-tests" }
+    /// `Fixtures/conformance/ircdocs-parser-tests`: the ircdocs parser suite, kept in the repository
+    /// (CC0; its `SOURCE.md` names the upstream commit), so a fresh clone needs nothing beside it.
+    public static var conformanceDirectory: String { directory + "/conformance/ircdocs-parser-tests" }
 
     /// The bytes of `Fixtures/<relativePath>`.
     public static func bytes(_ relativePath: String) throws -> [UInt8] {

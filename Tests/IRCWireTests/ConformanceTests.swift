@@ -3,7 +3,7 @@ import IRCWire
 import Testing
 import Yams
 
-/// The public ircdocs parser suite, read from `../shared/conformance/ircdocs-parser-tests` at test time.
+/// The public ircdocs parser suite, read from `Fixtures/conformance/ircdocs-parser-tests` at test time.
 @Suite struct ConformanceTests {
     struct SplitCase: Sendable, CustomTestStringConvertible {
         var input: String
@@ -44,7 +44,7 @@ import Yams
         }) ?? []
 
     @Test("the suite is there and complete") func suiteLoaded() throws {
-        // Fails loudly (instead of passing on zero cases) when ../shared is missing.
+        // Fails loudly (instead of passing on zero cases) when the suite's files are missing or cut short.
         #expect(Self.splitCases.count == 35)
         #expect(Self.joinCases.count == 18)
     }
