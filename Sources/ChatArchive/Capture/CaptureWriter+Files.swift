@@ -54,8 +54,8 @@ extension CaptureWriter {
         writer.injectedFailure = injectedFailure
         if let repair = writer.repair {
             onNotice?(
-                "\(path): finished the gzip member an earlier run left open; "
-                    + "\(repair.droppedByteCount) never-flushed bytes after byte \(repair.offset) dropped")
+                "\(path): finished the gzip member an earlier run left open at its last flush point; dropped "
+                    + repair.droppedDescription)
         }
         lane.writer = writer
         lane.period = period

@@ -14,8 +14,9 @@ import ChatPosix
 /// (final block, CRC-32 and size).
 ///
 /// When the file already ends in a member a previous writer never finished (it died between two
-/// flushes), opening it finishes that member at its last flush point first, dropping only the
-/// never-flushed bytes after it, and reports that in ``repair``; a file that is not gzip, or is
+/// flushes), opening it finishes that member at its last flush point first (never at another block
+/// boundary, so no line is ever cut), dropping only the never-flushed bytes after it, and reports
+/// that in ``repair`` with the lines they held; a file that is not gzip, or is
 /// damaged before its end, is refused (``GzipWriterError/damagedFile(path:compressedOffset:reason:)``).
 /// An exclusive `flock` keeps a second writer off the same file.
 ///
@@ -361,7 +362,9 @@ public final class GzipWriter {
         }
         if let code { throw GzipWriterError.repairFailed(path: path, errno: code) }
         return GzipTailRepair(
-            offset: fix.truncateTo, droppedByteCount: size - fix.truncateTo, memberSize: fix.memberSize)
+            offset: fix.truncateTo, droppedByteCount: size - fix.truncateTo, memberSize: fix.memberSize,
+            droppedLineCount: fix.droppedLines, droppedPartialLine: fix.droppedPartialLine,
+            droppedTextByteCount: fix.droppedTextBytes)
     }
 }
 
