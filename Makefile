@@ -24,7 +24,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean crashloop
 
 all: build
 
@@ -80,6 +80,13 @@ test: deps
 # The store's cross-thread stress test under ThreadSanitizer (its own build folder).
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan -j $(JOBS) --filter Stress
+
+# The kill -9 loop of issue 23 at length: capture killed CRASH_CYCLES times mid-stream (levels 1 and 6,
+# TCP and WebSocket), every line of every file checked whole (the suite runs 4 cycles of each).
+CRASH_CYCLES ?= 30
+crashloop: deps
+	$(SWIFT) build --build-tests -j $(JOBS)
+	CRASH_CYCLES=$(CRASH_CYCLES) $(SWIFT) test --skip-build --filter CrashRepairCLITests
 
 # Large generated logs for benchmarks (never committed).
 fixtures: $(BENCH_LOG) $(BENCH_LOG).gz $(MANY_LOG)
