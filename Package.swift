@@ -66,15 +66,28 @@ let package = Package(
             name: "ChatNet",
             dependencies: ["ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "COpenSSL", "CLinux"],
             swiftSettings: dataPathSettings),
-        // gzip in and out, the capture writer and its rotation and spool, input files, the time merge.
+        // gzip out through ISA-L and zlib: the writer, its flush points and crash repair, the write spool,
+        // one-shot compression.
+        .target(
+            name: "ChatGzip", dependencies: ["ChatPosix", "TwitchSession", "CZlib", "CIsal"],
+            swiftSettings: dataPathSettings),
+        // The inputs of every reader: input paths and directory rules, per-file sources (plain, gzip
+        // through ISA-L, prefetched, followed), the time merge.
+        .target(
+            name: "ChatInput", dependencies: ["ChatPosix", "ChatStore", "IRCWire", "CIsal"],
+            swiftSettings: dataPathSettings),
+        // The capture writer: files per channel, rotation, records, back-pressure; over ChatGzip's writer
+        // and spool, and ChatInput's merge to read a previous run.
         .target(
             name: "ChatArchive",
-            dependencies: ["ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession", "CZlib", "CIsal"],
+            dependencies: [
+                "ChatGzip", "ChatInput", "ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession",
+            ],
             swiftSettings: dataPathSettings),
         // The output pipeline of replay, dump, stats and tail: filters, store, encoders, the stdout sink.
         .target(
             name: "ChatReplay",
-            dependencies: ["ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
+            dependencies: ["ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
             swiftSettings: dataPathSettings),
         // The live ingest loop: one epoll thread joining the network, the session machine and the caller.
         .target(
@@ -84,14 +97,14 @@ let package = Package(
         .target(
             name: "ChatServe",
             dependencies: [
-                "ChatNet", "ChatArchive", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire", "WebSocketWire",
+                "ChatNet", "ChatInput", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire", "WebSocketWire",
             ],
             swiftSettings: dataPathSettings),
         // The terminal view (`watch`), over recordings and live chat.
         .target(
             name: "ChatWatch",
             dependencies: [
-                "ChatLive", "ChatReplay", "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "TwitchSession",
+                "ChatLive", "ChatReplay", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "TwitchSession",
                 "IRCWire",
             ],
             swiftSettings: dataPathSettings),
@@ -99,22 +112,23 @@ let package = Package(
         .target(
             name: "ChatLoad",
             dependencies: [
-                "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession", "CCurl", "CZlib",
+                "ChatGzip", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession", "CCurl",
+                "CZlib",
             ],
             swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatNet", "ChatPosix",
-                "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
+                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatInput", "ChatNet",
+                "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: commonSettings),
 
         // Test support: fixture lookup, golden files, the drip-feed framer verifier, temporary inputs, a TLS test bed.
         .target(
-            name: "ChatTestSupport", dependencies: ["IRCWire", "TwitchSession", "ChatPosix", "ChatNet", "ChatArchive"],
+            name: "ChatTestSupport", dependencies: ["IRCWire", "TwitchSession", "ChatPosix", "ChatNet", "ChatInput"],
             path: "Tests/ChatTestSupport",
             swiftSettings: commonSettings),
         .testTarget(
@@ -132,10 +146,15 @@ let package = Package(
             dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatGzipTests", dependencies: ["ChatGzip", "ChatInput", "ChatPosix", "ChatTestSupport", "CZlib"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatInputTests",
+            dependencies: ["ChatInput", "ChatGzip", "ChatPosix", "ChatStore", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
             name: "ChatArchiveTests",
-            dependencies: [
-                "ChatArchive", "ChatPosix", "TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport", "CZlib",
-            ],
+            dependencies: ["ChatArchive", "ChatPosix", "TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatFormatTests", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
@@ -143,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "ChatReplayTests",
             dependencies: [
-                "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatArchive", "ChatFormat", "ChatStore", "IRCWire",
+                "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatInput", "ChatFormat", "ChatStore", "IRCWire",
             ],
             swiftSettings: commonSettings),
         .testTarget(
@@ -152,18 +171,18 @@ let package = Package(
         .testTarget(
             name: "ChatServeTests",
             dependencies: [
-                "ChatServe", "ChatNet", "ChatArchive", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport",
+                "ChatServe", "ChatNet", "ChatInput", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatWatchTests",
             dependencies: [
-                "ChatWatch", "ChatArchive", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "ChatTestSupport",
+                "ChatWatch", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLoadTests",
-            dependencies: ["ChatLoad", "ChatArchive", "ChatFormat", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatLoad", "ChatGzip", "ChatFormat", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],
@@ -173,8 +192,8 @@ let package = Package(
         .executableTarget(
             name: "AllocationChecks",
             dependencies: [
-                "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatArchive",
-                "ChatServe", "WebSocketWire", "ChatTestSupport",
+                "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
+                "ChatArchive", "ChatServe", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The package graph is the architecture (README "Modules"): every import is a declared dependency,
-# and the pure modules import neither Glibc nor a C target. Part of `make lint`.
+# the pure modules import neither Glibc nor a C target, and no module grows past 4,000 lines of Swift
+# (past that it holds two concerns: split it by concern, as ChatGzip, ChatInput and ChatArchive were).
+# Part of `make lint`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -20,5 +22,19 @@ for module in $pure; do
         esac
     done < <(grep -rhoE '^(public |package |internal |@testable )?import [A-Za-z_]+' "Sources/$module" | sort -u)
 done
-[ "$status" = 0 ] && echo "module graph: every import declared; pure modules ($pure) import no Glibc and no C target"
+
+# 3. The size bound: no module under Sources/ past max_lines lines of Swift.
+max_lines=4000
+largest=0 largest_module=
+for dir in Sources/*/; do
+    module=$(basename "$dir")
+    lines=$(find "$dir" -name '*.swift' -exec cat {} + | wc -l)
+    [ "$lines" -gt "$largest" ] && largest=$lines largest_module=$module
+    if [ "$lines" -gt "$max_lines" ]; then
+        echo "Sources/$module has $lines lines of Swift, past the bound of $max_lines: split it by concern" >&2
+        status=1
+    fi
+done
+[ "$status" = 0 ] && echo "module graph: every import declared; pure modules ($pure) import no Glibc and no C target;" \
+    "no module past $max_lines lines of Swift (largest: $largest_module, $largest)"
 exit "$status"

@@ -1,5 +1,5 @@
 import CZlib
-import ChatArchive
+import ChatInput
 public import ChatPosix
 import IRCWire
 

@@ -1,4 +1,4 @@
-import ChatArchive
+import ChatGzip
 
 /// INSERTs into one ClickHouse table over its HTTP interface: `POST /?query=INSERT INTO t FORMAT
 /// JSONEachRow` with a gzip body (`Content-Encoding: gzip`, which ClickHouse decompresses — 18.16 as

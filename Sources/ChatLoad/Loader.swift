@@ -1,4 +1,3 @@
-import ChatArchive
 import ChatFormat
 public import ChatPosix
 import ChatStore

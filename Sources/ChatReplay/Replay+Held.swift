@@ -1,5 +1,5 @@
-import ChatArchive
 import ChatFormat
+import ChatInput
 import ChatStore
 import IRCWire
 

@@ -1,5 +1,5 @@
-public import ChatArchive
 import ChatFormat
+public import ChatInput
 public import ChatPosix
 public import ChatStore
 import IRCWire

@@ -1,4 +1,4 @@
-public import ChatArchive
+public import ChatInput
 public import ChatPosix
 import ChatReplay
 import ChatStore

@@ -1,6 +1,6 @@
 public import ArgumentParser
-import ChatArchive
 import ChatFormat
+import ChatInput
 import ChatReplay
 import ChatStore
 

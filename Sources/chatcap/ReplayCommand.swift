@@ -1,5 +1,5 @@
 import ArgumentParser
-import ChatArchive
+import ChatInput
 import ChatPosix
 import ChatReplay
 import ChatStore

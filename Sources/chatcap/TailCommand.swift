@@ -1,5 +1,5 @@
 import ArgumentParser
-import ChatArchive
+import ChatInput
 import ChatLive
 import ChatNet
 import ChatPosix

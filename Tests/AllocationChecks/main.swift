@@ -4,6 +4,8 @@
 
 import ChatArchive
 import ChatFormat
+import ChatGzip
+import ChatInput
 import ChatNet
 import ChatPosix
 import ChatServe

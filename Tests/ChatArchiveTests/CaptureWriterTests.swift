@@ -385,7 +385,7 @@ import TwitchSession
         try FileManager.default.createDirectory(atPath: dir.path + "/c", withIntermediateDirectories: true)
         let fifo = dir.path + "/c/2025-11-21.log.gz"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = WriteSpoolTests.SlowReader(path: fifo, chunk: 8192, pauseMs: 2)
+        let reader = SlowPipeReader(path: fifo, chunk: 8192, pauseMs: 2)
         var options = CaptureOptions()
         options.level = 0
         options.outputCapacity = 4096

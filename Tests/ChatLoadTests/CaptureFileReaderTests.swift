@@ -1,4 +1,4 @@
-import ChatArchive
+import ChatGzip
 import ChatLoad
 import ChatPosix
 import ChatTestSupport

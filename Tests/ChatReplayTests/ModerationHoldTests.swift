@@ -1,5 +1,5 @@
-import ChatArchive
 import ChatFormat
+import ChatInput
 import ChatReplay
 import ChatStore
 import Foundation

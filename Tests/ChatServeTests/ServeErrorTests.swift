@@ -1,4 +1,4 @@
-import ChatArchive
+import ChatInput
 import ChatNet
 import ChatPosix
 import ChatServe

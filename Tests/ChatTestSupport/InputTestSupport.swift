@@ -1,4 +1,4 @@
-public import ChatArchive
+public import ChatInput
 public import ChatPosix
 import Foundation
 import Testing
@@ -72,6 +72,31 @@ public enum InputShell: Sendable {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
+
+/// A byte source over an array, handing out at most `step` bytes per read: the compressed side of
+/// `GzipSource` in tests, drip-fed (ChatInputTests, and ChatGzipTests reading back what they wrote).
+public final class InputArraySource: ByteSource {
+    public let name: String
+    let bytes: [UInt8]
+    let step: Int
+    var position = 0
+
+    public init(_ bytes: [UInt8], name: String = "array", step: Int = .max) {
+        self.bytes = bytes
+        self.name = name
+        self.step = step
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let n = min(buffer.count, step, bytes.count - position)
+        for i in 0..<n { buffer[i] = bytes[position + i] }
+        position += n
+        return n
+    }
+}
+
+@available(*, unavailable)
+extension InputArraySource: Sendable {}
 
 /// Reads `source` to its end in reads of at most `chunk` bytes; returns the bytes and the error that
 /// ended it, if any.

@@ -1,3 +1,4 @@
+public import ChatGzip
 import ChatPosix
 
 /// Why a capture could not set up its directory or write a file.

@@ -1,3 +1,4 @@
+import ChatGzip
 import IRCWire
 import TwitchSession
 

@@ -1,4 +1,5 @@
 import ChatFormat
+import ChatInput
 import ChatStore
 import IRCWire
 import TwitchSession

@@ -1,3 +1,5 @@
+import ChatGzip
+
 /// Opening and closing the files of lanes: at most ``CaptureOptions/maxOpenFiles`` open, the least
 /// recently written closed first, a closed file reopened with a new gzip member.
 extension CaptureWriter {

@@ -1,3 +1,4 @@
+import ChatGzip
 import ChatPosix
 import ChatStore
 public import IRCWire

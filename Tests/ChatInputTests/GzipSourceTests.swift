@@ -1,30 +1,8 @@
-import ChatArchive
+import ChatInput
 import ChatPosix
 import ChatTestSupport
 import Foundation
 import Testing
-
-/// A byte source over an array, handing out at most `step` bytes per read: the compressed side of
-/// `GzipSource` in tests, drip-fed.
-final class InputArraySource: ByteSource {
-    let name: String
-    let bytes: [UInt8]
-    let step: Int
-    var position = 0
-
-    init(_ bytes: [UInt8], name: String = "array", step: Int = .max) {
-        self.bytes = bytes
-        self.name = name
-        self.step = step
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        let n = min(buffer.count, step, bytes.count - position)
-        for i in 0..<n { buffer[i] = bytes[position + i] }
-        position += n
-        return n
-    }
-}
 
 @Suite struct GzipSourceTests {
     /// `content` compressed by the real `gzip`.

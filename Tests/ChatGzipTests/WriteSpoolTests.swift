@@ -1,4 +1,4 @@
-import ChatArchive
+import ChatGzip
 import ChatTestSupport
 import Foundation
 import Testing
@@ -9,37 +9,6 @@ import Testing
     /// Records back-pressure events from the producer thread.
     final class Events: @unchecked Sendable {  // touched by the producer thread only, read after
         var list: [WriteSpool.BackPressure] = []
-    }
-
-    /// Reads `path` (a FIFO) in `chunk`-byte reads, pausing `pauseMs` after each, until end of file.
-    final class SlowReader: @unchecked Sendable {  // `bytes` is read after `join()`
-        private(set) var bytes: [UInt8] = []
-        private let thread: InputBackgroundThread
-
-        init(path: String, chunk: Int, pauseMs: UInt32) {
-            let box = Box()
-            thread = InputBackgroundThread {
-                let fd = open(path, O_RDONLY)
-                guard fd >= 0 else { return }
-                var buffer = [UInt8](repeating: 0, count: chunk)
-                while true {
-                    let n = read(fd, &buffer, chunk)
-                    if n <= 0 { break }
-                    box.bytes += buffer[0..<n]
-                    usleep(pauseMs * 1000)
-                }
-                close(fd)
-            }
-            self.box = box
-        }
-
-        private final class Box: @unchecked Sendable { var bytes: [UInt8] = [] }
-        private let box: Box
-
-        func join() -> [UInt8] {
-            thread.join()
-            return box.bytes
-        }
     }
 
     static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
@@ -60,7 +29,7 @@ import Testing
         let spool = WriteSpool(chunkBytes: chunk, limitBytes: limit)
         let events = Events()
         spool.onBackPressure = { events.list.append($0) }
-        let reader = SlowReader(path: fifo, chunk: 8192, pauseMs: 2)
+        let reader = SlowPipeReader(path: fifo, chunk: 8192, pauseMs: 2)
         // Level 0 (stored): every input byte becomes an output byte, so the queue fills quickly.
         let writer = try GzipWriter(path: fifo, level: 0, outputCapacity: chunk, spool: spool)
         let content = GzipWriterTests.noisyLines(6000, seed: 7)

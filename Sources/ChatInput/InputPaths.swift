@@ -173,7 +173,7 @@ public enum InputPaths: Sendable {
     }
 
     /// The names in `directory` (without `.` and `..`), in byte order.
-    static func entries(of directory: String) throws(InputError) -> [String] {
+    package static func entries(of directory: String) throws(InputError) -> [String] {
         // SAFETY: `directory` is bridged to a NUL-terminated C string for the call.
         guard let handle = unsafe opendir(directory) else { throw InputError.opening(directory, errno: errno) }
         defer { unsafe closedir(handle) }

@@ -1,4 +1,5 @@
-import ChatArchive
+import ChatGzip
+import ChatInput
 import ChatPosix
 import ChatStore
 import ChatTestSupport
