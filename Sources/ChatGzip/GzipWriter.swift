@@ -11,7 +11,7 @@ import ChatPosix
 /// file are never rewritten, and `zcat` reads all members as one stream. ``flush(durable:)`` makes
 /// everything written so far decodable (a sync flush, then `write(2)`), so the file is always a
 /// valid prefix up to the last flush even if the process dies; ``close()`` finishes the member
-/// (final block, CRC-32 and size).
+/// (a last flush, an empty final block, CRC-32 and size), so its text too ends at a flush point.
 ///
 /// When the file already ends in a member a previous writer never finished (it died between two
 /// flushes), opening it finishes that member at its last flush point first (never at another block
@@ -266,7 +266,11 @@ public final class GzipWriter {
 
     // MARK: - Internals
 
+    /// Ends the member: a sync flush first, so that its text ends at a flush point like every flush
+    /// (readers of growing files such as `load` read only up to the last one), then the final block
+    /// (empty) and the trailer.
     private func finish() throws(GzipWriterError) {
+        try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync)
         try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .finish)
         try writePending(last: true)
     }

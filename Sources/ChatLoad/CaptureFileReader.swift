@@ -39,7 +39,9 @@ public enum CaptureReadError: Error, Sendable, Equatable {
 /// one loaded before (``LineMark``).
 ///
 /// Offsets are in decompressed bytes from the start of the file, line ends included. A partial last
-/// line (no line end yet) waits for the rest.
+/// line (no line end yet) waits for the rest. Only lines up to the file's last flush point are read
+/// (``GrowingFile``): a line written after it is not durable until capture flushes it, and a crash
+/// before that flush drops it.
 ///
 /// Memory: ISA-L's state and a 16 KiB compressed buffer (about 120 KiB), plus the framer's 64 KiB.
 /// Confined to the loader's thread.
@@ -71,12 +73,16 @@ public final class CaptureFileReader {
         verified = offset == 0
     }
 
-    /// Compressed bytes read from the file so far (its size, when ``isPaused`` and nothing is pending).
+    /// Compressed bytes read from the file so far: at most its last flush point (``GrowingFile/durableEnd``).
     public var compressedOffset: UInt64 { file.offset }
+
+    /// The file's size when it was last looked at: at a pause with nothing pending, every line the
+    /// file held up to its last flush point at that size has been handed out.
+    public var examinedSize: UInt64 { file.examinedSize }
 
     /// Whether every byte decoded so far was handed out or skipped as loaded: at a pause, the file holds
     /// nothing more.
-    public var isDrained: Bool { isPaused && framer.pendingByteCount == 0 }
+    public var isDrained: Bool { isPaused && framer.pendingByteCount == 0 && file.isSettled }
 
     /// Hands `body` each new complete line (bytes without the line end) with the offset just after it,
     /// at most `limit` lines.

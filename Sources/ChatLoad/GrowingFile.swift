@@ -1,13 +1,15 @@
+import ChatGzip
 public import ChatInput
 public import ChatPosix
+import TwitchSession
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// The compressed bytes of a capture file that may still be growing, read with `pread(2)` from where
-/// the last read stopped. At the file's current end a read returns 0 — a pause, not the end: a later
-/// read looks again (for `GzipSource(…, pausesAtInnerEnd: true)`).
+/// the last read stopped. At the file's current (durable) end a read returns 0 — a pause, not the end:
+/// a later read looks again (for `GzipSource(…, pausesAtInnerEnd: true)`).
 ///
 /// Capture only appends, except after a crash: its next run cuts the file back to the last flush point
 /// and finishes the member there (``GzipTailRepair``), so bytes this source has already read may be
@@ -15,6 +17,15 @@ public import ChatPosix
 /// was read and that the last 16 bytes read are still there; if not, the read throws
 /// ``InputError/corrupt(name:compressedOffset:reason:)`` with ``rewrittenReason`` and
 /// ``wasRewritten`` is set, so that the caller reads the file again.
+///
+/// **Only durable bytes are read:** those up to the file's last flush point, the end of its last
+/// sync-flush marker (`00 00 FF FF`, the empty stored block a ``GzipWriter`` flush ends with, and with
+/// which its `close()` ends every member's text). Capture writes compressed output whenever its buffer
+/// fills, so a file usually holds bytes past its last flush; a crash before the next flush leaves them
+/// torn, and the restarted capture's repair cuts them off. Lines decoded from them must never be
+/// loaded: the decoder is handed bytes only up to ``durableEnd``, which moves on as capture flushes
+/// (about once a second). (A random `00 00 FF FF` inside compressed data would be taken for a flush
+/// point: about one in 2³² positions, and harmful only if capture then crashed before its next flush.)
 ///
 /// Confined to the loader's thread.
 @safe
@@ -28,6 +39,30 @@ public final class GrowingFile: ByteSource {
     private var paused = false
     /// Whether the file was found cut back or changed below ``offset``.
     public private(set) var wasRewritten = false
+    /// Bytes that may be read: the end of the last sync-flush marker found (0: none yet).
+    public private(set) var durableEnd: UInt64 = 0
+    /// The file's size when ``durableEnd`` was last looked for; what lies between the two is not read.
+    public private(set) var examinedSize: UInt64 = 0
+    /// Scratch for the backward search of a marker, allocated on first use.
+    private var scan: [UInt8] = []
+    /// The size at which the whole file was last decoded to find its durable end (see ``findDurableEnd()``).
+    private var decodedSize: UInt64 = 0
+
+    /// Whether every byte examined is accounted for: read up to the durable end, and what follows it
+    /// was looked at (a finished member's last few bytes, or bytes a crash left that the next capture
+    /// will cut). Until then a paused reader may still have lines to hand out.
+    public var isSettled: Bool {
+        examinedSize <= durableEnd + Self.closingBytes || decodedSize == examinedSize
+    }
+
+    /// When ``examinedSize`` was taken (monotonic milliseconds).
+    private var examinedAtMs: Int64 = 0
+    /// How long a file must keep its size before it is decoded whole (see ``findDurableEnd()``).
+    static let quietMs: Int64 = 2_000
+
+    /// What may follow a member's last flush point without holding text: the empty final block and the
+    /// trailer that ``GzipWriter``'s `close()` writes after its last flush (10 bytes with zlib).
+    static let closingBytes: UInt64 = 16
 
     /// The reason a read gives for a file changed below what was read.
     public static let rewrittenReason = "the file changed below what was read (a capture restarted after a crash?)"
@@ -68,8 +103,14 @@ public final class GrowingFile: ByteSource {
         if paused {
             try checkUnchanged()
         }
+        if offset >= durableEnd { try findDurableEnd() }
+        let want = Int(min(UInt64(buffer.count), durableEnd - min(durableEnd, offset)))
+        guard want > 0 else {
+            paused = true
+            return 0
+        }
         while true {
-            let n = unsafe pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            let n = unsafe pread(descriptor, buffer.baseAddress, want, off_t(offset))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw InputError.readFailed(name: name, errno: errno)
@@ -80,6 +121,61 @@ public final class GrowingFile: ByteSource {
                 unsafe remember(buffer, n)
             }
             return n
+        }
+    }
+
+    /// Moves ``durableEnd`` to the end of the last sync-flush marker in the bytes the file gained since
+    /// it was last examined (searched backwards from its end, so usually one short read: a flushed
+    /// file ends in a marker).
+    ///
+    /// - Complexity: O(bytes since the last marker found). - Allocations: a 64 KiB scratch, once.
+    ///
+    /// When the file has not grown for ``quietMs`` and more than a closing follows the last
+    /// marker, the file is quiet and ends otherwise: in a member finished without a last flush (another
+    /// gzip writer, an older chatcap), or torn by a crash. It is then decoded once at that size to tell
+    /// (``GzipFlushPoint``): a finished member is durable to its end.
+    private func findDurableEnd() throws(InputError) {
+        guard let size = currentSize else { return }
+        if size < examinedSize { examinedSize = durableEnd }  // cut back by a repair: look again from there
+        if size == examinedSize {
+            // Capture flushes an open file about once a second: quiet for two, it is not being written.
+            guard !isSettled, Moment.now().monotonicMs - examinedAtMs >= Self.quietMs else { return }
+            decodedSize = size
+            do throws(GzipWriterError) {
+                let end = try GzipFlushPoint.durableLength(descriptor: descriptor, size: size, path: name)
+                durableEnd = max(durableEnd, end)
+            } catch {
+                throw InputError.corrupt(name: name, compressedOffset: durableEnd, reason: "\(error)")
+            }
+            return
+        }
+        let floor = max(durableEnd, examinedSize >= 3 ? examinedSize - 3 : 0)
+        examinedSize = size
+        examinedAtMs = Moment.now().monotonicMs
+        if scan.isEmpty { scan = [UInt8](repeating: 0, count: 64 * 1024) }
+        var end = size
+        while end >= floor + 4 {
+            let start = max(floor, end >= UInt64(scan.count) ? end - UInt64(scan.count) : 0)
+            let count = Int(end - start)
+            let n = unsafe scan.withUnsafeMutableBytes { raw in
+                unsafe pread(descriptor, raw.baseAddress, count, off_t(start))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError.readFailed(name: name, errno: errno)
+            }
+            guard n == count else { return }  // cut back meanwhile: the next read notices
+            var i = count - 4
+            while i >= 0 {
+                if scan[i] == 0, scan[i + 1] == 0, scan[i + 2] == 0xFF, scan[i + 3] == 0xFF {
+                    durableEnd = start + UInt64(i) + 4
+                    return
+                }
+                i -= 1
+            }
+            // Keep three bytes of overlap so a marker across two windows is found.
+            end = start + 3
+            if start == floor { return }
         }
     }
 

@@ -302,7 +302,7 @@ public final class Loader {  // not Sendable: one thread runs it
     /// Closes a finished file, noting its size so that it is opened again only when it grows.
     private func retire(_ file: TrackedFile) {
         if let reader = file.reader {
-            file.acknowledged.completeSize = reader.compressedOffset
+            file.acknowledged.completeSize = reader.examinedSize
             progressDirty = true
         }
         closeReader(file)

@@ -62,8 +62,79 @@ import Testing
             #expect(got[i].1 == offset)
         }
         #expect(reader.isDrained)
-        #expect(
-            reader.compressedOffset == UInt64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int))
+        let size = UInt64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int)
+        #expect(reader.examinedSize == size)
+        // Read to the last flush point; what follows it (the empty final block and the trailer) holds no text.
+        #expect(reader.compressedOffset < size && reader.compressedOffset + 32 > size)
+    }
+
+    /// Capture writes compressed output whenever its buffer fills, so a file holds bytes past its last
+    /// flush; a crash drops them (the next run's repair cuts them off). `load` must not ship their lines.
+    @Test("only lines up to the last flush point are handed out; the rest after the next flush")
+    func onlyDurableLines() throws {
+        let dir = try InputTempDirectory()
+        let path = try dir.file("c/2026-11-21.log.gz")
+        let flushed = Self.lines(0..<100)
+        let unflushed = Self.lines(100..<20_100)
+        let writer = try GzipWriter(path: path, outputCapacity: 1024)
+        for line in flushed { try writer.write(line.span) }
+        try writer.flush()
+        for line in unflushed { try writer.write(line.span) }  // several full buffers written, not flushed
+        let decodable = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null").output
+        try #require(decodable.count > flushed.joined().count + 10_000, "the unflushed lines reached the file")
+
+        let reader = try CaptureFileReader(path: path, resumeAt: 0, mark: nil)
+        var got = try Self.drain(reader)
+        #expect(got.map(\.0) == flushed.map { String(decoding: $0.dropLast(2), as: UTF8.self) })
+        #expect(reader.isPaused && !reader.isDrained, "paused at the flush point, the bytes after it not settled")
+        try writer.flush()
+        got += try Self.drain(reader)
+        #expect(got.count == 20_100)
+        #expect(got.last?.0 == String(decoding: unflushed.last!.dropLast(2), as: UTF8.self))
+        try writer.close()
+        #expect(try Self.drain(reader).isEmpty)
+    }
+
+    @Test("a finished gzip file with no flush point (another writer) is read whole once it stays quiet")
+    func foreignGzip() throws {
+        let dir = try InputTempDirectory()
+        let plain = try dir.file("c/plain.log")
+        let lines = Self.lines(0..<300)
+        try Data(lines.joined()).write(to: URL(fileURLWithPath: plain))
+        #expect(try InputShell.run("gzip \(InputShell.quote(plain))").status == 0)
+        let reader = try CaptureFileReader(path: plain + ".gz", resumeAt: 0, mark: nil)
+        var got = try Self.drain(reader)
+        #expect(!reader.isDrained, "not settled: the file was not looked at whole yet")
+        let deadline = Date().addingTimeInterval(10)
+        while !reader.isDrained && Date() < deadline {
+            usleep(100_000)
+            got += try Self.drain(reader)
+        }
+        #expect(reader.isDrained)
+        #expect(got.map(\.0) == lines.map { String(decoding: $0.dropLast(2), as: UTF8.self) })
+    }
+
+    @Test("after a crash and the repair, reading goes on at the flush point: nothing handed out twice or lost")
+    func continuesAcrossRepair() throws {
+        let dir = try InputTempDirectory()
+        let path = try dir.file("c/2026-11-21.log.gz")
+        let dead = try GzipWriter(path: path, outputCapacity: 1024)
+        for line in Self.lines(0..<100) { try dead.write(line.span) }
+        try dead.flush()
+        for line in Self.lines(100..<20_100) { try dead.write(line.span) }
+        let reader = try CaptureFileReader(path: path, resumeAt: 0, mark: nil)
+        var got = try Self.drain(reader)
+        #expect(got.count == 100)
+        dead.abandon()  // kill -9: the unflushed lines are gone
+        let next = try GzipWriter(path: path)
+        #expect(next.repair?.droppedLineCount ?? 0 > 0)
+        for line in Self.lines(500..<510) { try next.write(line.span) }
+        try next.close()
+        got += try Self.drain(reader)
+        let expected = (Self.lines(0..<100) + Self.lines(500..<510)).map {
+            String(decoding: $0.dropLast(2), as: UTF8.self)
+        }
+        #expect(got.map(\.0) == expected)
     }
 
     @Test("resuming at an acknowledged offset: only later lines, once the line ending there matches its mark")
