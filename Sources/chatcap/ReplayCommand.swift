@@ -123,7 +123,9 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         Diagnostics.error("\(error)")
         throw ExitCode(74)
     }
-    if summary.hasProblems || summary.duplicates > 0 { Diagnostics.note("summary: \(summary.description)") }
+    if summary.hasProblems || summary.duplicates + summary.duplicateLines > 0 {
+        Diagnostics.note("summary: \(summary.description)")
+    }
     if summary.lines == 0 && summary.malformed + summary.skipped > 0 {
         Diagnostics.error("no valid IRC line in the input")
         throw ExitCode(65)
