@@ -174,7 +174,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatArchive",
-                "ChatServe", "WebSocketWire", "ChatTestSupport",
+                "ChatReplay", "ChatServe", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],
