@@ -1,0 +1,86 @@
+import ChatArchive
+import ChatPosix
+import ChatTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// A ``MergeReader`` following a directory that is still being written (`replay DIR --follow`): no
+/// quiet file holds the others back, files that appear join (a new channel, a rotation), and when
+/// following ends every file's last line comes out, also one without a line end.
+@Suite struct MergeReaderFollowTests {
+    /// Times a minute ago, so that the merge's settle time has long passed for every line.
+    static let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+
+    static func line(_ name: String, _ offsetMs: Int64, channel: String) -> String {
+        let date = Date(timeIntervalSince1970: Double(t0 + offsetMs) / 1000)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return "@time=\(formatter.string(from: date)) :u!u@u PRIVMSG #\(channel) :\(name)"
+    }
+
+    static func append(_ path: String, _ text: String) {
+        let handle = FileHandle(forWritingAtPath: path)!
+        handle.seekToEndOfFile()
+        handle.write(Data(text.utf8))
+        handle.closeFile()
+    }
+
+    @Test(
+        "a followed directory: quiet files hold nothing back, new channels and rotations join, last lines come out",
+        .timeLimit(.minutes(1)))
+    func followsDirectory() throws {
+        let dir = try InputTempDirectory()
+        let a10 = try dir.write(
+            "a/2025-11-21T10.log",
+            Array((Self.line("a1", 0, channel: "a") + "\r\n" + Self.line("a2", 1_000, channel: "a") + "\r\n").utf8))
+        let session = try dir.write(
+            "_session/2025-11-21.log", Array((Self.line("s1", 500, channel: "x") + "\r\n").utf8))
+        let stop = StopFlag()
+        let seen = Mutex<[String]>([])
+        /// Waits (at most 10 s) until `count` lines were handed out.
+        @Sendable func reached(_ count: Int) -> Bool {
+            for _ in 0..<1_000 {
+                if seen.withLock({ $0.count }) >= count { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+        let writer = InputBackgroundThread {
+            guard reached(3) else { return stop.raise() }
+            // More in a file already read, a new channel, and the next hour's file of `a`.
+            Self.append(a10, Self.line("a3", 2_000, channel: "a") + "\r\n")
+            _ = try? dir.write("b/2025-11-21T10.log", Array((Self.line("b1", 3_000, channel: "b") + "\r\n").utf8))
+            _ = try? dir.write("a/2025-11-21T11.log", Array((Self.line("a4", 4_000, channel: "a") + "\r\n").utf8))
+            guard reached(6) else { return stop.raise() }
+            // A record, and a last line without a line end (written when following ends).
+            Self.append(session, Self.line("s2", 5_000, channel: "x") + "\r\n")
+            Self.append(dir.path + "/b/2025-11-21T10.log", Self.line("b2", 6_000, channel: "b"))
+            guard reached(7) else { return stop.raise() }
+            usleep(300_000)  // b2 is not handed out while following: its line may go on
+            stop.raise()
+        }
+        var follow = FollowMode(pollInterval: .milliseconds(20), stop: stop, deadline: .now + .seconds(30))
+        follow.rescanInterval = .milliseconds(50)
+        let reader = try MergeReader(arguments: [dir.path], follow: follow)
+        var stoppedAt: Int? = nil
+        while reader.next({ event, bytes in
+            guard case .line = event else {
+                Issue.record("\(event.diagnostic)")
+                return
+            }
+            var copy: [UInt8] = []
+            for i in bytes.indices { copy.append(bytes[i]) }
+            let text = String(decoding: copy, as: UTF8.self)
+            if stop.isRaised && stoppedAt == nil { stoppedAt = seen.withLock { $0.count } }
+            seen.withLock { $0.append(String(text.split(separator: ":").last!)) }
+        }) {}
+        writer.join()
+        #expect(seen.withLock { $0 } == ["a1", "s1", "a2", "a3", "b1", "a4", "s2", "b2"])
+        #expect(stoppedAt == 7, "b2 came out only when following ended")
+        #expect(
+            reader.paths.map { $0.split(separator: "/").suffix(2).joined(separator: "/") }.sorted() == [
+                "_session/2025-11-21.log", "a/2025-11-21T10.log", "a/2025-11-21T11.log", "b/2025-11-21T10.log",
+            ])
+    }
+}
