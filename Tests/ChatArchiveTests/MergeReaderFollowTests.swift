@@ -83,4 +83,28 @@ import Testing
                 "_session/2025-11-21.log", "a/2025-11-21T10.log", "a/2025-11-21T11.log", "b/2025-11-21T10.log",
             ])
     }
+
+    @Test("a followed directory without logs yet is waited on, not refused", .timeLimit(.minutes(1)))
+    func waitsForFirstLog() throws {
+        let dir = try InputTempDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/cap", withIntermediateDirectories: true)
+        #expect(throws: InputError.noLogs(directory: dir.path + "/cap")) {
+            try MergeReader(arguments: [dir.path + "/cap"])
+        }
+        let stop = StopFlag()
+        var follow = FollowMode(pollInterval: .milliseconds(20), stop: stop, deadline: .now + .seconds(30))
+        follow.rescanInterval = .milliseconds(50)
+        let reader = try MergeReader(arguments: [dir.path + "/cap"], follow: follow)
+        let writer = InputBackgroundThread {
+            usleep(200_000)
+            _ = try? dir.write("cap/c/2025-11-21.log", Array((Self.line("late", 0, channel: "c") + "\r\n").utf8))
+        }
+        var lines = 0
+        while reader.next({ event, _ in
+            if case .line = event { lines += 1 }
+            stop.raise()
+        }) {}
+        writer.join()
+        #expect(lines == 1)
+    }
 }

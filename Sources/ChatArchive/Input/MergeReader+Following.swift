@@ -92,8 +92,12 @@ extension MergeReader {
     /// Lists the directories again and adds the files not seen before: each to the lane whose chain it
     /// continues (``InputPaths/sequentialGroups(_:)``), else to a new lane.
     private func rescan() {
-        guard let expansion = try? InputPaths.expansion(of: following!.arguments) else { return }
-        let fresh = expansion.paths.filter { !following!.known.contains($0) }
+        // Argument by argument: a directory without logs yet (or one that vanished) hides no other's files.
+        var listed: [String] = []
+        for argument in following!.arguments {
+            if let expansion = try? InputPaths.expansion(of: [argument]) { listed += expansion.paths }
+        }
+        let fresh = listed.filter { !following!.known.contains($0) }
         guard !fresh.isEmpty else { return }
         let first = paths.count
         for path in fresh {

@@ -156,14 +156,22 @@ public final class MergeReader {
     public convenience init(
         arguments: [String], follow: FollowMode? = nil, prefetchesGzip: Bool = false
     ) throws(InputError) {
-        let expansion = try InputPaths.expansion(of: arguments)
         guard let follow, follow.followsFiles, arguments.contains(where: Self.isDirectory) else {
+            let expansion = try InputPaths.expansion(of: arguments)
             self.init(paths: expansion.paths, follow: follow, prefetchesGzip: prefetchesGzip)
             expansionNotes = expansion.notes
             return
         }
         // Following a directory: every file is read up to its end and paused there, and the merge
-        // releases lines by time (FollowMode.settle) and picks up the files that appear.
+        // releases lines by time (FollowMode.settle) and picks up the files that appear. Directories
+        // without logs yet (a capture that has not flushed) are waited on.
+        let expansion: InputPaths.Expansion
+        do {
+            expansion = try InputPaths.expansion(of: arguments)
+        } catch {
+            guard case .noLogs = error, arguments.allSatisfy(Self.isDirectory) else { throw error }
+            expansion = InputPaths.Expansion()
+        }
         var paused = follow
         paused.pausesAtEnd = true
         self.init(paths: expansion.paths, follow: paused)
@@ -207,7 +215,7 @@ public final class MergeReader {
         guard exhaustion == nil else { return false }
         if !started { start() }
         startDueLanes()
-        guard let top = heap.first else { return false }
+        guard !heap.isEmpty else { return false }
         try handOutTop(body)
         return true
     }
