@@ -88,6 +88,12 @@ import Testing
         #expect(expected.count > Int(seconds) * 100, "only \(expected.count) lines captured")
         #expect(written.count == expected.count, "follower wrote \(written.count) of \(expected.count) lines")
         #expect(written.sorted() == expected.sorted())
+        // In time order (equal times may come in another order: the merge breaks ties by input, and
+        // a rotation's file joins the follower's list last).
+        let times = written.map { $0.prefix(6 + 24) }
+        #expect(times.allSatisfy { $0.hasPrefix("@time=") && $0.hasSuffix("Z") })
+        let backwards = zip(times, times.dropFirst()).filter { $0.1 < $0.0 }.count
+        #expect(backwards == 0, "\(backwards) lines written before an earlier one")
         // Capture's own records and each file's last line are among them.
         #expect(written.contains { $0.contains(":chatcap CAPTURE stop ") }, "no stop record")
         #expect(written.filter { $0.contains(":chatcap CAPTURE disconnected ") }.count >= 1, "no disconnected record")
