@@ -107,4 +107,58 @@ import Testing
         writer.join()
         #expect(lines == 1)
     }
+
+    @Test(
+        "a rotation: the chain moves to the next gzip file only once capture has finished the one before",
+        .timeLimit(.minutes(1)))
+    func rotationWaitsForTheFinishedMember() throws {
+        let dir = try InputTempDirectory()
+        let hour10 = try dir.file("c/2025-11-21T10.log.gz")
+        let hour11 = try dir.file("c/2025-11-21T11.log.gz")
+        let stop = StopFlag()
+        let seen = Mutex<[String]>([])
+        @Sendable func reached(_ count: Int) -> Bool {
+            for _ in 0..<1_000 {
+                if seen.withLock({ $0.count }) >= count { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+        @Sendable func bytes(_ name: String, _ offsetMs: Int64) -> [UInt8] {
+            Array((Self.line(name, offsetMs, channel: "c") + "\r\n").utf8)
+        }
+        // The first member is flushed (l1) and left open, as capture's is between two flushes.
+        let first = try GzipWriter(path: hour10)
+        try first.write(bytes("l1", 0).span)
+        try first.flush()
+        nonisolated(unsafe) let open = first
+        let writer = InputBackgroundThread {
+            defer { stop.raise() }
+            guard reached(1) else { return }
+            // The next hour's file appears (with l3) while the last lines of the old one are still to come,
+            // as when capture's writer thread finishes the old member after the new file was opened.
+            guard let next = try? GzipWriter(path: hour11) else { return }
+            try? next.write(bytes("l3", 2_000).span)
+            try? next.flush()
+            usleep(400_000)
+            try? open.write(bytes("l2", 1_000).span)
+            try? open.close()
+            _ = reached(3)
+            try? next.close()
+        }
+        var follow = FollowMode(pollInterval: .milliseconds(20), stop: stop, deadline: .now + .seconds(30))
+        follow.rescanInterval = .milliseconds(50)
+        let reader = try MergeReader(arguments: [dir.path], follow: follow)
+        while reader.next({ event, bytes in
+            guard case .line = event else {
+                Issue.record("\(event.diagnostic)")
+                return
+            }
+            var copy: [UInt8] = []
+            for i in bytes.indices { copy.append(bytes[i]) }
+            seen.withLock { $0.append(String(String(decoding: copy, as: UTF8.self).split(separator: ":").last!)) }
+        }) {}
+        writer.join()
+        #expect(seen.withLock { $0 } == ["l1", "l2", "l3"])
+    }
 }
