@@ -28,6 +28,8 @@ extension MergeReader {
         var waiting: [Int] = []
         var nextPoll = ContinuousClock.now
         var nextScan = ContinuousClock.now
+        /// Whether following ended and the last listing and reads were made (the merge drains).
+        var isDraining = false
     }
 
     /// ``next(_:)`` of a reader that follows a directory: waits (running the mode's `idle`) until an
@@ -49,11 +51,14 @@ extension MergeReader {
         while exhaustion == nil {
             let over = follow.isOver
             var now = ContinuousClock.now
-            if over || now >= following!.nextScan {
+            // Once following ended: one last listing and read of every file, then the merge drains.
+            let last = over && !following!.isDraining
+            if last { following!.isDraining = true }
+            if last || (!over && now >= following!.nextScan) {
                 rescan()
                 following!.nextScan = now + follow.rescanInterval
             }
-            if over || now >= following!.nextPoll {
+            if last || (!over && now >= following!.nextPoll) {
                 wakeWaitingLanes()
                 following!.nextPoll = now + follow.pollInterval
             }
