@@ -161,4 +161,45 @@ import Testing
         writer.join()
         #expect(seen.withLock { $0 } == ["l1", "l2", "l3"])
     }
+
+    @Test(
+        "a rotated gzip file left unfinished (a capture killed) is given up after the grace: truncated, its partial line counted",
+        .timeLimit(.minutes(1)))
+    func unfinishedFileIsGivenUp() throws {
+        let dir = try InputTempDirectory()
+        let partial = "@time=2025-11-21T10:59:59.999Z :u!u@u PRIVMSG #c :cut"
+        let first = try GzipWriter(path: try dir.file("c/2025-11-21T10.log.gz"))
+        try first.write(Array((Self.line("l1", 0, channel: "c") + "\r\n" + partial).utf8).span)
+        try first.flush()
+        let next = try GzipWriter(path: try dir.file("c/2025-11-21T11.log.gz"))
+        try next.write(Array((Self.line("l3", 2_000, channel: "c") + "\r\n").utf8).span)
+        try next.flush()
+        let stop = StopFlag()
+        var follow = FollowMode(pollInterval: .milliseconds(20), stop: stop, deadline: .now + .seconds(30))
+        follow.rescanInterval = .milliseconds(50)
+        let reader = try MergeReader(arguments: [dir.path], follow: follow)
+        var events: [String] = []
+        let started = ContinuousClock.now
+        var l3At: Duration? = nil
+        while reader.next({ event, bytes in
+            switch event {
+            case .line:
+                var copy: [UInt8] = []
+                for i in bytes.indices { copy.append(bytes[i]) }
+                events.append(String(String(decoding: copy, as: UTF8.self).split(separator: ":").last!))
+                if events.last == "l3" {
+                    l3At = ContinuousClock.now - started
+                    stop.raise()
+                }
+            case .inputFailed(_, let error, let dropped):
+                events.append("\(error.isDamage ? "damaged" : "failed") dropped \(dropped)")
+            default:
+                events.append(event.diagnostic)
+            }
+        }) {}
+        #expect(events == ["l1", "damaged dropped \(partial.utf8.count)", "l3"])
+        #expect(l3At.map { $0 >= .seconds(5) } == true, "\(String(describing: l3At))")
+        try first.close()
+        try next.close()
+    }
 }

@@ -116,9 +116,6 @@ final class MergeLane {
     /// Adds an input after the lane's last one (a file that appeared in a followed directory).
     func append(_ input: (index: Int, path: String)) { inputs.append(input) }
 
-    /// The last input of the lane, by its position in the reader's list.
-    var lastInputIndex: Int? { inputs.last?.index }
-
     /// Whether an event waits (after ``advance()``).
     var hasHead: Bool { unsafe state.pointee.head != nil }
     /// The merge order of the head: time (no time sorts first), then position in the reader's list.
@@ -360,19 +357,7 @@ final class MergeLane {
                     try unsafe state.pointee.source!.read(into: free)
                 }
                 if read == 0 {
-                    guard let follow, follow.pausesAtEnd, !follow.isOver else {
-                        unsafe state.pointee.sourceEnded = true
-                        continue
-                    }
-                    // A pause: nothing more yet. The input ends here only when a later one of the lane
-                    // has appeared (a rotation) and this one is finished, or was left unfinished too long.
-                    guard unsafe state.pointee.nextInput < inputs.count else { return nil }
-                    let now = ContinuousClock.now
-                    let since = unsafe state.pointee.pausedBeforeSuccessorSince ?? now
-                    unsafe state.pointee.pausedBeforeSuccessorSince = since
-                    let finished =
-                        unsafe state.pointee.source!.endsCleanlyHere && state.pointee.framer.pendingByteCount == 0
-                    guard finished || now - since >= Self.successorGrace else { return nil }
+                    if let follow, follow.pausesAtEnd, endsFollowedInput(over: follow.isOver) == false { return nil }
                     unsafe state.pointee.sourceEnded = true
                 } else {
                     unsafe state.pointee.pausedBeforeSuccessorSince = nil
@@ -382,6 +367,34 @@ final class MergeLane {
                 unsafe state.pointee.sourceError = error
             }
         }
+    }
+
+    /// At a pause of a followed input (``FollowMode/pausesAtEnd``): whether the input ends here.
+    ///
+    /// While following, it ends only when a later input of the lane has appeared (a rotation) and this
+    /// one is finished — its gzip member complete, no partial line — or was left unfinished for
+    /// ``successorGrace`` (a capture killed): then an open member is reported as truncated. When
+    /// following has ended (`over`), it ends; an open member is normal for a capture still running,
+    /// but a partial line in it is reported as truncated (its bytes counted as dropped), never handed
+    /// out as a line.
+    private func endsFollowedInput(over: Bool) -> Bool {
+        let open = unsafe !state.pointee.source!.endsCleanlyHere
+        let partial = unsafe state.pointee.framer.pendingByteCount > 0
+        var truncated = open && partial
+        if !over {
+            guard unsafe state.pointee.nextInput < inputs.count else { return false }
+            let now = ContinuousClock.now
+            let since = unsafe state.pointee.pausedBeforeSuccessorSince ?? now
+            unsafe state.pointee.pausedBeforeSuccessorSince = since
+            if open || partial {
+                guard now - since >= Self.successorGrace else { return false }
+                truncated = open
+            }
+        }
+        if truncated, let gzip = unsafe state.pointee.source as? GzipSource {
+            unsafe state.pointee.sourceError = .truncated(name: gzip.name, compressedOffset: gzip.compressedOffset)
+        }
+        return true
     }
 
     /// Where an event of the current input happened, with the time it is merged by: its own when it
