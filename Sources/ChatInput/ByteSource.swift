@@ -35,12 +35,17 @@ public protocol ByteSource: ~Copyable {
     /// - Returns: whether a descriptor was closed.
     @discardableResult
     mutating func releaseDescriptor() -> Bool
+
+    /// Whether ending the input where the last read stopped cuts nothing the source has begun (a
+    /// gzip member started and not finished); asked at a pause of a growing file.
+    var endsCleanlyHere: Bool { get }
 }
 
 extension ByteSource where Self: ~Copyable {
     /// A source without a descriptor of its own (e.g. bytes in memory).
     public var holdsDescriptor: Bool { false }
     public var isReleased: Bool { false }
+    public var endsCleanlyHere: Bool { true }
     @discardableResult
     public mutating func releaseDescriptor() -> Bool { false }
 }

@@ -8,7 +8,8 @@ public import ChatPosix
 ///
 /// Owns its file descriptor and closes it in `deinit` (standard input is never closed). With a
 /// ``FollowMode``, a regular file is followed like `tail -f`: at its end the source polls for growth
-/// instead of ending, until the mode's stop flag or deadline ends it; if the file shrinks (truncated
+/// instead of ending (or, with ``FollowMode/pausesAtEnd``, returns 0 at once and reads on at the next
+/// call), until the mode's stop flag or deadline ends it; if the file shrinks (truncated
 /// in place, e.g. by `copytruncate`), reading restarts at its beginning and ``restartCount`` goes up.
 ///
 /// ``detectFormat(shortInputFormat:)`` reads the first two bytes to tell gzip from plain text; those
@@ -238,6 +239,7 @@ public final class FileSource: ByteSource {
                 restartCount += 1
                 continue
             }
+            if follow.pausesAtEnd { return 0 }  // a pause: the caller asks again later
             var pause = Self.pause(follow)
             if let due = follow.idle?() { pause = min(pause, due - ContinuousClock.now) }
             sleepThread(for: pause)

@@ -20,6 +20,19 @@ public struct FollowMode {
     /// Runs whatever is due while the source waits, and returns when it wants to run again (`nil`:
     /// nothing pending); the wait is cut short then. Called on the reading thread.
     public var idle: (() -> ContinuousClock.Instant?)?
+    /// Whether a read at a followed regular file's end returns 0 at once instead of waiting: a
+    /// **pause**, not the end (a later read looks again; a gzip source then decodes on from where it
+    /// stopped, inside a member too). Set by a ``MergeReader`` that follows several inputs, which
+    /// must not wait on one quiet file while others have lines.
+    public var pausesAtEnd = false
+    /// How long after a line's time (its `time` tag: when capture received it) a merge that follows
+    /// several inputs still expects lines older than it from an input that has nothing new: capture
+    /// flushes every file at least every 500 ms, so a line it received more than this long ago is on
+    /// disk. The merge releases a line once this has passed, or at once when every input has a line
+    /// waiting.
+    public var settle: Duration = .seconds(1)
+    /// How often a merge that follows a directory looks for new files (new channels, rotations).
+    public var rescanInterval: Duration = .seconds(1)
 
     public init(
         pollInterval: Duration = .milliseconds(200), stop: StopFlag? = nil, deadline: ContinuousClock.Instant? = nil,

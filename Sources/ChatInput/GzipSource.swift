@@ -86,6 +86,13 @@ public final class GzipSource: ByteSource {
         unsafe input.deallocate()
     }
 
+    /// Whether stopping here cuts nothing: no member was begun and left unfinished (at a pause of a
+    /// growing file, whether its writer finished it).
+    public var endsCleanlyHere: Bool {
+        // SAFETY: `inflater` is live.
+        unsafe cisal_inflater_in_member(inflater) == 0 && (needsReset || magicChecked == 0)
+    }
+
     /// Whether the compressed file's descriptor is open now.
     public var holdsDescriptor: Bool { inner.holdsDescriptor }
 
@@ -239,7 +246,8 @@ public func makeByteSource(
     case .plain: return file
     case .gzip:
         let prefetches = prefetchesGzip && follow?.followsFiles != true && file.isRegularFile
-        let gzip = try GzipSource(wrapping: file)
+        let pauses = follow?.pausesAtEnd == true && follow?.followsFiles == true && file.isRegularFile
+        let gzip = try GzipSource(wrapping: file, pausesAtInnerEnd: pauses)
         return prefetches ? PrefetchSource(wrapping: gzip) : gzip
     }
 }

@@ -68,10 +68,19 @@ final class MergeLane {
         var statistics = MergeStatistics()
         /// An input of the lane could not be opened for want of descriptors (the merge must stop).
         var exhaustion: InputError? = nil
+        /// Following with pauses: since when the current input has been at a pause while a later input
+        /// of the lane waits (``successorGrace``).
+        var pausedBeforeSuccessorSince: ContinuousClock.Instant? = nil
     }
 
-    /// The inputs of the lane: their paths and positions in the reader's list.
-    private let inputs: [(index: Int, path: String)]
+    /// How long a followed input at a pause whose gzip member is unfinished is waited on once a later
+    /// input of the lane exists (capture finishes a rotated file's member on a thread of its own, just
+    /// after it opened the next file); a file left unfinished for longer (a capture killed) is ended.
+    static let successorGrace: Duration = .seconds(5)
+
+    /// The inputs of the lane: their paths and positions in the reader's list (a reader that follows
+    /// a directory appends the files that appear: ``append(_:)``).
+    private var inputs: [(index: Int, path: String)]
     private let follow: FollowMode?
     private let state: UnsafeMutablePointer<State>
     /// The lane's number in its reader (its group's index).
@@ -103,6 +112,9 @@ final class MergeLane {
         unsafe state.deinitialize(count: 1)
         unsafe state.deallocate()
     }
+
+    /// Adds an input after the lane's last one (a file that appeared in a followed directory).
+    func append(_ input: (index: Int, path: String)) { inputs.append(input) }
 
     /// Whether an event waits (after ``advance()``).
     var hasHead: Bool { unsafe state.pointee.head != nil }
@@ -298,6 +310,7 @@ final class MergeLane {
                 unsafe state.pointee.framer.reset()
                 unsafe state.pointee.sourceEnded = false
                 unsafe state.pointee.sourceError = nil
+                unsafe state.pointee.pausedBeforeSuccessorSince = nil
                 unsafe state.pointee.warnedCarriageReturns = false
                 unsafe state.pointee.inputIndex = input.index
                 unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
@@ -343,12 +356,45 @@ final class MergeLane {
                 let read = try unsafe state.pointee.framer.fill { free throws(InputError) -> Int in
                     try unsafe state.pointee.source!.read(into: free)
                 }
-                if read == 0 { unsafe state.pointee.sourceEnded = true }
+                if read == 0 {
+                    if let follow, follow.pausesAtEnd, endsFollowedInput(over: follow.isOver) == false { return nil }
+                    unsafe state.pointee.sourceEnded = true
+                } else {
+                    unsafe state.pointee.pausedBeforeSuccessorSince = nil
+                }
             } catch {
                 unsafe state.pointee.sourceEnded = true
                 unsafe state.pointee.sourceError = error
             }
         }
+    }
+
+    /// At a pause of a followed input (``FollowMode/pausesAtEnd``): whether the input ends here.
+    ///
+    /// While following, it ends only when a later input of the lane has appeared (a rotation) and this
+    /// one is finished — its gzip member complete, no partial line — or was left unfinished for
+    /// ``successorGrace`` (a capture killed): then an open member is reported as truncated. When
+    /// following has ended (`over`), it ends; an open member is normal for a capture still running,
+    /// but a partial line in it is reported as truncated (its bytes counted as dropped), never handed
+    /// out as a line.
+    private func endsFollowedInput(over: Bool) -> Bool {
+        let open = unsafe !state.pointee.source!.endsCleanlyHere
+        let partial = unsafe state.pointee.framer.pendingByteCount > 0
+        var truncated = open && partial
+        if !over {
+            guard unsafe state.pointee.nextInput < inputs.count else { return false }
+            let now = ContinuousClock.now
+            let since = unsafe state.pointee.pausedBeforeSuccessorSince ?? now
+            unsafe state.pointee.pausedBeforeSuccessorSince = since
+            if open || partial {
+                guard now - since >= Self.successorGrace else { return false }
+                truncated = open
+            }
+        }
+        if truncated, let gzip = unsafe state.pointee.source as? GzipSource {
+            unsafe state.pointee.sourceError = .truncated(name: gzip.name, compressedOffset: gzip.compressedOffset)
+        }
+        return true
     }
 
     /// Where an event of the current input happened, with the time it is merged by: its own when it

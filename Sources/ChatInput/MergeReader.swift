@@ -41,8 +41,11 @@ public import IRCWire
 /// }
 /// ```
 ///
-/// With a ``FollowMode`` each input is followed at its end; since the merge needs the next line of
-/// every lane to decide, following suits a single input (as `tail -f` does).
+/// With a ``FollowMode`` each input is followed at its end. A single file is read straight on, waiting
+/// at its end (as `tail -f` does). A directory (a capture still being written) is followed without
+/// waiting on any one file: each file is read up to its end, a line is released once every lane has
+/// one waiting or ``FollowMode/settle`` has passed since its time, and files that appear (new
+/// channels, rotations) join the merge; see `MergeReader+Following.swift`.
 ///
 /// Confined to one task; not `Sendable`.
 public final class MergeReader {
@@ -52,25 +55,26 @@ public final class MergeReader {
     /// Up to this many lanes all start at once; with more, each starts when the merge reaches it.
     public static let eagerLaneLimit = 64
 
-    /// The inputs, in the order given; ``MergedLine/inputIndex`` indexes this list.
-    public let paths: [String]
+    /// The inputs, in the order given (and, following a directory, in the order they appeared);
+    /// ``MergedLine/inputIndex`` indexes this list.
+    public internal(set) var paths: [String]
     /// At most this many inputs of this reader hold a descriptor at once.
     public let maxOpenInputs: Int
     /// The error that stopped the merge early: an input that could not be opened because descriptors
     /// ran out (``InputError/isDescriptorExhaustion``). It was handed out as an event before.
-    public private(set) var exhaustion: InputError? = nil
+    public internal(set) var exhaustion: InputError? = nil
 
     /// The inputs of each lane, by lane number.
-    private let groups: [[(index: Int, path: String)]]
-    private let follow: FollowMode?
+    var groups: [[(index: Int, path: String)]]
+    let follow: FollowMode?
     private let maxLineLength: Int
     private let bufferCapacity: Int
     /// The lanes by number: `nil` before a lane starts (lazy start) and after it ended.
-    private var lanes: [MergeLane?]
+    var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
-    private let single: MergeLane?
+    private var single: MergeLane?
     /// Lanes with a waiting event, as a binary min-heap on ``MergeLane/sortKey``.
-    private var heap: [Int] = []
+    var heap: [Int] = []
     /// Lanes not started yet with the key of their first event, the next one due last.
     private var pending: [(key: SortKey, lane: Int)] = []
     /// Lanes that opened an input, each once (some may have closed it since: pruned when the list
@@ -80,7 +84,10 @@ public final class MergeReader {
     private var pruneAt = MergeReader.eagerLaneLimit
     /// What lanes that ended handed out.
     private var ended = MergeStatistics()
-    private var started = false
+    var started = false
+    /// Following a directory: its arguments, the files known, the lanes with nothing to hand out yet
+    /// (see `MergeReader+Following.swift`); `nil` otherwise.
+    var following: Following? = nil
 
     /// What was handed out so far.
     ///
@@ -149,9 +156,28 @@ public final class MergeReader {
     public convenience init(
         arguments: [String], follow: FollowMode? = nil, prefetchesGzip: Bool = false
     ) throws(InputError) {
-        let expansion = try InputPaths.expansion(of: arguments)
-        self.init(paths: expansion.paths, follow: follow, prefetchesGzip: prefetchesGzip)
+        guard let follow, follow.followsFiles, arguments.contains(where: Self.isDirectory) else {
+            let expansion = try InputPaths.expansion(of: arguments)
+            self.init(paths: expansion.paths, follow: follow, prefetchesGzip: prefetchesGzip)
+            expansionNotes = expansion.notes
+            return
+        }
+        // Following a directory: every file is read up to its end and paused there, and the merge
+        // releases lines by time (FollowMode.settle) and picks up the files that appear. Directories
+        // without logs yet (a capture that has not flushed) are waited on.
+        let expansion: InputPaths.Expansion
+        do {
+            expansion = try InputPaths.expansion(of: arguments)
+        } catch {
+            guard case .noLogs = error, arguments.allSatisfy(Self.isDirectory) else { throw error }
+            expansion = InputPaths.Expansion()
+        }
+        var paused = follow
+        paused.pausesAtEnd = true
+        self.init(paths: expansion.paths, follow: paused)
         expansionNotes = expansion.notes
+        single = nil
+        following = Following(arguments: arguments, known: Set(expansion.paths))
     }
 
     /// What the expansion of the arguments left out or read once (``InputPaths/Expansion/notes``),
@@ -177,6 +203,7 @@ public final class MergeReader {
             if single.isStopped { exhaustion = single.exhaustion }
             return more
         }
+        if following != nil { return try nextFollowed(body) }
         return try nextMerged(body)
     }
 
@@ -188,7 +215,19 @@ public final class MergeReader {
         guard exhaustion == nil else { return false }
         if !started { start() }
         startDueLanes()
-        guard let top = heap.first else { return false }
+        guard !heap.isEmpty else { return false }
+        try handOutTop(body)
+        return true
+    }
+
+    /// Hands the heap's top event to `body` and moves its lane on (re-sorted, or off the heap when it
+    /// has nothing more: retired, or waiting when following a directory). Always inlined: in
+    /// ``nextMerged(_:)`` it is the code that stood there before it was shared.
+    ///
+    /// - Precondition: the heap is not empty.
+    @inline(__always)
+    func handOutTop<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) {
+        let top = heap[0]
         let lane = lanes[top]!
         var failure: E? = nil
         do {
@@ -208,13 +247,12 @@ public final class MergeReader {
                     heap[0] = last
                     siftDown(from: 0)
                 }
-                retire(top)
+                ranDry(top)
             } else {
                 siftDown(from: 0)
             }
         }
         if let failure { throw failure }
-        return true
     }
 
     /// Hands every remaining event to `body`, in merged order; see ``next(_:)``.
@@ -224,7 +262,7 @@ public final class MergeReader {
 
     // MARK: - Lanes
 
-    private func makeLane(_ number: Int) -> MergeLane {
+    func makeLane(_ number: Int) -> MergeLane {
         let lane = MergeLane(
             id: number, inputs: groups[number], follow: follow, maxLineLength: maxLineLength,
             bufferCapacity: bufferCapacity)
@@ -234,7 +272,7 @@ public final class MergeReader {
 
     /// Starts every lane (up to ``eagerLaneLimit``, or when following files), or else learns the time of
     /// each lane's first event and starts the ones that cannot be peeked at (standard input, pipes).
-    private func start() {
+    func start() {
         started = true
         let lazy = groups.count > Self.eagerLaneLimit && follow?.followsFiles != true
         var due: [(key: SortKey, lane: Int)] = []
@@ -262,7 +300,7 @@ public final class MergeReader {
     }
 
     /// Creates lane `number`, reads its first event and puts it on the heap (or ends it, if empty).
-    private func startLane(_ number: Int) {
+    func startLane(_ number: Int) {
         let lane = lanes[number] ?? makeLane(number)
         lanes[number] = lane
         lane.advance()
@@ -270,12 +308,21 @@ public final class MergeReader {
             heap.append(number)
             siftUp(from: heap.count - 1)
         } else {
+            ranDry(number)
+        }
+    }
+
+    /// A lane without an event: exhausted (retired), or when following a directory, waiting for more.
+    private func ranDry(_ number: Int) {
+        if following != nil && follow?.isOver != true {
+            following!.waiting.append(number)
+        } else {
             retire(number)
         }
     }
 
     /// Keeps what an exhausted lane handed out, and lets it go (its buffers with it).
-    private func retire(_ number: Int) {
+    func retire(_ number: Int) {
         guard let lane = lanes[number] else { return }
         ended.add(lane.statistics)
         lanes[number] = nil
@@ -327,6 +374,13 @@ public final class MergeReader {
         }
     }
 
+    private static func isDirectory(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        var info = stat()
+        // SAFETY: `path` is bridged to a NUL-terminated C string for the call; `info` is a local `stat`.
+        return unsafe stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     private static func isRegularFile(_ path: String) -> Bool {
         guard path != "-" else { return false }
         var info = stat()
@@ -344,7 +398,7 @@ public final class MergeReader {
         Self.precedes(lanes[heap[a]]!.sortKey, lanes[heap[b]]!.sortKey)
     }
 
-    private func siftUp(from start: Int) {
+    func siftUp(from start: Int) {
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2

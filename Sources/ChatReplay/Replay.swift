@@ -58,8 +58,8 @@ public final class Replay {
         var eventsUntilFlushCheck = 0
         /// Lines until the next view-model tick with a fresh clock reading.
         var linesUntilPublish = 0
-        /// `--dedupe`'s memory of recent message ids, when asked for.
-        var dedupe: MessageIdFilter? = nil
+        /// `--dedupe`'s memory of recent message ids and id-less lines, when asked for.
+        var dedupe: RepeatFilter? = nil
     }
     let state: UnsafeMutablePointer<State>
     /// Lines between two clock readings for the view model's tick (its interval is tens of ms).
@@ -91,7 +91,7 @@ public final class Replay {
             || !options.users.isEmpty || !options.types.isEmpty || options.grep != nil
         unsafe state = .allocate(capacity: 1)
         unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }))
-        if let window = options.dedupeWindowMs { unsafe state.pointee.dedupe = MessageIdFilter(windowMs: window) }
+        if let window = options.dedupeWindowMs { unsafe state.pointee.dedupe = RepeatFilter(windowMs: window) }
         unsafe state.pointee.summary.channelLimit = store.channelLimit
     }
 
@@ -148,11 +148,18 @@ public final class Replay {
                 if let idleFailure = unsafe state.pointee.idleFailure { throw idleFailure }
             }
             unsafe state.pointee.summary.lines += 1
-            if options.dedupeWindowMs != nil,
-                unsafe state.pointee.dedupe!.isRepeat(message, in: bytes, at: at.timestamp?.milliseconds)
-            {
-                unsafe state.pointee.summary.duplicates += 1
-                return
+            if options.dedupeWindowMs != nil {
+                switch unsafe state.pointee.dedupe!.check(
+                    message, in: bytes, at: at.timestamp?.milliseconds, input: at.inputIndex)
+                {
+                case .new: break
+                case .repeatedId:
+                    unsafe state.pointee.summary.duplicates += 1
+                    return
+                case .repeatedLine:
+                    unsafe state.pointee.summary.duplicateLines += 1
+                    return
+                }
             }
             try ingest(bytes, message, at)
         case .malformed:

@@ -22,8 +22,9 @@ public struct ReplayOptions {  // not Sendable: holds a Regex
     public var applyModeration = false
     /// Drop shared-chat copies of messages already shown for another channel.
     public var dedupeShared = false
-    /// Drop a line whose message id was already seen in its channel within this many milliseconds
-    /// (two captures of one channel merged); `nil` keeps every line.
+    /// Drop a line whose message id was already seen in its channel within this many milliseconds, and
+    /// a line without an id already kept from another input (by its content without receive-time
+    /// tags; see ``RepeatFilter``), e.g. two captures of one channel merged; `nil` keeps every line.
     public var dedupeWindowMs: Int64? = nil
     /// Turn malformed input into a failure (exit status 65).
     public var strict = false
@@ -64,6 +65,9 @@ public struct ReplaySummary: Sendable, Equatable {
     public var releasedEarly = 0
     /// Lines `--dedupe` dropped: their message id was already seen in the channel within the window.
     public var duplicates = 0
+    /// Lines without a message id `--dedupe` dropped: the same line (but for receive-time tags) was
+    /// kept from another input within the window.
+    public var duplicateLines = 0
     /// Inputs with lines that hold CRs no LF follows (lines ended by CR alone run together).
     public var bareCarriageReturnInputs = 0
 
@@ -92,6 +96,7 @@ public struct ReplaySummary: Sendable, Equatable {
         if dropped > 0 { parts.append("\(dropped) dropped (channels past the limit of \(channelLimit))") }
         if releasedEarly > 0 { parts.append("\(releasedEarly) released before their moderation look-ahead ended") }
         if duplicates > 0 { parts.append("\(duplicates) repeated message ids dropped (--dedupe)") }
+        if duplicateLines > 0 { parts.append("\(duplicateLines) repeated lines without id dropped (--dedupe)") }
         if bareCarriageReturnInputs > 0 {
             parts.append(
                 "\(bareCarriageReturnInputs) input\(bareCarriageReturnInputs == 1 ? "" : "s") with bare CR line endings"

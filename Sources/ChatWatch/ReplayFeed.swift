@@ -28,7 +28,21 @@ public final class ReplayFeed: WatchFeed {
         pacer = speed.map(Pacer.init)
     }
 
+    /// The ingest while ``run(into:)`` runs, for ``idle()``.
+    private var ingest: WatchIngest? = nil
+
+    /// For the reader's waits while it follows its inputs (``FollowMode/idle``): publishes due windows,
+    /// so the screen keeps up while no line comes. Runs on the ingest thread.
+    ///
+    /// - Returns: when to call again (one ``tickInterval`` from now).
+    public func idle() -> ContinuousClock.Instant? {
+        ingest?.tick()
+        return .now + Self.tickInterval
+    }
+
     public func run(into ingest: WatchIngest) {
+        self.ingest = ingest
+        defer { self.ingest = nil }
         ingest.setStatus(.replaying)
         while !ingest.stop.isRaised {
             let more = reader.next { event, bytes in

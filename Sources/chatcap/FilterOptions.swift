@@ -41,6 +41,8 @@ struct FilterOptions: ParsableArguments {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Drop a line whose Twitch message id was already seen in its channel within this many seconds, \(FilterOptions.dedupeRange.text), e.g. to merge two captures of one channel.",
+            discussion:
+                "A line without an id (CLEARCHAT, CLEARMSG, JOIN, PART, NOTICE, ROOMSTATE, ...) is dropped when the same line, but for its receive-time tags (time, historical, rm-received-ts, rm-deleted), was kept from another input within the window; the summary counts both kinds. chatcap's own records always pass.",
             valueName: "seconds"),
         transform: { try FilterOptions.dedupeRange.parse($0) })
     var dedupe: Double?

@@ -29,7 +29,12 @@ struct ReplayCommand: ParsableCommand {
         transform: { try Speed.parse($0) })
     var speed = Speed.max
 
-    @Flag(help: "Keep reading a growing file, like tail -f (one input).")
+    @Flag(
+        help: ArgumentHelp(
+            "Keep reading a growing file, like tail -f, or a capture directory still being written (one input).",
+            discussion:
+                "A directory is followed file by file without waiting on any quiet one: a line is written once every file has a line waiting or a second has passed since its time (capture flushes every 0.5 s), so within about a second of capture's flush, in time order; new channels' files and rotations join as they appear."
+        ))
     var follow = false
 
     @Option(
@@ -123,7 +128,9 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         Diagnostics.error("\(error)")
         throw ExitCode(74)
     }
-    if summary.hasProblems || summary.duplicates > 0 { Diagnostics.note("summary: \(summary.description)") }
+    if summary.hasProblems || summary.duplicates + summary.duplicateLines > 0 {
+        Diagnostics.note("summary: \(summary.description)")
+    }
     if summary.lines == 0 && summary.malformed + summary.skipped > 0 {
         Diagnostics.error("no valid IRC line in the input")
         throw ExitCode(65)

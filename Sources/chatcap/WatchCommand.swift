@@ -1,4 +1,6 @@
 import ArgumentParser
+import ChatArchive
+import ChatInput
 import ChatNet
 import ChatPosix
 import ChatWatch
@@ -41,6 +43,12 @@ struct WatchCommand: ParsableCommand {
         transform: { try Speed.parse($0) })
     var speed = Speed(factor: 1)
 
+    @Flag(
+        help:
+            "Keep reading the inputs as they grow: a file like tail -f, or a capture directory still being written (its new channels and files too); lines are shown as they come, unpaced."
+    )
+    var follow = false
+
     @Option(
         name: .customLong("channel"), help: "Show this channel (login, with or without #); repeatable, Tab switches.")
     var channels: [String] = []
@@ -57,6 +65,10 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("--duration limits watching live; a replay of files ends with its input")
         }
         try ReportLimit.validate(reportLimit)
+        if follow && (!liveArguments.isEmpty || connection.channelsFile != nil) {
+            throw ValidationError(
+                "--follow reads log files and directories as they grow; live channels need no --follow")
+        }
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
         }
@@ -94,18 +106,26 @@ struct WatchCommand: ParsableCommand {
         options.channels = channels.map(Login.normalize)
         options.capacity = input.capacity
         options.reportLimit = reportLimit
+        let liveChannels = try liveChannels()
+        if let live = liveChannels, options.channels.isEmpty { options.channels = live }
+        let session = WatchSession(options: options)
         let feed: any WatchFeed
-        if let live = try liveChannels() {
+        if let live = liveChannels {
             if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
-            if options.channels.isEmpty { options.channels = live }
             let credentials = try connection.credentials()
             feed = LiveFeed(
                 channels: live, credentials: credentials, endpoint: connection.endpoint,
                 settings: connection.settings(for: credentials), seconds: connection.duration)
+        } else if follow {
+            // The reader's waits tick the screen and end when the session stops (q, SIGINT).
+            weak var following: ReplayFeed? = nil
+            let mode = FollowMode(stop: session.stop, idle: { following?.idle() })
+            let replay = ReplayFeed(reader: try input.makeReader(follow: mode), speed: nil)
+            following = replay
+            feed = replay
         } else {
             feed = ReplayFeed(reader: try input.makeReader(), speed: speed.factor)
         }
-        let session = WatchSession(options: options)
         let report: WatchSession.Report
         do {
             report = try session.run(feed)

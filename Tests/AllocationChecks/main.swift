@@ -8,6 +8,7 @@ import ChatGzip
 import ChatInput
 import ChatNet
 import ChatPosix
+import ChatReplay
 import ChatServe
 import ChatStore
 import ChatTestSupport
@@ -311,6 +312,19 @@ var servedLineWriter = ServedLineWriter()
     }
 }
 
+/// `replay --dedupe`'s per-line check: every line remembered and, a window later, forgotten (the
+/// clock moves 10 ms a line, the window is 1 s), lines alternating between two inputs, so that ids,
+/// id-less lines and repeats of both take their paths.
+var repeatFilter = RepeatFilter(windowMs: 1_000)
+var repeatClock: Int64 = 0
+@MainActor func replayDedupe() -> Int {
+    sumOverMessages { bytes, m in
+        repeatClock &+= 10
+        let verdict = repeatFilter.check(m, in: bytes, at: repeatClock, input: Int(repeatClock / 10 % 2))
+        return verdict == .new ? 1 : 2
+    }
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -323,6 +337,7 @@ let scenarios = [
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
+    Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.

@@ -185,6 +185,41 @@ struct WatchTests {
         #expect(sane.trimmingCharacters(in: .whitespacesAndNewlines) == "1")  // the cursor is visible again
     }
 
+    @Test(
+        "watch DIR --follow shows lines as the files grow and as new files appear; q ends it",
+        .timeLimit(.minutes(1)))
+    func follows() throws {
+        let dir = try InputTempDirectory()
+        let now = Date().timeIntervalSince1970
+        func line(_ text: String, _ offset: Double) -> String {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return
+                "@time=\(formatter.string(from: Date(timeIntervalSince1970: now + offset))) :u!u@u PRIVMSG #a :\(text)\r\n"
+        }
+        let first = try dir.write("a/2025-11-21.log", Array(line("first line", -30).utf8))
+        let tmux = try WatchTmux()
+        defer { tmux.kill() }
+        try tmux.line("clear; \(CLI.shellBinary) watch '\(dir.path)' --follow; echo EXIT=$?")
+        let shown = { (text: String) in { (screen: [String]) in Self.messages(screen).contains { $0.hasSuffix(text) } }
+        }
+        let (started, screen) = tmux.wait(shown("u: first line"))
+        try #require(started, "\(screen.joined(separator: "\n"))")
+        // More in the file, then the next day's file (a rotation).
+        let handle = try #require(FileHandle(forWritingAtPath: first))
+        handle.seekToEndOfFile()
+        handle.write(Data(line("second line", -20).utf8))
+        try handle.close()
+        let (grew, screen2) = tmux.wait(shown("u: second line"))
+        #expect(grew, "\(screen2.joined(separator: "\n"))")
+        _ = try dir.write("a/2025-11-22.log", Array(line("third line", -10).utf8))
+        let (rotated, screen3) = tmux.wait(shown("u: third line"))
+        #expect(rotated, "\(screen3.joined(separator: "\n"))")
+        try tmux.keys("q")
+        let (back, after) = tmux.wait(for: "EXIT=0")
+        #expect(back, "\(after.joined(separator: "\n"))")
+    }
+
     @Test("without a terminal watch refuses with exit status 74 and says why")
     func noTerminal() throws {
         let run = try CLI.shell("setsid \(CLI.shellBinary) watch Fixtures/lines/moderation.irc --speed max < /dev/null")
