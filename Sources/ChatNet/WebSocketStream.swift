@@ -10,8 +10,15 @@ public import WebSocketWire
 /// headers are dropped, payloads moved down and unmasked, so the framer sees only IRC bytes and no
 /// byte is copied elsewhere — the read path allocates nothing. Pings are answered with pongs, a close
 /// frame with a close frame (then `.endOfStream`), a protocol error with a close frame carrying its
-/// code (1002; 1009 for a message over the limit) and a thrown ``WebSocketError/protocolViolation(peer:failure:)``
-/// — after the bytes decoded before it have been returned.
+/// code (1002; 1007 for text that is not UTF-8; 1009 for a message over the limit) and a thrown
+/// ``WebSocketError/protocolViolation(peer:failure:)`` — after the bytes decoded before it have been
+/// returned.
+///
+/// Pings from a peer that does not read cannot grow memory: a pong is queued only while nothing waits
+/// in the queue below; otherwise the latest ping's payload is held (one, at most 125 bytes) and its
+/// pong queued once the queue has drained, answering every ping before it (RFC 6455 §5.5.3 allows
+/// it). The pongs so skipped are counted as ``owedPongBytes``, part of ``pendingWriteCount``, so an
+/// owner that closes a peer past its queue bound closes a peer that pings without reading too.
 ///
 /// Writing: as a client every line is one masked text frame (masking keys from OpenSSL's
 /// `RAND_bytes`), as Twitch's browser clients send; a secret line (PASS) is zeroed in the queues
@@ -77,6 +84,14 @@ public final class WebSocketStream: ByteStream {
     private var sentClose = false
     /// The last read stopped on its budget with input possibly left: be woken at once.
     private var wantsPoke = false
+    /// The payload of the latest ping not yet answered, held while the queue below is not empty.
+    private var heldPong = InlineArray<125, UInt8>(repeating: 0)
+    /// How many bytes of ``heldPong`` are its payload; `nil` when no pong is held.
+    private var heldPongCount: Int? = nil
+    /// The bytes of the pongs that pings answered by a later pong would have queued, since the queue
+    /// below last drained: what a peer pinging without reading asked us to write. Counted in
+    /// ``pendingWriteCount`` so that the owner's queue bound applies to it.
+    public private(set) var owedPongBytes = 0
 
     /// The server side of an accepted connection: reads the upgrade request first.
     ///
@@ -112,11 +127,16 @@ public final class WebSocketStream: ByteStream {
 
     public var interest: EventLoop.Interest {
         var interest = base.interest
-        if wantsPoke || (!outgoing.isEmpty && state == .open) { interest.insert(.writable) }
+        // Bytes read past the handshake wait in memory, not in the socket: be woken to decode them.
+        let hasLeftover = leftoverStart < leftover.count
+        if wantsPoke || hasLeftover || (!outgoing.isEmpty && state == .open) { interest.insert(.writable) }
         return interest
     }
 
-    public var pendingWriteCount: Int { base.pendingWriteCount + outgoing.count }
+    /// Bytes queued below, lines gathered for the next frame, a held pong and ``owedPongBytes``.
+    public var pendingWriteCount: Int {
+        base.pendingWriteCount + outgoing.count + (heldPongCount.map(pongLength) ?? 0) + owedPongBytes
+    }
 
     /// Whether the connection is open (the handshake done, no close frame or failure yet).
     public var isOpen: Bool { state == .open }
@@ -199,7 +219,7 @@ public final class WebSocketStream: ByteStream {
         switch event {
         case .ping:
             guard !sentClose else { return nil }
-            decoder.withControlPayload { payload in queueControl(.pong, payload: payload) }
+            answerPing()
         case .pong:
             break
         case .close(let code):
@@ -209,6 +229,7 @@ public final class WebSocketStream: ByteStream {
                 if let code { payload = [UInt8(code.rawValue >> 8), UInt8(truncatingIfNeeded: code.rawValue)] }
                 queueControl(.close, payload: payload.span)
                 sentClose = true
+                dropHeldPong()
                 _ = try? base.flush()
             }
             state = .closed
@@ -219,6 +240,41 @@ public final class WebSocketStream: ByteStream {
         }
         return nil
     }
+
+    /// Queues the pong of the ping just decoded when the queue below is empty (after trying to write
+    /// it), else holds its payload in place of the one held, counting the pong that one owed.
+    ///
+    /// - Complexity: O(payload), at most one write below. - Allocations: none once the queues have grown.
+    private func answerPing() {
+        if base.pendingWriteCount > 0 { _ = try? base.flush() }  // a failure shows at the owner's flush
+        if base.pendingWriteCount == 0 {
+            dropHeldPong()  // this pong answers the held one's ping too
+            decoder.withControlPayload { payload in queueControl(.pong, payload: payload) }
+            return
+        }
+        if let count = heldPongCount { owedPongBytes += pongLength(count) }
+        decoder.withControlPayload { payload in
+            for i in 0..<payload.count { heldPong[i] = payload[i] }
+            heldPongCount = payload.count
+        }
+    }
+
+    /// Queues the held pong once the queue below has drained.
+    private func releaseHeldPong() {
+        guard let count = heldPongCount, base.pendingWriteCount == 0, !sentClose else { return }
+        dropHeldPong()
+        let held = heldPong  // a copy of 125 bytes on the stack: a span of a property cannot be lent here
+        queueControl(.pong, payload: held.span.extracting(0..<count))
+    }
+
+    /// Forgets the held pong and the pongs owed (answered, or no longer due after a close frame).
+    private func dropHeldPong() {
+        heldPongCount = nil
+        owedPongBytes = 0
+    }
+
+    /// The bytes of a pong frame with a payload of `count` bytes (a client's is masked).
+    private func pongLength(_ count: Int) -> Int { count + (role == .client ? 6 : 2) }
 
     // MARK: Server handshake
 
@@ -329,7 +385,16 @@ public final class WebSocketStream: ByteStream {
     @discardableResult
     public func flush() throws(WebSocketError) -> Bool {
         sealFrame()
-        do { return try base.flush() && outgoing.isEmpty } catch { throw .transport(error) }
+        do {
+            var drained = try base.flush()
+            if drained && heldPongCount != nil {
+                releaseHeldPong()
+                drained = try base.flush()
+            }
+            return drained && outgoing.isEmpty
+        } catch {
+            throw .transport(error)
+        }
     }
 
     /// Sends a close frame with `code` (best effort: what the socket takes now) unless one went out;
@@ -375,6 +440,7 @@ public final class WebSocketStream: ByteStream {
     private func sendClose(_ code: WebSocketCloseCode, reason: String) {
         guard !sentClose else { return }
         sentClose = true
+        dropHeldPong()
         queueControl(.close, payload: WebSocketFrame.closePayload(code, reason: reason).span)
         _ = try? base.flush()
     }
