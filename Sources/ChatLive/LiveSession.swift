@@ -388,10 +388,18 @@ public final class LiveSession {
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
                 ? .certificateRejected("\(error)")
-                : .connectFailed("\(error)" + (error is TLSError && endpoint.tls != nil ? mismatchHint : ""))
+                : .connectFailed("\(error)" + (looksLikeTLSMismatch(error) ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
+    }
+
+    /// Whether a failure to open looks like the two ends disagreeing on TLS: a TLS handshake that
+    /// failed, or (a plain WebSocket) a server that closed or reset the connection without a byte of
+    /// answer to the Upgrade request, as a TLS port does.
+    private func looksLikeTLSMismatch(_ error: any Error) -> Bool {
+        if endpoint.tls != nil { return error is TLSError }
+        return (error as? WebSocketError)?.isUnanswered == true
     }
 
     /// Connects to the endpoint, over TLS when it has a context, then (WebSocket transport) does the
