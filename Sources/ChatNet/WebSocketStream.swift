@@ -23,8 +23,8 @@ public import WebSocketWire
 /// Writing: as a client every line is one masked text frame (masking keys from OpenSSL's
 /// `RAND_bytes`), as Twitch's browser clients send; a secret line (PASS) is zeroed in the queues
 /// once written. As a server lines are gathered and sent as text frames of one or more CR LF-ended
-/// lines, each frame sealed at ``flush()`` or when it would pass ``maxFramePayload``; server frames
-/// are never masked.
+/// lines, each frame sealed at ``flush()`` or when it would pass ``maxFramePayload`` (a binary frame
+/// when its lines are not UTF-8, which a text frame must be); server frames are never masked.
 ///
 /// Opening: a client connects the stream below, then ``connect(over:host:port:secure:path:protocols:peer:timeoutMs:)``
 /// does the Upgrade handshake. A server wraps an accepted stream with ``init(accepting:peer:maxMessageLength:)``:
@@ -445,12 +445,20 @@ public final class WebSocketStream: ByteStream {
         _ = try? base.flush()
     }
 
-    /// Server side: the gathered lines as one text frame into the queue below.
+    /// Server side: the gathered lines as one text frame into the queue below (binary when they are
+    /// not UTF-8).
     ///
-    /// - Complexity: O(bytes gathered), one copy. - Allocations: only when the queue below grows.
+    /// - Complexity: O(bytes gathered): one UTF-8 check (8 ASCII bytes a step), one copy.
+    /// - Allocations: only when the queue below grows.
     private func sealFrame() {
         guard !outgoing.isEmpty, state == .open, !sentClose else { return }
-        let header = WebSocketFrameHeader(opcode: .text, payloadLength: outgoing.count)
+        // A text frame must be UTF-8 (RFC 6455 §8.1; a browser fails the connection otherwise): lines
+        // that are not (a recording keeps the bytes it received) go as a binary frame, byte for byte.
+        var utf8 = UTF8Validator()
+        // SAFETY: the array's storage is lent only for the closure, which reads `count` bytes of it.
+        let isText = unsafe outgoing.withUnsafeMutableBytes { unsafe utf8.check($0, start: 0, count: $0.count) } == nil
+        let header = WebSocketFrameHeader(
+            opcode: isText && utf8.isAtBoundary ? .text : .binary, payloadLength: outgoing.count)
         let base = base
         header.withBytes { base.enqueue(raw: $0, isSecret: false) }
         // SAFETY: the array's storage is lent only for the closure, which copies it into the queue.

@@ -156,10 +156,12 @@ func peakResidentKiB(_ pid: Int32) -> Int {
         #expect(closes.count == failed && closes.allSatisfy { $0 == "close 1007" }, "\(closes)")
         #expect(HostileServerTests.count(run.text, "\"text\":\"fine\"") == failed, "the line before it, each time")
         #expect(!run.text.contains("broken"))
+        // The cut line of each (its 37 bytes up to the bad one); past 20 problems they are only counted.
         #expect(
             HostileServerTests.count(run.stderr, "mid-line", "not UTF-8", "37 bytes of a partial line dropped")
-                == failed,
+                == min(failed, 20),
             "\(run.stderr)")
+        #expect(run.stderr.contains("further problems are only counted") == (failed > 20))
     }
 
     @Test("tail ws:// at a wss:// port: the reset says 'TLS/plain mismatch?', then 69", .timeLimit(.minutes(1)))

@@ -125,4 +125,19 @@ import WebSocketWire
         let close = readExactly(pair.peer, 4)
         #expect(close.count == 4 && close[0] == 0x88 && close[2] == 0x03 && close[3] == 0xEF, "close 1007: \(close)")
     }
+
+    @Test("server side: lines that are not UTF-8 go out as a binary frame, byte for byte; UTF-8 ones as text")
+    func serverSendsBinaryForInvalidText() throws {
+        let pair = try SocketPairFixture()
+        defer { pair.closePeer() }
+        let stream = WebSocketStream(open: pair.connection, role: .server, peer: "socketpair")
+        let bad: [UInt8] = Array(":a PRIVMSG #c :caf".utf8) + [0xFF]
+        stream.enqueue(line: bad.span)
+        #expect(try stream.flush())
+        #expect(readExactly(pair.peer, 2 + bad.count + 2) == [0x82, UInt8(bad.count + 2)] + bad + [0x0D, 0x0A])
+        let good: [UInt8] = Array(":a PRIVMSG #c :café".utf8)
+        stream.enqueue(line: good.span)
+        #expect(try stream.flush())
+        #expect(readExactly(pair.peer, 2 + good.count + 2) == [0x81, UInt8(good.count + 2)] + good + [0x0D, 0x0A])
+    }
 }
