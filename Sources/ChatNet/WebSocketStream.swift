@@ -52,13 +52,13 @@ public final class WebSocketStream: ByteStream {
     /// Who is on the other end, for messages.
     public let peer: String
     /// The subprotocol agreed in the handshake (`irc`), if any.
-    public private(set) var subprotocol: String?
+    public internal(set) var subprotocol: String?
     /// The request target a client asked for (server side, once open).
-    public private(set) var requestPath: String?
+    public internal(set) var requestPath: String?
     /// The code of the close frame the peer sent, once it did.
     public private(set) var receivedCloseCode: WebSocketCloseCode?
 
-    private enum State {
+    enum State {
         /// Server side: reading the client's upgrade request.
         case awaitingRequest
         case open
@@ -66,13 +66,13 @@ public final class WebSocketStream: ByteStream {
         case closed
     }
 
-    private var state: State
+    var state: State
     private var decoder: WebSocketDecoder
     /// Bytes read past the handshake's head, decoded before anything else is read.
-    private var leftover: [UInt8] = []
-    private var leftoverStart = 0
+    var leftover: [UInt8] = []
+    var leftoverStart = 0
     /// Server side: the request head read so far.
-    private var head: [UInt8] = []
+    var head: [UInt8] = []
     /// Server side: lines queued since the last frame was sealed.
     private var outgoing: [UInt8] = []
     /// A message serialised (client side) before it is framed.
@@ -84,14 +84,8 @@ public final class WebSocketStream: ByteStream {
     private var sentClose = false
     /// The last read stopped on its budget with input possibly left: be woken at once.
     private var wantsPoke = false
-    /// The payload of the latest ping not yet answered, held while the queue below is not empty.
-    private var heldPong = InlineArray<125, UInt8>(repeating: 0)
-    /// How many bytes of ``heldPong`` are its payload; `nil` when no pong is held.
-    private var heldPongCount: Int? = nil
-    /// The bytes of the pongs that pings answered by a later pong would have queued, since the queue
-    /// below last drained: what a peer pinging without reading asked us to write. Counted in
-    /// ``pendingWriteCount`` so that the owner's queue bound applies to it.
-    public private(set) var owedPongBytes = 0
+    /// The pong owed to the latest ping while the queue below is not empty, and those it replaced.
+    private var heldPong: HeldPong
 
     /// The server side of an accepted connection: reads the upgrade request first.
     ///
@@ -104,6 +98,7 @@ public final class WebSocketStream: ByteStream {
         self.peer = peer
         role = .server
         state = .awaitingRequest
+        heldPong = HeldPong(role: .server)
         decoder = WebSocketDecoder(role: .server, maxMessageLength: maxMessageLength)
     }
 
@@ -120,6 +115,7 @@ public final class WebSocketStream: ByteStream {
         self.leftover = leftover
         self.subprotocol = subprotocol
         state = .open
+        heldPong = HeldPong(role: role)
         decoder = WebSocketDecoder(role: role, maxMessageLength: maxMessageLength)
     }
 
@@ -135,7 +131,7 @@ public final class WebSocketStream: ByteStream {
 
     /// Bytes queued below, lines gathered for the next frame, a held pong and ``owedPongBytes``.
     public var pendingWriteCount: Int {
-        base.pendingWriteCount + outgoing.count + (heldPongCount.map(pongLength) ?? 0) + owedPongBytes
+        base.pendingWriteCount + outgoing.count + heldPong.byteCount
     }
 
     /// Whether the connection is open (the handshake done, no close frame or failure yet).
@@ -229,7 +225,7 @@ public final class WebSocketStream: ByteStream {
                 if let code { payload = [UInt8(code.rawValue >> 8), UInt8(truncatingIfNeeded: code.rawValue)] }
                 queueControl(.close, payload: payload.span)
                 sentClose = true
-                dropHeldPong()
+                heldPong.reset()
                 _ = try? base.flush()
             }
             state = .closed
@@ -241,109 +237,29 @@ public final class WebSocketStream: ByteStream {
         return nil
     }
 
+    /// The bytes of the pongs that pings answered by a later pong would have queued, since the queue
+    /// below last drained: what a peer pinging without reading asked us to write (counted in
+    /// ``pendingWriteCount``, so that the owner's queue bound applies to it).
+    public var owedPongBytes: Int { heldPong.owedBytes }
+
     /// Queues the pong of the ping just decoded when the queue below is empty (after trying to write
-    /// it), else holds its payload in place of the one held, counting the pong that one owed.
+    /// it), else holds its payload in place of the one held.
     ///
     /// - Complexity: O(payload), at most one write below. - Allocations: none once the queues have grown.
     private func answerPing() {
         if base.pendingWriteCount > 0 { _ = try? base.flush() }  // a failure shows at the owner's flush
         if base.pendingWriteCount == 0 {
-            dropHeldPong()  // this pong answers the held one's ping too
+            heldPong.reset()  // this pong answers the held one's ping too
             decoder.withControlPayload { payload in queueControl(.pong, payload: payload) }
-            return
-        }
-        if let count = heldPongCount { owedPongBytes += pongLength(count) }
-        decoder.withControlPayload { payload in
-            for i in 0..<payload.count { heldPong[i] = payload[i] }
-            heldPongCount = payload.count
+        } else {
+            decoder.withControlPayload { payload in heldPong.hold(payload) }
         }
     }
 
     /// Queues the held pong once the queue below has drained.
     private func releaseHeldPong() {
-        guard let count = heldPongCount, base.pendingWriteCount == 0, !sentClose else { return }
-        dropHeldPong()
-        let held = heldPong  // a copy of 125 bytes on the stack: a span of a property cannot be lent here
-        queueControl(.pong, payload: held.span.extracting(0..<count))
-    }
-
-    /// Forgets the held pong and the pongs owed (answered, or no longer due after a close frame).
-    private func dropHeldPong() {
-        heldPongCount = nil
-        owedPongBytes = 0
-    }
-
-    /// The bytes of a pong frame with a payload of `count` bytes (a client's is masked).
-    private func pongLength(_ count: Int) -> Int { count + (role == .client ? 6 : 2) }
-
-    // MARK: Server handshake
-
-    /// Reads the upgrade request; `nil` once the connection is open (go on reading frames), else
-    /// what to return.
-    private func readRequest(into buffer: UnsafeMutableRawBufferPointer) throws(WebSocketError) -> ReadOutcome? {
-        while true {
-            let outcome: ReadOutcome
-            do { outcome = try unsafe base.read(into: buffer) } catch {
-                state = .closed
-                throw .transport(error)
-            }
-            switch outcome {
-            case .bytes(let count):
-                for i in 0..<count { head.append(unsafe buffer[i]) }
-            case .wouldBlock:
-                return .wouldBlock
-            case .endOfStream:
-                state = .closed
-                return .endOfStream
-            }
-            if head.count >= 4 && !head.starts(with: "GET ".utf8) {
-                let start = String(decoding: head.prefix(while: { $0 != 0x0D && $0 != 0x0A }).prefix(40), as: UTF8.self)
-                throw reject(.badRequest("'\(start)' is not an HTTP GET: this port speaks IRC over WebSocket"))
-            }
-            // A local for the span: a release build without dynamic exclusivity checks rejects a span
-            // of a class property outliving the (then unmarked) access. The array is shared, not copied.
-            let headSoFar = head
-            guard let end = WebSocketHandshake.headEnd(in: headSoFar.span) else {
-                if head.count > WebSocketHandshake.maxHeadLength {
-                    throw reject(
-                        .malformed("no end of the request head within \(WebSocketHandshake.maxHeadLength) bytes"))
-                }
-                continue
-            }
-            leftover = Array(head[end...])
-            leftoverStart = 0
-            let request: WebSocketUpgradeRequest
-            head.removeSubrange(end...)
-            let requestHead = head  // shared, not copied (see above)
-            do throws(WebSocketHandshakeError) { request = try WebSocketHandshake.parseRequest(requestHead.span) } catch
-            {
-                throw reject(error)
-            }
-            head = []
-            subprotocol = request.chosenProtocol
-            requestPath = request.path
-            let response = WebSocketHandshake.response(
-                accept: WebSocketKeys.accept(forKey: request.key), protocol: subprotocol)
-            var bytes = Array(response.utf8)
-            base.enqueue(raw: bytes.span, isSecret: false)
-            bytes.removeAll()
-            state = .open
-            do { try base.flush() } catch {
-                state = .closed
-                throw .transport(error)
-            }
-            return nil
-        }
-    }
-
-    /// Answers a request that cannot be upgraded with its HTTP error (best effort) and closes.
-    private func reject(_ error: WebSocketHandshakeError) -> WebSocketError {
-        let bytes = Array(WebSocketHandshake.rejection(error).utf8)
-        base.enqueue(raw: bytes.span, isSecret: false)
-        _ = try? base.flush()
-        state = .closed
-        head = []
-        return .handshake(peer: peer, error)
+        guard base.pendingWriteCount == 0, !sentClose, let held = heldPong.take() else { return }
+        queueControl(.pong, payload: held.payload.span.extracting(0..<held.count))
     }
 
     // MARK: Writing
@@ -387,7 +303,7 @@ public final class WebSocketStream: ByteStream {
         sealFrame()
         do {
             var drained = try base.flush()
-            if drained && heldPongCount != nil {
+            if drained && heldPong.isHolding {
                 releaseHeldPong()
                 drained = try base.flush()
             }
@@ -440,7 +356,7 @@ public final class WebSocketStream: ByteStream {
     private func sendClose(_ code: WebSocketCloseCode, reason: String) {
         guard !sentClose else { return }
         sentClose = true
-        dropHeldPong()
+        heldPong.reset()
         queueControl(.close, payload: WebSocketFrame.closePayload(code, reason: reason).span)
         _ = try? base.flush()
     }
