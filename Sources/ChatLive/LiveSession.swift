@@ -146,7 +146,9 @@ public final class LiveSession {
     /// Most bytes a connection may have waiting to be written. Our lines are few and short (login,
     /// JOINs, PONGs), so a queue past this is a server that sends (PINGs) but does not read: the
     /// connection is closed as dead (`disconnected` record, a gap for its channels, a reconnect with
-    /// back-off). A queue holds at most this plus one line.
+    /// back-off). Checked after each line queued and each read (a WebSocket read answers pings; the
+    /// pongs it owes count, see ``WebSocketStream/owedPongBytes``). A queue holds at most this plus
+    /// one line or one read's pongs.
     public var writeQueueLimit = LiveSession.defaultWriteQueueLimit
     /// Set when a machine reports a fatal record.
     public private(set) var fatal: String? = nil
@@ -266,6 +268,8 @@ public final class LiveSession {
                 lost(c, .failed("\(error)" + (c.receivedAny ? "" : mismatchHint)))
                 return
             }
+            // A read may queue (pongs): the bound holds whatever made the queue grow.
+            if exceedsWriteQueueLimit(c) { return }
             switch outcome {
             case .bytes:
                 c.receivedAny = true
@@ -324,6 +328,16 @@ public final class LiveSession {
         }
     }
 
+    /// Closes `c` as dead (``DisconnectReason/peerNotReading(queuedBytes:limit:)``) when more than
+    /// ``writeQueueLimit`` bytes wait to be written, WebSocket pongs owed included.
+    ///
+    /// - Returns: whether it did.
+    private func exceedsWriteQueueLimit(_ c: Connection) -> Bool {
+        guard let stream = c.stream, stream.pendingWriteCount > writeQueueLimit else { return false }
+        lost(c, .peerNotReading(queuedBytes: stream.pendingWriteCount, limit: writeQueueLimit))
+        return true
+    }
+
     private func lost(_ c: Connection, _ reason: DisconnectReason) {
         close(c, because: reason)
         let now = Moment.now()
@@ -344,11 +358,7 @@ public final class LiveSession {
                     lost(c, .failed("\(error)"))
                     continue
                 }
-                if stream.pendingWriteCount > writeQueueLimit {
-                    lost(c, .peerNotReading(queuedBytes: stream.pendingWriteCount, limit: writeQueueLimit))
-                } else {
-                    updateInterest(c)
-                }
+                if !exceedsWriteQueueLimit(c) { updateInterest(c) }
             case .connect(let after):
                 c.connectAt = Moment.now().monotonicMs + after
             case .close(let reason):
@@ -378,10 +388,18 @@ public final class LiveSession {
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
                 ? .certificateRejected("\(error)")
-                : .connectFailed("\(error)" + (error is TLSError && endpoint.tls != nil ? mismatchHint : ""))
+                : .connectFailed("\(error)" + (looksLikeTLSMismatch(error) ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
+    }
+
+    /// Whether a failure to open looks like the two ends disagreeing on TLS: a TLS handshake that
+    /// failed, or (a plain WebSocket) a server that closed or reset the connection without a byte of
+    /// answer to the Upgrade request, as a TLS port does.
+    private func looksLikeTLSMismatch(_ error: any Error) -> Bool {
+        if endpoint.tls != nil { return error is TLSError }
+        return (error as? WebSocketError)?.isUnanswered == true
     }
 
     /// Connects to the endpoint, over TLS when it has a context, then (WebSocket transport) does the

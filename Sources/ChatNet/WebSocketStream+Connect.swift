@@ -12,7 +12,8 @@ extension WebSocketStream {
     ///   - secure: whether `base` is TLS (`wss://`): only for the `Host` header's default port.
     ///   - protocols: the subprotocols to offer (none, as tmi.js; Twitch also takes `irc`).
     /// - Throws: ``WebSocketError``: the stream's error, the handshake's (not 101, a wrong accept
-    ///   value, …), or a timeout.
+    ///   value, …), ``WebSocketError/unanswered(peer:_:)`` when the server closed or reset the
+    ///   connection before a byte of answer, or a timeout.
     public static func connect(
         over base: any ByteStream, host: String, port: UInt16, secure: Bool, path: String = "/",
         protocols: [String] = [], peer: String, timeoutMs: Int64 = 10_000
@@ -54,12 +55,11 @@ extension WebSocketStream {
                     case .wouldBlock:
                         break reading
                     case .endOfStream:
+                        if head.isEmpty {
+                            throw WebSocketError.unanswered(peer: peer, "the server closed the connection")
+                        }
                         throw WebSocketError.handshake(
-                            peer: peer,
-                            .malformed(
-                                head.isEmpty
-                                    ? "the server closed the connection without answering"
-                                    : "the server closed the connection in the middle of its answer"))
+                            peer: peer, .malformed("the server closed the connection in the middle of its answer"))
                     }
                 }
                 if end != nil { break }
@@ -70,7 +70,8 @@ extension WebSocketStream {
             } catch let error as WebSocketError {
                 throw error
             } catch {
-                throw .transport(error)
+                // A reset before any byte of answer: what a TLS port does with a plain request.
+                throw head.isEmpty && error is SocketError ? .unanswered(peer: peer, "\(error)") : .transport(error)
             }
         }
         let headEnd = end!

@@ -10,14 +10,21 @@ public import WebSocketWire
 /// headers are dropped, payloads moved down and unmasked, so the framer sees only IRC bytes and no
 /// byte is copied elsewhere — the read path allocates nothing. Pings are answered with pongs, a close
 /// frame with a close frame (then `.endOfStream`), a protocol error with a close frame carrying its
-/// code (1002; 1009 for a message over the limit) and a thrown ``WebSocketError/protocolViolation(peer:failure:)``
-/// — after the bytes decoded before it have been returned.
+/// code (1002; 1007 for text that is not UTF-8; 1009 for a message over the limit) and a thrown
+/// ``WebSocketError/protocolViolation(peer:failure:)`` — after the bytes decoded before it have been
+/// returned.
+///
+/// Pings from a peer that does not read cannot grow memory: a pong is queued only while nothing waits
+/// in the queue below; otherwise the latest ping's payload is held (one, at most 125 bytes) and its
+/// pong queued once the queue has drained, answering every ping before it (RFC 6455 §5.5.3 allows
+/// it). The pongs so skipped are counted as ``owedPongBytes``, part of ``pendingWriteCount``, so an
+/// owner that closes a peer past its queue bound closes a peer that pings without reading too.
 ///
 /// Writing: as a client every line is one masked text frame (masking keys from OpenSSL's
 /// `RAND_bytes`), as Twitch's browser clients send; a secret line (PASS) is zeroed in the queues
 /// once written. As a server lines are gathered and sent as text frames of one or more CR LF-ended
-/// lines, each frame sealed at ``flush()`` or when it would pass ``maxFramePayload``; server frames
-/// are never masked.
+/// lines, each frame sealed at ``flush()`` or when it would pass ``maxFramePayload`` (a binary frame
+/// when its lines are not UTF-8, which a text frame must be); server frames are never masked.
 ///
 /// Opening: a client connects the stream below, then ``connect(over:host:port:secure:path:protocols:peer:timeoutMs:)``
 /// does the Upgrade handshake. A server wraps an accepted stream with ``init(accepting:peer:maxMessageLength:)``:
@@ -45,13 +52,13 @@ public final class WebSocketStream: ByteStream {
     /// Who is on the other end, for messages.
     public let peer: String
     /// The subprotocol agreed in the handshake (`irc`), if any.
-    public private(set) var subprotocol: String?
+    public internal(set) var subprotocol: String?
     /// The request target a client asked for (server side, once open).
-    public private(set) var requestPath: String?
+    public internal(set) var requestPath: String?
     /// The code of the close frame the peer sent, once it did.
     public private(set) var receivedCloseCode: WebSocketCloseCode?
 
-    private enum State {
+    enum State {
         /// Server side: reading the client's upgrade request.
         case awaitingRequest
         case open
@@ -59,13 +66,13 @@ public final class WebSocketStream: ByteStream {
         case closed
     }
 
-    private var state: State
+    var state: State
     private var decoder: WebSocketDecoder
     /// Bytes read past the handshake's head, decoded before anything else is read.
-    private var leftover: [UInt8] = []
-    private var leftoverStart = 0
+    var leftover: [UInt8] = []
+    var leftoverStart = 0
     /// Server side: the request head read so far.
-    private var head: [UInt8] = []
+    var head: [UInt8] = []
     /// Server side: lines queued since the last frame was sealed.
     private var outgoing: [UInt8] = []
     /// A message serialised (client side) before it is framed.
@@ -77,6 +84,8 @@ public final class WebSocketStream: ByteStream {
     private var sentClose = false
     /// The last read stopped on its budget with input possibly left: be woken at once.
     private var wantsPoke = false
+    /// The pong owed to the latest ping while the queue below is not empty, and those it replaced.
+    private var heldPong: HeldPong
 
     /// The server side of an accepted connection: reads the upgrade request first.
     ///
@@ -89,6 +98,7 @@ public final class WebSocketStream: ByteStream {
         self.peer = peer
         role = .server
         state = .awaitingRequest
+        heldPong = HeldPong(role: .server)
         decoder = WebSocketDecoder(role: .server, maxMessageLength: maxMessageLength)
     }
 
@@ -105,6 +115,7 @@ public final class WebSocketStream: ByteStream {
         self.leftover = leftover
         self.subprotocol = subprotocol
         state = .open
+        heldPong = HeldPong(role: role)
         decoder = WebSocketDecoder(role: role, maxMessageLength: maxMessageLength)
     }
 
@@ -112,11 +123,16 @@ public final class WebSocketStream: ByteStream {
 
     public var interest: EventLoop.Interest {
         var interest = base.interest
-        if wantsPoke || (!outgoing.isEmpty && state == .open) { interest.insert(.writable) }
+        // Bytes read past the handshake wait in memory, not in the socket: be woken to decode them.
+        let hasLeftover = leftoverStart < leftover.count
+        if wantsPoke || hasLeftover || (!outgoing.isEmpty && state == .open) { interest.insert(.writable) }
         return interest
     }
 
-    public var pendingWriteCount: Int { base.pendingWriteCount + outgoing.count }
+    /// Bytes queued below, lines gathered for the next frame, a held pong and ``owedPongBytes``.
+    public var pendingWriteCount: Int {
+        base.pendingWriteCount + outgoing.count + heldPong.byteCount
+    }
 
     /// Whether the connection is open (the handshake done, no close frame or failure yet).
     public var isOpen: Bool { state == .open }
@@ -199,7 +215,7 @@ public final class WebSocketStream: ByteStream {
         switch event {
         case .ping:
             guard !sentClose else { return nil }
-            decoder.withControlPayload { payload in queueControl(.pong, payload: payload) }
+            answerPing()
         case .pong:
             break
         case .close(let code):
@@ -209,6 +225,7 @@ public final class WebSocketStream: ByteStream {
                 if let code { payload = [UInt8(code.rawValue >> 8), UInt8(truncatingIfNeeded: code.rawValue)] }
                 queueControl(.close, payload: payload.span)
                 sentClose = true
+                heldPong.reset()
                 _ = try? base.flush()
             }
             state = .closed
@@ -220,74 +237,29 @@ public final class WebSocketStream: ByteStream {
         return nil
     }
 
-    // MARK: Server handshake
+    /// The bytes of the pongs that pings answered by a later pong would have queued, since the queue
+    /// below last drained: what a peer pinging without reading asked us to write (counted in
+    /// ``pendingWriteCount``, so that the owner's queue bound applies to it).
+    public var owedPongBytes: Int { heldPong.owedBytes }
 
-    /// Reads the upgrade request; `nil` once the connection is open (go on reading frames), else
-    /// what to return.
-    private func readRequest(into buffer: UnsafeMutableRawBufferPointer) throws(WebSocketError) -> ReadOutcome? {
-        while true {
-            let outcome: ReadOutcome
-            do { outcome = try unsafe base.read(into: buffer) } catch {
-                state = .closed
-                throw .transport(error)
-            }
-            switch outcome {
-            case .bytes(let count):
-                for i in 0..<count { head.append(unsafe buffer[i]) }
-            case .wouldBlock:
-                return .wouldBlock
-            case .endOfStream:
-                state = .closed
-                return .endOfStream
-            }
-            if head.count >= 4 && !head.starts(with: "GET ".utf8) {
-                let start = String(decoding: head.prefix(while: { $0 != 0x0D && $0 != 0x0A }).prefix(40), as: UTF8.self)
-                throw reject(.badRequest("'\(start)' is not an HTTP GET: this port speaks IRC over WebSocket"))
-            }
-            // A local for the span: a release build without dynamic exclusivity checks rejects a span
-            // of a class property outliving the (then unmarked) access. The array is shared, not copied.
-            let headSoFar = head
-            guard let end = WebSocketHandshake.headEnd(in: headSoFar.span) else {
-                if head.count > WebSocketHandshake.maxHeadLength {
-                    throw reject(
-                        .malformed("no end of the request head within \(WebSocketHandshake.maxHeadLength) bytes"))
-                }
-                continue
-            }
-            leftover = Array(head[end...])
-            leftoverStart = 0
-            let request: WebSocketUpgradeRequest
-            head.removeSubrange(end...)
-            let requestHead = head  // shared, not copied (see above)
-            do throws(WebSocketHandshakeError) { request = try WebSocketHandshake.parseRequest(requestHead.span) } catch
-            {
-                throw reject(error)
-            }
-            head = []
-            subprotocol = request.chosenProtocol
-            requestPath = request.path
-            let response = WebSocketHandshake.response(
-                accept: WebSocketKeys.accept(forKey: request.key), protocol: subprotocol)
-            var bytes = Array(response.utf8)
-            base.enqueue(raw: bytes.span, isSecret: false)
-            bytes.removeAll()
-            state = .open
-            do { try base.flush() } catch {
-                state = .closed
-                throw .transport(error)
-            }
-            return nil
+    /// Queues the pong of the ping just decoded when the queue below is empty (after trying to write
+    /// it), else holds its payload in place of the one held.
+    ///
+    /// - Complexity: O(payload), at most one write below. - Allocations: none once the queues have grown.
+    private func answerPing() {
+        if base.pendingWriteCount > 0 { _ = try? base.flush() }  // a failure shows at the owner's flush
+        if base.pendingWriteCount == 0 {
+            heldPong.reset()  // this pong answers the held one's ping too
+            decoder.withControlPayload { payload in queueControl(.pong, payload: payload) }
+        } else {
+            decoder.withControlPayload { payload in heldPong.hold(payload) }
         }
     }
 
-    /// Answers a request that cannot be upgraded with its HTTP error (best effort) and closes.
-    private func reject(_ error: WebSocketHandshakeError) -> WebSocketError {
-        let bytes = Array(WebSocketHandshake.rejection(error).utf8)
-        base.enqueue(raw: bytes.span, isSecret: false)
-        _ = try? base.flush()
-        state = .closed
-        head = []
-        return .handshake(peer: peer, error)
+    /// Queues the held pong once the queue below has drained.
+    private func releaseHeldPong() {
+        guard base.pendingWriteCount == 0, !sentClose, let held = heldPong.take() else { return }
+        queueControl(.pong, payload: held.payload.span.extracting(0..<held.count))
     }
 
     // MARK: Writing
@@ -329,7 +301,16 @@ public final class WebSocketStream: ByteStream {
     @discardableResult
     public func flush() throws(WebSocketError) -> Bool {
         sealFrame()
-        do { return try base.flush() && outgoing.isEmpty } catch { throw .transport(error) }
+        do {
+            var drained = try base.flush()
+            if drained && heldPong.isHolding {
+                releaseHeldPong()
+                drained = try base.flush()
+            }
+            return drained && outgoing.isEmpty
+        } catch {
+            throw .transport(error)
+        }
     }
 
     /// Sends a close frame with `code` (best effort: what the socket takes now) unless one went out;
@@ -375,16 +356,25 @@ public final class WebSocketStream: ByteStream {
     private func sendClose(_ code: WebSocketCloseCode, reason: String) {
         guard !sentClose else { return }
         sentClose = true
+        heldPong.reset()
         queueControl(.close, payload: WebSocketFrame.closePayload(code, reason: reason).span)
         _ = try? base.flush()
     }
 
-    /// Server side: the gathered lines as one text frame into the queue below.
+    /// Server side: the gathered lines as one text frame into the queue below (binary when they are
+    /// not UTF-8).
     ///
-    /// - Complexity: O(bytes gathered), one copy. - Allocations: only when the queue below grows.
+    /// - Complexity: O(bytes gathered): one UTF-8 check (8 ASCII bytes a step), one copy.
+    /// - Allocations: only when the queue below grows.
     private func sealFrame() {
         guard !outgoing.isEmpty, state == .open, !sentClose else { return }
-        let header = WebSocketFrameHeader(opcode: .text, payloadLength: outgoing.count)
+        // A text frame must be UTF-8 (RFC 6455 §8.1; a browser fails the connection otherwise): lines
+        // that are not (a recording keeps the bytes it received) go as a binary frame, byte for byte.
+        var utf8 = UTF8Validator()
+        // SAFETY: the array's storage is lent only for the closure, which reads `count` bytes of it.
+        let isText = unsafe outgoing.withUnsafeMutableBytes { unsafe utf8.check($0, start: 0, count: $0.count) } == nil
+        let header = WebSocketFrameHeader(
+            opcode: isText && utf8.isAtBoundary ? .text : .binary, payloadLength: outgoing.count)
         let base = base
         header.withBytes { base.enqueue(raw: $0, isSecret: false) }
         // SAFETY: the array's storage is lent only for the closure, which copies it into the queue.

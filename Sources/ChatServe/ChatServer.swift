@@ -2,12 +2,22 @@ import ChatNet
 import ChatPosix
 import TwitchSession
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A fake Twitch chat server: accepts IRC clients (plain TCP or TLS, and with
 /// ``ServeOptions/webSocketPort`` IRC over WebSocket on a second port, as Twitch's
 /// `irc-ws.chat.twitch.tv`), answers the login and JOINs as Twitch does, and plays a chat log to the
 /// clients that join its channels, paced by the log's timestamps (see ``LogTimeline``: one timeline
 /// shared by every client, or one per client with `--from-start`), relaying what clients say and
 /// keeping them alive with PINGs.
+///
+/// Hostile peers: a connection that has not logged in within ``ServeOptions/loginTimeoutMs`` is
+/// closed; at most ``ServeOptions/maxConnectionsPerAddress`` are open from one address (a new one
+/// takes the place of the address's oldest connection not logged in, or is refused); when descriptors
+/// run out, the oldest connection not logged in is closed to make room for the one waiting. Each such
+/// close is reported, and counted in a line at shutdown.
 ///
 /// Single-threaded: one ``EventLoop`` serves the listening socket and every client. Timers (a held
 /// line, a PING) are the loop's wait timeout: the earliest ``ServeClient/nextDue`` of any client (a
@@ -46,6 +56,10 @@ public final class ChatServer {
     private var nextNumber = 1
     /// Accepting is paused until then (monotonic ms) after running out of descriptors.
     private var acceptPausedUntil: Int64?
+    /// Open connections by peer address (``ServeClient/address``).
+    private var connectionsByAddress: [String: Int] = [:]
+    /// Connections closed or refused for misbehaving, by ``ServeClient/CloseReason/misbehaviour``.
+    private var misbehaviourCounts: [String: Int] = [:]
 
     /// Opens the inputs, loads the TLS certificate and binds the listening socket, in that order.
     ///
@@ -158,12 +172,29 @@ public final class ChatServer {
             case .none:
                 return
             case .failed(let error):
+                if [EMFILE, ENFILE].contains(error.code)
+                    && evictOldest(because: "descriptors ran out (ulimit -n)", where: { _ in true })
+                {
+                    continue  // accept the waiting one in its place
+                }
                 context.report("cannot accept a connection: \(error); pausing for 100 ms")
                 acceptPausedUntil = now + 100
                 try? loop.modify(self.listener.fileDescriptor, interest: [])
                 if let webSocketListener { try? loop.modify(webSocketListener.fileDescriptor, interest: []) }
                 return
             case .connection(let tcp):
+                let address = Self.address(ofPeer: tcp.peer)
+                if connectionsByAddress[address, default: 0] >= context.options.maxConnectionsPerAddress
+                    && !evictOldest(
+                        because: "\(address) reached --max-per-address \(context.options.maxConnectionsPerAddress)",
+                        where: { $0.address == address })
+                {
+                    misbehaviourCounts["refused over the per-address cap", default: 0] += 1
+                    context.report(
+                        "refused \(tcp.peer): \(context.options.maxConnectionsPerAddress) connections from \(address) "
+                            + "are open and logged in (--max-per-address)")
+                    continue  // the connection closes as it is released
+                }
                 var transport: any ByteStream
                 if let tls {
                     do {
@@ -176,7 +207,9 @@ public final class ChatServer {
                     transport = tcp
                 }
                 if webSocket { transport = WebSocketStream(accepting: transport, peer: tcp.peer) }
-                let client = ServeClient(number: nextNumber, transport: transport, peer: tcp.peer, context: context)
+                let client = ServeClient(
+                    number: nextNumber, transport: transport, peer: tcp.peer, address: address, context: context,
+                    now: now)
                 nextNumber += 1
                 do {
                     try loop.register(tcp.fileDescriptor, interest: .readable)
@@ -185,6 +218,7 @@ public final class ChatServer {
                     continue
                 }
                 clients[tcp.fileDescriptor] = client
+                connectionsByAddress[address, default: 0] += 1
                 context.report("\(client.name) connected" + (webSocket ? " (WebSocket)" : ""))
             }
         }
@@ -195,7 +229,33 @@ public final class ChatServer {
         let descriptor = client.transport.fileDescriptor
         try? loop.remove(descriptor)
         clients.removeValue(forKey: descriptor)
+        if let open = connectionsByAddress[client.address] {
+            connectionsByAddress[client.address] = open > 1 ? open - 1 : nil
+        }
+        if let kind = client.closeReason?.misbehaviour { misbehaviourCounts[kind, default: 0] += 1 }
         context.report(client.farewell)
+    }
+
+    /// Closes the oldest connection not logged in that `matches`, to make room for a new one (its
+    /// farewell names `reason`).
+    ///
+    /// - Returns: whether there was one.
+    /// - Complexity: O(clients).
+    private func evictOldest(because reason: String, where matches: (ServeClient) -> Bool) -> Bool {
+        var oldest: ServeClient? = nil
+        for client in clients.values where !client.isLoggedIn && client.closeReason == nil && matches(client) {
+            if client.number < oldest?.number ?? .max { oldest = client }
+        }
+        guard let oldest else { return false }
+        oldest.close(.evicted(reason))
+        remove(oldest)
+        return true
+    }
+
+    /// `127.0.0.1` of `127.0.0.1:54321`, `::1` of `[::1]:54321`.
+    static func address(ofPeer peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon]).trimmingBrackets()
     }
 
     private func closeAll() {
@@ -203,8 +263,19 @@ public final class ChatServer {
             client.close(.serverStopping)
             remove(client)
         }
+        if !misbehaviourCounts.isEmpty {
+            let counts = misbehaviourCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            context.report("connections closed for misbehaving: " + counts.joined(separator: ", "))
+        }
     }
 }
 
 @available(*, unavailable)
 extension ChatServer: Sendable {}
+
+extension String {
+    /// The text inside `[…]` (an IPv6 address as a peer name writes it), else the text itself.
+    fileprivate func trimmingBrackets() -> String {
+        hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
+    }
+}

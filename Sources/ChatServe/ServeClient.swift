@@ -17,7 +17,10 @@ import TwitchSession
 ///
 /// Keepalive: once logged in, the client gets `PING :tmi.twitch.tv` every
 /// ``ServeOptions/pingIntervalMs``, and is closed when a PING goes unanswered (no PONG) for
-/// ``ServeOptions/pongTimeoutMs``.
+/// ``ServeOptions/pongTimeoutMs``. Before that, a client that has not completed the WebSocket
+/// upgrade and the login within ``ServeOptions/loginTimeoutMs`` of being accepted is closed. The
+/// write queue bound (``maxQueued``) is checked after each read too: a WebSocket client's pings queue
+/// pongs, and the pongs it owes without reading count (``WebSocketStream/owedPongBytes``).
 ///
 /// Confined to the server's loop thread.
 final class ServeClient: ChannelListener, ChannelMember {
@@ -29,8 +32,21 @@ final class ServeClient: ChannelListener, ChannelMember {
         case dropped(after: Int)
         case notReading(queued: Int)
         case noPong(timeoutMs: Int64)
+        case noLogin(timeoutMs: Int64)
+        /// Closed to make room (``ChatServer``): the address reached its cap, or descriptors ran out.
+        case evicted(String)
         case failed(String)
         case serverStopping
+
+        /// What the server's count of misbehaving peers files this close under, if anything.
+        var misbehaviour: String? {
+            switch self {
+            case .notReading: "did not read"
+            case .noLogin: "did not log in in time"
+            case .evicted: "closed to make room"
+            default: nil
+            }
+        }
 
         var description: String {
             switch self {
@@ -40,6 +56,8 @@ final class ServeClient: ChannelListener, ChannelMember {
             case .dropped(let n): "dropped after \(n) lines (--drop-after)"
             case .notReading(let queued): "the client does not read (\(queued) bytes queued)"
             case .noPong(let ms): "no PONG within \(Double(ms) / 1000) s of a PING"
+            case .noLogin(let ms): "no login within \(Double(ms) / 1000) s of connecting (--login-timeout)"
+            case .evicted(let why): "closed before logging in to make room: \(why)"
             case .failed(let message): message
             case .serverStopping: "the server is stopping"
             }
@@ -54,6 +72,8 @@ final class ServeClient: ChannelListener, ChannelMember {
     let number: Int
     let transport: any ByteStream
     let peer: String
+    /// The peer's IP address (without the port), for the per-address cap.
+    let address: String
     private let context: ServeContext
     private var framer = LineFramer(maxLineLength: 8 * 1024, bufferCapacity: 16 * 1024)
     private(set) var session = ServeSession()
@@ -75,6 +95,10 @@ final class ServeClient: ChannelListener, ChannelMember {
     /// Keepalive: when the next PING goes out, and when an unanswered one times out.
     private var nextPingAt: Int64?
     private var pongDeadline: Int64?
+    /// When a client that has not logged in is closed; `nil` once it has.
+    private var loginDeadline: Int64?
+    /// Whether the server welcomed the client (upgrade and login done).
+    var isLoggedIn: Bool { loginDeadline == nil }
     /// Set when the client must be closed (after its queue is written, unless ``isForced``).
     private(set) var closeReason: CloseReason?
     /// The connection cannot or need not be written to any more: close without flushing.
@@ -82,11 +106,13 @@ final class ServeClient: ChannelListener, ChannelMember {
     /// The interest last registered with the loop.
     var registeredInterest: EventLoop.Interest = .readable
 
-    init(number: Int, transport: any ByteStream, peer: String, context: ServeContext) {
+    init(number: Int, transport: any ByteStream, peer: String, address: String, context: ServeContext, now: Int64) {
         self.number = number
         self.transport = transport
         self.peer = peer
+        self.address = address
         self.context = context
+        loginDeadline = now + context.options.loginTimeoutMs
     }
 
     /// `#3 127.0.0.1:54321 (justinfan123)`, for reports.
@@ -107,7 +133,7 @@ final class ServeClient: ChannelListener, ChannelMember {
     var nextDue: Int64? {
         if needsService { return 0 }
         guard closeReason == nil, !isStalled else { return nil }
-        var earliest = min(nextPingAt ?? .max, pongDeadline ?? .max)
+        var earliest = min(nextPingAt ?? .max, pongDeadline ?? .max, loginDeadline ?? .max)
         for timeline in timelines {
             if let due = timeline.nextDue, due < earliest { earliest = due }
         }
@@ -144,6 +170,10 @@ final class ServeClient: ChannelListener, ChannelMember {
                 guard case .line(let line) = event else { continue }  // over-long: ignored
                 framer.withBytes(of: line) { bytes in handle(bytes, now: now) }
             }
+            if closeReason == nil, transport.pendingWriteCount > Self.maxQueued {
+                close(.notReading(queued: transport.pendingWriteCount))  // pings queued pongs
+                return
+            }
             switch outcome {
             case .bytes: continue
             case .wouldBlock: return
@@ -171,6 +201,7 @@ final class ServeClient: ChannelListener, ChannelMember {
             case .send(let line):
                 send(line)
             case .registered:
+                loginDeadline = nil
                 nextPingAt = now + context.options.pingIntervalMs
             case .joined(let channel):
                 context.report("\(name) joined #\(channel)")
@@ -279,6 +310,10 @@ final class ServeClient: ChannelListener, ChannelMember {
     func pump(now: Int64) {
         needsService = false
         guard closeReason == nil, !isStalled else { return }
+        if let deadline = loginDeadline, deadline <= now {
+            close(.noLogin(timeoutMs: context.options.loginTimeoutMs))
+            return
+        }
         if let deadline = pongDeadline, deadline <= now {
             close(.noPong(timeoutMs: context.options.pongTimeoutMs))
             return
@@ -339,7 +374,7 @@ final class ServeClient: ChannelListener, ChannelMember {
         switch reason {
         case .quit, .reconnectSent, .dropped:
             if closeReason == nil { closeReason = reason }
-        case .clientClosed, .failed, .notReading, .noPong, .serverStopping:
+        case .clientClosed, .failed, .notReading, .noPong, .noLogin, .evicted, .serverStopping:
             if closeReason == nil || closeReason == .quit { closeReason = reason }
             isForced = true
         }

@@ -9,6 +9,8 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Equatable, Hashabl
     public static let goingAway = WebSocketCloseCode(rawValue: 1001)
     /// 1002: the peer broke the protocol (an unmasked client frame, a fragmented control frame, …).
     public static let protocolError = WebSocketCloseCode(rawValue: 1002)
+    /// 1007: a message's data does not match its type (a text message that is not UTF-8).
+    public static let invalidPayload = WebSocketCloseCode(rawValue: 1007)
     /// 1008: a message broke the endpoint's policy.
     public static let policyViolation = WebSocketCloseCode(rawValue: 1008)
     /// 1009: a message is too big to process.

@@ -47,8 +47,10 @@ public struct WebSocketFailure: Error, Sendable, Equatable, CustomStringConverti
 /// (1002), a fragmented or over-long control frame (1002), a continuation without a message or a new
 /// message inside a fragmented one (1002), a 64-bit length with its top bit set (1002), a close frame
 /// with a 1-byte payload or a code not allowed on the wire (1002), and a message longer than
-/// ``maxMessageLength`` (1009, as soon as a frame header announces it). Text is not checked for
-/// UTF-8: lines are bytes, as over TCP.
+/// ``maxMessageLength`` (1009, as soon as a frame header announces it), a text message or a close
+/// reason that is not UTF-8 (1007, RFC 6455 §8.1: text is checked as it is unmasked, a code point
+/// split across frames or reads included, ASCII 8 bytes a step; the bytes before the first invalid
+/// one are still output). Binary messages are not checked.
 ///
 /// Pure: no I/O. Confined to one thread (the connection's loop).
 @safe
@@ -96,6 +98,9 @@ public struct WebSocketDecoder {
     private var owesNewline = false
     private var control = InlineArray<125, UInt8>(repeating: 0)
     private var controlCount = 0
+    /// The current message is text: its payload is checked for UTF-8.
+    private var isText = false
+    private var utf8 = UTF8Validator()
 
     /// Frames taken whole so far.
     public private(set) var frameCount = 0
@@ -178,6 +183,11 @@ public struct WebSocketDecoder {
                     }
                 } else {
                     unsafe takePayload(buffer, from: input, to: output, count: count)
+                    if isText, let bad = unsafe utf8.check(buffer, start: output, count: count) {
+                        output += bad
+                        input = end  // closed: nothing more is taken
+                        return fail(.invalidPayload, "a text message that is not UTF-8 (RFC 6455 8.1)")
+                    }
                     output += count
                 }
                 input += count
@@ -276,6 +286,8 @@ public struct WebSocketDecoder {
             controlCount = 0
         } else if opcode != .continuation {
             isInsideMessage = true
+            isText = opcode == .text
+            utf8 = UTF8Validator()
             messageLength = 0
             lastByte = 0x0A
         }
@@ -314,6 +326,9 @@ public struct WebSocketDecoder {
         case .close: return closeEvent()
         case .text, .binary, .continuation:
             guard fin else { return nil }
+            if isText && !utf8.isAtBoundary {
+                return fail(.invalidPayload, "a text message that ends inside a UTF-8 sequence (RFC 6455 8.1)")
+            }
             isInsideMessage = false
             messageCount += 1
             if lastByte != 0x0A { owesNewline = true }
@@ -332,6 +347,9 @@ public struct WebSocketDecoder {
             let code = WebSocketCloseCode(rawValue: UInt16(control[0]) << 8 | UInt16(control[1]))
             guard code.isValidOnTheWire else {
                 return fail(.protocolError, "close code \(code.rawValue) is not allowed on the wire")
+            }
+            guard UTF8Validator.isValid(control.span.extracting(2..<controlCount)) else {
+                return fail(.invalidPayload, "a close reason that is not UTF-8 (RFC 6455 8.1)")
             }
             stage = .closed
             return .close(code)

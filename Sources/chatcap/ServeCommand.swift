@@ -21,7 +21,8 @@ struct ServeCommand: ParsableCommand {
             capture's time tag and the recording client's own JOIN, names list, USERSTATE and ROOMSTATE are \
             not sent. A client's PRIVMSG reaches the other clients of the channel, and the sender gets a \
             USERSTATE. The server PINGs each client every --ping-interval seconds and closes one that does not \
-            answer within --pong-timeout. See docs/serve.md. On start one line 'listening on HOST:PORT' goes \
+            answer within --pong-timeout; a connection that has not logged in within --login-timeout is closed, \
+            and at most --max-per-address connections are open from one address. See docs/serve.md. On start one line 'listening on HOST:PORT' goes \
             to standard output (with --ws-port a second, 'listening on ws://HOST:PORT', or wss:// with TLS); \
             connections, joins, the end of the log and disconnects (with the lines sent) are reported on \
             standard error. Files are read lazily per timeline, at most half of ulimit -n open at once (inputs \
@@ -96,6 +97,21 @@ struct ServeCommand: ParsableCommand {
     var pongTimeout: Int = 10
 
     @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Close a connection that has not completed the WebSocket upgrade and the IRC login within this many "
+                + "seconds of connecting (1–600).", valueName: "seconds"))
+    var loginTimeout: Int = 10
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Most connections open at once from one IP address (1–100000); past it a new connection replaces "
+                + "the address's oldest one not yet logged in, or is refused. Raise it for a local test bed "
+                + "of more bots.", valueName: "n"))
+    var maxPerAddress: Int = ServeOptions.defaultMaxConnectionsPerAddress
+
+    @Option(
         help: ArgumentHelp(
             "A JOIN of a channel the log does not have: empty joins it with nothing to play (said once on stderr); "
                 + "refuse drops the JOIN without an answer, as Twitch does for a channel that does not exist.",
@@ -151,6 +167,12 @@ struct ServeCommand: ParsableCommand {
         guard (1...600).contains(pongTimeout) else {
             throw ValidationError("--pong-timeout must be in 1...600 seconds, not \(pongTimeout)")
         }
+        guard (1...600).contains(loginTimeout) else {
+            throw ValidationError("--login-timeout must be in 1...600 seconds, not \(loginTimeout)")
+        }
+        guard (1...100_000).contains(maxPerAddress) else {
+            throw ValidationError("--max-per-address must be in 1...100000, not \(maxPerAddress)")
+        }
         guard UnknownChannelPolicy(rawValue: unknownChannel) != nil else {
             throw ValidationError("--unknown-channel must be empty or refuse, not '\(unknownChannel)'")
         }
@@ -164,7 +186,8 @@ struct ServeCommand: ParsableCommand {
         var options = ServeOptions(
             host: host, port: UInt16(port), speed: speed.factor, loop: loop, fromStart: fromStart,
             keepTime: keepTime, pingIntervalMs: Int64(pingInterval) * 1000,
-            pongTimeoutMs: Int64(pongTimeout) * 1000,
+            pongTimeoutMs: Int64(pongTimeout) * 1000, loginTimeoutMs: Int64(loginTimeout) * 1000,
+            maxConnectionsPerAddress: maxPerAddress,
             unknownChannel: UnknownChannelPolicy(rawValue: unknownChannel) ?? .empty,
             webSocketPort: wsPort.map { UInt16($0) })
         if let tlsCert, let tlsKey { options.tls = ServeTLSFiles(certificate: tlsCert, key: tlsKey) }

@@ -179,9 +179,9 @@ var socketFramer = LineFramer()
     return sum
 }
 
-/// The live read path over WebSocket: the input as a server sends it — text frames of 7-bit, 16-bit and
-/// 64-bit lengths, every third message in two fragments that split a line — written into a
-/// socketpair and read by a client-side WebSocketStream over a TCPConnection, which unwraps the
+/// The live read path over WebSocket: the input as a server sends it — text frames (binary for a
+/// message that is not UTF-8) of 7-bit, 16-bit and 64-bit lengths, every third message in two
+/// fragments that split a line — written into a socketpair and read by a client-side WebSocketStream over a TCPConnection, which unwraps the
 /// frames in place in the framer's buffer; lines parsed in place and appended to full rings. Every
 /// line must come out (checked), or the count would mean nothing.
 let webSocketFrames: [UInt8] = {
@@ -194,13 +194,16 @@ let webSocketFrames: [UInt8] = {
         var end = min(input.count, start + sizes[n % sizes.count])
         while end < input.count && input[end - 1] != 0x0A { end += 1 }
         let message = Array(input[start..<end])
+        // A message with bytes that are not UTF-8 (edge-cases.irc has some) goes as binary, as RFC 6455
+        // §8.1 asks of a server; the text messages are checked for UTF-8 on the way in.
+        let opcode: WebSocketOpcode = String(validating: message, as: UTF8.self) == nil ? .binary : .text
         if n % 3 == 2 && message.count > 1 {
             let half = message.count / 2
             let (first, second) = (Array(message[..<half]), Array(message[half...]))
-            WebSocketFrame.append(opcode: .text, payload: first.span, fin: false, to: &frames)
+            WebSocketFrame.append(opcode: opcode, payload: first.span, fin: false, to: &frames)
             WebSocketFrame.append(opcode: .continuation, payload: second.span, to: &frames)
         } else {
-            WebSocketFrame.append(opcode: .text, payload: message.span, to: &frames)
+            WebSocketFrame.append(opcode: opcode, payload: message.span, to: &frames)
         }
         start = end
         n += 1

@@ -18,6 +18,8 @@ import Testing
         ["capture", "c", "--dir", "/tmp/never-used", "--level", "-1"],
         ["serve", "Fixtures/lines/privmsg.irc", "--ping-interval", "-1"],
         ["serve", "Fixtures/lines/privmsg.irc", "--ws-port", "-1"],
+        ["serve", "Fixtures/lines/privmsg.irc", "--login-timeout", "-1"],
+        ["serve", "Fixtures/lines/privmsg.irc", "--max-per-address", "-1"],
     ]
 
     @Test("exit 64 naming the option and its range", arguments: 0..<cases.count)

@@ -31,6 +31,11 @@ import Testing
                 + "about 300). (default: 300)",
             "--pong-timeout <seconds> Close a client that has not answered a PING within this many seconds (1–600). "
                 + "(default: 10)",
+            "--login-timeout <seconds> Close a connection that has not completed the WebSocket upgrade and the IRC "
+                + "login within this many seconds of connecting (1–600). (default: 10)",
+            "--max-per-address <n> Most connections open at once from one IP address (1–100000); past it a new "
+                + "connection replaces the address's oldest one not yet logged in, or is refused. Raise it for a "
+                + "local test bed of more bots. (default: 256)",
             "--unknown-channel <empty|refuse> A JOIN of a channel the log does not have: empty joins it with nothing "
                 + "to play (said once on stderr); refuse drops the JOIN without an answer, as Twitch does for a channel "
                 + "that does not exist. (default: empty)",
