@@ -159,7 +159,7 @@ struct CaptureCommand: ParsableCommand {
                 atWallMs: now)
         } catch {
             Diagnostics.error(error.description)
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         let terminal = !quiet && status == .auto && isatty(2) == 1
         let json = !quiet && status == .json
@@ -261,7 +261,7 @@ struct CaptureCommand: ParsableCommand {
         if terminal { Diagnostics.write("\r\u{1B}[K") }
         if let failure {
             Diagnostics.error(failure.description)
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         if json {
             Diagnostics.write(statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable).json + "\n")

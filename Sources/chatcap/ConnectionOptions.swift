@@ -197,7 +197,7 @@ struct ConnectionOptions: ParsableArguments {
             let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 Diagnostics.error("--ca-file \(caFile): \(String(cString: strerror(errno)))")
-                throw ExitCode(66)
+                throw ExitCode(.noInput)
             }
             close(fd)
         }
@@ -206,7 +206,7 @@ struct ConnectionOptions: ParsableArguments {
             credentials = try Credentials.resolve(tokenFile: tokenFile, login: login)
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         if let warning = endpoint.cleartextTokenWarning(for: credentials) { Diagnostics.warning(warning) }
         return credentials
@@ -226,7 +226,7 @@ struct ConnectionOptions: ParsableArguments {
     func exitUnreached(_ last: DisconnectReason?) throws -> Never {
         let reason = last.map { ": \($0)" } ?? ""
         Diagnostics.error("never reached the chat of \(endpoint.description)\(reason)")
-        throw ExitCode(69)
+        throw ExitCode(.unavailable)
     }
 
     /// Ends a live command whose session gave up: the reason's message on stderr and its exit
@@ -235,13 +235,13 @@ struct ConnectionOptions: ParsableArguments {
         switch failure {
         case .certificateRejected:
             Diagnostics.error(message + " (--retry-tls keeps retrying)")
-            throw ExitCode(76)
+            throw ExitCode(.protocol)
         case .authenticationFailed:
             Diagnostics.error(message)
-            throw ExitCode(77)
+            throw ExitCode(.noPerm)
         default:
             Diagnostics.error(message)
-            throw ExitCode(70)
+            throw ExitCode(.software)
         }
     }
 }

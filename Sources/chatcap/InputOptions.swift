@@ -35,7 +35,7 @@ struct InputOptions: ParsableArguments {
     static func exitIfStopped(_ reader: MergeReader) throws {
         guard let error = reader.exhaustion else { return }
         Diagnostics.error("\(error)")
-        throw ExitCode(66)
+        throw ExitCode(.noInput)
     }
 
     /// Opens the inputs, or exits 66 with a clear message.
@@ -47,7 +47,7 @@ struct InputOptions: ParsableArguments {
             return reader
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
         }
     }
 }

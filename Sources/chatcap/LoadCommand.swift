@@ -113,7 +113,7 @@ struct LoadCommand: ParsableCommand {
         var info = stat()
         guard stat(dir, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             Diagnostics.error("\(dir): not a readable directory")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
         }
         let endpoint = try ClickHouseEndpoint(
             parsing: clickhouse, environmentPassword: Environment.value("CHATCAP_CLICKHOUSE_PASSWORD"))
@@ -191,15 +191,15 @@ struct LoadCommand: ParsableCommand {
     static func exit(_ error: LoadError) -> ExitCode {
         Diagnostics.error(error.description)
         switch error {
-        case .badURL: return ExitCode(64)
-        case .input: return ExitCode(66)
-        case .progress, .http: return ExitCode(74)
-        case .busy: return ExitCode(75)
+        case .badURL: return ExitCode(.usage)
+        case .input: return ExitCode(.noInput)
+        case .progress, .http: return ExitCode(.ioErr)
+        case .busy: return ExitCode(.tempFail)
         case .rejected(_, _, let code, _):
-            if error.isAuthentication { return ExitCode(77) }
-            if let code, [60, 81, 16, 47].contains(code) { return ExitCode(78) }
-            return ExitCode(65)
-        case .unreachable: return ExitCode(74)  // not thrown by run(): an unreachable server is retried
+            if error.isAuthentication { return ExitCode(.noPerm) }
+            if let code, [60, 81, 16, 47].contains(code) { return ExitCode(.config) }
+            return ExitCode(.dataErr)
+        case .unreachable: return ExitCode(.ioErr)  // not thrown by run(): an unreachable server is retried
         }
     }
 }

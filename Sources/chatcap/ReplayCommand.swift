@@ -121,17 +121,17 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         return  // the reader of our output went away: not a failure
     } catch let error as OutputError {
         Diagnostics.error("\(error)")
-        throw ExitCode(74)
+        throw ExitCode(.ioErr)
     }
     if summary.hasProblems || summary.duplicates > 0 { Diagnostics.note("summary: \(summary.description)") }
     if summary.lines == 0 && summary.malformed + summary.skipped > 0 {
         Diagnostics.error("no valid IRC line in the input")
-        throw ExitCode(65)
+        throw ExitCode(.dataErr)
     }
     if summary.lines == 0 && !summary.hasProblems { Diagnostics.warning("the input holds no lines") }
     if summary.losesLines {
         Diagnostics.error("\(summary.dropped) lines were not kept (see the summary)")
-        throw ExitCode(65)
+        throw ExitCode(.dataErr)
     }
-    if strict && summary.hasProblems { throw ExitCode(65) }
+    if strict && summary.hasProblems { throw ExitCode(.dataErr) }
 }

@@ -176,8 +176,8 @@ struct ServeCommand: ParsableCommand {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }
         } catch {
             Diagnostics.error("\(error)")
-            if case .input = error { throw ExitCode(66) }
-            throw ExitCode(74)
+            if case .input = error { throw ExitCode(.noInput) }
+            throw ExitCode(.ioErr)
         }
         Self.stopOnSignals(server.stopHandle)
         Self.printListening(server.address)
@@ -186,7 +186,7 @@ struct ServeCommand: ParsableCommand {
             try server.run()
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
     }
 

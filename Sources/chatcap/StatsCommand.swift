@@ -37,14 +37,14 @@ struct StatsCommand: ParsableCommand {
             return
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         if stats.lines == 0 && stats.malformed + stats.skipped > 0 {
             Diagnostics.error("no valid IRC line in the input")
-            throw ExitCode(65)
+            throw ExitCode(.dataErr)
         }
         if input.strict && stats.malformed + stats.skipped + stats.damagedInputs + stats.bareCarriageReturnInputs > 0 {
-            throw ExitCode(65)
+            throw ExitCode(.dataErr)
         }
     }
 }

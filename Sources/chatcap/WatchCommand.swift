@@ -111,12 +111,12 @@ struct WatchCommand: ParsableCommand {
             report = try session.run(feed)
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         for problem in report.problems { Diagnostics.note(problem) }
         if let error = (feed as? ReplayFeed)?.exhaustion {
             Diagnostics.error("\(error)")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
         }
         if let failure = (feed as? LiveFeed)?.failure {
             try ConnectionOptions.exit(failure: failure.reason, message: failure.message)
@@ -128,6 +128,6 @@ struct WatchCommand: ParsableCommand {
         if stats || Environment.value("CHATCAP_WATCH_STATS").map({ !$0.isEmpty && $0 != "0" }) == true {
             Diagnostics.note(report.stats.summary)
         }
-        if input.strict && report.problemCount > 0 { throw ExitCode(65) }
+        if input.strict && report.problemCount > 0 { throw ExitCode(.dataErr) }
     }
 }
