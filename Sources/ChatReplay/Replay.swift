@@ -185,9 +185,10 @@ public final class Replay {
         try sink.endLine()
     }
 
-    /// Reports and counts a problem of a live source that is not tied to one line.
-    public func noteProblem(_ message: String) {
-        unsafe state.pointee.summary.skipped += 1
+    /// Reports and counts a partial line of a live source that its connection cut off (it counts as
+    /// ``ReplaySummary/cutOff``, not as an over-long line).
+    public func noteCutOff(_ message: String) {
+        unsafe state.pointee.summary.cutOff += 1
         report(message)
     }
 

@@ -101,7 +101,7 @@ struct TailCommand: ParsableCommand {
                     case .malformed(let line, let error):
                         try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
                     case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
-                    case .cutOff: pipeline.noteProblem("\(problem)")
+                    case .cutOff: pipeline.noteCutOff("\(problem)")
                     }
                 } catch { failure = error }
             })

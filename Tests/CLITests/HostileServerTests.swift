@@ -105,6 +105,9 @@ import Testing
         #expect(dead >= 1, "\(run.stderr)")
         #expect(Self.count(run.stderr, "mid-line", "no PONG") == dead, "one cut-off per dead connection: \(run.stderr)")
         #expect(!run.text.contains("half a li"))
+        // The summary counts them as cut off, not as over-long lines (issue 24 item 4).
+        #expect(run.stderr.contains(", \(dead) partial line\(dead == 1 ? "" : "s") cut off"), "\(run.stderr)")
+        #expect(!run.stderr.contains("over-long"), "\(run.stderr)")
         // One probe per dead connection, and perhaps one on the connection the end of the run closed.
         #expect((dead...dead + 1).contains(server.count("PING")), "one probe per dead connection")
     }
