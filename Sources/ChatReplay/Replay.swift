@@ -140,7 +140,8 @@ public final class Replay {
         switch event {
         case .line(let at, let message):
             // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
-            if options.speed != nil, let t = at.timestamp, var pace = unsafe state.pointee.pace {
+            // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
+            if options.speed != nil, let t = at.timestamp, isInTimeWindow(t), var pace = unsafe state.pointee.pace {
                 // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
                 let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
                 unsafe state.pointee.pace = pace
@@ -310,14 +311,21 @@ public final class Replay {
 
     // MARK: Filters
 
+    /// Whether `t` is inside `--since`/`--until` (always, without them).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    private func isInTimeWindow(_ t: Timestamp) -> Bool {
+        if let since = options.since, t < since { return false }
+        if let until = options.until, t >= until { return false }
+        return true
+    }
+
     private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?)
         -> Bool
     {
         if options.dedupeShared && context.isMirror { return false }
         if options.since != nil || options.until != nil {
-            guard let t = time else { return false }
-            if let since = options.since, t < since { return false }
-            if let until = options.until, t >= until { return false }
+            guard let t = time, isInTimeWindow(t) else { return false }
         }
         if !channelFilter.isEmpty {
             // A capture record counts for the channel it names.

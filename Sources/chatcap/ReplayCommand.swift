@@ -25,7 +25,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: max).",
+            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing; time outside --since/--until is skipped (default: max).",
         transform: { try Speed.parse($0) })
     var speed = Speed.max
 
