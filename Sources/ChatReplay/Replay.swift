@@ -325,7 +325,10 @@ public final class Replay {
     {
         if options.dedupeShared && context.isMirror { return false }
         if options.since != nil || options.until != nil {
-            guard let t = time, isInTimeWindow(t) else { return false }
+            // A line before the input's first timed line has no time: it is before any `--until`,
+            // and not known to be at or after a `--since`.
+            guard let t = time else { return options.since == nil }
+            guard isInTimeWindow(t) else { return false }
         }
         if !channelFilter.isEmpty {
             // A capture record counts for the channel it names.

@@ -36,7 +36,7 @@ struct ReplayCommand: ParsableCommand {
         help: ArgumentHelp(
             "Only lines at or after this time (RFC 3339, or YYYY-MM-DD for the start of that day, UTC).",
             discussion:
-                "A line without a time of its own (JOIN, PART, NOTICE, HOSTTARGET, …) has the time of the line before it in its input."
+                "A line without a time of its own (JOIN, PART, NOTICE, HOSTTARGET, …) has the time of the line before it in its input; lines before the input's first timed line are left out (--until keeps them)."
         ))
     var since: String?
 

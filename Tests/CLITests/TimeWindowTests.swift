@@ -63,6 +63,17 @@ import Testing
         #expect(r.stderr.contains("must be earlier than --until"), "\(r.stderr)")
     }
 
+    @Test("--until keeps the lines before the input's first timed line; --since leaves them out")
+    func untimedLinesBeforeTheFirstTimedOne() throws {
+        // A capture starts with the server's JOIN echo, which has no time of its own.
+        let log = ":bob!bob@bob.tmi.twitch.tv JOIN #c\r\n" + Self.log
+        let until = try run(["--until", "2025-11-21T04:40:01Z"], log: log)
+        #expect(until.status == 0, "\(until.stderr)")
+        #expect(until.types == ["join", "privmsg:a", "join", "notice"])
+        let since = try run(["--since", "2025-11-21T04:40:00Z"], log: log)
+        #expect(since.types == ["privmsg:a", "join", "notice", "privmsg:b", "part"])
+    }
+
     @Test("--speed paces only the lines inside --since/--until: the excluded time is not waited through")
     func speedSkipsExcludedTime() throws {
         // 100 s of chat before the window and 99 s after it: 19.9 s of waiting at --speed 10 when the
