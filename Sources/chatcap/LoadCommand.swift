@@ -24,8 +24,9 @@ struct LoadCommand: ParsableCommand {
             what is pending once more and exit 0. Details: docs/scale.md.
 
             Exit status: 0 stopped or (--once) everything loaded, 64 usage error, 65 ClickHouse refused the \
-            rows, 66 DIR cannot be read, 74 the progress cannot be written, 75 another load of DIR into the \
-            same table is running, 77 ClickHouse refused the credentials, 78 the table, database or a \
+            rows, 66 DIR cannot be read or is not a capture directory, 74 the progress cannot be written, 75 \
+            another load of DIR into the same table is running or (--once) ClickHouse stayed unreachable for \
+            --give-up-after seconds, 77 ClickHouse refused the credentials, 78 the table, database or a \
             column does not exist.
             """)
 
@@ -87,6 +88,15 @@ struct LoadCommand: ParsableCommand {
     var once = false
 
     @Option(
+        parsing: .unconditional,
+        help:
+            "With --once: exit 75 once ClickHouse has stayed unreachable or busy this many seconds, \(Self.giveUpAfterRange.text) (default: 60).",
+        transform: { try Self.giveUpAfterRange.parse($0) })
+    var giveUpAfter: Double?
+
+    static let giveUpAfterRange = NumberRange(0.1...86_400.0, unit: "seconds")
+
+    @Option(
         help:
             "Status on stderr: auto (a status line when stderr is a terminal), json (one object every --status-interval seconds) or none."
     )
@@ -106,6 +116,9 @@ struct LoadCommand: ParsableCommand {
             throw ValidationError("--table must be table or database.table of letters, digits and _ (got '\(table)')")
         }
         do { _ = try ClickHouseEndpoint(parsing: clickhouse) } catch { throw ValidationError(error.description) }
+        if giveUpAfter != nil && !once {
+            throw ValidationError("--give-up-after applies only with --once (without it, load retries until stopped)")
+        }
     }
 
     func run() throws {
@@ -113,6 +126,15 @@ struct LoadCommand: ParsableCommand {
         var info = stat()
         guard stat(dir, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             Diagnostics.error("\(dir): not a readable directory")
+            throw ExitCode(.noInput)
+        }
+        // Checked before DIR/_load/ is made: a wrong directory is left as it was.
+        let isCapture: Bool
+        do throws(InputError) { isCapture = try CaptureScan.isCapture(dir) } catch { throw Self.exit(.input(error)) }
+        guard isCapture else {
+            Diagnostics.error(
+                "\(dir): not a capture directory (no _session/ and no <channel>/*.log.gz): give the --dir of chatcap capture"
+            )
             throw ExitCode(.noInput)
         }
         let endpoint = try ClickHouseEndpoint(
@@ -136,6 +158,7 @@ struct LoadCommand: ParsableCommand {
             options.retryMaxMs = Seconds.milliseconds(retryMax)
             options.retryBaseMs = min(options.retryBaseMs, options.retryMaxMs)
             options.once = once
+            if once { options.giveUpAfterMs = Seconds.milliseconds(giveUpAfter ?? 60) }
             loader = try Loader(directory: dir, client: client, store: store, options: options)
             let resumed = loader.resumed
             say(
@@ -194,7 +217,7 @@ struct LoadCommand: ParsableCommand {
         case .badURL: return ExitCode(.usage)
         case .input: return ExitCode(.noInput)
         case .progress, .http: return ExitCode(.ioErr)
-        case .busy: return ExitCode(.tempFail)
+        case .busy, .gaveUp: return ExitCode(.tempFail)
         case .rejected(_, _, let code, _):
             if error.isAuthentication { return ExitCode(.noPerm) }
             if let code, [60, 81, 16, 47].contains(code) { return ExitCode(.config) }
