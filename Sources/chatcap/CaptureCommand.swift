@@ -84,7 +84,7 @@ struct CaptureCommand: ParsableCommand {
         parsing: .unconditional,
         help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
         transform: { try CaptureCommand.statusIntervalRange.parse($0) })
-    var statusInterval: Double = 10
+    var statusInterval: Double?
 
     static let levelRange = NumberRange(1...9)
     static let maxOpenFilesRange = NumberRange(2...65_536)
@@ -102,6 +102,7 @@ struct CaptureCommand: ParsableCommand {
         if quiet && status == .json {
             throw ValidationError("--quiet silences the status that --status json asks for: give one of them")
         }
+        try NoOpChecks.statusInterval(statusInterval, json: status == .json)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
@@ -221,7 +222,7 @@ struct CaptureCommand: ParsableCommand {
         }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
-        let statusIntervalMs = Seconds.milliseconds(statusInterval)
+        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }

@@ -18,7 +18,10 @@ struct InputOptions: ParsableArguments {
         help:
             "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: 2500).",
         transform: { try OptionRanges.capacity.parse($0) })
-    var capacity = 2_500
+    var capacity: Int?
+
+    /// `--capacity`, or its default: the entries kept per channel.
+    var entriesPerChannel: Int { capacity ?? 2_500 }
 
     @Flag(
         help:

@@ -106,7 +106,7 @@ struct LoadCommand: ParsableCommand {
         parsing: .unconditional,
         help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
         transform: { try CaptureCommand.statusIntervalRange.parse($0) })
-    var statusInterval: Double = 10
+    var statusInterval: Double?
 
     @Flag(help: "Print no status and no notes on stderr (errors still).")
     var quiet = false
@@ -116,6 +116,7 @@ struct LoadCommand: ParsableCommand {
             throw ValidationError("--table must be table or database.table of letters, digits and _ (got '\(table)')")
         }
         do { _ = try ClickHouseEndpoint(parsing: clickhouse) } catch { throw ValidationError(error.description) }
+        try NoOpChecks.statusInterval(statusInterval, json: status == .json)
         if giveUpAfter != nil && !once {
             throw ValidationError("--give-up-after applies only with --once (without it, load retries until stopped)")
         }
@@ -172,7 +173,7 @@ struct LoadCommand: ParsableCommand {
         loader.onNotice = say
         let started = Moment.now()
         var board = LoadStatus(startedAt: started)
-        let statusIntervalMs = Seconds.milliseconds(statusInterval)
+        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         loader.onTick = { now in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }

@@ -91,7 +91,7 @@ struct ReplayCommand: ParsableCommand {
         options.until = until.flatMap(Self.untilBound)
         try filters.apply(to: &options)
         options.strict = input.strict
-        options.capacity = input.capacity
+        options.capacity = input.entriesPerChannel
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
         let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)

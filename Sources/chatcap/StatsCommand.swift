@@ -21,7 +21,12 @@ struct StatsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ReportLimit.help("in the output's problem list"))
     var reportLimit = 100
 
-    func validate() throws { try ReportLimit.validate(reportLimit) }
+    func validate() throws {
+        try ReportLimit.validate(reportLimit)
+        if input.capacity != nil {
+            throw ValidationError("--capacity sizes the rings of replay, dump and watch; stats keeps no entries")
+        }
+    }
 
     func run() throws {
         ignoreBrokenPipes()

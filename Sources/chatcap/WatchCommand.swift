@@ -53,8 +53,16 @@ struct WatchCommand: ParsableCommand {
 
     func validate() throws {
         try NoOpChecks.login(connection)
-        if connection.duration != nil && liveArguments.isEmpty && connection.channelsFile == nil {
-            throw ValidationError("--duration limits watching live; a replay of files ends with its input")
+        if liveArguments.isEmpty && connection.channelsFile == nil {
+            if connection.duration != nil {
+                throw ValidationError("--duration limits watching live; a replay of files ends with its input")
+            }
+            let ignored = NoOpChecks.liveOnly(connection)
+            if !ignored.isEmpty {
+                throw ValidationError(
+                    "\(ignored.joined(separator: ", ")) \(ignored.count == 1 ? "applies" : "apply") only to watching live, not to a replay of files"
+                )
+            }
         }
         try ReportLimit.validate(reportLimit)
         for c in channels where !Login.isValid(Login.normalize(c)) {
@@ -92,7 +100,7 @@ struct WatchCommand: ParsableCommand {
         ignoreBrokenPipes()
         var options = WatchSession.Options()
         options.channels = channels.map(Login.normalize)
-        options.capacity = input.capacity
+        options.capacity = input.entriesPerChannel
         options.reportLimit = reportLimit
         let feed: any WatchFeed
         if let live = try liveChannels() {
