@@ -48,10 +48,12 @@ struct CaptureCommand: ParsableCommand {
             valueName: "K/N"))
     var shard: String?
 
-    @Option(help: "Directory to write the capture into (created if missing).")
+    @Option(help: "Directory to write the capture into (created if missing).", completion: .directory)
     var dir: String
 
-    @Option(help: "Rotate files daily, hourly, or at a size from 64K to 1024G such as 100M (also daily).")
+    @Option(
+        help: "Rotate files daily, hourly, or at a size from 64K to 1024G such as 100M (also daily).",
+        completion: .list(["daily", "hourly", "100M", "1G"]))
     var rotate = "daily"
 
     @Option(

@@ -43,7 +43,7 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Connect without TLS (websocket: ws:// instead of wss://).")
     var plain = false
 
-    @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.")
+    @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.", completion: .file())
     var caFile: String?
 
     @Flag(help: "Do not verify the server's certificate (said loudly on stderr; for tests only).")
@@ -54,8 +54,8 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help:
-            "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login."
-    )
+            "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login.",
+        completion: .file())
     var tokenFile: String?
 
     @Option(help: "Login for the OAuth token (default: CHATCAP_LOGIN).")
@@ -109,7 +109,9 @@ struct ConnectionOptions: ParsableArguments {
         transform: { try ConnectionOptions.healthyAfterRange.parse($0) })
     var healthyAfter: Double = 60
 
-    @Option(help: "Also join the channels in this file: one login per line; blank lines and # comments are ignored.")
+    @Option(
+        help: "Also join the channels in this file: one login per line; blank lines and # comments are ignored.",
+        completion: .file())
     var channelsFile: String?
 
     @Option(

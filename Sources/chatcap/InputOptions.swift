@@ -10,7 +10,7 @@ struct InputOptions: ParsableArguments {
         help: """
             Log files (plain or gzip), capture directories, or - for standard input; any number, at most \
             half of ulimit -n open at once.
-            """)
+            """, completion: .file())
     var inputs: [String] = ["-"]
 
     @Option(

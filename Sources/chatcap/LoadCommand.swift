@@ -34,7 +34,7 @@ struct LoadCommand: ParsableCommand {
         case auto, json, none
     }
 
-    @Argument(help: "The capture directory (as written by chatcap capture --dir).")
+    @Argument(help: "The capture directory (as written by chatcap capture --dir).", completion: .directory)
     var dir: String
 
     @Option(
