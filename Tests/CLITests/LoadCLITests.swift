@@ -106,4 +106,20 @@ import Testing
         #expect(alone.status == 64, "\(alone.stderr)")
         #expect(alone.stderr.contains("--give-up-after applies only with --once"), "\(alone.stderr)")
     }
+
+    @Test("Scripts/clickhouse_test_server.sh says which port is taken and exits 69, before starting anything")
+    func testServerPortTaken() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let dir = try InputTempDirectory()
+        let run = try CLI.shell(
+            "Scripts/clickhouse_test_server.sh \(dir.path)/ch \(listener.port) \(try SocketLoopbackListener.freePort())"
+        )
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(
+            run.stderr
+                == "clickhouse_test_server.sh: port \(listener.port) on 127.0.0.1 is taken (something listens there): "
+                + "choose another\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/ch"), "nothing was started")
+    }
 }
