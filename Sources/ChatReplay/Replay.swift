@@ -361,8 +361,10 @@ public final class Replay {
     /// The line's own time (not one inherited from an earlier line).
     func ownTime(_ at: MergedLine) -> Timestamp? {
         switch at.timeSource {
-        case .timeTag, .tmiSentTs, .received: at.timestamp
-        case .inherited, .none: nil
+        case .timeTag, .tmiSentTs: at.timestamp
+        // A live line without a time tag has the time we received it for ordering and filters, but
+        // its `ts` is `null`, as in a replay of its capture (docs/ndjson.md: never an invented time).
+        case .received, .inherited, .none: nil
         }
     }
 
