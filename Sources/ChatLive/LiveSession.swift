@@ -243,6 +243,16 @@ public final class LiveSession {
             : " (TLS/plain mismatch? the port may speak plain IRC: --plain)"
     }
 
+    /// Whether a connect failed in the TLS handshake (it failed, or did not finish in time): what a
+    /// plain IRC port does to a handshake. A name that does not resolve or a refused connection
+    /// (``TLSError/socket(_:)``) is no sign of a mismatch.
+    private static func handshakeFailed(_ error: any Error) -> Bool {
+        switch error as? TLSError {
+        case .handshakeFailed, .timedOut: true
+        default: false
+        }
+    }
+
     private func service(_ c: Connection, _ readiness: EventLoop.Readiness) {
         guard let stream = c.stream else { return }
         if readiness.contains(.writable) || stream.hasPendingWrites {
@@ -378,7 +388,7 @@ public final class LiveSession {
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
                 ? .certificateRejected("\(error)")
-                : .connectFailed("\(error)" + (error is TLSError && endpoint.tls != nil ? mismatchHint : ""))
+                : .connectFailed("\(error)" + (Self.handshakeFailed(error) && endpoint.tls != nil ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)

@@ -113,7 +113,10 @@ struct ReplayCommand: ParsableCommand {
 /// Runs `body`, maps output errors to exit statuses, prints the summary when something went wrong,
 /// and applies `--strict`: exit 65 when lines were lost (``ReplaySummary/losesLines``: lines of
 /// channels past the store's limit in `dump`), or with `--strict` on any problem the summary counts.
-func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
+///
+/// - Parameter warnsWhenEmpty: say "the input holds no lines" when nothing was read (inputs; a live
+///   command says what happened to its connection instead).
+func finish(strict: Bool, warnsWhenEmpty: Bool = true, _ body: () throws -> ReplaySummary) throws {
     let summary: ReplaySummary
     do {
         summary = try body()
@@ -128,7 +131,9 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         Diagnostics.error("no valid IRC line in the input")
         throw ExitCode(.dataErr)
     }
-    if summary.lines == 0 && !summary.hasProblems { Diagnostics.warning("the input holds no lines") }
+    if warnsWhenEmpty && summary.lines == 0 && !summary.hasProblems {
+        Diagnostics.warning("the input holds no lines")
+    }
     if summary.losesLines {
         Diagnostics.error("\(summary.dropped) lines were not kept (see the summary)")
         throw ExitCode(.dataErr)

@@ -150,7 +150,7 @@ struct TailCommand: ParsableCommand {
                         + "\(Int(Double(after) / max(since, 0.001))) lines/s")
             }
         }
-        try finish(strict: false) {
+        try finish(strict: false, warnsWhenEmpty: false) {
             if let failure { throw failure }
             try pipeline.finish()
             return pipeline.summary
