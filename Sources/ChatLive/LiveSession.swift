@@ -193,8 +193,13 @@ public final class LiveSession {
         actions.reserveCapacity(16)
     }
 
-    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes.
+    /// Where ``run(until:)`` ends (monotonic milliseconds): a connect and its handshakes never outlast it.
+    private var runDeadline: Int64? = nil
+
+    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes (also in
+    /// the middle of a TLS or WebSocket handshake with a server that does not answer).
     public func run(until deadline: Int64? = nil) {
+        runDeadline = deadline
         let start = Moment.now()
         for c in connections { perform(c.machine.start(at: start), on: c) }
         while !stop.isRaised && fatal == nil {
@@ -385,31 +390,35 @@ public final class LiveSession {
         } catch {
             c.stream = nil
             actions.removeAll(keepingCapacity: true)
+            // A handshake cut short by the run's deadline says nothing about TLS against plain.
+            let cutShort = runDeadline.map { Moment.now().monotonicMs >= $0 } ?? false
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
                 ? .certificateRejected("\(error)")
-                : .connectFailed("\(error)" + (Self.handshakeFailed(error) && endpoint.tls != nil ? mismatchHint : ""))
+                : .connectFailed(
+                    "\(error)" + (Self.handshakeFailed(error) && endpoint.tls != nil && !cutShort ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
     }
 
     /// Connects to the endpoint, over TLS when it has a context, then (WebSocket transport) does the
-    /// Upgrade handshake: blocks for at most its timeout in all.
+    /// Upgrade handshake: blocks for at most its timeout in all, and never past the run's deadline.
     private func connect() throws -> any ByteStream {
         let start = Moment.now().monotonicMs
+        let timeoutMs = runDeadline.map { min(endpoint.timeoutMs, max(1, $0 - start)) } ?? endpoint.timeoutMs
         let base: any ByteStream
         if let tlsContext {
             base = try TLSConnection.connect(
-                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: endpoint.timeoutMs)
+                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: timeoutMs)
         } else {
-            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
+            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: timeoutMs)
         }
         guard endpoint.transport == .websocket else { return base }
         return try WebSocketStream.connect(
             over: base, host: endpoint.host, port: endpoint.port, secure: tlsContext != nil, path: endpoint.path,
             peer: endpoint.description,
-            timeoutMs: max(1, endpoint.timeoutMs - (Moment.now().monotonicMs - start)))
+            timeoutMs: max(1, timeoutMs - (Moment.now().monotonicMs - start)))
     }
 
     /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).
