@@ -322,9 +322,14 @@ public final class LiveSession {
                 // Emptied before the parse: a rejected line must perform nothing, in particular not
                 // the actions of the line before it again.
                 actions.removeAll(keepingCapacity: true)
+                var answersHTTP = false
                 c.framer.withBytes(of: line) { bytes in
                     let message: TwitchMessage
                     do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                        if line.number == 1 && endpoint.transport == .tcp && Self.isHTTPStatusLine(bytes) {
+                            answersHTTP = true
+                            return
+                        }
                         onMalformedLine?(bytes, now)
                         onProblem(.malformed(lineNumber: line.number, error))
                         return
@@ -334,9 +339,23 @@ public final class LiveSession {
                         .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions, sharing: &pace)
                     onLine(bytes, message, now, c.lines)
                 }
+                if answersHTTP {
+                    // An HTTP answer (a WebSocket port) is one problem, not a malformed line per header.
+                    while c.framer.nextLine() != nil {}
+                    lost(c, .failed("the server answered in HTTP: a WebSocket port? (--transport websocket)"))
+                    return
+                }
                 perform(actions, on: c)
             }
         }
+    }
+
+    /// Whether `bytes` starts like an HTTP status line (`HTTP/1.1 400 …`).
+    private static func isHTTPStatusLine(_ bytes: Span<UInt8>) -> Bool {
+        let prefix: [UInt8] = Array("HTTP/".utf8)
+        guard bytes.count >= prefix.count else { return false }
+        for i in 0..<prefix.count where bytes[i] != prefix[i] { return false }
+        return true
     }
 
     private func lost(_ c: Connection, _ reason: DisconnectReason) {
