@@ -11,8 +11,16 @@
 # it inherits, and a parent that watches a child through one (Foundation's Process does) would take
 # that for the child's exit. Usage:
 #   clickhouse_test_server.sh DIR HTTP_PORT TCP_PORT
+# A port something already listens on is said plainly (exit 69) before anything is installed or started;
+# a server that exits with an error has the end of its error log copied to stderr.
 set -euo pipefail
 dir=$1 http=$2 tcp=$3
+for port in "$http" "$tcp"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "clickhouse_test_server.sh: port $port on 127.0.0.1 is taken (something listens there): choose another" >&2
+        exit 69
+    fi
+done
 if ! command -v clickhouse-server >/dev/null 2>&1; then
     sudo=$([ "$(id -u)" = 0 ] || echo sudo)
     $sudo apt-get update -qq
@@ -68,4 +76,10 @@ clickhouse-server --config-file="$dir/config.xml" >> "$dir/log/stdout.log" 2>&1 
 server=$!
 echo "$server" > "$dir/server.pid"
 trap 'kill -TERM "$server" 2>/dev/null; wait "$server"; exit 0' TERM INT
-wait "$server"
+status=0
+wait "$server" || status=$?
+if [ "$status" != 0 ]; then
+    echo "clickhouse_test_server.sh: clickhouse-server exited with status $status; the end of its logs in $dir/log:" >&2
+    tail -n 5 "$dir/log/clickhouse-server.err.log" "$dir/log/stdout.log" >&2 2>/dev/null || true
+fi
+exit "$status"

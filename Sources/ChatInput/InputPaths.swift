@@ -12,10 +12,12 @@ public import ChatPosix
 ///   `YYYY-MM-DDTHH.log`, `YYYY-MM-DD.N.log`, `YYYY-MM-DD.NNNN.log`, each also `.gz` — and for
 ///   chatcap's own `*.irc` / `*.irc.gz` logs. Any other file in it is skipped and listed in
 ///   ``Expansion/skipped`` (a system directory's `*.log` files are not chat). Hidden entries (names
-///   starting with `.`) are skipped without a word, entries are visited in byte order of their names,
-///   and a directory reached twice through symbolic links is searched once.
+///   starting with `.`) and `load`'s bookkeeping (a `_load` directory: progress and lock files) are
+///   skipped without a word, entries are visited in byte order of their names, and a directory reached
+///   twice through symbolic links is searched once.
 /// - A file reached twice (the same file named twice, or through a directory and one inside it, or
-///   a link) is read once; the later names are listed in ``Expansion/repeated``.
+///   a link) is read once; the later names are listed in ``Expansion/repeated``, and so is a
+///   directory argument already searched (`DIR DIR`, `DIR DIR/chan`).
 ///
 /// Argument order is kept: the files of each argument come together, in the order given.
 public enum InputPaths: Sendable {
@@ -25,7 +27,7 @@ public enum InputPaths: Sendable {
         public var paths: [String] = []
         /// Files inside the directories searched that are not chat logs (see the type's rule).
         public var skipped: [String] = []
-        /// Names of files already among `paths` (read once).
+        /// Names of files already among `paths`, and directory arguments already searched (read once).
         public var repeated: [String] = []
 
         /// What to say once about `skipped` and `repeated` (nothing when both are empty), lists cut
@@ -71,7 +73,7 @@ public enum InputPaths: Sendable {
             let info = try status(of: argument)
             if info.st_mode & S_IFMT == S_IFDIR {
                 let before = search.logsSeen
-                try search.directory(argument)
+                try search.directory(argument, isArgument: true)
                 if search.logsSeen == before { throw InputError.noLogs(directory: argument) }
             } else {
                 // SAFETY: `argument` is bridged to a NUL-terminated C string for the call.
@@ -81,6 +83,10 @@ public enum InputPaths: Sendable {
         }
         return search.found
     }
+
+    /// The directory where `load` keeps its progress and lock files inside a capture directory:
+    /// skipped by a directory search without a word (it holds no chat).
+    public static let loadBookkeeping = "_load"
 
     /// Whether a directory search picks up a file named `name`: what capture writes
     /// (`YYYY-MM-DD` + optional `THH` + optional `.N` + `.log` or `.log.gz`) or `*.irc` / `*.irc.gz`.
@@ -127,11 +133,14 @@ public enum InputPaths: Sendable {
             }
         }
 
-        mutating func directory(_ directory: String) throws(InputError) {
+        /// Searches `directory`; `isArgument` when the command line names it (then a second search
+        /// of it is said, as for a file named twice).
+        mutating func directory(_ directory: String, isArgument: Bool = false) throws(InputError) {
             let info = try status(of: directory)
             guard visited.insert(DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted
             else {
                 logsSeen += 1  // searched already: its logs are among the inputs
+                if isArgument { found.repeated.append(directory) }
                 return
             }
             let prefix = directory.hasSuffix("/") ? directory : directory + "/"
@@ -144,6 +153,8 @@ public enum InputPaths: Sendable {
                     throw InputError.opening(path, errno: errno)
                 }
                 switch entry.st_mode & S_IFMT {
+                case S_IFDIR where name == InputPaths.loadBookkeeping:
+                    continue
                 case S_IFDIR:
                     try self.directory(path)
                 case S_IFREG where isLogName(name):

@@ -195,8 +195,13 @@ public final class LiveSession {
         actions.reserveCapacity(16)
     }
 
-    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes.
+    /// Where ``run(until:)`` ends (monotonic milliseconds): a connect and its handshakes never outlast it.
+    private var runDeadline: Int64? = nil
+
+    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes (also in
+    /// the middle of a TLS or WebSocket handshake with a server that does not answer).
     public func run(until deadline: Int64? = nil) {
+        runDeadline = deadline
         let start = Moment.now()
         for c in connections { perform(c.machine.start(at: start), on: c) }
         while !stop.isRaised && fatal == nil {
@@ -243,6 +248,16 @@ public final class LiveSession {
         endpoint.tls == nil
             ? " (TLS/plain mismatch? the port may expect TLS: drop --plain)"
             : " (TLS/plain mismatch? the port may speak plain IRC: --plain)"
+    }
+
+    /// Whether a connect failed in the TLS handshake (it failed, or did not finish in time): what a
+    /// plain IRC port does to a handshake. A name that does not resolve or a refused connection
+    /// (``TLSError/socket(_:)``) is no sign of a mismatch.
+    private static func handshakeFailed(_ error: any Error) -> Bool {
+        switch error as? TLSError {
+        case .handshakeFailed, .timedOut: true
+        default: false
+        }
     }
 
     private func service(_ c: Connection, _ readiness: EventLoop.Readiness) {
@@ -311,9 +326,14 @@ public final class LiveSession {
                 // Emptied before the parse: a rejected line must perform nothing, in particular not
                 // the actions of the line before it again.
                 actions.removeAll(keepingCapacity: true)
+                var answersHTTP = false
                 c.framer.withBytes(of: line) { bytes in
                     let message: TwitchMessage
                     do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                        if line.number == 1 && endpoint.transport == .tcp && Self.isHTTPStatusLine(bytes) {
+                            answersHTTP = true
+                            return
+                        }
                         onMalformedLine?(bytes, now)
                         onProblem(.malformed(lineNumber: line.number, error))
                         return
@@ -322,6 +342,12 @@ public final class LiveSession {
                     c.machine.handle(
                         .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions, sharing: &pace)
                     onLine(bytes, message, now, c.lines)
+                }
+                if answersHTTP {
+                    // An HTTP answer (a WebSocket port) is one problem, not a malformed line per header.
+                    while c.framer.nextLine() != nil {}
+                    lost(c, .failed("the server answered in HTTP: a WebSocket port? (--transport websocket)"))
+                    return
                 }
                 perform(actions, on: c)
             }
@@ -335,6 +361,14 @@ public final class LiveSession {
     private func exceedsWriteQueueLimit(_ c: Connection) -> Bool {
         guard let stream = c.stream, stream.pendingWriteCount > writeQueueLimit else { return false }
         lost(c, .peerNotReading(queuedBytes: stream.pendingWriteCount, limit: writeQueueLimit))
+        return true
+    }
+
+    /// Whether `bytes` starts like an HTTP status line (`HTTP/1.1 400 …`).
+    private static func isHTTPStatusLine(_ bytes: Span<UInt8>) -> Bool {
+        let prefix: [UInt8] = Array("HTTP/".utf8)
+        guard bytes.count >= prefix.count else { return false }
+        for i in 0..<prefix.count where bytes[i] != prefix[i] { return false }
         return true
     }
 
@@ -385,10 +419,12 @@ public final class LiveSession {
         } catch {
             c.stream = nil
             actions.removeAll(keepingCapacity: true)
+            // A handshake cut short by the run's deadline says nothing about TLS against plain.
+            let cutShort = runDeadline.map { Moment.now().monotonicMs >= $0 } ?? false
             let reason: DisconnectReason =
                 (error as? TLSError)?.isCertificateRejection == true
                 ? .certificateRejected("\(error)")
-                : .connectFailed("\(error)" + (looksLikeTLSMismatch(error) ? mismatchHint : ""))
+                : .connectFailed("\(error)" + (looksLikeTLSMismatch(error) && !cutShort ? mismatchHint : ""))
             c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         }
         perform(actions, on: c)
@@ -398,26 +434,27 @@ public final class LiveSession {
     /// failed, or (a plain WebSocket) a server that closed or reset the connection without a byte of
     /// answer to the Upgrade request, as a TLS port does.
     private func looksLikeTLSMismatch(_ error: any Error) -> Bool {
-        if endpoint.tls != nil { return error is TLSError }
+        if endpoint.tls != nil { return Self.handshakeFailed(error) }
         return (error as? WebSocketError)?.isUnanswered == true
     }
 
     /// Connects to the endpoint, over TLS when it has a context, then (WebSocket transport) does the
-    /// Upgrade handshake: blocks for at most its timeout in all.
+    /// Upgrade handshake: blocks for at most its timeout in all, and never past the run's deadline.
     private func connect() throws -> any ByteStream {
         let start = Moment.now().monotonicMs
+        let timeoutMs = runDeadline.map { min(endpoint.timeoutMs, max(1, $0 - start)) } ?? endpoint.timeoutMs
         let base: any ByteStream
         if let tlsContext {
             base = try TLSConnection.connect(
-                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: endpoint.timeoutMs)
+                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: timeoutMs)
         } else {
-            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: endpoint.timeoutMs)
+            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: timeoutMs)
         }
         guard endpoint.transport == .websocket else { return base }
         return try WebSocketStream.connect(
             over: base, host: endpoint.host, port: endpoint.port, secure: tlsContext != nil, path: endpoint.path,
             peer: endpoint.description,
-            timeoutMs: max(1, endpoint.timeoutMs - (Moment.now().monotonicMs - start)))
+            timeoutMs: max(1, timeoutMs - (Moment.now().monotonicMs - start)))
     }
 
     /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).

@@ -52,6 +52,17 @@ public enum CaptureScan: Sendable {
         return listing
     }
 
+    /// Whether `directory` is a capture directory (what `chatcap capture --dir` writes): it holds
+    /// `_session/` or `_load/` (loaded before), or at least one `<channel>/*.log.gz`. `load` refuses
+    /// any other directory rather than leave its bookkeeping there.
+    ///
+    /// - Throws: ``InputError`` when `directory` cannot be read.
+    /// - Complexity: that of ``list(_:)`` at most.
+    public static func isCapture(_ directory: String) throws(InputError) -> Bool {
+        if isDirectory(directory + "/_session") || isDirectory(directory + "/_load") { return true }
+        return try !list(directory).files.isEmpty
+    }
+
     /// The names and `d_type`s of a folder's entries (without `.` and `..`), or `nil` when it cannot be read.
     private static func entries(_ path: String) -> [(String, Int32)]? {
         guard let dir = unsafe opendir(path) else { return nil }

@@ -17,6 +17,9 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     case busy(path: String)
     /// libcurl could not start.
     case http(String)
+    /// ClickHouse stayed unreachable or busy longer than ``LoadOptions/giveUpAfterMs`` (`--once`);
+    /// `reason` is the last failure.
+    case gaveUp(seconds: Double, reason: String)
 
     public var description: String {
         switch self {
@@ -28,6 +31,9 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .progress(let path, let reason): "\(path): \(reason)"
         case .busy(let path): "another load holds \(path) (same directory, same table): not starting a second one"
         case .http(let reason): "libcurl: \(reason)"
+        case .gaveUp(let seconds, let reason):
+            "gave up after \((seconds * 10).rounded() / 10) s without ClickHouse (\(reason)); what was acknowledged is saved, "
+                + "the next load goes on from there"
         }
     }
 

@@ -19,6 +19,9 @@ public struct LoadOptions: Sendable {
     public var retryMaxMs: Int64 = 5_000
     /// Load what the files hold now, then stop (instead of following them).
     public var once = false
+    /// How long ClickHouse may stay unreachable or busy before ``Loader/run(stop:)`` gives up
+    /// (``LoadError/gaveUp(seconds:reason:)``); `nil`: retry until stopped.
+    public var giveUpAfterMs: Int64? = nil
 
     public init() {}
 }

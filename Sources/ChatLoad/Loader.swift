@@ -108,6 +108,9 @@ public final class Loader {  // not Sendable: one thread runs it
                         counters.downSinceMs = at
                     }
                     counters.lastError = error.description
+                    if let limit = options.giveUpAfterMs, at - counters.downSinceMs >= limit {
+                        throw LoadError.gaveUp(seconds: Double(at - counters.downSinceMs) / 1000, reason: "\(error)")
+                    }
                     if lastDownNoteMs.map({ at - $0 >= 10_000 }) ?? true {
                         lastDownNoteMs = at
                         onNotice(

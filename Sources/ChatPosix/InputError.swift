@@ -67,7 +67,8 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case .permissionDenied(let path):
             "\(path): permission denied"
         case .noLogs(let directory):
-            "\(directory): directory holds no chat logs (*.irc, *.log, *.txt, *.gz)"
+            "\(directory): directory holds no chat logs (a directory gives capture's YYYY-MM-DD….log[.gz] and "
+                + "*.irc[.gz]; name a file to read it whatever its name)"
         case .isDirectory(let path):
             "\(path): is a directory"
         case .standardInputRepeated:

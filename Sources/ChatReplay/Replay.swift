@@ -140,7 +140,8 @@ public final class Replay {
         switch event {
         case .line(let at, let message):
             // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
-            if options.speed != nil, let t = at.timestamp, var pace = unsafe state.pointee.pace {
+            // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
+            if options.speed != nil, let t = at.timestamp, isInTimeWindow(t), var pace = unsafe state.pointee.pace {
                 // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
                 let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
                 unsafe state.pointee.pace = pace
@@ -192,9 +193,10 @@ public final class Replay {
         try sink.endLine()
     }
 
-    /// Reports and counts a problem of a live source that is not tied to one line.
-    public func noteProblem(_ message: String) {
-        unsafe state.pointee.summary.skipped += 1
+    /// Reports and counts a partial line of a live source that its connection cut off (it counts as
+    /// ``ReplaySummary/cutOff``, not as an over-long line).
+    public func noteCutOff(_ message: String) {
+        unsafe state.pointee.summary.cutOff += 1
         report(message)
     }
 
@@ -316,14 +318,24 @@ public final class Replay {
 
     // MARK: Filters
 
+    /// Whether `t` is inside `--since`/`--until` (always, without them).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    private func isInTimeWindow(_ t: Timestamp) -> Bool {
+        if let since = options.since, t < since { return false }
+        if let until = options.until, t >= until { return false }
+        return true
+    }
+
     private func passes(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?)
         -> Bool
     {
         if options.dedupeShared && context.isMirror { return false }
         if options.since != nil || options.until != nil {
-            guard let t = time else { return false }
-            if let since = options.since, t < since { return false }
-            if let until = options.until, t >= until { return false }
+            // A line before the input's first timed line has no time: it is before any `--until`,
+            // and not known to be at or after a `--since`.
+            guard let t = time else { return options.since == nil }
+            guard isInTimeWindow(t) else { return false }
         }
         if !channelFilter.isEmpty {
             // A capture record counts for the channel it names.
@@ -356,8 +368,10 @@ public final class Replay {
     /// The line's own time (not one inherited from an earlier line).
     func ownTime(_ at: MergedLine) -> Timestamp? {
         switch at.timeSource {
-        case .timeTag, .tmiSentTs, .received: at.timestamp
-        case .inherited, .none: nil
+        case .timeTag, .tmiSentTs: at.timestamp
+        // A live line without a time tag has the time we received it for ordering and filters, but
+        // its `ts` is `null`, as in a replay of its capture (docs/ndjson.md: never an invented time).
+        case .received, .inherited, .none: nil
         }
     }
 

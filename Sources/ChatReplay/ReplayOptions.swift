@@ -70,13 +70,15 @@ public struct ReplaySummary: Sendable, Equatable {
     public var duplicateLines = 0
     /// Inputs with lines that hold CRs no LF follows (lines ended by CR alone run together).
     public var bareCarriageReturnInputs = 0
+    /// Partial lines of a live source dropped because the connection closed in the middle of them.
+    public var cutOff = 0
 
     public init() {}
 
     /// Problems worth a summary line.
     public var hasProblems: Bool {
         malformed + skipped + damagedInputs + failedInputs + untracked + dropped + releasedEarly
-            + bareCarriageReturnInputs > 0
+            + bareCarriageReturnInputs + cutOff > 0
     }
 
     /// Whether lines that were read are missing from the output (exit status 65 even without
@@ -87,6 +89,7 @@ public struct ReplaySummary: Sendable, Equatable {
         var parts = ["\(lines) lines read", "\(written) written"]
         if malformed > 0 { parts.append("\(malformed) malformed") }
         if skipped > 0 { parts.append("\(skipped) over-long skipped") }
+        if cutOff > 0 { parts.append("\(cutOff) partial line\(cutOff == 1 ? "" : "s") cut off") }
         if damagedInputs > 0 { parts.append("\(damagedInputs) damaged inputs") }
         if failedInputs > 0 { parts.append("\(failedInputs) unreadable inputs") }
         if untracked > 0 {

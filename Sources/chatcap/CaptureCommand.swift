@@ -48,10 +48,12 @@ struct CaptureCommand: ParsableCommand {
             valueName: "K/N"))
     var shard: String?
 
-    @Option(help: "Directory to write the capture into (created if missing).")
+    @Option(help: "Directory to write the capture into (created if missing).", completion: .directory)
     var dir: String
 
-    @Option(help: "Rotate files daily, hourly, or at a size from 64K to 1024G such as 100M (also daily).")
+    @Option(
+        help: "Rotate files daily, hourly, or at a size from 64K to 1024G such as 100M (also daily).",
+        completion: .list(["daily", "hourly", "100M", "1G"]))
     var rotate = "daily"
 
     @Option(
@@ -84,7 +86,7 @@ struct CaptureCommand: ParsableCommand {
         parsing: .unconditional,
         help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
         transform: { try CaptureCommand.statusIntervalRange.parse($0) })
-    var statusInterval: Double = 10
+    var statusInterval: Double?
 
     static let levelRange = NumberRange(1...9)
     static let maxOpenFilesRange = NumberRange(2...65_536)
@@ -102,6 +104,7 @@ struct CaptureCommand: ParsableCommand {
         if quiet && status == .json {
             throw ValidationError("--quiet silences the status that --status json asks for: give one of them")
         }
+        try NoOpChecks.statusInterval(statusInterval, json: status == .json)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
@@ -159,7 +162,7 @@ struct CaptureCommand: ParsableCommand {
                 atWallMs: now)
         } catch {
             Diagnostics.error(error.description)
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         let terminal = !quiet && status == .auto && isatty(2) == 1
         let json = !quiet && status == .json
@@ -221,7 +224,7 @@ struct CaptureCommand: ParsableCommand {
         }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
-        let statusIntervalMs = Seconds.milliseconds(statusInterval)
+        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
@@ -261,7 +264,7 @@ struct CaptureCommand: ParsableCommand {
         if terminal { Diagnostics.write("\r\u{1B}[K") }
         if let failure {
             Diagnostics.error(failure.description)
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         if json {
             Diagnostics.write(statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable).json + "\n")

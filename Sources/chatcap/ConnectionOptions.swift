@@ -43,7 +43,7 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Connect without TLS (websocket: ws:// instead of wss://).")
     var plain = false
 
-    @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.")
+    @Option(help: "Trust this CA bundle (PEM) instead of the system's, e.g. for a test server.", completion: .file())
     var caFile: String?
 
     @Flag(help: "Do not verify the server's certificate (said loudly on stderr; for tests only).")
@@ -54,8 +54,8 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help:
-            "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login."
-    )
+            "Read the OAuth token from this file (mode 600). Without it, CHATCAP_TOKEN is used, else an anonymous login.",
+        completion: .file())
     var tokenFile: String?
 
     @Option(help: "Login for the OAuth token (default: CHATCAP_LOGIN).")
@@ -109,7 +109,9 @@ struct ConnectionOptions: ParsableArguments {
         transform: { try ConnectionOptions.healthyAfterRange.parse($0) })
     var healthyAfter: Double = 60
 
-    @Option(help: "Also join the channels in this file: one login per line; blank lines and # comments are ignored.")
+    @Option(
+        help: "Also join the channels in this file: one login per line; blank lines and # comments are ignored.",
+        completion: .file())
     var channelsFile: String?
 
     @Option(
@@ -197,7 +199,7 @@ struct ConnectionOptions: ParsableArguments {
             let fd = open(caFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 Diagnostics.error("--ca-file \(caFile): \(String(cString: strerror(errno)))")
-                throw ExitCode(66)
+                throw ExitCode(.noInput)
             }
             close(fd)
         }
@@ -206,7 +208,7 @@ struct ConnectionOptions: ParsableArguments {
             credentials = try Credentials.resolve(tokenFile: tokenFile, login: login)
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         if let warning = endpoint.cleartextTokenWarning(for: credentials) { Diagnostics.warning(warning) }
         return credentials
@@ -226,7 +228,7 @@ struct ConnectionOptions: ParsableArguments {
     func exitUnreached(_ last: DisconnectReason?) throws -> Never {
         let reason = last.map { ": \($0)" } ?? ""
         Diagnostics.error("never reached the chat of \(endpoint.description)\(reason)")
-        throw ExitCode(69)
+        throw ExitCode(.unavailable)
     }
 
     /// Ends a live command whose session gave up: the reason's message on stderr and its exit
@@ -235,13 +237,13 @@ struct ConnectionOptions: ParsableArguments {
         switch failure {
         case .certificateRejected:
             Diagnostics.error(message + " (--retry-tls keeps retrying)")
-            throw ExitCode(76)
+            throw ExitCode(.protocol)
         case .authenticationFailed:
             Diagnostics.error(message)
-            throw ExitCode(77)
+            throw ExitCode(.noPerm)
         default:
             Diagnostics.error(message)
-            throw ExitCode(70)
+            throw ExitCode(.software)
         }
     }
 }

@@ -36,8 +36,8 @@ struct DumpCommand: ParsableCommand {
 
     func validate() throws {
         try ReportLimit.validate(reportLimit)
-        guard last <= input.capacity else {
-            throw ValidationError("--last (\(last)) cannot exceed --capacity (\(input.capacity))")
+        guard last <= input.entriesPerChannel else {
+            throw ValidationError("--last (\(last)) cannot exceed --capacity (\(input.entriesPerChannel))")
         }
     }
 
@@ -47,7 +47,7 @@ struct DumpCommand: ParsableCommand {
         var options = ReplayOptions()
         options.format = .json
         options.json = JSONOptions(withTags: withTags, withRaw: withRaw)
-        options.capacity = input.capacity
+        options.capacity = input.entriesPerChannel
         options.strict = input.strict
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit

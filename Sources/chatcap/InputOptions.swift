@@ -10,7 +10,7 @@ struct InputOptions: ParsableArguments {
         help: """
             Log files (plain or gzip), capture directories, or - for standard input; any number, at most \
             half of ulimit -n open at once.
-            """)
+            """, completion: .file())
     var inputs: [String] = ["-"]
 
     @Option(
@@ -18,7 +18,10 @@ struct InputOptions: ParsableArguments {
         help:
             "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: 2500).",
         transform: { try OptionRanges.capacity.parse($0) })
-    var capacity = 2_500
+    var capacity: Int?
+
+    /// `--capacity`, or its default: the entries kept per channel.
+    var entriesPerChannel: Int { capacity ?? 2_500 }
 
     @Flag(
         help:
@@ -35,7 +38,7 @@ struct InputOptions: ParsableArguments {
     static func exitIfStopped(_ reader: MergeReader) throws {
         guard let error = reader.exhaustion else { return }
         Diagnostics.error("\(error)")
-        throw ExitCode(66)
+        throw ExitCode(.noInput)
     }
 
     /// Opens the inputs, or exits 66 with a clear message.
@@ -47,7 +50,7 @@ struct InputOptions: ParsableArguments {
             return reader
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
         }
     }
 }

@@ -24,8 +24,9 @@ struct LoadCommand: ParsableCommand {
             what is pending once more and exit 0. Details: docs/scale.md.
 
             Exit status: 0 stopped or (--once) everything loaded, 64 usage error, 65 ClickHouse refused the \
-            rows, 66 DIR cannot be read, 74 the progress cannot be written, 75 another load of DIR into the \
-            same table is running, 77 ClickHouse refused the credentials, 78 the table, database or a \
+            rows, 66 DIR cannot be read or is not a capture directory, 74 the progress cannot be written, 75 \
+            another load of DIR into the same table is running or (--once) ClickHouse stayed unreachable for \
+            --give-up-after seconds, 77 ClickHouse refused the credentials, 78 the table, database or a \
             column does not exist.
             """)
 
@@ -33,7 +34,7 @@ struct LoadCommand: ParsableCommand {
         case auto, json, none
     }
 
-    @Argument(help: "The capture directory (as written by chatcap capture --dir).")
+    @Argument(help: "The capture directory (as written by chatcap capture --dir).", completion: .directory)
     var dir: String
 
     @Option(
@@ -87,6 +88,15 @@ struct LoadCommand: ParsableCommand {
     var once = false
 
     @Option(
+        parsing: .unconditional,
+        help:
+            "With --once: exit 75 once ClickHouse has stayed unreachable or busy this many seconds, \(Self.giveUpAfterRange.text) (default: 60).",
+        transform: { try Self.giveUpAfterRange.parse($0) })
+    var giveUpAfter: Double?
+
+    static let giveUpAfterRange = NumberRange(0.1...86_400.0, unit: "seconds")
+
+    @Option(
         help:
             "Status on stderr: auto (a status line when stderr is a terminal), json (one object every --status-interval seconds) or none."
     )
@@ -96,7 +106,7 @@ struct LoadCommand: ParsableCommand {
         parsing: .unconditional,
         help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
         transform: { try CaptureCommand.statusIntervalRange.parse($0) })
-    var statusInterval: Double = 10
+    var statusInterval: Double?
 
     @Flag(help: "Print no status and no notes on stderr (errors still).")
     var quiet = false
@@ -106,6 +116,10 @@ struct LoadCommand: ParsableCommand {
             throw ValidationError("--table must be table or database.table of letters, digits and _ (got '\(table)')")
         }
         do { _ = try ClickHouseEndpoint(parsing: clickhouse) } catch { throw ValidationError(error.description) }
+        try NoOpChecks.statusInterval(statusInterval, json: status == .json)
+        if giveUpAfter != nil && !once {
+            throw ValidationError("--give-up-after applies only with --once (without it, load retries until stopped)")
+        }
     }
 
     func run() throws {
@@ -113,7 +127,16 @@ struct LoadCommand: ParsableCommand {
         var info = stat()
         guard stat(dir, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             Diagnostics.error("\(dir): not a readable directory")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
+        }
+        // Checked before DIR/_load/ is made: a wrong directory is left as it was.
+        let isCapture: Bool
+        do throws(InputError) { isCapture = try CaptureScan.isCapture(dir) } catch { throw Self.exit(.input(error)) }
+        guard isCapture else {
+            Diagnostics.error(
+                "\(dir): not a capture directory (no _session/ and no <channel>/*.log.gz): give the --dir of chatcap capture"
+            )
+            throw ExitCode(.noInput)
         }
         let endpoint = try ClickHouseEndpoint(
             parsing: clickhouse, environmentPassword: Environment.value("CHATCAP_CLICKHOUSE_PASSWORD"))
@@ -136,6 +159,7 @@ struct LoadCommand: ParsableCommand {
             options.retryMaxMs = Seconds.milliseconds(retryMax)
             options.retryBaseMs = min(options.retryBaseMs, options.retryMaxMs)
             options.once = once
+            if once { options.giveUpAfterMs = Seconds.milliseconds(giveUpAfter ?? 60) }
             loader = try Loader(directory: dir, client: client, store: store, options: options)
             let resumed = loader.resumed
             say(
@@ -149,7 +173,7 @@ struct LoadCommand: ParsableCommand {
         loader.onNotice = say
         let started = Moment.now()
         var board = LoadStatus(startedAt: started)
-        let statusIntervalMs = Seconds.milliseconds(statusInterval)
+        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         loader.onTick = { now in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
@@ -191,15 +215,15 @@ struct LoadCommand: ParsableCommand {
     static func exit(_ error: LoadError) -> ExitCode {
         Diagnostics.error(error.description)
         switch error {
-        case .badURL: return ExitCode(64)
-        case .input: return ExitCode(66)
-        case .progress, .http: return ExitCode(74)
-        case .busy: return ExitCode(75)
+        case .badURL: return ExitCode(.usage)
+        case .input: return ExitCode(.noInput)
+        case .progress, .http: return ExitCode(.ioErr)
+        case .busy, .gaveUp: return ExitCode(.tempFail)
         case .rejected(_, _, let code, _):
-            if error.isAuthentication { return ExitCode(77) }
-            if let code, [60, 81, 16, 47].contains(code) { return ExitCode(78) }
-            return ExitCode(65)
-        case .unreachable: return ExitCode(74)  // not thrown by run(): an unreachable server is retried
+            if error.isAuthentication { return ExitCode(.noPerm) }
+            if let code, [60, 81, 16, 47].contains(code) { return ExitCode(.config) }
+            return ExitCode(.dataErr)
+        case .unreachable: return ExitCode(.ioErr)  // not thrown by run(): an unreachable server is retried
         }
     }
 }

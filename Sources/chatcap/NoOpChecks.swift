@@ -23,6 +23,30 @@ enum NoOpChecks {
         }
     }
 
+    /// `--status-interval` paces the JSON status objects of `--status json` only.
+    static func statusInterval(_ interval: Double?, json: Bool) throws {
+        guard interval != nil, !json else { return }
+        throw ValidationError("--status-interval paces --status json only (the terminal line redraws 4 times a second)")
+    }
+
+    /// The connection options `watch` of files would ignore (they matter only live), by name: those
+    /// given a value other than their default. (`--host`, `--port`, `--plain`, `--ca-file`,
+    /// `--insecure` and `--transport` mean watching live; `--duration` has its own message.)
+    static func liveOnly(_ connection: ConnectionOptions) -> [String] {
+        guard let d = try? ConnectionOptions.parse([]) else { return [] }
+        let c = connection
+        let given: [(String, Bool)] = [
+            ("--token-file", c.tokenFile != nil), ("--login", c.login != nil), ("--retry-tls", c.retryTls),
+            ("--idle-timeout", c.idleTimeout != d.idleTimeout), ("--pong-timeout", c.pongTimeout != d.pongTimeout),
+            ("--reconnect-base", c.reconnectBase != d.reconnectBase),
+            ("--reconnect-max", c.reconnectMax != d.reconnectMax),
+            ("--healthy-after", c.healthyAfter != d.healthyAfter), ("--join-rate", c.joinRate != nil),
+            ("--channels-per-connection", c.channelsPerConnection != d.channelsPerConnection),
+            ("--connect-interval", c.connectInterval != d.connectInterval),
+        ]
+        return given.filter(\.1).map(\.0)
+    }
+
     /// `--login` names the account of an OAuth token; without one the login is anonymous anyway.
     static func login(_ connection: ConnectionOptions) throws {
         guard connection.login != nil, connection.tokenFile == nil,

@@ -25,7 +25,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing (default: max).",
+            "Pace lines by their timestamps at this many times real time, \(OptionRanges.speed.text), or max for no pacing; time outside --since/--until is skipped (default: max).",
         transform: { try Speed.parse($0) })
     var speed = Speed.max
 
@@ -41,7 +41,7 @@ struct ReplayCommand: ParsableCommand {
         help: ArgumentHelp(
             "Only lines at or after this time (RFC 3339, or YYYY-MM-DD for the start of that day, UTC).",
             discussion:
-                "A line without a time of its own (JOIN, PART, NOTICE, HOSTTARGET, …) has the time of the line before it in its input."
+                "A line without a time of its own (JOIN, PART, NOTICE, HOSTTARGET, …) has the time of the line before it in its input; lines before the input's first timed line are left out (--until keeps them)."
         ))
     var since: String?
 
@@ -96,7 +96,7 @@ struct ReplayCommand: ParsableCommand {
         options.until = until.flatMap(Self.untilBound)
         try filters.apply(to: &options)
         options.strict = input.strict
-        options.capacity = input.capacity
+        options.capacity = input.entriesPerChannel
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
         let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
@@ -118,7 +118,10 @@ struct ReplayCommand: ParsableCommand {
 /// Runs `body`, maps output errors to exit statuses, prints the summary when something went wrong,
 /// and applies `--strict`: exit 65 when lines were lost (``ReplaySummary/losesLines``: lines of
 /// channels past the store's limit in `dump`), or with `--strict` on any problem the summary counts.
-func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
+///
+/// - Parameter warnsWhenEmpty: say "the input holds no lines" when nothing was read (inputs; a live
+///   command says what happened to its connection instead).
+func finish(strict: Bool, warnsWhenEmpty: Bool = true, _ body: () throws -> ReplaySummary) throws {
     let summary: ReplaySummary
     do {
         summary = try body()
@@ -126,19 +129,21 @@ func finish(strict: Bool, _ body: () throws -> ReplaySummary) throws {
         return  // the reader of our output went away: not a failure
     } catch let error as OutputError {
         Diagnostics.error("\(error)")
-        throw ExitCode(74)
+        throw ExitCode(.ioErr)
     }
     if summary.hasProblems || summary.duplicates + summary.duplicateLines > 0 {
         Diagnostics.note("summary: \(summary.description)")
     }
     if summary.lines == 0 && summary.malformed + summary.skipped > 0 {
         Diagnostics.error("no valid IRC line in the input")
-        throw ExitCode(65)
+        throw ExitCode(.dataErr)
     }
-    if summary.lines == 0 && !summary.hasProblems { Diagnostics.warning("the input holds no lines") }
+    if warnsWhenEmpty && summary.lines == 0 && !summary.hasProblems {
+        Diagnostics.warning("the input holds no lines")
+    }
     if summary.losesLines {
         Diagnostics.error("\(summary.dropped) lines were not kept (see the summary)")
-        throw ExitCode(65)
+        throw ExitCode(.dataErr)
     }
-    if strict && summary.hasProblems { throw ExitCode(65) }
+    if strict && summary.hasProblems { throw ExitCode(.dataErr) }
 }

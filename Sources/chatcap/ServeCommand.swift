@@ -36,7 +36,7 @@ struct ServeCommand: ParsableCommand {
         help: """
             Log files (plain or gzip), capture directories, or - for standard input; any number, at most \
             half of ulimit -n open at once.
-            """)
+            """, completion: .file())
     var inputs: [String] = ["-"]
 
     @Option(help: "The address to listen on.")
@@ -57,10 +57,13 @@ struct ServeCommand: ParsableCommand {
             valueName: "port"))
     var wsPort: Int?
 
-    @Option(help: ArgumentHelp("PEM certificate chain to serve TLS with (needs --tls-key).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("PEM certificate chain to serve TLS with (needs --tls-key).", valueName: "file"),
+        completion: .file())
     var tlsCert: String?
 
-    @Option(help: ArgumentHelp("PEM private key of the --tls-cert certificate.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("PEM private key of the --tls-cert certificate.", valueName: "file"), completion: .file())
     var tlsKey: String?
 
     @Option(
@@ -115,7 +118,7 @@ struct ServeCommand: ParsableCommand {
         help: ArgumentHelp(
             "A JOIN of a channel the log does not have: empty joins it with nothing to play (said once on stderr); "
                 + "refuse drops the JOIN without an answer, as Twitch does for a channel that does not exist.",
-            valueName: "empty|refuse"))
+            valueName: "empty|refuse"), completion: .list(["empty", "refuse"]))
     var unknownChannel: String = "empty"
 
     @Option(
@@ -199,8 +202,8 @@ struct ServeCommand: ParsableCommand {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }
         } catch {
             Diagnostics.error("\(error)")
-            if case .input = error { throw ExitCode(66) }
-            throw ExitCode(74)
+            if case .input = error { throw ExitCode(.noInput) }
+            throw ExitCode(.ioErr)
         }
         Self.stopOnSignals(server.stopHandle)
         Self.printListening(server.address)
@@ -209,7 +212,7 @@ struct ServeCommand: ParsableCommand {
             try server.run()
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
     }
 

@@ -21,7 +21,12 @@ struct StatsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ReportLimit.help("in the output's problem list"))
     var reportLimit = 100
 
-    func validate() throws { try ReportLimit.validate(reportLimit) }
+    func validate() throws {
+        try ReportLimit.validate(reportLimit)
+        if input.capacity != nil {
+            throw ValidationError("--capacity sizes the rings of replay, dump and watch; stats keeps no entries")
+        }
+    }
 
     func run() throws {
         ignoreBrokenPipes()
@@ -37,14 +42,14 @@ struct StatsCommand: ParsableCommand {
             return
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         if stats.lines == 0 && stats.malformed + stats.skipped > 0 {
             Diagnostics.error("no valid IRC line in the input")
-            throw ExitCode(65)
+            throw ExitCode(.dataErr)
         }
         if input.strict && stats.malformed + stats.skipped + stats.damagedInputs + stats.bareCarriageReturnInputs > 0 {
-            throw ExitCode(65)
+            throw ExitCode(.dataErr)
         }
     }
 }

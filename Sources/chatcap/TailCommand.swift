@@ -101,7 +101,7 @@ struct TailCommand: ParsableCommand {
                     case .malformed(let line, let error):
                         try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
                     case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
-                    case .cutOff: pipeline.noteProblem("\(problem)")
+                    case .cutOff: pipeline.noteCutOff("\(problem)")
                     }
                 } catch { failure = error }
             })
@@ -150,7 +150,7 @@ struct TailCommand: ParsableCommand {
                         + "\(Int(Double(after) / max(since, 0.001))) lines/s")
             }
         }
-        try finish(strict: false) {
+        try finish(strict: false, warnsWhenEmpty: false) {
             if let failure { throw failure }
             try pipeline.finish()
             return pipeline.summary

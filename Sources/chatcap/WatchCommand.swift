@@ -61,8 +61,16 @@ struct WatchCommand: ParsableCommand {
 
     func validate() throws {
         try NoOpChecks.login(connection)
-        if connection.duration != nil && liveArguments.isEmpty && connection.channelsFile == nil {
-            throw ValidationError("--duration limits watching live; a replay of files ends with its input")
+        if liveArguments.isEmpty && connection.channelsFile == nil {
+            if connection.duration != nil {
+                throw ValidationError("--duration limits watching live; a replay of files ends with its input")
+            }
+            let ignored = NoOpChecks.liveOnly(connection)
+            if !ignored.isEmpty {
+                throw ValidationError(
+                    "\(ignored.joined(separator: ", ")) \(ignored.count == 1 ? "applies" : "apply") only to watching live, not to a replay of files"
+                )
+            }
         }
         try ReportLimit.validate(reportLimit)
         if follow && (!liveArguments.isEmpty || connection.channelsFile != nil) {
@@ -104,7 +112,7 @@ struct WatchCommand: ParsableCommand {
         ignoreBrokenPipes()
         var options = WatchSession.Options()
         options.channels = channels.map(Login.normalize)
-        options.capacity = input.capacity
+        options.capacity = input.entriesPerChannel
         options.reportLimit = reportLimit
         let liveChannels = try liveChannels()
         if let live = liveChannels, options.channels.isEmpty { options.channels = live }
@@ -131,12 +139,12 @@ struct WatchCommand: ParsableCommand {
             report = try session.run(feed)
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
         for problem in report.problems { Diagnostics.note(problem) }
         if let error = (feed as? ReplayFeed)?.exhaustion {
             Diagnostics.error("\(error)")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
         }
         if let failure = (feed as? LiveFeed)?.failure {
             try ConnectionOptions.exit(failure: failure.reason, message: failure.message)
@@ -148,6 +156,6 @@ struct WatchCommand: ParsableCommand {
         if stats || Environment.value("CHATCAP_WATCH_STATS").map({ !$0.isEmpty && $0 != "0" }) == true {
             Diagnostics.note(report.stats.summary)
         }
-        if input.strict && report.problemCount > 0 { throw ExitCode(65) }
+        if input.strict && report.problemCount > 0 { throw ExitCode(.dataErr) }
     }
 }

@@ -105,6 +105,12 @@ import Testing
         #expect(dead >= 1, "\(run.stderr)")
         #expect(Self.count(run.stderr, "mid-line", "no PONG") == dead, "one cut-off per dead connection: \(run.stderr)")
         #expect(!run.text.contains("half a li"))
+        // The summary counts every cut-off line (the end of the run may cut one more) as cut off, not
+        // as over-long lines (issue 24 item 4).
+        let cut = run.stderr.split(separator: "\n").filter { $0.contains("closed mid-line") }.count
+        #expect(cut >= dead)
+        #expect(run.stderr.contains(", \(cut) partial line\(cut == 1 ? "" : "s") cut off"), "\(run.stderr)")
+        #expect(!run.stderr.contains("over-long"), "\(run.stderr)")
         // One probe per dead connection, and perhaps one on the connection the end of the run closed.
         #expect((dead...dead + 1).contains(server.count("PING")), "one probe per dead connection")
     }

@@ -79,7 +79,7 @@ import Testing
 
 /// Issue 13 item 9: a live command that never reached the chat says so and exits 69; a --ca-file
 /// that cannot be read exits 66 at once.
-@Suite struct LiveUnreachableTests {
+@Suite(.timeLimit(.minutes(2))) struct LiveUnreachableTests {
     /// A loopback port nothing listens on (bound, then closed).
     static func closedPort() throws -> UInt16 {
         let listener = try SocketLoopbackListener()
@@ -103,6 +103,25 @@ import Testing
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("never reached the chat of 127.0.0.1:\(port)"), "\(run.stderr)")
         #expect(run.stderr.contains("could not connect"), "\(run.stderr)")
+        // Nothing was read because nothing connected: no word about an empty input (issue 24 item 8).
+        #expect(!run.stderr.contains("holds no lines"), "\(run.stderr)")
+    }
+
+    @Test(
+        "a refused connection and a name that does not resolve are no TLS/plain mismatch: no such hint",
+        arguments: ["127.0.0.1", "nonexistent.invalid"])
+    func noMismatchHintWithoutHandshake(host: String) throws {
+        let port = try Self.closedPort()
+        let run = try CLI.run([
+            "tail", "pixelharbor", "--host", host, "--port", "\(port)", "--reconnect-base", "0.1",
+            "--reconnect-max", "0.2", "--duration", "1",
+        ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(
+            run.stderr.contains(host == "127.0.0.1" ? "Connection refused" : "cannot resolve nonexistent.invalid"),
+            "\(run.stderr)")
+        #expect(!run.stderr.contains("mismatch"), "\(run.stderr)")
+        #expect(!run.stderr.contains("holds no lines"), "\(run.stderr)")
     }
 
     @Test("a --ca-file that does not exist: exit 66 at once, naming it", arguments: ["tail", "capture"])

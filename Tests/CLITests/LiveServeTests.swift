@@ -78,6 +78,26 @@ import Testing
         }
     }
 
+    @Test("tail --format json writes ts null for a line without a time of its own, as docs/ndjson.md says")
+    func untimedLinesHaveNullTs() throws {
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
+        defer { server.stop() }
+        let run = try Self.tail(
+            ["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--format", "json"],
+            seconds: 1.5)
+        #expect(run.status == 0, "\(run.stderr)")
+        let objects = run.text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        // The server's echo of our JOIN has no time tag: its ts is null (it was the time of receipt).
+        let joins = objects.filter { $0["type"] as? String == "join" }
+        #expect(joins.count == 1, "\(run.text)")
+        #expect(joins.allSatisfy { $0["ts"] is NSNull }, "\(joins)")
+        // Chat lines keep the time the server gave them.
+        let chat = objects.filter { $0["type"] as? String == "privmsg" }
+        #expect(!chat.isEmpty && chat.allSatisfy { ($0["ts"] as? String)?.count == 24 }, "\(run.text)")
+    }
+
     @Test("RECONNECT is honoured: the client reconnects, rejoins, records a gap and goes on")
     func reconnect() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--reconnect-after", "5", "--loop"])

@@ -4,7 +4,7 @@ import Testing
 
 /// `chatcap load` without a ClickHouse server: usage errors, the lock, retries while nothing answers,
 /// and credentials that never show.
-@Suite struct LoadCLITests {
+@Suite(.timeLimit(.minutes(2))) struct LoadCLITests {
     /// A capture directory with one small channel file (gzip, as capture writes it).
     static func captureDir(_ name: String) throws -> String {
         let dir = try LiveServeTests.tempDir(name)
@@ -69,5 +69,57 @@ import Testing
         #expect(!load.stderr.contains("hunter2") && !second.stderr.contains("hunter2"))
         // Nothing was acknowledged: no progress was written.
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/_load/127.0.0.1_\(port)_chat.lines.progress"))
+    }
+
+    @Test("a directory that is not a capture is refused (66) before _load/ is made in it")
+    func notACapture() throws {
+        let dir = try LiveServeTests.tempDir("load-not-capture")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "notes\n".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
+        let run = try CLI.run(["load", dir, "--clickhouse", "http://127.0.0.1:1/", "--once"])
+        #expect(run.status == 66, "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "\(dir): not a capture directory (no _session/ and no <channel>/*.log.gz): give the --dir of chatcap capture"
+            ),
+            "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["notes.txt"])
+    }
+
+    @Test("--once gives up with 75 when ClickHouse stays unreachable for --give-up-after seconds; alone it is 64")
+    func onceGivesUp() throws {
+        let dir = try Self.captureDir("load-give-up")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try SocketLoopbackListener.freePort()
+        let url = "http://loader:hunter2@127.0.0.1:\(port)/"
+        let started = Date()
+        let run = try CLI.run(
+            ["load", dir, "--clickhouse", url, "--once", "--give-up-after", "0.5", "--retry-max", "0.1"])
+        let seconds = Date().timeIntervalSince(started)
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(seconds < 10, "took \(seconds) s")
+        #expect(run.stderr.contains("chatcap: error: gave up after "), "\(run.stderr)")
+        #expect(run.stderr.contains("127.0.0.1:\(port)/ unreachable"), "\(run.stderr)")
+        #expect(!run.stderr.contains("hunter2"))
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/_load/127.0.0.1_\(port)_chat.lines.progress"))
+        let alone = try CLI.run(["load", dir, "--clickhouse", url, "--give-up-after", "5"])
+        #expect(alone.status == 64, "\(alone.stderr)")
+        #expect(alone.stderr.contains("--give-up-after applies only with --once"), "\(alone.stderr)")
+    }
+
+    @Test("Scripts/clickhouse_test_server.sh says which port is taken and exits 69, before starting anything")
+    func testServerPortTaken() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let dir = try InputTempDirectory()
+        let run = try CLI.shell(
+            "Scripts/clickhouse_test_server.sh \(dir.path)/ch \(listener.port) \(try SocketLoopbackListener.freePort())"
+        )
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(
+            run.stderr
+                == "clickhouse_test_server.sh: port \(listener.port) on 127.0.0.1 is taken (something listens there): "
+                + "choose another\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/ch"), "nothing was started")
     }
 }

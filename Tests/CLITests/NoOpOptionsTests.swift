@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 13 item 10: an option that would do nothing in the combination given is a usage error
 /// (exit 64) naming it — never silently ignored.
-@Suite struct NoOpOptionsTests {
+@Suite(.timeLimit(.minutes(2))) struct NoOpOptionsTests {
     static let cases: [(arguments: [String], says: String)] = [
         (["replay", "Fixtures/lines/privmsg.irc", "--with-tags"], "--with-tags adds to --format json only"),
         (
@@ -28,6 +28,27 @@ import Testing
             "--quiet silences the status"
         ),
         (["watch", "Fixtures/lines/privmsg.irc", "--duration", "5"], "--duration limits watching live"),
+        // Issue 24 item 8: the last silent ones.
+        (
+            ["capture", "pixelharbor", "--dir", "/tmp/never-used", "--status-interval", "5"],
+            "--status-interval paces --status json only"
+        ),
+        (
+            ["load", "/tmp", "--clickhouse", "http://127.0.0.1:1/", "--status", "auto", "--status-interval", "5"],
+            "--status-interval paces --status json only"
+        ),
+        (
+            ["watch", "Fixtures/lines/privmsg.irc", "--idle-timeout", "5", "--join-rate", "5"],
+            "--idle-timeout, --join-rate apply only to watching live, not to a replay of files"
+        ),
+        (
+            ["watch", "Fixtures/lines/privmsg.irc", "--retry-tls"],
+            "--retry-tls applies only to watching live, not to a replay of files"
+        ),
+        (
+            ["stats", "Fixtures/lines/privmsg.irc", "--capacity", "10"],
+            "--capacity sizes the rings of replay, dump and watch; stats keeps no entries"
+        ),
     ]
 
     @Test("refused with 64 and a message naming the option", arguments: 0..<cases.count)
@@ -44,6 +65,8 @@ import Testing
             ["replay", "Fixtures/lines/privmsg.irc", "--format", "json", "--with-tags", "--with-raw"],
             ["replay", "Fixtures/lines/moderation.irc", "--apply-moderation", "--moderation-window", "10"],
             ["replay", "Fixtures/lines/privmsg.irc", "--channel", "#PixelHarbor", "--user", "MoonMoth"],
+            ["replay", "Fixtures/lines/privmsg.irc", "--capacity", "10"],
+            ["dump", "Fixtures/lines/privmsg.irc", "--capacity", "10", "--last", "10"],
         ] {
             let run = try CLI.run(arguments)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")

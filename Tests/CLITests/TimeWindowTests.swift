@@ -4,7 +4,7 @@ import Testing
 
 /// `replay --since/--until`: lines without a time of their own are inside the window of the line
 /// before them; a bare date in `--until` includes that day; an empty window is a usage error.
-@Suite struct TimeWindowTests {
+@Suite(.timeLimit(.minutes(2))) struct TimeWindowTests {
     // 2025-11-21T04:40:00Z and 5 s later.
     static let log = """
         @id=a;tmi-sent-ts=1763700000000 :ann!ann@a PRIVMSG #c :first\r
@@ -15,9 +15,9 @@ import Testing
 
         """
 
-    func run(_ extra: [String]) throws -> (status: Int32, types: [String], stderr: String) {
+    func run(_ extra: [String], log: String = Self.log) throws -> (status: Int32, types: [String], stderr: String) {
         let dir = try InputTempDirectory()
-        let path = try dir.write("w.irc", Array(Self.log.utf8))
+        let path = try dir.write("w.irc", Array(log.utf8))
         let run = try CLI.run(["replay", path, "--format", "json"] + extra)
         let types = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").map { line in
             let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -61,5 +61,36 @@ import Testing
         let r = try run(arguments)
         #expect(r.status == 64, "\(r.stderr)")
         #expect(r.stderr.contains("must be earlier than --until"), "\(r.stderr)")
+    }
+
+    @Test("--until keeps the lines before the input's first timed line; --since leaves them out")
+    func untimedLinesBeforeTheFirstTimedOne() throws {
+        // A capture starts with the server's JOIN echo, which has no time of its own.
+        let log = ":bob!bob@bob.tmi.twitch.tv JOIN #c\r\n" + Self.log
+        let until = try run(["--until", "2025-11-21T04:40:01Z"], log: log)
+        #expect(until.status == 0, "\(until.stderr)")
+        #expect(until.types == ["join", "privmsg:a", "join", "notice"])
+        let since = try run(["--since", "2025-11-21T04:40:00Z"], log: log)
+        #expect(since.types == ["privmsg:a", "join", "notice", "privmsg:b", "part"])
+    }
+
+    @Test("--speed paces only the lines inside --since/--until: the excluded time is not waited through")
+    func speedSkipsExcludedTime() throws {
+        // 100 s of chat before the window and 99 s after it: 19.9 s of waiting at --speed 10 when the
+        // excluded lines are paced too; inside the window the two lines are 1 s apart (0.1 s).
+        let log = """
+            @id=a;tmi-sent-ts=1763700000000 :ann!ann@a PRIVMSG #c :before\r
+            @id=b;tmi-sent-ts=1763700100000 :ann!ann@a PRIVMSG #c :inside\r
+            @id=c;tmi-sent-ts=1763700101000 :ann!ann@a PRIVMSG #c :inside too\r
+            @id=d;tmi-sent-ts=1763700200000 :ann!ann@a PRIVMSG #c :after\r
+
+            """
+        let started = Date()
+        let window = try run(
+            ["--since", "2025-11-21T04:41:00Z", "--until", "2025-11-21T04:42:30Z", "--speed", "10"], log: log)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(window.status == 0, "\(window.stderr)")
+        #expect(window.types == ["privmsg:b", "privmsg:c"])
+        #expect(seconds < 5, "took \(seconds) s")
     }
 }

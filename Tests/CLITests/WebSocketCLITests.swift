@@ -7,7 +7,7 @@ import Testing
 /// TLS), two third-party clients from PyPI (the `websockets` package driven by a raw IRC script, and
 /// twitchio 2.10 with only its host constant patched) against `serve --ws-port`, and the server
 /// dropping or RECONNECTing a WebSocket client. Processes are started and stopped by PID.
-@Suite(.serialized) struct WebSocketCLITests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct WebSocketCLITests {
     static let channel = "pixelharbor"
 
     /// The `id` tags of the channel's PRIVMSGs in the fixture, in order.
@@ -37,6 +37,19 @@ import Testing
     /// The fixture's lines of the channel, as bytes without terminators.
     static func expectedLines() throws -> [[UInt8]] {
         FramerVerifier.oracleLines(try Fixtures.bytes("lines/privmsg.irc")).filter(isChannelLine)
+    }
+
+    @Test("plain IRC at the WebSocket port: the HTTP answer is one disconnect, not a malformed line per header")
+    func plainIRCAtWebSocketPort() throws {
+        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0"])
+        defer { _ = server.stop() }
+        let wsPort = try #require(server.webSocketPort)
+        let run = try CLI.run([
+            "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(wsPort)", "--plain", "--reconnect-base", "0.1",
+            "--reconnect-max", "0.2", "--duration", "1.5",
+        ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(!run.stderr.contains("malformed line"), "\(run.stderr)")
     }
 
     @Test("tail --transport websocket (ws://) gets every served line of its channel byte for byte, as over TCP")

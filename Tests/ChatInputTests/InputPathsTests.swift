@@ -78,9 +78,38 @@ import Testing
         try dir.write("readme.md", [])
         try dir.write(".hidden.log", [])
         #expect(throws: InputError.noLogs(directory: dir.path)) { try InputPaths.expand([dir.path]) }
+        // What a directory really gives: not *.txt, not any *.log or *.gz (issue 24 item 8).
         #expect(
             InputError.noLogs(directory: "caps").description
-                == "caps: directory holds no chat logs (*.irc, *.log, *.txt, *.gz)")
+                == "caps: directory holds no chat logs (a directory gives capture's YYYY-MM-DD….log[.gz] and "
+                + "*.irc[.gz]; name a file to read it whatever its name)")
+    }
+
+    @Test("load's bookkeeping (_load/*.progress, *.lock) is skipped without a word; other files are still listed")
+    func loadBookkeepingSkipped() throws {
+        let dir = try InputTempDirectory()
+        let log = try dir.write("luna/2025-11-21.log.gz", [])
+        try dir.write("_load/127.0.0.1_8123_chat.lines.progress", [])
+        try dir.write("_load/127.0.0.1_8123_chat.lines.lock", [])
+        let notes = try dir.write("luna/notes.txt", [])
+        let found = try InputPaths.expansion(of: [dir.path])
+        #expect(found.paths == [log])
+        #expect(found.skipped == [notes])
+        #expect(found.repeated == [])
+    }
+
+    @Test("a directory argument already searched (DIR DIR, DIR DIR/chan) is read once and said")
+    func repeatedDirectoryArgument() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("cap/luna/2025-11-21.log.gz", [])
+        let b = try dir.write("cap/pix/2025-11-21.log.gz", [])
+        let cap = dir.path + "/cap"
+        let nested = try InputPaths.expansion(of: [cap, cap + "/luna"])
+        #expect(nested.paths == [a, b])
+        #expect(nested.repeated == [cap + "/luna"])
+        #expect(nested.notes == ["read once, named again: \(cap)/luna"])
+        let twice = try InputPaths.expansion(of: [cap, cap])
+        #expect(twice.paths == [a, b] && twice.repeated == [cap])
     }
 
     @Test(

@@ -1,0 +1,28 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `--duration` holds during a TLS or WebSocket handshake with a server that accepts the connection
+/// and never answers (issue 24 item 8): the handshake's own timeout (10 s) no longer runs past it.
+@Suite(.timeLimit(.minutes(2))) struct HandshakeDeadlineTests {
+    @Test(
+        "tail stops at --duration in the middle of a handshake that never ends, with 69 and no mismatch hint",
+        arguments: [
+            ["--transport", "tcp"], ["--transport", "websocket"], ["--transport", "websocket", "--plain"],
+        ])
+    func durationDuringHandshake(transport: [String]) throws {
+        // Listens (the kernel completes the TCP handshake) but never accepts, reads or writes.
+        let silent = try SocketLoopbackListener()
+        defer { silent.close() }
+        let started = Date()
+        let run = try CLI.run(
+            ["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(silent.port)", "--duration", "1"] + transport)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(seconds < 4, "took \(seconds) s for --duration 1")
+        let scheme = transport.contains("websocket") ? (transport.contains("--plain") ? "ws://" : "wss://") : ""
+        let peer = scheme + "127.0.0.1:\(silent.port)" + (scheme.isEmpty ? "" : "/")
+        #expect(run.stderr.contains("error: never reached the chat of \(peer): could not connect"), "\(run.stderr)")
+        #expect(!run.stderr.contains("mismatch"), "cut short by --duration, not a TLS/plain question: \(run.stderr)")
+    }
+}
