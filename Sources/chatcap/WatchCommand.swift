@@ -33,6 +33,7 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backfill: RecentMessagesOptions
 
     @Option(
         parsing: .unconditional,
@@ -101,7 +102,8 @@ struct WatchCommand: ParsableCommand {
             let credentials = try connection.credentials()
             feed = LiveFeed(
                 channels: live, credentials: credentials, endpoint: connection.endpoint,
-                settings: connection.settings(for: credentials), seconds: connection.duration)
+                settings: connection.settings(for: credentials), seconds: connection.duration,
+                recentMessages: backfill.source(connection))
         } else {
             feed = ReplayFeed(reader: try input.makeReader(), speed: speed.factor)
         }

@@ -9,18 +9,25 @@ import TwitchSession
         // Service: 1..6 at t = 100..600. We had 1, 2 (anchor 2); since the rejoin we saw 5.
         let candidates = (1...6).map { C(fingerprint: UInt64($0), timeMs: Int64($0) * 100) }
         let choice = BackfillSelection.choose(
-            candidates, seen: [1, 2, 5], anchor: 2, gapFromMs: 250, gapToMs: 450, lastSeenWallMs: 200)
+            candidates, had: [1, 2], seen: [5], gapFromMs: 250, gapToMs: 450, lastSeenWallMs: 200)
         #expect(choice.kept == [2, 3, 5])
         #expect(choice.coverage == .closed)
     }
 
-    @Test("an anchor found twice counts from its last copy")
+    @Test("the anchor is the newest line of the answer chatcap had, also when its very last line is not in it")
     func lastAnchor() {
         let fps: [UInt64] = [7, 1, 7, 2, 3]
         let candidates = fps.enumerated().map { C(fingerprint: $0.element, timeMs: Int64($0.offset) * 10) }
+        // 99 (say our own JOIN echo) was the last line before the gap; the service never had it.
         let choice = BackfillSelection.choose(
-            candidates, seen: [7], anchor: 7, gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+            candidates, had: [7, 99], seen: [], gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
         #expect(choice.kept == [3, 4])
+        #expect(choice.coverage == .closed)
+        // Lines before the anchor that chatcap never had (before it joined) are not the gap's.
+        let early = BackfillSelection.choose(
+            [C(fingerprint: 50, timeMs: 1), C(fingerprint: 7, timeMs: 2), C(fingerprint: 51, timeMs: 3)], had: [7],
+            seen: [], gapFromMs: 2, gapToMs: 4, lastSeenWallMs: 2)
+        #expect(early.kept == [2])
     }
 
     @Test("without the anchor, lines from the slack before the last line on are kept; the service reaching back closes")
@@ -30,7 +37,7 @@ import TwitchSession
             C(fingerprint: 13, timeMs: 6_000),
         ]
         let choice = BackfillSelection.choose(
-            candidates, seen: [13], anchor: 99, gapFromMs: 5_600, gapToMs: 7_000, lastSeenWallMs: 5_500)
+            candidates, had: [99], seen: [13], gapFromMs: 5_600, gapToMs: 7_000, lastSeenWallMs: 5_500)
         #expect(choice.kept == [1, 2])  // 4,500 >= 5,500 - 1,000; 10 is older; 13 was seen
         #expect(choice.coverage == .closed)
     }
@@ -39,11 +46,11 @@ import TwitchSession
     func partial() {
         let candidates = [C(fingerprint: 20, timeMs: 8_000), C(fingerprint: 21, timeMs: 9_000)]
         let choice = BackfillSelection.choose(
-            candidates, seen: [], anchor: 1, gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
+            candidates, had: [1], seen: [], gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
         #expect(choice.kept == [0, 1])
         #expect(choice.coverage == .partial(missingFromMs: 5_000, missingToMs: 8_000))
         let empty = BackfillSelection.choose(
-            [], seen: [], anchor: 1, gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
+            [], had: [1], seen: [], gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
         #expect(empty.kept == [])
         #expect(empty.coverage == .partial(missingFromMs: 5_000, missingToMs: 10_000))
     }
@@ -55,7 +62,7 @@ import TwitchSession
             C(fingerprint: 4, timeMs: 200), C(fingerprint: 2, timeMs: 300), C(fingerprint: 5, timeMs: nil),
         ]
         let choice = BackfillSelection.choose(
-            candidates, seen: [], anchor: 1, gapFromMs: 150, gapToMs: 400, lastSeenWallMs: 100)
+            candidates, had: [1], seen: [], gapFromMs: 150, gapToMs: 400, lastSeenWallMs: 100)
         // The line without a time takes the latest time before it (300).
         #expect(choice.kept == [2, 3, 1, 5])
     }

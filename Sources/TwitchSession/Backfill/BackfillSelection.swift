@@ -3,12 +3,13 @@ import ChatStore
 /// Which lines of a recent-messages service's answer fill a gap, and whether they fill all of it:
 /// the pure decision of a backfill (``choose(_:seen:anchor:gapFromMs:lastSeenWallMs:)``).
 ///
-/// The service's lines come oldest first. Kept are the lines after the **anchor** (the last line
-/// chatcap had before the gap, found by its fingerprint) that chatcap has not seen (their fingerprint
-/// is neither among the lines it had before the gap nor among the live lines since the rejoin). When
-/// the anchor is not in the answer (the service keeps fewer lines than the gap held, or the channel
-/// was quiet), the lines received from ``slackMs`` before the last line chatcap had (or the gap's
-/// start) on are kept instead, again only those not seen. The kept lines are returned in time order
+/// The service's lines come oldest first. Kept are the lines after the **anchor** (the newest line of
+/// the answer that chatcap had before the gap, found by its fingerprint: the last line before the gap
+/// may be one the service does not keep, such as our own JOIN echo) that chatcap has not seen (their
+/// fingerprint is neither among the lines it had before the gap nor among the live lines since the
+/// rejoin). When the answer holds no line chatcap had (the service keeps fewer lines than the gap
+/// held, or the channel was quiet), the lines received from ``slackMs`` before the last line chatcap
+/// had (or the gap's start) on are kept instead, again only those not seen. The kept lines are returned in time order
 /// (by the service's receive time; a line without one keeps its place after the line before it).
 public enum BackfillSelection {
     /// How far before the last line chatcap had an unanchored answer is still read (clocks of two
@@ -37,18 +38,18 @@ public enum BackfillSelection {
     /// Chooses the lines of `candidates` (the service's answer, oldest first) that fill a gap.
     ///
     /// - Parameters:
-    ///   - seen: fingerprints of the lines chatcap had before the gap and received since the rejoin.
-    ///   - anchor: the fingerprint of the last line chatcap had in the channel before the gap.
+    ///   - had: fingerprints of the last lines chatcap had in the channel before the gap.
+    ///   - seen: fingerprints of the live lines received since the rejoin.
     ///   - gapFromMs: the gap's start; `gapToMs` its end (the rejoin).
     ///   - lastSeenWallMs: when that last line came.
     /// - Complexity: O(n log n) in the answer's length. - Allocations: the result.
     public static func choose(
-        _ candidates: [Candidate], seen: Set<UInt64>, anchor: UInt64?, gapFromMs: Int64, gapToMs: Int64,
+        _ candidates: [Candidate], had: Set<UInt64>, seen: Set<UInt64>, gapFromMs: Int64, gapToMs: Int64,
         lastSeenWallMs: Int64?
     ) -> Choice {
         var start = 0
         var anchored = false
-        if let anchor, let i = candidates.lastIndex(where: { $0.fingerprint == anchor }) {
+        if let i = candidates.lastIndex(where: { had.contains($0.fingerprint) }) {
             start = i + 1
             anchored = true
         }
@@ -60,7 +61,9 @@ public enum BackfillSelection {
             if let t = candidates[i].timeMs { time = max(time, t) }
             guard i >= start else { continue }
             let c = candidates[i]
-            if seen.contains(c.fingerprint) || written.contains(c.fingerprint) { continue }
+            if had.contains(c.fingerprint) || seen.contains(c.fingerprint) || written.contains(c.fingerprint) {
+                continue
+            }
             if !anchored, let t = c.timeMs, t < since { continue }
             if !anchored, c.timeMs == nil, time < since { continue }
             written.insert(c.fingerprint)
