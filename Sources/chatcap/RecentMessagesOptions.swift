@@ -43,10 +43,12 @@ struct RecentMessagesOptions: ParsableArguments {
     /// The service, verified as the IRC connection is (`--ca-file`, `--insecure`); `nil` without the option.
     func source(_ connection: ConnectionOptions) -> RecentMessagesSource? {
         recentMessages.map {
-            RecentMessagesSource(
+            var source = RecentMessagesSource(
                 baseURL: $0,
                 tls: HTTPClient.TLS(caFile: connection.plain ? nil : connection.caFile, insecure: connection.insecure),
                 waitMs: Int64((recentMessagesWait * 1_000).rounded()), limit: recentMessagesLimit)
+            source.userAgent = "chatcap/\(ChatcapVersion.string)"
+            return source
         }
     }
 }

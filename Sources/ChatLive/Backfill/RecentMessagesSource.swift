@@ -17,6 +17,8 @@ public struct RecentMessagesSource: Sendable, Equatable {
     public var maxHeldBytes: Int
     /// The largest answer read (bytes); a longer one is refused as cut.
     public var maxAnswerBytes: Int
+    /// What chatcap calls itself in `User-Agent` (the public service asks clients to name themselves).
+    public var userAgent = "chatcap"
 
     public static let defaultWaitMs: Int64 = 3_000
 
