@@ -90,7 +90,8 @@ final class BackfillFetcher: @unchecked Sendable {  // state under `monitor`, th
             if let client {
                 do throws(HTTPClient.Failure) {
                     let response = try client.get(
-                        url: source.url(for: request.channel), headers: ["Accept: application/json", "User-Agent: \(source.userAgent)"],
+                        url: source.url(for: request.channel),
+                        headers: ["Accept: application/json", "User-Agent: \(source.userAgent)"],
                         timeoutMs: Int(source.waitMs), connectTimeoutMs: Int(source.waitMs))
                     outcome = .answer(status: response.status, body: response.body, truncated: response.truncated)
                 } catch {
