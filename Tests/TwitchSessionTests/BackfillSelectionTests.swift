@@ -42,6 +42,23 @@ import TwitchSession
         #expect(choice.coverage == .closed)
     }
 
+    @Test("a line without an id that comes again (the same JOIN) is no anchor while a line with an id is")
+    func idAnchor() {
+        // 30: a JOIN chatcap had before the gap, and the same JOIN again in the gap (at 3).
+        let candidates = [
+            C(fingerprint: 1, timeMs: 10), C(fingerprint: 30, timeMs: 20, hasId: false), C(fingerprint: 2, timeMs: 30),
+            C(fingerprint: 30, timeMs: 40, hasId: false), C(fingerprint: 3, timeMs: 50),
+        ]
+        let choice = BackfillSelection.choose(
+            candidates, had: [1, 30], seen: [], gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+        #expect(choice.kept == [2, 4])  // the second JOIN is taken for the one chatcap had: a known limit
+        let idless = BackfillSelection.choose(
+            [C(fingerprint: 30, timeMs: 20, hasId: false), C(fingerprint: 4, timeMs: 30)], had: [30], seen: [],
+            gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+        #expect(idless.kept == [1])
+        #expect(idless.coverage == .closed)
+    }
+
     @Test("a service whose oldest line is younger than the gap's start makes it partial, with the interval left")
     func partial() {
         let candidates = [C(fingerprint: 20, timeMs: 8_000), C(fingerprint: 21, timeMs: 9_000)]

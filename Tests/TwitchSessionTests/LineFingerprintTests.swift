@@ -5,8 +5,7 @@ import TwitchSession
 @Suite struct LineFingerprintTests {
     static func fingerprint(_ text: String) throws -> UInt64 {
         let bytes = Array(text.utf8)
-        let line = try ParsedLine.parse(bytes.span)
-        return LineFingerprint.of(bytes.span, line)
+        return LineFingerprint.of(bytes.span, try TwitchMessage.parse(bytes.span))
     }
 
     @Test("a line with an id is known by its id, whatever else the copy carries")

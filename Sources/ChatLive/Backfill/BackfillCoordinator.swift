@@ -26,6 +26,11 @@ final class BackfillCoordinator {
         var heldBytes = 0
         /// Fingerprints of the held lines: seen live, so never written again as historical.
         var seen: Set<UInt64> = []
+        /// An answer that had not caught up with the live chat yet (it holds none of the held lines),
+        /// kept in case no later one does before the wait ends; and when to ask again.
+        var behindAnswer: BackfillFetcher.Outcome? = nil
+        var retryAtMs: Int64? = nil
+        var retries = 0
     }
 
     final class ChannelState {
@@ -43,7 +48,8 @@ final class BackfillCoordinator {
     /// Channels by the FNV-1a hash of their login: no string is made per line.
     private var channels: [UInt64: ChannelState] = [:]
     private var nextId = 1
-    private var pendingCount = 0
+    /// The channels waiting for an answer, by request id: what the loop looks at each turn.
+    private var waiting: [Int: ChannelState] = [:]
     private(set) var counters = BackfillCounters()
 
     init(
@@ -83,7 +89,7 @@ final class BackfillCoordinator {
             return
         }
         let key = Self.key(bytes, range.range)
-        let fingerprint = LineFingerprint.of(bytes, message.line)
+        let fingerprint = LineFingerprint.of(bytes, message)
         guard let state = channels[key] else {
             let utf8 = bytes.extracting(range.range)
             var name = [UInt8]()
@@ -127,50 +133,80 @@ final class BackfillCoordinator {
         state.pending = Pending(
             id: id, gap: gap, lastSeenWallMs: state.recent.newestWallMs,
             deadlineMs: now.monotonicMs + source.waitMs)
-        pendingCount += 1
+        waiting[id] = state
         counters.requested += 1
         fetcher.request(.init(id: id, channel: gap.channel))
     }
 
     /// When the next wait ends (monotonic milliseconds), `nil` when nothing waits.
     ///
-    /// - Complexity: O(channels) while a backfill waits, O(1) otherwise.
+    /// - Complexity: O(channels waiting).
     var nextDeadline: Int64? {
-        guard pendingCount > 0 else { return nil }
-        return channels.values.lazy.compactMap(\.pending?.deadlineMs).min()
+        waiting.values.lazy.compactMap { $0.pending.map { min($0.deadlineMs, $0.retryAtMs ?? .max) } }.min()
     }
+
+    /// How long to wait before asking again a service whose answer had not caught up with the live chat.
+    static let retryMs: Int64 = 200
 
     /// Takes the answers that came, and ends the waits that ran out.
     ///
-    /// - Complexity: O(channels) while a backfill waits, O(1) otherwise.
+    /// - Complexity: O(answers + channels waiting).
     func poll(now: Moment) {
         for result in fetcher.results() {
-            guard let state = channels.values.first(where: { $0.pending?.id == result.id }) else {
+            guard let state = waiting[result.id], var pending = state.pending else {
                 counters.late += 1
+                continue
+            }
+            // The service records the chat as it comes, a little after us: an answer that holds none of
+            // the live lines received since the rejoin may lack the gap's last lines. Ask again shortly,
+            // while the wait allows.
+            let delay = Self.retryMs << min(pending.retries, 4)
+            if case .answer(200, let body, false) = result.outcome, now.monotonicMs + delay < pending.deadlineMs,
+                !reaches(body, pending)
+            {
+                pending.behindAnswer = result.outcome
+                pending.retryAtMs = now.monotonicMs + delay
+                pending.retries += 1
+                state.pending = pending
+                counters.retries += 1
                 continue
             }
             finish(state, result.outcome, now: now)
         }
-        guard pendingCount > 0 else { return }
-        for state in channels.values {
-            if let p = state.pending, p.deadlineMs <= now.monotonicMs {
-                finish(state, .failed("no answer within \(Double(source.waitMs) / 1_000) s"), now: now)
+        guard !waiting.isEmpty else { return }
+        for state in Array(waiting.values) {
+            guard var p = state.pending else { continue }
+            if p.deadlineMs <= now.monotonicMs {
+                if let behind = p.behindAnswer {
+                    // A channel without a line since the rejoin: nothing tells whether the service is
+                    // behind, and it has had the whole wait to catch up.
+                    finish(state, behind, now: now, behind: !p.held.isEmpty)
+                } else {
+                    finish(state, .failed("no answer within \(Double(source.waitMs) / 1_000) s"), now: now)
+                }
+            } else if let at = p.retryAtMs, at <= now.monotonicMs {
+                p.retryAtMs = nil
+                state.pending = p
+                fetcher.request(.init(id: p.id, channel: state.name))
             }
         }
     }
 
     /// Ends every wait (the session stops): their gaps are recorded unanswered, held lines released.
     func finishAll(now: Moment) {
-        for state in channels.values where state.pending != nil {
+        for state in Array(waiting.values) {
             finish(state, .failed("the session stopped before the service answered"), now: now)
         }
     }
 
     /// Records the gap with what the answer gave, writes the recovered lines, then the held ones.
-    private func finish(_ state: ChannelState, _ outcome: BackfillFetcher.Outcome, now: Moment) {
+    ///
+    /// - Parameter behind: the answer had not caught up with the live chat (see ``poll(now:)``): the
+    ///   gap's end may be missing from it, so it can close the gap only in part.
+    private func finish(_ state: ChannelState, _ outcome: BackfillFetcher.Outcome, now: Moment, behind: Bool = false) {
         guard let pending = state.pending else { return }
         state.pending = nil
-        pendingCount -= 1
+        waiting[pending.id] = nil
         var recovered: [(bytes: [UInt8], timeMs: Int64?)] = []
         let result: BackfillResult
         switch outcome {
@@ -193,7 +229,7 @@ final class BackfillCoordinator {
                 result = .failed("the service answered: " + said)
                 break
             }
-            (recovered, result) = select(decoded.messages, for: pending, in: state)
+            (recovered, result) = select(decoded.messages, for: pending, in: state, behind: behind)
         }
         if case .failed(let why) = result {
             counters.failed += 1
@@ -220,12 +256,12 @@ final class BackfillCoordinator {
     private func emit(_ bytes: [UInt8], receivedAt: Moment, lineNumber: Int, into state: ChannelState) {
         let span = bytes.span
         guard let message = try? TwitchMessage.parse(span) else { return }
-        state.recent.append(LineFingerprint.of(span, message.line), wallMs: receivedAt.wallMs)
+        state.recent.append(LineFingerprint.of(span, message), wallMs: receivedAt.wallMs)
         onLine(span, message, receivedAt, lineNumber)
     }
 
     /// The service's lines to write for `pending` (``BackfillSelection``), with the result to record.
-    private func select(_ messages: [[UInt8]], for pending: Pending, in state: ChannelState) -> (
+    private func select(_ messages: [[UInt8]], for pending: Pending, in state: ChannelState, behind: Bool) -> (
         [(bytes: [UInt8], timeMs: Int64?)], BackfillResult
     ) {
         var candidates: [BackfillSelection.Candidate] = []
@@ -242,13 +278,41 @@ final class BackfillCoordinator {
                 continue
             }
             let time = LineFingerprint.serviceTimeMs(span, message.line)
-            candidates.append(.init(fingerprint: LineFingerprint.of(span, message.line), timeMs: time))
+            candidates.append(
+                .init(
+                    fingerprint: LineFingerprint.of(span, message), timeMs: time,
+                    hasId: message.tags[.id].map { !$0.raw.isEmpty } ?? false))
             lines.append((Self.marked(bytes, message), time))
         }
         let choice = BackfillSelection.choose(
             candidates, had: Set(state.recent.fingerprints), seen: pending.seen, gapFromMs: pending.gap.fromWallMs,
             gapToMs: pending.gap.toWallMs, lastSeenWallMs: pending.lastSeenWallMs)
-        return (choice.kept.map { lines[$0] }, .recovered(choice.kept.count, choice.coverage))
+        var coverage = choice.coverage
+        if behind {
+            // What came after the answer's newest line may be missing.
+            let newest = max(
+                candidates.lazy.compactMap(\.timeMs).max() ?? pending.gap.fromWallMs, pending.gap.fromWallMs)
+            let from = coverage == .closed ? newest : pending.gap.fromWallMs
+            if from < pending.gap.toWallMs {
+                coverage = .partial(missingFromMs: from, missingToMs: pending.gap.toWallMs)
+            }
+        }
+        return (choice.kept.map { lines[$0] }, .recovered(choice.kept.count, coverage))
+    }
+
+    /// Whether an answer has caught up with the live chat: it holds a line received live since the
+    /// rejoin, or one the service received after the gap's end.
+    private func reaches(_ body: [UInt8], _ pending: Pending) -> Bool {
+        guard let decoded = try? RecentMessagesResponse.decode(body) else { return true }
+        for var bytes in decoded.messages.reversed() {
+            while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
+            guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
+            if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
+            if let t = LineFingerprint.serviceTimeMs(bytes.span, message.line), t >= pending.gap.toWallMs {
+                return true
+            }
+        }
+        return false
     }
 
     /// `bytes` with a `historical=1` tag when the service did not add one: every recovered line says
@@ -276,6 +340,8 @@ public struct BackfillCounters: Sendable, Equatable {
     public var late = 0
     /// Waits ended early because too many live lines were held.
     public var releasedEarly = 0
+    /// Answers that had not caught up with the live chat, asked again.
+    public var retries = 0
     /// Lines of an answer that could not be parsed or were of another channel (not written).
     public var unusable = 0
 

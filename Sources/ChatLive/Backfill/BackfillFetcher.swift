@@ -6,9 +6,10 @@ import ChatPosix
 /// HTTP: the loop hands it requests, and each answer comes back through ``results()`` after the
 /// loop's waker is woken.
 ///
-/// One request at a time, in order (the channels of a reconnect are asked for one after another;
-/// each request is bounded by the source's wait). Requests, results and the stop flag are shared
-/// under one ``PosixMonitor``; the ``HTTPClient`` is confined to the worker.
+/// Up to ``workerCount`` requests at a time, taken in order by as many worker threads (started as
+/// requests come; the channels of a reconnect are asked for a few at a time, each request bounded by
+/// the source's wait). Requests, results and the stop flag are shared under one ``PosixMonitor``;
+/// each worker's ``HTTPClient`` is confined to it.
 final class BackfillFetcher: @unchecked Sendable {  // state under `monitor`, the client on the worker
     struct Request: Sendable {
         var id: Int
@@ -33,7 +34,10 @@ final class BackfillFetcher: @unchecked Sendable {  // state under `monitor`, th
     private var queue: [Request] = []
     private var done: [Result] = []
     private var stopping = false
-    private var thread: PosixThread? = nil
+    private var threads: [PosixThread] = []
+    private var idle = 0
+    /// The most requests in flight at once: 4.
+    static let workerCount = 4
 
     init(source: RecentMessagesSource, waker: Waker) {
         self.source = source
@@ -44,7 +48,7 @@ final class BackfillFetcher: @unchecked Sendable {  // state under `monitor`, th
     func request(_ request: Request) {
         monitor.lock()
         queue.append(request)
-        if thread == nil { thread = PosixThread { [self] in work() } }
+        if idle == 0 && threads.count < Self.workerCount { threads.append(PosixThread { [self] in work() }) }
         monitor.signal(Self.work)
         monitor.unlock()
     }
@@ -58,15 +62,15 @@ final class BackfillFetcher: @unchecked Sendable {  // state under `monitor`, th
         return out
     }
 
-    /// Stops the worker once its request in flight ends (at most the source's wait) and joins it.
+    /// Stops the workers once their requests in flight end (at most the source's wait) and joins them.
     func close() {
         monitor.lock()
         stopping = true
         queue.removeAll()
-        monitor.signal(Self.work)
-        let thread = self.thread
+        monitor.broadcast(Self.work)
+        let threads = self.threads
         monitor.unlock()
-        thread?.join()
+        for thread in threads { thread.join() }
     }
 
     private func work() {
@@ -79,7 +83,9 @@ final class BackfillFetcher: @unchecked Sendable {  // state under `monitor`, th
         }
         while true {
             monitor.lock()
+            idle += 1
             while queue.isEmpty && !stopping { monitor.wait(Self.work) }
+            idle -= 1
             if stopping {
                 monitor.unlock()
                 return

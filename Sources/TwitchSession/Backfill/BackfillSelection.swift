@@ -4,8 +4,10 @@ import ChatStore
 /// the pure decision of a backfill (``choose(_:seen:anchor:gapFromMs:lastSeenWallMs:)``).
 ///
 /// The service's lines come oldest first. Kept are the lines after the **anchor** (the newest line of
-/// the answer that chatcap had before the gap, found by its fingerprint: the last line before the gap
-/// may be one the service does not keep, such as our own JOIN echo) that chatcap has not seen (their
+/// the answer with an `id` that chatcap had before the gap, found by its fingerprint: the last line
+/// before the gap may be one the service does not keep, such as our own JOIN echo; a line without an
+/// id anchors only when no line with one does, since the same JOIN or PART can come again) that
+/// chatcap has not seen (their
 /// fingerprint is neither among the lines it had before the gap nor among the live lines since the
 /// rejoin). When the answer holds no line chatcap had (the service keeps fewer lines than the gap
 /// held, or the channel was quiet), the lines received from ``slackMs`` before the last line chatcap
@@ -21,9 +23,12 @@ public enum BackfillSelection {
         public var fingerprint: UInt64
         /// The service's receive time (``LineFingerprint/serviceTimeMs(_:_:)``).
         public var timeMs: Int64?
-        public init(fingerprint: UInt64, timeMs: Int64?) {
+        /// Whether the line has an `id` (its fingerprint is the id's, unique).
+        public var hasId: Bool
+        public init(fingerprint: UInt64, timeMs: Int64?, hasId: Bool = true) {
             self.fingerprint = fingerprint
             self.timeMs = timeMs
+            self.hasId = hasId
         }
     }
 
@@ -49,7 +54,9 @@ public enum BackfillSelection {
     ) -> Choice {
         var start = 0
         var anchored = false
-        if let i = candidates.lastIndex(where: { had.contains($0.fingerprint) }) {
+        if let i = candidates.lastIndex(where: { $0.hasId && had.contains($0.fingerprint) })
+            ?? candidates.lastIndex(where: { had.contains($0.fingerprint) })
+        {
             start = i + 1
             anchored = true
         }

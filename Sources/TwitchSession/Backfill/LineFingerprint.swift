@@ -13,11 +13,12 @@ public enum LineFingerprint {
     /// hash of a line whose bytes happen to equal it.
     static let idBasis: UInt64 = 0x6C62_272E_07BB_0142
 
-    /// The fingerprint of `bytes` (one line without CR LF, parsed as `line`).
+    /// The fingerprint of `bytes` (one line without CR LF, parsed as `message`).
     ///
-    /// - Complexity: O(line length). - Allocations: none.
-    public static func of(_ bytes: Span<UInt8>, _ line: ParsedLine) -> UInt64 {
-        if let id = line.tag("id", in: bytes), !id.raw.isEmpty {
+    /// - Complexity: O(id length) for a line with an id, else O(line length). - Allocations: none.
+    public static func of(_ bytes: Span<UInt8>, _ message: TwitchMessage) -> UInt64 {
+        let line = message.line
+        if let id = message.tags[.id], !id.raw.isEmpty {
             var hash = FNV1a64(basis: idBasis)
             hash.add(bytes, id.raw.range)
             return hash.value
