@@ -220,7 +220,11 @@ import Testing
         #expect(worst >= 0.4, "lines after a rejoin were held while the service was asked: \(worst) s")
         let said = tail.stderr.split(separator: "\n").count { $0.contains("could not fill the gap") }
         #expect(said == 1, "\(tail.stderr)")
-        #expect(tail.stderr.contains("no answer within 0.5 s"))
+        // The first failure, said: the wait ran out, or (serve drops a connection every 150 lines, about
+        // every 0.4 s) the next drop came first.
+        #expect(
+            tail.stderr.contains("no answer within 0.5 s")
+                || tail.stderr.contains("a new gap began before the service answered"), "\(tail.stderr)")
         let summary = tail.stderr.split(separator: "\n").first { $0.contains("backfill: ") }
         let failed = summary.flatMap {
             $0.split(separator: "0 partial, ").last.flatMap { Int($0.prefix { $0.isNumber }) }
