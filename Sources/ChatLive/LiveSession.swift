@@ -1,3 +1,4 @@
+import ChatCurl
 public import ChatNet
 public import ChatPosix
 public import IRCWire
@@ -204,6 +205,8 @@ public final class LiveSession {
     public func run(until deadline: Int64? = nil) {
         let start = Moment.now()
         if let source = recentMessages, backfill == nil {
+            // libcurl's global setup here, before the workers start (a failure is theirs to report).
+            try? HTTPClient.prepare()
             let fetcher = BackfillFetcher(source: source, waker: loop.waker)
             self.fetcher = fetcher
             backfill = BackfillCoordinator(
