@@ -17,15 +17,17 @@ struct RecentMessagesOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help:
+        help: ArgumentHelp(
             "Longest wait for the service, \(RecentMessagesOptions.waitRange.text), while the channel's live lines are held; then they go on and the gap stays open (default: 3).",
+            valueName: "seconds"),
         transform: { try RecentMessagesOptions.waitRange.parse($0) })
     var recentMessagesWait: Double = Double(RecentMessagesSource.defaultWaitMs) / 1_000
 
     @Option(
         parsing: .unconditional,
-        help:
+        help: ArgumentHelp(
             "Most lines to ask the service for, \(RecentMessagesOptions.limitRange.text) (default: the service's own bound).",
+            valueName: "n"),
         transform: { try RecentMessagesOptions.limitRange.parse($0) })
     var recentMessagesLimit: Int?
 
