@@ -29,7 +29,7 @@ let package = Package(
     targets: [
         // System libraries: the system zlib (zlib1g-dev) and OpenSSL (libssl-dev), ISA-L's igzip
         // (libisal-dev) and libcurl (libcurl4-openssl-dev's header; the library is opened at run time,
-        // for ClickHouse's HTTP interface) behind small C interfaces, and the Linux headers Glibc does
+        // for ClickHouse's HTTP interface and recent-messages services) behind small C interfaces, and the Linux headers Glibc does
         // not export (epoll).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
@@ -37,7 +37,7 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
-        // libcurl is opened at run time, by `load` only (CCurl.c): no command links it.
+        // libcurl is opened at run time (CCurl.c), by `load` and by `--recent-messages`: no command links it.
         .target(name: "CCurl", path: "Sources/CCurl"),
         .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
@@ -89,9 +89,12 @@ let package = Package(
             name: "ChatReplay",
             dependencies: ["ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
             swiftSettings: dataPathSettings),
-        // The live ingest loop: one epoll thread joining the network, the session machine and the caller.
+        // The one HTTP client (libcurl's easy interface): `load`'s POSTs, the backfill's GETs.
+        .target(name: "ChatCurl", dependencies: ["CCurl"], swiftSettings: dataPathSettings),
+        // The live ingest loop: one epoll thread joining the network, the session machine and the caller;
+        // the backfill of gaps from a recent-messages service, fetched on a worker thread.
         .target(
-            name: "ChatLive", dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire"],
+            name: "ChatLive", dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "TwitchSession", "IRCWire"],
             swiftSettings: dataPathSettings),
         // The stand-in Twitch server.
         .target(
@@ -112,7 +115,7 @@ let package = Package(
         .target(
             name: "ChatLoad",
             dependencies: [
-                "ChatGzip", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession", "CCurl",
+                "ChatGzip", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession", "ChatCurl",
                 "CZlib",
             ],
             swiftSettings: dataPathSettings),

@@ -28,6 +28,15 @@ public struct CaptureRecordLine: Sendable {
     public var reasonTag: TagValue?
     /// A gap's reason cut from the text (older captures, without the `reason` tag).
     public var reasonText: ByteRange?
+    /// A backfilled gap's state (`closed`, `partial`, `failed`) and the lines it recovered; `nil`
+    /// when no recent-messages service was asked.
+    public var backfill: ByteRange?
+    public var recovered: Int64?
+    /// A partial backfill's interval still missing.
+    public var missingFrom: Timestamp?
+    public var missingTo: Timestamp?
+    /// A failed backfill's error.
+    public var backfillError: TagValue?
 
     /// The record of a `CAPTURE` line, or `nil` for other lines and for a CAPTURE line without an
     /// event and a target.
@@ -47,6 +56,13 @@ public struct CaptureRecordLine: Sendable {
         else { return }
         gapFrom = from
         gapTo = to
+        if let state = message.line.tag("backfill", in: bytes), !state.raw.isEmpty {
+            backfill = state.raw
+            recovered = message.line.tag("recovered", in: bytes)?.integer(in: bytes) ?? 0
+            missingFrom = Self.time(message.line.tag("missing-from", in: bytes), bytes)
+            missingTo = Self.time(message.line.tag("missing-to", in: bytes), bytes)
+            backfillError = message.line.tag("backfill-error", in: bytes)
+        }
         if let reason = message.line.tag("reason", in: bytes) {
             reasonTag = reason
         } else if let text {

@@ -28,6 +28,23 @@ public enum RecordEncoder: Sendable {
             out.number(gap.durationMs)
             out.key("reason")
             out.string(gap.reason.description)
+            if let backfill = gap.backfill {
+                out.key("backfill")
+                out.string(backfill.state)
+                out.key("recovered")
+                out.number(Int64(backfill.recoveredCount))
+                switch backfill {
+                case .recovered(_, .partial(let from, let to)):
+                    out.key("missing_from")
+                    out.timestamp(Timestamp(milliseconds: from))
+                    out.key("missing_to")
+                    out.timestamp(Timestamp(milliseconds: to))
+                case .failed(let why):
+                    out.key("backfill_error")
+                    out.string(why)
+                case .recovered(_, .closed): break
+                }
+            }
         default:
             out.key("type")
             out.string("session")

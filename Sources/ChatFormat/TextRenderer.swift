@@ -6,7 +6,8 @@ public import IRCWire
 /// (`-- …`) for notices, moderation, room state and protocol traffic. Moderated messages are struck
 /// through (colour) or marked (plain) with the reason. Capture's own records read
 /// `-- gap: not captured from <RFC 3339> to <RFC 3339> (<s.mmm> s): <reason>` and
-/// `-- capture <event in words>: <text>`, under their channel if they name one.
+/// `-- capture <event in words>: <text>`, under their channel if they name one. A line recovered
+/// after a gap from a recent-messages service (`historical=1`) reads `(recovered)` before its text.
 public struct TextRenderer: Sendable {
     public var color: Bool
 
@@ -39,6 +40,10 @@ public struct TextRenderer: Sendable {
             out.raw(byte: UInt8(ascii: "#"))
             text(bytes, channel, into: &out)
             out.raw(byte: UInt8(ascii: " "))
+        }
+        // A line recovered after a gap (`historical=1`), not received live.
+        if let historical = message.tags[.historical], !bytes.equals("0", at: historical.raw) {
+            out.raw("(recovered) ")
         }
         switch message.command {
         case .privmsg:
@@ -89,6 +94,26 @@ public struct TextRenderer: Sendable {
             } else if let reason = r.reasonText {
                 out.raw(": ")
                 text(bytes, reason, into: &out)
+            }
+            if let state = r.backfill {
+                // `; backfill closed (7 recovered)`, `; backfill partial (2 recovered, missing <t> to <t>)`,
+                // `; backfill failed (0 recovered): <error>`.
+                out.raw("; backfill ")
+                text(bytes, state, into: &out)
+                out.raw(" (")
+                out.decimal(r.recovered ?? 0)
+                out.raw(" recovered")
+                if let from = r.missingFrom, let to = r.missingTo {
+                    out.raw(", missing ")
+                    out.raw(rfc3339: from)
+                    out.raw(" to ")
+                    out.raw(rfc3339: to)
+                }
+                out.raw(")")
+                if let error = r.backfillError {
+                    out.raw(": ")
+                    unescaped(bytes, error, into: &out)
+                }
             }
         } else {
             out.raw("-- capture ")

@@ -7,7 +7,7 @@ public import IRCWire
 /// lines) come out as the `gap` and `session` records of ``RecordEncoder``.
 public enum TypedJSONEncoder: Sendable {
     /// The version of `docs/ndjson.schema.json` this encoder writes (its top-level `version`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// - Complexity: O(line). - Allocations: none once the writer's buffer has grown.
     public static func encode(
@@ -151,6 +151,10 @@ public enum TypedJSONEncoder: Sendable {
         if let tombstone = context.tombstone { moderation(tombstone, into: &out) }
         if context.isMirror {
             out.key("mirror")
+            out.bool(true)
+        }
+        if let historical = message.tags[.historical], !bytes.equals("0", at: historical.raw) {
+            out.key("historical")
             out.bool(true)
         }
         if options.withTags {
@@ -342,6 +346,22 @@ public enum TypedJSONEncoder: Sendable {
                 out.string(bytes, text)
             } else {
                 out.string("")
+            }
+            if let state = r.backfill {
+                out.key("backfill")
+                out.string(bytes, state)
+                out.key("recovered")
+                out.number(r.recovered ?? 0)
+                if let from = r.missingFrom, let to = r.missingTo {
+                    out.key("missing_from")
+                    out.timestamp(from)
+                    out.key("missing_to")
+                    out.timestamp(to)
+                }
+                if let error = r.backfillError {
+                    out.key("backfill_error")
+                    out.string(bytes, tag: error)
+                }
             }
         } else {
             out.key("event")

@@ -1,3 +1,4 @@
+import ChatCurl
 public import ChatNet
 public import ChatPosix
 public import IRCWire
@@ -150,6 +151,13 @@ public final class LiveSession {
     /// pongs it owes count, see ``WebSocketStream/owedPongBytes``). A queue holds at most this plus
     /// one line or one read's pongs.
     public var writeQueueLimit = LiveSession.defaultWriteQueueLimit
+    /// Where gaps are backfilled from (`--recent-messages`); set before ``run(until:)``. `nil`: gaps
+    /// stay open.
+    public var recentMessages: RecentMessagesSource? = nil
+    private var backfill: BackfillCoordinator? = nil
+    private var fetcher: BackfillFetcher? = nil
+    /// What the backfill did so far (zero without ``recentMessages``).
+    public var backfillCounters: BackfillCounters { backfill?.counters ?? BackfillCounters() }
     /// Set when a machine reports a fatal record.
     public private(set) var fatal: String? = nil
 
@@ -203,6 +211,15 @@ public final class LiveSession {
     public func run(until deadline: Int64? = nil) {
         runDeadline = deadline
         let start = Moment.now()
+        if let source = recentMessages, backfill == nil {
+            // libcurl's global setup here, before the workers start (a failure is theirs to report).
+            try? HTTPClient.prepare()
+            let fetcher = BackfillFetcher(source: source, waker: loop.waker)
+            self.fetcher = fetcher
+            backfill = BackfillCoordinator(
+                source: source, fetcher: fetcher, onLine: onLine, onRecord: onRecord, onProblem: onProblem)
+        }
+        defer { fetcher?.close() }
         for c in connections { perform(c.machine.start(at: start), on: c) }
         while !stop.isRaised && fatal == nil {
             let now = Moment.now()
@@ -225,6 +242,7 @@ public final class LiveSession {
                 service(c, [])
                 busy = busy || c.hasMore
             }
+            backfill?.poll(now: now)
             onTick?()
             var timeout: Int64 = busy ? 0 : (onTick == nil ? 250 : 30)
             for c in connections {
@@ -232,12 +250,15 @@ public final class LiveSession {
                 if let due = c.machine.nextDeadline(sharing: pace) { timeout = min(timeout, due - now.monotonicMs) }
             }
             if let deadline { timeout = min(timeout, deadline - now.monotonicMs) }
+            if let due = backfill?.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
             _ = try? loop.wait(timeoutMs: Int32(clamping: max(0, timeout))) { fd, readiness in
                 guard let c = connectionByDescriptor[fd] else { return }
                 service(c, readiness)
             }
         }
         let end = Moment.now()
+        backfill?.poll(now: end)
+        backfill?.finishAll(now: end)
         for c in connections { perform(c.machine.stop(at: end), on: c) }
     }
 
@@ -341,7 +362,11 @@ public final class LiveSession {
                     // Every line counts for liveness; control lines also drive the session.
                     c.machine.handle(
                         .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions, sharing: &pace)
-                    onLine(bytes, message, now, c.lines)
+                    if let backfill {
+                        backfill.deliver(bytes, message, receivedAt: now, lineNumber: c.lines)
+                    } else {
+                        onLine(bytes, message, now, c.lines)
+                    }
                 }
                 if answersHTTP {
                     // An HTTP answer (a WebSocket port) is one problem, not a malformed line per header.
@@ -399,8 +424,22 @@ public final class LiveSession {
                 close(c, because: reason)
             case .report(let record):
                 if case .fatal(let message, _) = record { fatal = message }
+                // A gap that ends with the channel rejoined (its `joined` record follows in the same
+                // list) is recorded once the backfill has its answer.
+                if case .gap(let gap) = record, let backfill, Self.rejoins(gap.channel, list) {
+                    backfill.begin(gap, now: Moment.now())
+                    continue
+                }
                 onRecord(record)
             }
+        }
+    }
+
+    /// Whether `list` holds the `joined` record of `channel`.
+    private static func rejoins(_ channel: String, _ list: [ConnectionAction]) -> Bool {
+        list.contains {
+            if case .report(.joined(let joined, _)) = $0 { return joined == channel }
+            return false
         }
     }
 
@@ -501,6 +540,9 @@ public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
     /// The connection closed in the middle of a line (the server closed it, or we did: RECONNECT, no
     /// PONG, a peer that does not read, the end of the run); the partial line's bytes were dropped.
     case cutOff(droppedBytes: Int, reason: DisconnectReason)
+    /// The recent-messages service could not fill a gap (down, slow, an error): said for the first
+    /// such gap only; ``LiveSession/backfillCounters`` counts them all, and each gap's record says it.
+    case backfillFailed(channel: String, reason: String)
 
     public var description: String {
         switch self {
@@ -510,6 +552,9 @@ public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
             "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
         case .cutOff(let dropped, let reason):
             "the connection was closed mid-line (\(reason)): \(dropped) bytes of a partial line dropped"
+        case .backfillFailed(let channel, let reason):
+            "the recent-messages service could not fill the gap in #\(channel): \(reason); live chat goes on, "
+                + "gaps stay open (said once; every gap record says it, the summary counts them)"
         }
     }
 }

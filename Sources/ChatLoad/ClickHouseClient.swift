@@ -1,3 +1,4 @@
+import ChatCurl
 import ChatGzip
 
 /// INSERTs into one ClickHouse table over its HTTP interface: `POST /?query=INSERT INTO t FORMAT
@@ -10,7 +11,7 @@ import ChatGzip
 public final class ClickHouseClient {
     public let endpoint: ClickHouseEndpoint
     public let table: String
-    private let http: HTTPPost
+    private let http: HTTPClient
     private let compressor: GzipCompressor
     private let insertURL: String
     /// The whole INSERT's time limit, and the connection's.
@@ -23,7 +24,11 @@ public final class ClickHouseClient {
         precondition(ClickHouseEndpoint.isPlainTableName(table), "table names are checked by the caller")
         self.endpoint = endpoint
         self.table = table
-        http = try HTTPPost()
+        do throws(HTTPClient.Failure) {
+            http = try HTTPClient()
+        } catch {
+            throw LoadError.http(error.description)
+        }
         do throws(GzipCompressorError) {
             compressor = try GzipCompressor()
         } catch {
@@ -41,11 +46,9 @@ public final class ClickHouseClient {
     ///
     /// - Throws: ``LoadError/unreachable(url:reason:)`` or ``LoadError/rejected(url:httpStatus:code:message:)``.
     public func insert(body: [UInt8]) throws(LoadError) {
-        let response = try http.post(
-            url: insertURL, shownURL: endpoint.redacted, body: body,
-            headers: ["Content-Encoding: gzip", "Content-Type: application/x-ndjson", "Expect:"],
-            user: endpoint.user, password: endpoint.password, timeoutMs: timeoutMs,
-            connectTimeoutMs: connectTimeoutMs)
+        let response = try post(
+            url: insertURL, body: body,
+            headers: ["Content-Encoding: gzip", "Content-Type: application/x-ndjson", "Expect:"])
         guard response.status != 200 else { return }
         throw Self.rejection(response, url: endpoint.redacted)
     }
@@ -54,16 +57,27 @@ public final class ClickHouseClient {
     ///
     /// - Throws: as ``insert(body:)``.
     public func query(_ sql: String) throws(LoadError) -> String {
-        let response = try http.post(
-            url: endpoint.url, shownURL: endpoint.redacted, body: Array(sql.utf8), headers: ["Expect:"],
-            user: endpoint.user, password: endpoint.password, timeoutMs: timeoutMs,
-            connectTimeoutMs: connectTimeoutMs)
+        let response = try post(url: endpoint.url, body: Array(sql.utf8), headers: ["Expect:"])
         guard response.status == 200 else { throw Self.rejection(response, url: endpoint.redacted) }
         return response.text
     }
 
+    /// POSTs as the endpoint's user; a failure to reach the server names only the redacted URL.
+    private func post(url: String, body: [UInt8], headers: [String]) throws(LoadError) -> HTTPClient.Response {
+        do throws(HTTPClient.Failure) {
+            return try http.post(
+                url: url, body: body, headers: headers, user: endpoint.user, password: endpoint.password,
+                timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs)
+        } catch {
+            switch error {
+            case .unavailable(let reason): throw LoadError.http(reason)
+            case .unreachable(let reason): throw LoadError.unreachable(url: endpoint.redacted, reason: reason)
+            }
+        }
+    }
+
     /// The error of a non-200 answer: ClickHouse's `Code: N, e.displayText() = …` (first line, at most 500 characters).
-    static func rejection(_ response: HTTPPost.Response, url: String) -> LoadError {
+    static func rejection(_ response: HTTPClient.Response, url: String) -> LoadError {
         let text = response.text
         var code: Int? = nil
         if let range = text.firstRange(of: "Code: ") {

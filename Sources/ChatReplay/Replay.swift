@@ -377,7 +377,7 @@ public final class Replay {
 
     /// Counts a problem and describes it while under ``ReplayOptions/reportLimit``; the message is
     /// built only then (past the limit a problem costs a count, not a String).
-    func report(_ message: @autoclosure () -> String) {
+    public func report(_ message: @autoclosure () -> String) {
         unsafe state.pointee.reported += 1
         let reported = unsafe state.pointee.reported
         if options.reportLimit <= 0 || reported <= options.reportLimit {

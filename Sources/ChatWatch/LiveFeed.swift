@@ -12,6 +12,7 @@ public final class LiveFeed: WatchFeed {
     private let endpoint: Endpoint
     private let settings: ConnectionSettings
     private let deadline: Int64?
+    private let recentMessages: RecentMessagesSource?
     /// Why the session gave up (a rejected login or certificate) and its message, once
     /// ``run(into:)`` has returned; read it only after the ingest thread is joined.
     public private(set) var failure: (reason: DisconnectReason?, message: String)? = nil
@@ -21,8 +22,9 @@ public final class LiveFeed: WatchFeed {
 
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint, settings: ConnectionSettings,
-        seconds: Double? = nil
+        seconds: Double? = nil, recentMessages: RecentMessagesSource? = nil
     ) {
+        self.recentMessages = recentMessages
         self.channels = channels
         self.credentials = credentials
         self.endpoint = endpoint
@@ -56,6 +58,7 @@ public final class LiveFeed: WatchFeed {
             ingest.setStatus(.failed("\(error)"))
             return
         }
+        session.recentMessages = recentMessages
         session.onTick = { ingest.tick() }
         session.run(until: deadline)
         ingest.finish()

@@ -44,20 +44,27 @@ public struct Gap: Sendable, Equatable, CustomStringConvertible {
     public var fromWallMs: Int64
     public var toWallMs: Int64
     public var reason: DisconnectReason
+    /// What a recent-messages service made of the gap, when one was asked (`--recent-messages`).
+    public var backfill: BackfillResult?
 
-    public init(channel: String, fromWallMs: Int64, toWallMs: Int64, reason: DisconnectReason) {
+    public init(
+        channel: String, fromWallMs: Int64, toWallMs: Int64, reason: DisconnectReason, backfill: BackfillResult? = nil
+    ) {
         self.channel = channel
         self.fromWallMs = fromWallMs
         self.toWallMs = toWallMs
         self.reason = reason
+        self.backfill = backfill
     }
 
     public var durationMs: Int64 { toWallMs - fromWallMs }
 
-    /// `gap in #c from <RFC 3339> to <RFC 3339> (<n> ms): <reason>`.
+    /// `gap in #c from <RFC 3339> to <RFC 3339> (<n> ms): <reason>`, then `; <backfill>` when a
+    /// recent-messages service was asked.
     public var description: String {
         "gap in #\(channel) from \(Timestamp(milliseconds: fromWallMs).rfc3339) to "
             + "\(Timestamp(milliseconds: toWallMs).rfc3339) (\(durationMs) ms): \(reason)"
+            + (backfill.map { "; \($0)" } ?? "")
     }
 }
 

@@ -98,6 +98,7 @@ struct CaptureCommand: ParsableCommand {
     var quiet = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backfill: RecentMessagesOptions
 
     func validate() throws {
         try NoOpChecks.login(connection)
@@ -206,6 +207,9 @@ struct CaptureCommand: ParsableCommand {
                     return
                 case .skipped: event = "skipped"
                 case .cutOff: event = "cut-off"
+                case .backfillFailed:
+                    say("\(problem)")
+                    return
                 }
                 unusable += 1
                 say("\(problem)")
@@ -216,6 +220,7 @@ struct CaptureCommand: ParsableCommand {
                     failure = error
                 }
             })
+        session.recentMessages = backfill.source(connection)
         session.onMalformedLine = { bytes, receivedAt in
             guard failure == nil else { return }
             do throws(CaptureError) { try writer.appendUnparsed(bytes, receivedAt: receivedAt) } catch {
@@ -279,6 +284,7 @@ struct CaptureCommand: ParsableCommand {
                         ? ", \(writer.unjoinedLines) lines of channels not joined stored in _session" : "")
                     + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
+            if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }

@@ -30,6 +30,7 @@ struct TailCommand: ParsableCommand {
     var channels: [String] = []
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backfill: RecentMessagesOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var filters: FilterOptions
 
@@ -102,9 +103,11 @@ struct TailCommand: ParsableCommand {
                         try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
                     case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
                     case .cutOff: pipeline.noteCutOff("\(problem)")
+                    case .backfillFailed: pipeline.report("\(problem)")
                     }
                 } catch { failure = error }
             })
+        session.recentMessages = backfill.source(connection)
         // Output is batched; each loop tick (at least every 30 ms) flushes what is 0.1 s old.
         let started = Moment.now().monotonicMs
         // When every JOIN has its outcome (the first time): how long joining took, and from then on
@@ -150,6 +153,7 @@ struct TailCommand: ParsableCommand {
                         + "\(Int(Double(after) / max(since, 0.001))) lines/s")
             }
         }
+        if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
         try finish(strict: false, warnsWhenEmpty: false) {
             if let failure { throw failure }
             try pipeline.finish()

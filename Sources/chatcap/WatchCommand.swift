@@ -35,6 +35,7 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backfill: RecentMessagesOptions
 
     @Option(
         parsing: .unconditional,
@@ -123,7 +124,8 @@ struct WatchCommand: ParsableCommand {
             let credentials = try connection.credentials()
             feed = LiveFeed(
                 channels: live, credentials: credentials, endpoint: connection.endpoint,
-                settings: connection.settings(for: credentials), seconds: connection.duration)
+                settings: connection.settings(for: credentials), seconds: connection.duration,
+                recentMessages: backfill.source(connection))
         } else if follow {
             // The reader's waits tick the screen and end when the session stops (q, SIGINT).
             weak var following: ReplayFeed? = nil

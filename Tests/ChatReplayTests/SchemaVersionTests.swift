@@ -10,6 +10,6 @@ import Testing
         let data = try #require(FileManager.default.contents(atPath: Fixtures.root + "/docs/ndjson.schema.json"))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(schema["version"] as? Int == TypedJSONEncoder.schemaVersion)
-        #expect(TypedJSONEncoder.schemaVersion == 2)
+        #expect(TypedJSONEncoder.schemaVersion == 3)
     }
 }

@@ -5,7 +5,8 @@ public import TwitchSession
 /// Session records: lines of our own in `DIR/_session/<date>.log.gz`, in the same IRC form as the chat:
 ///
 /// ```
-/// @time=<RFC 3339>[;gap-from=<RFC 3339>;gap-to=<RFC 3339>;reason=<text>] :chatcap CAPTURE <event> <target> :<text>
+/// @time=<RFC 3339>[;gap-from=<RFC 3339>;gap-to=<RFC 3339>;reason=<text>[;backfill=<state>;recovered=<n>
+///   [;missing-from=<RFC 3339>;missing-to=<RFC 3339>][;backfill-error=<text>]]] :chatcap CAPTURE <event> <target> :<text>
 /// ```
 /// - `event`: `start`, `stop`, `connected`, `capabilities`, `joined`, `join-failed`, `gap`,
 ///   `disconnected`, `reconnect`, `fatal`; `back-pressure` (the socket was not read while the disk
@@ -16,7 +17,9 @@ public import TwitchSession
 /// - `text`: the human-readable description (``SessionRecord/description``), CR and LF replaced by
 ///   spaces; instants in it are RFC 3339.
 /// - `time`: when it happened (for a gap: its end, with its start and end in `gap-from`/`gap-to`, and
-///   its reason, IRCv3-escaped, in `reason`).
+///   its reason, IRCv3-escaped, in `reason`; after a backfill (`--recent-messages`) its state
+///   `closed`, `partial` or `failed`, the lines recovered, a partial one's interval still missing, a
+///   failed one's error).
 ///
 /// Any IRCv3 parser reads them; `replay` writes them as the typed `gap` and `session` records that
 /// `tail` writes (`ChatFormat/CaptureRecordLine.swift`), and `stats` counts them.
@@ -39,7 +42,7 @@ extension CaptureWriter {
         case .gap(let gap):
             try recordGap(
                 channel: gap.channel, fromWallMs: gap.fromWallMs, toWallMs: gap.toWallMs,
-                reason: gap.reason.description)
+                reason: gap.reason.description, backfill: gap.backfill)
             return
         case .disconnected(_, let t): (event, target, at) = ("disconnected", "*", t)
         case .reconnectScheduled(_, _, let t): (event, target, at) = ("reconnect", "*", t)
@@ -53,15 +56,27 @@ extension CaptureWriter {
     /// Counted in ``gaps``.
     ///
     /// - Throws: ``CaptureError`` (sticky).
-    public func recordGap(channel: String, fromWallMs: Int64, toWallMs: Int64, reason: String) throws(CaptureError) {
+    public func recordGap(
+        channel: String, fromWallMs: Int64, toWallMs: Int64, reason: String, backfill: BackfillResult? = nil
+    ) throws(CaptureError) {
         gaps += 1
         let from = Timestamp(milliseconds: fromWallMs).rfc3339
         let to = Timestamp(milliseconds: toWallMs).rfc3339
         // The form of ``Gap/description``, with any reason.
-        let text = "gap in #\(channel) from \(from) to \(to) (\(toWallMs - fromWallMs) ms): \(reason)"
-        try note(
-            event: "gap", target: "#" + channel, text: text, atWallMs: toWallMs,
-            extraTags: ";gap-from=\(from);gap-to=\(to);reason=\(TagValue.escaping(reason))")
+        var text = "gap in #\(channel) from \(from) to \(to) (\(toWallMs - fromWallMs) ms): \(reason)"
+        var tags = ";gap-from=\(from);gap-to=\(to);reason=\(TagValue.escaping(reason))"
+        if let backfill {
+            text += "; \(backfill)"
+            tags += ";backfill=\(backfill.state);recovered=\(backfill.recoveredCount)"
+            switch backfill {
+            case .recovered(_, .partial(let missingFrom, let missingTo)):
+                tags += ";missing-from=\(Timestamp(milliseconds: missingFrom).rfc3339)"
+                tags += ";missing-to=\(Timestamp(milliseconds: missingTo).rfc3339)"
+            case .failed(let why): tags += ";backfill-error=\(TagValue.escaping(why))"
+            case .recovered(_, .closed): break
+            }
+        }
+        try note(event: "gap", target: "#" + channel, text: text, atWallMs: toWallMs, extraTags: tags)
     }
 
     /// Looks at the run before this one in the directory (``CapturePreviousRun``) and stores what the

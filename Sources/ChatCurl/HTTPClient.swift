@@ -1,0 +1,215 @@
+import CCurl
+
+/// One HTTP client over the system libcurl's easy interface: GETs or POSTs and collects the answer.
+/// The handle (and so its connection, kept alive between requests) is reused. Used by `load`
+/// (ClickHouse's HTTP interface) and by the live commands' `--recent-messages` backfill.
+///
+/// Confined to the thread that made it. Credentials are handed to libcurl as basic authentication
+/// and never appear in a URL, a message or an error. TLS is verified against the system's CAs, or
+/// the ``TLS/caFile`` given, as the IRC connection is.
+@safe
+public final class HTTPClient {
+    /// What the server answered.
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: [UInt8]
+        /// Whether the body was cut at the client's ``maxBodyBytes``.
+        public var truncated: Bool
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// How the server's certificate is checked (`https://` URLs).
+    public struct TLS: Sendable, Equatable {
+        /// A PEM file of trusted CAs that replaces the system's (`CURLOPT_CAINFO`); `nil`: the system's.
+        public var caFile: String?
+        /// Skip verification (for tests against a self-signed server only).
+        public var insecure: Bool
+        public init(caFile: String? = nil, insecure: Bool = false) {
+            self.caFile = caFile
+            self.insecure = insecure
+        }
+    }
+
+    /// Why a request got no answer.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// libcurl could not be loaded (it is opened at run time: the Debian package `libcurl4`) or started.
+        case unavailable(String)
+        /// No answer came (connect, TLS, timeout): libcurl's reason.
+        case unreachable(String)
+
+        public var description: String {
+            switch self {
+            case .unavailable(let reason): "libcurl: \(reason)"
+            case .unreachable(let reason): reason
+            }
+        }
+    }
+
+    private let handle: UnsafeMutableRawPointer
+    /// libcurl's detail for the last failure (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The answer being received, appended to by the write callback.
+    private let sink: ResponseSink
+    public let tls: TLS
+
+    /// - Parameter maxBodyBytes: the most of an answer kept (the rest is read and dropped, and the
+    ///   response says it was cut).
+    /// - Throws: ``Failure/unavailable(_:)`` when libcurl cannot be loaded or cannot start.
+    public init(tls: TLS = TLS(), maxBodyBytes: Int = 65_536) throws(Failure) {
+        guard Self.libcurlLoaded else {
+            let reason = unsafe String(cString: chatcap_curl_load_error())
+            throw Failure.unavailable("libcurl could not be loaded (\(reason)); install libcurl4")
+        }
+        guard Self.globalInit == CURLE_OK, let handle = unsafe chatcap_curl_easy_init() else {
+            throw Failure.unavailable("curl_easy_init failed")
+        }
+        unsafe self.handle = handle
+        unsafe errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        unsafe errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        sink = ResponseSink(limit: maxBodyBytes)
+        self.tls = tls
+    }
+
+    deinit {
+        unsafe chatcap_curl_easy_cleanup(handle)
+        unsafe errorBuffer.deallocate()
+    }
+
+    /// libcurl opened and its functions found, once per process.
+    private static let libcurlLoaded = chatcap_curl_load() == 1
+    /// `curl_global_init`, once per process, before any handle (libcurl asks for it before threads
+    /// start). Evaluated only once ``libcurlLoaded``.
+    private static let globalInit: CURLcode = chatcap_curl_global_init()
+
+    /// Opens libcurl (once per process, also `curl_global_init`), so that a later request on another
+    /// thread does not run the global setup there. Call it on the main thread before threads start.
+    ///
+    /// - Throws: ``Failure/unavailable(_:)``.
+    public static func prepare() throws(Failure) {
+        guard libcurlLoaded else {
+            let reason = unsafe String(cString: chatcap_curl_load_error())
+            throw Failure.unavailable("libcurl could not be loaded (\(reason)); install libcurl4")
+        }
+        guard globalInit == CURLE_OK else { throw Failure.unavailable("curl_global_init failed") }
+    }
+
+    /// GETs `url` with `headers` (`Name: value`).
+    ///
+    /// - Parameters:
+    ///   - timeoutMs: the whole request's limit; `connectTimeoutMs` the connection's.
+    /// - Returns: the status and body of the answer, whatever the status.
+    /// - Throws: ``Failure/unreachable(_:)`` when no answer came.
+    /// - Allocations: the header list and the answer's bytes.
+    public func get(url: String, headers: [String] = [], timeoutMs: Int, connectTimeoutMs: Int) throws(Failure)
+        -> Response
+    {
+        try perform(
+            url: url, body: nil, headers: headers, user: nil, password: nil, timeoutMs: timeoutMs,
+            connectTimeoutMs: connectTimeoutMs)
+    }
+
+    /// POSTs `body` to `url` with `headers` (`Name: value`), as `user` with `password` when given.
+    ///
+    /// - Returns: the status and body of the answer, whatever the status.
+    /// - Throws: ``Failure/unreachable(_:)`` when no answer came.
+    /// - Allocations: the header list and the answer's bytes.
+    public func post(
+        url: String, body: [UInt8], headers: [String], user: String?, password: String?, timeoutMs: Int,
+        connectTimeoutMs: Int
+    ) throws(Failure) -> Response {
+        try perform(
+            url: url, body: body, headers: headers, user: user, password: password, timeoutMs: timeoutMs,
+            connectTimeoutMs: connectTimeoutMs)
+    }
+
+    private func perform(
+        url: String, body: [UInt8]?, headers: [String], user: String?, password: String?, timeoutMs: Int,
+        connectTimeoutMs: Int
+    ) throws(Failure) -> Response {
+        unsafe chatcap_curl_easy_reset(handle)
+        sink.reset()
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for header in headers { unsafe list = chatcap_curl_slist_append(list, header) }
+        defer { unsafe chatcap_curl_slist_free_all(list) }
+        unsafe errorBuffer[0] = 0
+        let context = unsafe Unmanaged.passUnretained(sink).toOpaque()
+        let payload = body ?? []
+        let status: CURLcode = unsafe url.withCString { urlText in
+            unsafe payload.withUnsafeBytes { raw in
+                var setup = unsafe chatcap_curl_setopt_pointer(handle, CURLOPT_URL, urlText)
+                func set(_ code: CURLcode) { if setup == CURLE_OK { setup = code } }
+                unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+                unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+                if body != nil {
+                    unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_POST, 1))
+                    // SAFETY: libcurl reads the body during `perform` below, inside this closure.
+                    unsafe set(
+                        chatcap_curl_setopt_pointer(
+                            handle, CURLOPT_POSTFIELDS, raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                    unsafe set(chatcap_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(raw.count)))
+                }
+                unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list))
+                unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMs))
+                unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMs))
+                unsafe set(chatcap_curl_setopt_write(handle, HTTPClient.write))
+                unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+                // Only http and https, also after a redirect (which is not followed anyway).
+                unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)))
+                if tls.insecure {
+                    unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0))
+                    unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0))
+                } else if let caFile = tls.caFile {
+                    unsafe caFile.withCString { unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_CAINFO, $0)) }
+                }
+                if let user {
+                    unsafe set(chatcap_curl_use_basic_auth(handle))
+                    unsafe user.withCString { unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_USERNAME, $0)) }
+                    unsafe (password ?? "").withCString {
+                        unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_PASSWORD, $0))
+                    }
+                }
+                guard setup == CURLE_OK else { return setup }
+                return unsafe chatcap_curl_easy_perform(handle)
+            }
+        }
+        guard status == CURLE_OK else {
+            let detail = unsafe String(cString: errorBuffer)
+            let reason = detail.isEmpty ? unsafe String(cString: chatcap_curl_easy_strerror(status)) : detail
+            throw Failure.unreachable(reason)
+        }
+        var code = 0
+        _ = unsafe chatcap_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return Response(status: code, body: sink.bytes, truncated: sink.truncated)
+    }
+
+    /// libcurl's write callback: appends the answer's bytes to the ``ResponseSink`` in `context`, up
+    /// to its limit.
+    private static let write: chatcap_curl_write_callback = { data, size, count, context in
+        let n = size * count
+        guard let data = unsafe data, let context = unsafe context else { return n }
+        let sink = unsafe Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+        let keep = min(n, max(0, sink.limit - sink.bytes.count))
+        if keep < n { sink.truncated = true }
+        // SAFETY: libcurl hands `n` readable bytes at `data`; `keep <= n`.
+        unsafe sink.bytes.append(
+            contentsOf: UnsafeRawBufferPointer(start: data, count: keep).bindMemory(to: UInt8.self))
+        return n
+    }
+}
+
+/// The answer's bytes while libcurl delivers them.
+final class ResponseSink {
+    let limit: Int
+    var bytes: [UInt8] = []
+    var truncated = false
+    init(limit: Int) { self.limit = limit }
+    func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        truncated = false
+    }
+}
+
+@available(*, unavailable)
+extension HTTPClient: Sendable {}
+@available(*, unavailable)
+extension ResponseSink: Sendable {}

@@ -1,0 +1,358 @@
+import IRCWire
+import TwitchSession
+
+/// The backfill of gaps, on the ingest thread: remembers the last lines of each channel, and when a
+/// channel is rejoined after a gap, asks the ``BackfillFetcher`` for its recent messages, holds the
+/// channel's live lines meanwhile (bounded in time, lines and bytes), then writes in order: the
+/// gap's record (saying what the backfill recovered), the recovered lines (the service's copies,
+/// tagged `historical=1`, stamped with the service's receive time), and the held live lines.
+///
+/// Confined to the ingest thread, like ``LiveSession``.
+final class BackfillCoordinator {
+    /// A live line held while its channel's backfill is fetched.
+    struct Held {
+        var bytes: [UInt8]
+        var receivedAt: Moment
+        var lineNumber: Int
+    }
+
+    /// A gap waiting for the service's answer.
+    struct Pending {
+        var id: Int
+        var gap: Gap
+        var lastSeenWallMs: Int64?
+        var deadlineMs: Int64
+        var held: [Held] = []
+        var heldBytes = 0
+        /// Fingerprints of the held lines: seen live, so never written again as historical.
+        var seen: Set<UInt64> = []
+        /// An answer that had not caught up with the live chat yet (it holds none of the held lines),
+        /// kept in case no later one does before the wait ends; and when to ask again.
+        var behindAnswer: BackfillFetcher.Outcome? = nil
+        var retryAtMs: Int64? = nil
+        var retries = 0
+    }
+
+    final class ChannelState {
+        let name: String
+        var recent = RecentLines()
+        var pending: Pending? = nil
+        init(name: String) { self.name = name }
+    }
+
+    let source: RecentMessagesSource
+    private let fetcher: BackfillFetcher
+    private let onLine: LiveSession.LineHandler
+    private let onRecord: LiveSession.RecordHandler
+    private let onProblem: LiveSession.ProblemHandler
+    /// Channels by the FNV-1a hash of their login: no string is made per line.
+    private var channels: [UInt64: ChannelState] = [:]
+    private var nextId = 1
+    /// The channels waiting for an answer, by request id: what the loop looks at each turn.
+    private var waiting: [Int: ChannelState] = [:]
+    private(set) var counters = BackfillCounters()
+
+    init(
+        source: RecentMessagesSource, fetcher: BackfillFetcher, onLine: @escaping LiveSession.LineHandler,
+        onRecord: @escaping LiveSession.RecordHandler, onProblem: @escaping LiveSession.ProblemHandler
+    ) {
+        self.source = source
+        self.fetcher = fetcher
+        self.onLine = onLine
+        self.onRecord = onRecord
+        self.onProblem = onProblem
+    }
+
+    private static func key(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
+        var hash = FNV1a64()
+        hash.add(bytes, range)
+        return hash.value
+    }
+
+    private func state(named name: String) -> ChannelState {
+        let utf8 = Array(name.utf8)
+        let key = Self.key(utf8.span, 0..<utf8.count)
+        if let s = channels[key] { return s }
+        let s = ChannelState(name: name)
+        channels[key] = s
+        return s
+    }
+
+    /// Hands a live line on, or holds it while its channel waits for a backfill; remembers its
+    /// fingerprint either way.
+    ///
+    /// - Complexity: O(line length). - Allocations: none for a line passed on once its channel's ring
+    ///   is full; a copy for a held line.
+    func deliver(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Moment, lineNumber: Int) {
+        guard let range = message.channel else {
+            onLine(bytes, message, receivedAt, lineNumber)
+            return
+        }
+        let key = Self.key(bytes, range.range)
+        let fingerprint = LineFingerprint.of(bytes, message)
+        guard let state = channels[key] else {
+            let utf8 = bytes.extracting(range.range)
+            var name = [UInt8]()
+            for i in utf8.indices { name.append(utf8[i]) }
+            let fresh = ChannelState(name: String(decoding: name, as: UTF8.self))
+            fresh.recent.append(fingerprint, wallMs: receivedAt.wallMs)
+            channels[key] = fresh
+            onLine(bytes, message, receivedAt, lineNumber)
+            return
+        }
+        guard var pending = state.pending else {
+            state.recent.append(fingerprint, wallMs: receivedAt.wallMs)
+            onLine(bytes, message, receivedAt, lineNumber)
+            return
+        }
+        var copy = [UInt8]()
+        copy.reserveCapacity(bytes.count)
+        for i in bytes.indices { copy.append(bytes[i]) }
+        pending.held.append(Held(bytes: copy, receivedAt: receivedAt, lineNumber: lineNumber))
+        pending.heldBytes += bytes.count
+        pending.seen.insert(fingerprint)
+        state.pending = pending
+        if pending.held.count >= source.maxHeldLines || pending.heldBytes >= source.maxHeldBytes {
+            counters.releasedEarly += 1
+            finish(
+                state,
+                .failed(
+                    "\(pending.held.count) live lines (\(pending.heldBytes) bytes) arrived before the service "
+                        + "answered, the most held (--recent-messages-wait)"),
+                now: receivedAt)
+        }
+    }
+
+    /// A channel was rejoined after `gap`: asks the service, and holds the channel's live lines until
+    /// the answer or the wait's end. A backfill still waiting for the channel ends first, unanswered.
+    func begin(_ gap: Gap, now: Moment) {
+        let state = state(named: gap.channel)
+        if state.pending != nil { finish(state, .failed("a new gap began before the service answered"), now: now) }
+        let id = nextId
+        nextId += 1
+        state.pending = Pending(
+            id: id, gap: gap, lastSeenWallMs: state.recent.newestWallMs,
+            deadlineMs: now.monotonicMs + source.waitMs)
+        waiting[id] = state
+        counters.requested += 1
+        fetcher.request(.init(id: id, channel: gap.channel))
+    }
+
+    /// When the next wait ends (monotonic milliseconds), `nil` when nothing waits.
+    ///
+    /// - Complexity: O(channels waiting).
+    var nextDeadline: Int64? {
+        waiting.values.lazy.compactMap { $0.pending.map { min($0.deadlineMs, $0.retryAtMs ?? .max) } }.min()
+    }
+
+    /// How long to wait before asking again a service whose answer had not caught up with the live chat.
+    static let retryMs: Int64 = 200
+
+    /// Takes the answers that came, and ends the waits that ran out.
+    ///
+    /// - Complexity: O(answers + channels waiting).
+    func poll(now: Moment) {
+        for result in fetcher.results() {
+            guard let state = waiting[result.id], var pending = state.pending else {
+                counters.late += 1
+                continue
+            }
+            // The service records the chat as it comes, a little after us: an answer that holds none of
+            // the live lines received since the rejoin may lack the gap's last lines. Ask again shortly,
+            // while the wait allows.
+            let delay = Self.retryMs << min(pending.retries, 4)
+            if case .answer(200, let body, false) = result.outcome, now.monotonicMs + delay < pending.deadlineMs,
+                !reaches(body, pending)
+            {
+                pending.behindAnswer = result.outcome
+                pending.retryAtMs = now.monotonicMs + delay
+                pending.retries += 1
+                state.pending = pending
+                counters.retries += 1
+                continue
+            }
+            finish(state, result.outcome, now: now)
+        }
+        guard !waiting.isEmpty else { return }
+        for state in Array(waiting.values) {
+            guard var p = state.pending else { continue }
+            if p.deadlineMs <= now.monotonicMs {
+                if let behind = p.behindAnswer {
+                    // A channel without a line since the rejoin: nothing tells whether the service is
+                    // behind, and it has had the whole wait to catch up.
+                    finish(state, behind, now: now, behind: !p.held.isEmpty)
+                } else {
+                    finish(state, .failed("no answer within \(Double(source.waitMs) / 1_000) s"), now: now)
+                }
+            } else if let at = p.retryAtMs, at <= now.monotonicMs {
+                p.retryAtMs = nil
+                state.pending = p
+                fetcher.request(.init(id: p.id, channel: state.name))
+            }
+        }
+    }
+
+    /// Ends every wait (the session stops): their gaps are recorded unanswered, held lines released.
+    func finishAll(now: Moment) {
+        for state in Array(waiting.values) {
+            finish(state, .failed("the session stopped before the service answered"), now: now)
+        }
+    }
+
+    /// Records the gap with what the answer gave, writes the recovered lines, then the held ones.
+    ///
+    /// - Parameter behind: the answer had not caught up with the live chat (see ``poll(now:)``): the
+    ///   gap's end may be missing from it, so it can close the gap only in part.
+    private func finish(_ state: ChannelState, _ outcome: BackfillFetcher.Outcome, now: Moment, behind: Bool = false) {
+        guard let pending = state.pending else { return }
+        state.pending = nil
+        waiting[pending.id] = nil
+        var recovered: [(bytes: [UInt8], timeMs: Int64?)] = []
+        let result: BackfillResult
+        switch outcome {
+        case .failed(let why):
+            result = .failed(why)
+        case .answer(_, _, true):
+            result = .failed("the answer was longer than \(source.maxAnswerBytes) bytes")
+        case .answer(let status, let body, false):
+            let decoded: RecentMessagesResponse
+            do throws(RecentMessagesResponse.DecodeError) { decoded = try .decode(body) } catch {
+                result = .failed(status == 200 ? error.description : "HTTP status \(status)")
+                break
+            }
+            let said = (decoded.error ?? "") + (decoded.errorCode.map { " (\($0))" } ?? "")
+            guard status == 200 else {
+                result = .failed("HTTP status \(status)" + (said.isEmpty ? "" : ": " + said))
+                break
+            }
+            if decoded.messages.isEmpty && !said.isEmpty {
+                result = .failed("the service answered: " + said)
+                break
+            }
+            (recovered, result) = select(decoded.messages, for: pending, in: state, behind: behind)
+        }
+        if case .failed(let why) = result {
+            counters.failed += 1
+            if counters.failed == 1 {
+                onProblem(.backfillFailed(channel: pending.gap.channel, reason: why))
+            }
+        } else if case .recovered(let n, let coverage) = result {
+            counters.recoveredLines += n
+            if coverage == .closed { counters.closed += 1 } else { counters.partial += 1 }
+        }
+        var gap = pending.gap
+        gap.backfill = result
+        onRecord(.gap(gap))
+        for line in recovered {
+            let at = Moment(monotonicMs: now.monotonicMs, wallMs: line.timeMs ?? gap.toWallMs)
+            emit(line.bytes, receivedAt: at, lineNumber: 0, into: state)
+        }
+        for held in pending.held {
+            emit(held.bytes, receivedAt: held.receivedAt, lineNumber: held.lineNumber, into: state)
+        }
+    }
+
+    /// Parses a stored line again and hands it on.
+    private func emit(_ bytes: [UInt8], receivedAt: Moment, lineNumber: Int, into state: ChannelState) {
+        let span = bytes.span
+        guard let message = try? TwitchMessage.parse(span) else { return }
+        state.recent.append(LineFingerprint.of(span, message), wallMs: receivedAt.wallMs)
+        onLine(span, message, receivedAt, lineNumber)
+    }
+
+    /// The service's lines to write for `pending` (``BackfillSelection``), with the result to record.
+    private func select(_ messages: [[UInt8]], for pending: Pending, in state: ChannelState, behind: Bool) -> (
+        [(bytes: [UInt8], timeMs: Int64?)], BackfillResult
+    ) {
+        var candidates: [BackfillSelection.Candidate] = []
+        var lines: [(bytes: [UInt8], timeMs: Int64?)] = []
+        candidates.reserveCapacity(messages.count)
+        for var bytes in messages {
+            // A line with its CR LF still on (some services keep it).
+            while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
+            let span = bytes.span
+            guard let message = try? TwitchMessage.parse(span),
+                message.channel.map({ span.equals(Array(state.name.utf8), at: $0.range) }) ?? true
+            else {
+                counters.unusable += 1
+                continue
+            }
+            let time = LineFingerprint.serviceTimeMs(span, message.line)
+            candidates.append(
+                .init(
+                    fingerprint: LineFingerprint.of(span, message), timeMs: time,
+                    hasId: message.tags[.id].map { !$0.raw.isEmpty } ?? false))
+            lines.append((Self.marked(bytes, message), time))
+        }
+        let choice = BackfillSelection.choose(
+            candidates, had: Set(state.recent.fingerprints), seen: pending.seen, gapFromMs: pending.gap.fromWallMs,
+            gapToMs: pending.gap.toWallMs, lastSeenWallMs: pending.lastSeenWallMs)
+        var coverage = choice.coverage
+        if behind {
+            // What came after the answer's newest line may be missing.
+            let newest = max(
+                candidates.lazy.compactMap(\.timeMs).max() ?? pending.gap.fromWallMs, pending.gap.fromWallMs)
+            let from = coverage == .closed ? newest : pending.gap.fromWallMs
+            if from < pending.gap.toWallMs {
+                coverage = .partial(missingFromMs: from, missingToMs: pending.gap.toWallMs)
+            }
+        }
+        return (choice.kept.map { lines[$0] }, .recovered(choice.kept.count, coverage))
+    }
+
+    /// Whether an answer has caught up with the live chat: it holds a line received live since the
+    /// rejoin, or one the service received after the gap's end.
+    private func reaches(_ body: [UInt8], _ pending: Pending) -> Bool {
+        guard let decoded = try? RecentMessagesResponse.decode(body) else { return true }
+        for var bytes in decoded.messages.reversed() {
+            while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
+            guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
+            if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
+            if let t = LineFingerprint.serviceTimeMs(bytes.span, message.line), t >= pending.gap.toWallMs {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// `bytes` with a `historical=1` tag when the service did not add one: every recovered line says
+    /// it is one.
+    static func marked(_ bytes: [UInt8], _ message: TwitchMessage) -> [UInt8] {
+        let span = bytes.span
+        if message.line.tag("historical", in: span) != nil { return bytes }
+        if message.line.hasTags { return Array("@historical=1;".utf8) + bytes.dropFirst() }
+        return Array("@historical=1 ".utf8) + bytes
+    }
+}
+
+/// What the backfill did in a session, for the commands' summaries.
+public struct BackfillCounters: Sendable, Equatable {
+    /// Gaps the service was asked about.
+    public var requested = 0
+    /// Gaps it closed, and those it filled only in part.
+    public var closed = 0
+    public var partial = 0
+    /// Gaps it could not help with (down, slow, an error, an unreadable answer).
+    public var failed = 0
+    /// Lines recovered and written, marked historical.
+    public var recoveredLines = 0
+    /// Answers that came after their wait had ended (discarded).
+    public var late = 0
+    /// Waits ended early because too many live lines were held.
+    public var releasedEarly = 0
+    /// Answers that had not caught up with the live chat, asked again.
+    public var retries = 0
+    /// Lines of an answer that could not be parsed or were of another channel (not written).
+    public var unusable = 0
+
+    public init() {}
+
+    /// `3 gaps asked about: 2 closed, 1 partial, 0 failed; 120 lines recovered`.
+    public var summary: String {
+        "\(requested) gap\(requested == 1 ? "" : "s") asked about: \(closed) closed, \(partial) partial, "
+            + "\(failed) failed; \(recoveredLines) line\(recoveredLines == 1 ? "" : "s") recovered"
+            + (late > 0 ? ", \(late) late answers discarded" : "")
+            + (releasedEarly > 0 ? ", \(releasedEarly) waits ended early (too many held lines)" : "")
+            + (unusable > 0 ? ", \(unusable) unusable lines in answers" : "")
+    }
+}

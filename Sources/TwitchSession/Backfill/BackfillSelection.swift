@@ -1,0 +1,136 @@
+import ChatStore
+
+/// Which lines of a recent-messages service's answer fill a gap, and whether they fill all of it:
+/// the pure decision of a backfill (``choose(_:seen:anchor:gapFromMs:lastSeenWallMs:)``).
+///
+/// The service's lines come oldest first. Kept are the lines after the **anchor** (the newest line of
+/// the answer with an `id` that chatcap had before the gap, found by its fingerprint: the last line
+/// before the gap may be one the service does not keep, such as our own JOIN echo; a line without an
+/// id anchors only when no line with one does, since the same JOIN or PART can come again) that
+/// chatcap has not seen (their
+/// fingerprint is neither among the lines it had before the gap nor among the live lines since the
+/// rejoin). When the answer holds no line chatcap had (the service keeps fewer lines than the gap
+/// held, or the channel was quiet), the lines received from ``slackMs`` before the last line chatcap
+/// had (or the gap's start) on are kept instead, again only those not seen. The kept lines are returned in time order
+/// (by the service's receive time; a line without one keeps its place after the line before it).
+public enum BackfillSelection {
+    /// How far before the last line chatcap had an unanchored answer is still read (clocks of two
+    /// machines differ); lines chatcap had are recognised by fingerprint anyway.
+    public static let slackMs: Int64 = 1_000
+
+    /// One line of the service's answer, as the selection sees it.
+    public struct Candidate: Sendable, Equatable {
+        public var fingerprint: UInt64
+        /// The service's receive time (``LineFingerprint/serviceTimeMs(_:_:)``).
+        public var timeMs: Int64?
+        /// Whether the line has an `id` (its fingerprint is the id's, unique).
+        public var hasId: Bool
+        public init(fingerprint: UInt64, timeMs: Int64?, hasId: Bool = true) {
+            self.fingerprint = fingerprint
+            self.timeMs = timeMs
+            self.hasId = hasId
+        }
+    }
+
+    /// What the selection decided.
+    public struct Choice: Sendable, Equatable {
+        /// Indices into the candidates of the lines to write, in time order.
+        public var kept: [Int]
+        /// Whether the answer reaches back before the gap.
+        public var coverage: BackfillCoverage
+    }
+
+    /// Chooses the lines of `candidates` (the service's answer, oldest first) that fill a gap.
+    ///
+    /// - Parameters:
+    ///   - had: fingerprints of the last lines chatcap had in the channel before the gap.
+    ///   - seen: fingerprints of the live lines received since the rejoin.
+    ///   - gapFromMs: the gap's start; `gapToMs` its end (the rejoin).
+    ///   - lastSeenWallMs: when that last line came.
+    /// - Complexity: O(n log n) in the answer's length. - Allocations: the result.
+    public static func choose(
+        _ candidates: [Candidate], had: Set<UInt64>, seen: Set<UInt64>, gapFromMs: Int64, gapToMs: Int64,
+        lastSeenWallMs: Int64?
+    ) -> Choice {
+        var start = 0
+        var anchored = false
+        if let i = candidates.lastIndex(where: { $0.hasId && had.contains($0.fingerprint) })
+            ?? candidates.lastIndex(where: { had.contains($0.fingerprint) })
+        {
+            start = i + 1
+            anchored = true
+        }
+        let since = min(lastSeenWallMs ?? gapFromMs, gapFromMs) - slackMs
+        var kept: [(index: Int, time: Int64)] = []
+        var time = Int64.min
+        var written = Set<UInt64>()
+        for i in candidates.indices {
+            if let t = candidates[i].timeMs { time = max(time, t) }
+            guard i >= start else { continue }
+            let c = candidates[i]
+            if had.contains(c.fingerprint) || seen.contains(c.fingerprint) || written.contains(c.fingerprint) {
+                continue
+            }
+            if !anchored, let t = c.timeMs, t < since { continue }
+            if !anchored, c.timeMs == nil, time < since { continue }
+            written.insert(c.fingerprint)
+            kept.append((i, c.timeMs ?? time))
+        }
+        // Stable: equal times keep the service's order.
+        let ordered = kept.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+        let oldest = candidates.lazy.compactMap(\.timeMs).min()
+        let coverage: BackfillCoverage
+        if anchored {
+            coverage = .closed
+        } else if let oldest, oldest < gapFromMs {
+            coverage = .closed
+        } else {
+            coverage = .partial(missingFromMs: gapFromMs, missingToMs: min(oldest ?? gapToMs, gapToMs))
+        }
+        return Choice(kept: ordered.map(\.element.index), coverage: coverage)
+    }
+}
+
+/// Whether a backfill's answer covers the whole gap.
+public enum BackfillCoverage: Sendable, Equatable {
+    /// The service's answer reaches back before the gap's start (or holds the last line chatcap had
+    /// before it): every line of the gap the service kept is now in the output.
+    case closed
+    /// The service's oldest line is younger than the gap's start: from `missingFromMs` to
+    /// `missingToMs` chat may still be missing.
+    case partial(missingFromMs: Int64, missingToMs: Int64)
+}
+
+/// What became of the backfill of one gap.
+public enum BackfillResult: Sendable, Equatable, CustomStringConvertible {
+    /// The service answered: `recovered` lines were written, marked historical.
+    case recovered(Int, BackfillCoverage)
+    /// No usable answer (down, slow, an error, an answer that is not the API's): the gap stays open.
+    case failed(String)
+
+    /// `closed`, `partial` or `failed`, as stored in a capture and written in the JSON.
+    public var state: String {
+        switch self {
+        case .recovered(_, .closed): "closed"
+        case .recovered(_, .partial): "partial"
+        case .failed: "failed"
+        }
+    }
+
+    /// How many lines were recovered (0 after a failure).
+    public var recoveredCount: Int {
+        if case .recovered(let n, _) = self { return n }
+        return 0
+    }
+
+    public var description: String {
+        switch self {
+        case .recovered(let n, .closed):
+            "backfill closed it: \(n) line\(n == 1 ? "" : "s") recovered"
+        case .recovered(let n, .partial(let from, let to)):
+            "backfill partial: \(n) line\(n == 1 ? "" : "s") recovered, still missing from "
+                + "\(Timestamp(milliseconds: from).rfc3339) to \(Timestamp(milliseconds: to).rfc3339)"
+        case .failed(let why): "backfill failed: \(why)"
+        }
+    }
+}

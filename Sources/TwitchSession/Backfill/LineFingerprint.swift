@@ -1,0 +1,56 @@
+public import IRCWire
+
+/// What recognises one chat line in two copies of it: the live line chatcap received and the copy a
+/// recent-messages service hands back (which carries tags of its own: `historical`, `rm-received-ts`,
+/// `rm-deleted`, and in a capture our `time`).
+///
+/// A line with an `id` tag is recognised by its id alone. A line without one (JOIN, PART, ROOMSTATE,
+/// CLEARCHAT, NOTICE, …) by the FNV-1a hash of the whole line without those receive-time tags: the
+/// other tags in order, the source, the verb and the parameters. Both kinds live in one 64-bit
+/// space (an id is hashed with a different basis), so a set of fingerprints holds either.
+public enum LineFingerprint {
+    /// The FNV basis for ids: a different start than the line hash, so an id never collides with the
+    /// hash of a line whose bytes happen to equal it.
+    static let idBasis: UInt64 = 0x6C62_272E_07BB_0142
+
+    /// The fingerprint of `bytes` (one line without CR LF, parsed as `message`).
+    ///
+    /// - Complexity: O(id length) for a line with an id, else O(line length). - Allocations: none.
+    public static func of(_ bytes: Span<UInt8>, _ message: TwitchMessage) -> UInt64 {
+        let line = message.line
+        if let id = message.tags[.id], !id.raw.isEmpty {
+            var hash = FNV1a64(basis: idBasis)
+            hash.add(bytes, id.raw.range)
+            return hash.value
+        }
+        var hash = FNV1a64()
+        var cursor = line.tags
+        while let tag = cursor.next(in: bytes) {
+            if isReceiveTimeTag(tag.key, in: bytes) { continue }
+            hash.add(bytes, Int(tag.key.lower)..<Int(tag.value.raw.upper))
+            hash.add(UInt8(ascii: ";"))
+        }
+        // Everything after the tag section: source, verb, parameters (one space after the tags).
+        var rest = line.hasTags ? Int(line.tagsRange.upper) : 0
+        while rest < bytes.count && bytes[rest] == UInt8(ascii: " ") { rest += 1 }
+        hash.add(UInt8(ascii: " "))
+        hash.add(bytes, rest..<bytes.count)
+        return hash.value
+    }
+
+    /// `historical`, `rm-received-ts`, `rm-deleted` (added by a recent-messages service) and `time`
+    /// (added by capture): tags that say when or how a copy was received, not what was sent.
+    static func isReceiveTimeTag(_ key: ByteRange, in bytes: Span<UInt8>) -> Bool {
+        bytes.equals("historical", at: key) || bytes.equals("rm-received-ts", at: key)
+            || bytes.equals("rm-deleted", at: key) || bytes.equals("time", at: key)
+    }
+
+    /// When a copy from a recent-messages service was received: its `rm-received-ts`, else the
+    /// `tmi-sent-ts` Twitch stamped it with (milliseconds since 1970); `nil` without either.
+    ///
+    /// - Complexity: O(tag bytes). - Allocations: none.
+    public static func serviceTimeMs(_ bytes: Span<UInt8>, _ line: ParsedLine) -> Int64? {
+        if let t = line.tag("rm-received-ts", in: bytes)?.integer(in: bytes) { return t }
+        return line.tag("tmi-sent-ts", in: bytes)?.integer(in: bytes)
+    }
+}

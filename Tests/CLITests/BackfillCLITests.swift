@@ -1,0 +1,244 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `--recent-messages`: gaps filled from a recent-messages service. The IRC side is `chatcap serve
+/// --drop-after` (it closes every connection after so many lines); the service is
+/// `Tests/Support/recent_messages_service.py`, a small stdlib HTTP server that records serve's chat
+/// the way the real service does (as an IRC client of it, on overlapping connections) or never answers.
+@Suite(.serialized) struct BackfillCLITests {
+    static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]
+    static let script = Fixtures.root + "/Tests/Support/recent_messages_service.py"
+
+    /// A generated log of the six channels (about 350 lines/s at speed 1), looped by serve.
+    static func fixture(in dir: String) throws -> String {
+        let path = dir + "/chat.irc"
+        let run = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 5000 --out '\(path)'")
+        guard run.status == 0 else { throw ServeCLIFailure(description: "generate_fixtures: \(run.stderr)") }
+        return path
+    }
+
+    static func tempDir(_ name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The value of tag `key` in a raw line.
+    static func tag(_ key: String, _ line: Substring) -> Substring? {
+        guard line.hasPrefix("@") else { return nil }
+        return line.split(separator: " ", maxSplits: 1).first?.dropFirst().split(separator: ";")
+            .first { $0.hasPrefix(key + "=") }?.dropFirst(key.count + 1)
+    }
+
+    /// `(id, channel)` of a PRIVMSG or USERNOTICE line.
+    static func message(_ line: Substring) -> (id: Substring, channel: Substring)? {
+        let words = line.split(separator: " ", maxSplits: 4)
+        guard words.count >= 4, words[2] == "PRIVMSG" || words[2] == "USERNOTICE", words[3].hasPrefix("#"),
+            let id = tag("id", line)
+        else { return nil }
+        return (id, words[3].dropFirst())
+    }
+
+    /// What a capture directory holds against what the service recorded of serve's timeline: per
+    /// channel, from its first captured message to its last, the ids served but not captured (except
+    /// those the service received inside `excused` intervals: gaps recorded as not filled), and ids
+    /// captured more than once.
+    struct Audit {
+        var captured = 0
+        var missing = 0
+        var doubled = 0
+        /// Lines of any type marked historical (recovered).
+        var historical = 0
+    }
+
+    struct Served {
+        var ms: Int64
+        var id: Substring
+        var channel: Substring
+    }
+
+    static func audit(_ dir: String, served: [Served], excused: [Substring: [ClosedRange<Int64>]] = [:]) throws
+        -> Audit
+    {
+        let run = try CLI.run(["replay", dir, "--format", "raw"])
+        #expect(run.status == 0, "\(run.stderr)")
+        var audit = Audit()
+        var count: [Substring: Int] = [:]
+        var byChannel: [Substring: Set<Substring>] = [:]
+        for line in run.text.split(separator: "\r\n") {
+            if tag("historical", line) == "1" { audit.historical += 1 }
+            guard let m = message(line) else { continue }
+            audit.captured += 1
+            count[m.id, default: 0] += 1
+            byChannel[m.channel, default: []].insert(m.id)
+        }
+        audit.doubled = count.values.reduce(0) { $0 + max(0, $1 - 1) }
+        for (channel, ids) in byChannel {
+            let order = served.filter { $0.channel == channel }
+            guard let first = order.firstIndex(where: { ids.contains($0.id) }),
+                let last = order.lastIndex(where: { ids.contains($0.id) })
+            else { continue }
+            let holes = excused[channel] ?? []
+            audit.missing += order[first...last].count { line in
+                !ids.contains(line.id) && !holes.contains { $0.contains(line.ms) }
+            }
+        }
+        return audit
+    }
+
+    /// The `gap` records of a capture, as JSON objects.
+    static func gaps(_ dir: String) throws -> [[String: Any]] {
+        try CLI.run(["replay", dir, "--format", "json", "--type", "gap"]).text.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    static func wallMs(_ value: Any?) -> Int64 {
+        guard let text = value as? String, let date = ISO8601DateFormatter.withFraction.date(from: text) else {
+            return 0
+        }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    @Test(
+        "capture behind serve --drop-after with --recent-messages: 0 missing, 0 doubled, every rejoin gap closed; without it lines are missing",
+        .timeLimit(.minutes(2)))
+    func gapsClosed() throws {
+        let dir = try Self.tempDir("backfill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "150"])
+        defer { _ = serve.stop() }
+        let log = dir + "/recorded.log"
+        let service = Process()
+        let httpPort = try startPythonServer(
+            service, arguments: [Self.script, "record", "\(serve.port)", "60", log] + Self.channels,
+            what: "the recent-messages service")
+        defer {
+            kill(service.processIdentifier, SIGKILL)
+            service.waitUntilExit()
+        }
+        usleep(800_000)  // the service joins first
+        let common =
+            Self.channels + [
+                "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--reconnect-base",
+                "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
+            ]
+        let with = try ChatcapProcess(
+            ["capture", "--dir", dir + "/with", "--recent-messages", "http://127.0.0.1:\(httpPort)"] + common)
+        let without = try ChatcapProcess(["capture", "--dir", dir + "/without"] + common)
+        #expect(with.exitStatus(within: 30) == 0, "\(with.stderr)")
+        #expect(without.exitStatus(within: 30) == 0, "\(without.stderr)")
+        let served = (String(data: FileManager.default.contents(atPath: log) ?? Data(), encoding: .utf8) ?? "")
+            .split(separator: "\n").compactMap { row -> Served? in
+                let parts = row.split(separator: "\t", maxSplits: 1)
+                guard parts.count == 2, let ms = Int64(parts[0]), let m = Self.message(parts[1]) else { return nil }
+                return Served(ms: ms, id: m.id, channel: m.channel)
+            }
+
+        // Every gap that ended with a rejoin says closed and how many lines it recovered. Only the
+        // gaps the end of the run cut short are not: still open at the stop (no backfill), or
+        // rejoined just before it (the service's answer came too late).
+        let gaps = try Self.gaps(dir + "/with")
+        let closed = gaps.filter { $0["backfill"] as? String == "closed" }
+        let cutShort = gaps.filter {
+            $0["backfill"] == nil
+                || $0["backfill_error"] as? String == "the session stopped before the service answered"
+        }
+        #expect(closed.count >= 10, "at least 10 drops, each gap closed: \(gaps.count) gaps")
+        #expect(closed.count + cutShort.count == gaps.count, "\(gaps)")
+        #expect(cutShort.count <= 2 * Self.channels.count, "\(cutShort)")
+        var excused: [Substring: [ClosedRange<Int64>]] = [:]
+        for gap in cutShort {
+            let channel = Substring(gap["channel"] as? String ?? "")
+            excused[channel, default: []].append((Self.wallMs(gap["from"]) - 100)...(Self.wallMs(gap["to"]) + 100))
+        }
+
+        let filled = try Self.audit(dir + "/with", served: served, excused: excused)
+        let holes = try Self.audit(dir + "/without", served: served)
+        #expect(filled.captured > 1_000, "\(filled)")
+        #expect(filled.missing == 0, "\(filled)")
+        #expect(filled.doubled == 0, "\(filled)")
+        #expect(filled.historical > 0, "\(filled)")
+        #expect(holes.missing > 0, "without --recent-messages the drops lose chat: \(holes)")
+        #expect(holes.historical == 0)
+
+        let recovered = closed.compactMap { $0["recovered"] as? Int }
+        #expect(recovered.reduce(0, +) == filled.historical)
+        #expect(with.stderr.contains("asked about: \(closed.count) closed, 0 partial"), "\(with.stderr)")
+        // The JSON marks exactly the recovered lines.
+        let json = try CLI.run(["replay", dir + "/with", "--format", "json"]).text
+        #expect(json.split(separator: "\n").count { $0.contains(#","historical":true"#) } == filled.historical)
+    }
+
+    @Test(
+        "a service that never answers: live chat is held at most --recent-messages-wait, the failure said once and counted",
+        .timeLimit(.minutes(2)))
+    func silentService() throws {
+        let dir = try Self.tempDir("backfill-silent")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "150"])
+        defer { _ = serve.stop() }
+        let service = Process()
+        let httpPort = try startPythonServer(service, arguments: [Self.script, "silent"], what: "the silent service")
+        defer {
+            kill(service.processIdentifier, SIGKILL)
+            service.waitUntilExit()
+        }
+        let started = Date()
+        let tail = try ChatcapProcess(
+            ["tail"] + Self.channels + [
+                "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--format", "raw", "--reconnect-base",
+                "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "5", "--recent-messages",
+                "http://127.0.0.1:\(httpPort)", "--recent-messages-wait", "0.5",
+            ])
+        // Each line's arrival on our side against its tmi-sent-ts (serve stamps the moment it sends).
+        var lags: [Double] = []
+        var pending: [UInt8] = []
+        let handle = tail.output.fileHandleForReading
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            let now = Date().timeIntervalSince1970 * 1000
+            pending.append(contentsOf: chunk)
+            while let lf = pending.firstIndex(of: 0x0A) {
+                let line = Substring(String(decoding: pending[..<lf], as: UTF8.self))
+                pending.removeSubrange(...lf)
+                if Self.message(line) != nil, let sent = Self.tag("tmi-sent-ts", line).flatMap({ Double($0) }) {
+                    lags.append((now - sent) / 1000)
+                }
+            }
+        }
+        #expect(tail.exitStatus(within: 10) == 0, "\(tail.stderr)")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed < 5 + 3, "a silent service does not keep the run from ending: \(elapsed) s")
+        #expect(lags.count > 500, "\(lags.count) lines")
+        let worst = lags.max() ?? 0
+        #expect(worst < 0.5 + 1.0, "no line held past the 0.5 s wait (plus output batching): \(worst) s")
+        #expect(worst >= 0.4, "lines after a rejoin were held while the service was asked: \(worst) s")
+        let said = tail.stderr.split(separator: "\n").count { $0.contains("could not fill the gap") }
+        #expect(said == 1, "\(tail.stderr)")
+        // The first failure, said: the wait ran out, or (serve drops a connection every 150 lines, about
+        // every 0.4 s) the next drop came first.
+        #expect(
+            tail.stderr.contains("no answer within 0.5 s")
+                || tail.stderr.contains("a new gap began before the service answered"), "\(tail.stderr)")
+        let summary = tail.stderr.split(separator: "\n").first { $0.contains("backfill: ") }
+        let failed = summary.flatMap {
+            $0.split(separator: "0 partial, ").last.flatMap { Int($0.prefix { $0.isNumber }) }
+        }
+        #expect((failed ?? 0) >= 3, "\(summary ?? "no summary")")
+        #expect(summary?.contains("asked about: 0 closed") == true, "\(summary ?? "")")
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// RFC 3339 with milliseconds, as chatcap writes instants.
+    nonisolated(unsafe) static let withFraction: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+}

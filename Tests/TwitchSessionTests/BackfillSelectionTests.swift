@@ -1,0 +1,118 @@
+import Testing
+import TwitchSession
+
+@Suite struct BackfillSelectionTests {
+    typealias C = BackfillSelection.Candidate
+
+    @Test("after the anchor, the unseen lines are kept and the gap is closed")
+    func anchored() {
+        // Service: 1..6 at t = 100..600. We had 1, 2 (anchor 2); since the rejoin we saw 5.
+        let candidates = (1...6).map { C(fingerprint: UInt64($0), timeMs: Int64($0) * 100) }
+        let choice = BackfillSelection.choose(
+            candidates, had: [1, 2], seen: [5], gapFromMs: 250, gapToMs: 450, lastSeenWallMs: 200)
+        #expect(choice.kept == [2, 3, 5])
+        #expect(choice.coverage == .closed)
+    }
+
+    @Test("the anchor is the newest line of the answer chatcap had, also when its very last line is not in it")
+    func lastAnchor() {
+        let fps: [UInt64] = [7, 1, 7, 2, 3]
+        let candidates = fps.enumerated().map { C(fingerprint: $0.element, timeMs: Int64($0.offset) * 10) }
+        // 99 (say our own JOIN echo) was the last line before the gap; the service never had it.
+        let choice = BackfillSelection.choose(
+            candidates, had: [7, 99], seen: [], gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+        #expect(choice.kept == [3, 4])
+        #expect(choice.coverage == .closed)
+        // Lines before the anchor that chatcap never had (before it joined) are not the gap's.
+        let early = BackfillSelection.choose(
+            [C(fingerprint: 50, timeMs: 1), C(fingerprint: 7, timeMs: 2), C(fingerprint: 51, timeMs: 3)], had: [7],
+            seen: [], gapFromMs: 2, gapToMs: 4, lastSeenWallMs: 2)
+        #expect(early.kept == [2])
+    }
+
+    @Test("without the anchor, lines from the slack before the last line on are kept; the service reaching back closes")
+    func unanchoredClosed() {
+        let candidates = [
+            C(fingerprint: 10, timeMs: 1_000), C(fingerprint: 11, timeMs: 4_500), C(fingerprint: 12, timeMs: 5_200),
+            C(fingerprint: 13, timeMs: 6_000),
+        ]
+        let choice = BackfillSelection.choose(
+            candidates, had: [99], seen: [13], gapFromMs: 5_600, gapToMs: 7_000, lastSeenWallMs: 5_500)
+        #expect(choice.kept == [1, 2])  // 4,500 >= 5,500 - 1,000; 10 is older; 13 was seen
+        #expect(choice.coverage == .closed)
+    }
+
+    @Test("a line without an id that comes again (the same JOIN) is no anchor while a line with an id is")
+    func idAnchor() {
+        // 30: a JOIN chatcap had before the gap, and the same JOIN again in the gap (at 3).
+        let candidates = [
+            C(fingerprint: 1, timeMs: 10), C(fingerprint: 30, timeMs: 20, hasId: false), C(fingerprint: 2, timeMs: 30),
+            C(fingerprint: 30, timeMs: 40, hasId: false), C(fingerprint: 3, timeMs: 50),
+        ]
+        let choice = BackfillSelection.choose(
+            candidates, had: [1, 30], seen: [], gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+        #expect(choice.kept == [2, 4])  // the second JOIN is taken for the one chatcap had: a known limit
+        let idless = BackfillSelection.choose(
+            [C(fingerprint: 30, timeMs: 20, hasId: false), C(fingerprint: 4, timeMs: 30)], had: [30], seen: [],
+            gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+        #expect(idless.kept == [1])
+        #expect(idless.coverage == .closed)
+    }
+
+    @Test("a service whose oldest line is younger than the gap's start makes it partial, with the interval left")
+    func partial() {
+        let candidates = [C(fingerprint: 20, timeMs: 8_000), C(fingerprint: 21, timeMs: 9_000)]
+        let choice = BackfillSelection.choose(
+            candidates, had: [1], seen: [], gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
+        #expect(choice.kept == [0, 1])
+        #expect(choice.coverage == .partial(missingFromMs: 5_000, missingToMs: 8_000))
+        let empty = BackfillSelection.choose(
+            [], had: [1], seen: [], gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
+        #expect(empty.kept == [])
+        #expect(empty.coverage == .partial(missingFromMs: 5_000, missingToMs: 10_000))
+    }
+
+    @Test("kept lines come in time order, equal times in the service's order; a line twice in the answer is kept once")
+    func order() {
+        let candidates = [
+            C(fingerprint: 1, timeMs: 100), C(fingerprint: 2, timeMs: 300), C(fingerprint: 3, timeMs: 200),
+            C(fingerprint: 4, timeMs: 200), C(fingerprint: 2, timeMs: 300), C(fingerprint: 5, timeMs: nil),
+        ]
+        let choice = BackfillSelection.choose(
+            candidates, had: [1], seen: [], gapFromMs: 150, gapToMs: 400, lastSeenWallMs: 100)
+        // The line without a time takes the latest time before it (300).
+        #expect(choice.kept == [2, 3, 1, 5])
+    }
+
+    @Test("results read as the gap's record says them")
+    func descriptions() {
+        #expect(BackfillResult.recovered(3, .closed).description == "backfill closed it: 3 lines recovered")
+        #expect(BackfillResult.recovered(1, .closed).state == "closed")
+        let partial = BackfillResult.recovered(0, .partial(missingFromMs: 0, missingToMs: 1_000))
+        #expect(
+            partial.description
+                == "backfill partial: 0 lines recovered, still missing from 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:01.000Z"
+        )
+        #expect(partial.state == "partial")
+        #expect(BackfillResult.failed("timed out").description == "backfill failed: timed out")
+        let gap = Gap(
+            channel: "c", fromWallMs: 0, toWallMs: 500, reason: .endOfStream, backfill: .recovered(2, .closed))
+        #expect(
+            gap.description
+                == "gap in #c from 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:00.500Z (500 ms): "
+                + "the server closed the connection; backfill closed it: 2 lines recovered")
+    }
+}
+
+@Suite struct RecentLinesTests {
+    @Test("the ring keeps the last capacity fingerprints and the newest one's time")
+    func ring() {
+        var recent = RecentLines(capacity: 3)
+        #expect(recent.newest == nil)
+        for i in 1...5 { recent.append(UInt64(i), wallMs: Int64(i) * 10) }
+        #expect(Set(recent.fingerprints) == [3, 4, 5])
+        #expect(recent.newest == 5)
+        #expect(recent.newestWallMs == 50)
+        #expect(recent.total == 5)
+    }
+}
