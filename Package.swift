@@ -39,6 +39,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // libcurl is opened at run time, by `load` only (CCurl.c): no command links it.
         .target(name: "CCurl", path: "Sources/CCurl"),
+        // libmicrohttpd (libmicrohttpd-dev): the one HTTP listener, behind a few inline helpers.
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 
@@ -84,8 +88,14 @@ let package = Package(
         .target(
             name: "ChatServe",
             dependencies: [
-                "ChatNet", "ChatArchive", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire", "WebSocketWire",
+                "ChatNet", "ChatArchive", "ChatPosix", "ChatStore", "ChatFormat", "TwitchSession", "IRCWire",
+                "WebSocketWire",
             ],
+            swiftSettings: dataPathSettings),
+        // The one HTTP listener (libmicrohttpd, its own thread): routes, and the recent-messages endpoint
+        // over a store's rings.
+        .target(
+            name: "ChatHTTP", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "CMicroHTTPD"],
             swiftSettings: dataPathSettings),
         // The terminal view (`watch`), over recordings and live chat.
         .target(
@@ -106,8 +116,8 @@ let package = Package(
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatNet", "ChatPosix",
-                "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
+                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatNet",
+                "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: commonSettings),
@@ -164,6 +174,10 @@ let package = Package(
         .testTarget(
             name: "ChatLoadTests",
             dependencies: ["ChatLoad", "ChatArchive", "ChatFormat", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatHTTPTests",
+            dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],

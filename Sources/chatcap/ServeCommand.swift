@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatHTTP
 import ChatServe
 import Dispatch
 import TwitchSession
@@ -30,6 +31,17 @@ struct ServeCommand: ParsableCommand {
             cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
             certificate or key cannot be loaded.
             """)
+
+    @OptionGroup var http: HTTPOptions
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --http-port: keep the last this many lines serve played in each channel for the recent-messages "
+                + "endpoint (\(ServeCommand.recentMessagesLimitRange.text); default: 500, the service's own).",
+            valueName: "n"),
+        transform: { try ServeCommand.recentMessagesLimitRange.parse($0) })
+    var recentMessagesLimit: Int?
 
     @Argument(
         help: """
@@ -157,6 +169,7 @@ struct ServeCommand: ParsableCommand {
         for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
+        try validateHTTP()
     }
 
     func run() throws {
@@ -171,6 +184,7 @@ struct ServeCommand: ParsableCommand {
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
             refusedChannels: Set(refusedChannels.map(Login.normalize)))
+        if http.httpPort != nil { options.recentMessagesLimit = recentMessagesLimit ?? 500 }
         let server: ChatServer
         do {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }
@@ -179,9 +193,12 @@ struct ServeCommand: ParsableCommand {
             if case .input = error { throw ExitCode(66) }
             throw ExitCode(74)
         }
+        let listener = try startHTTP(for: server)
+        defer { listener?.stop() }
         Self.stopOnSignals(server.stopHandle)
         Self.printListening(server.address)
         if let webSocket = server.webSocketAddress { Self.printListening(webSocket) }
+        if let listener { Self.printListening(listener.url) }
         do {
             try server.run()
         } catch {
