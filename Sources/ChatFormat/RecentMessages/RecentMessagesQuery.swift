@@ -32,6 +32,8 @@ public struct RecentMessagesQuery: Sendable, Equatable {
     public struct Invalid: Error, Sendable, Equatable {
         /// The option's name as given.
         public var option: String
+
+        public init(option: String) { self.option = option }
     }
 
     /// Reads the options through `value`, which answers an option's value, `.some(nil)` for an
