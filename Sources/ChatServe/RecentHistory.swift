@@ -47,7 +47,7 @@ public final class RecentHistory: Sendable {
     /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
-    func record(_ line: Span<UInt8>, playedAtMs: Int64) {
+    package func record(_ line: Span<UInt8>, playedAtMs: Int64) {
         guard let message = try? TwitchMessage.parse(line), message.channel != nil,
             RecentMessagesRenderer.isExported(message.command, message.line, in: line)
         else { return }

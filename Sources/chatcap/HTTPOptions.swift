@@ -7,8 +7,8 @@ struct HTTPOptions: ParsableArguments {
     @Option(
         name: .customLong("http-port"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Also answer HTTP on this port (\(HTTPOptions.portRange.text); 0 picks a free one, see the second "
-                + "'listening on' line): GET /api/v2/recent-messages/<login>, the recent-messages v2 API.",
+            "Also answer HTTP on this port (\(HTTPOptions.portRange.text); 0 picks a free one, see the last "
+                + "'listening on' line, http://HOST:PORT): GET /api/v2/recent-messages/<login>, the recent-messages v2 API.",
             valueName: "port"),
         transform: { try HTTPOptions.portRange.parse($0) })
     var httpPort: Int?

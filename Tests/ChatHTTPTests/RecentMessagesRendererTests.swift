@@ -34,7 +34,12 @@ import Testing
     struct Answer: Decodable, Equatable {
         var messages: [String]
         var error: String?
-        var error_code: String?
+        var errorCode: String?
+
+        enum CodingKeys: String, CodingKey {
+            case messages, error
+            case errorCode = "error_code"
+        }
     }
 
     static func answer(
@@ -49,7 +54,7 @@ import Testing
     @Test("answers the exported lines oldest first, rm-deleted where moderation hit")
     func moderatedChannel() throws {
         let answer = try Self.answer(try Self.store(Self.moderated))
-        #expect(answer.error == nil && answer.error_code == nil)
+        #expect(answer.error == nil && answer.errorCode == nil)
         #expect(
             answer.messages == [
                 "@rm-deleted=1;rm-received-ts=1000;historical=1;id=m1;user-id=9 :troll!troll@troll.tmi.twitch.tv PRIVMSG #c :first",
@@ -126,10 +131,10 @@ import Testing
         let answer = try Self.answer(store, joined: false)
         #expect(answer.messages.count == 10)
         #expect(answer.error == "The bot is currently not joined to this channel (in progress or failed previously)")
-        #expect(answer.error_code == "channel_not_joined")
+        #expect(answer.errorCode == "channel_not_joined")
         let unknown = try Self.answer(store, channel: "nobody", joined: false)
-        #expect(unknown == Answer(messages: [], error: answer.error, error_code: "channel_not_joined"))
-        #expect(try Self.answer(store, channel: "nobody") == Answer(messages: [], error: nil, error_code: nil))
+        #expect(unknown == Answer(messages: [], error: answer.error, errorCode: "channel_not_joined"))
+        #expect(try Self.answer(store, channel: "nobody") == Answer(messages: [], error: nil, errorCode: nil))
     }
 
     @Test("escapes quotes, backslashes and control characters, and repairs invalid UTF-8")
