@@ -193,9 +193,11 @@ struct ServeCommand: ParsableCommand {
             if case .input = error { throw ExitCode(66) }
             throw ExitCode(74)
         }
+        Self.stopOnSignals(server.stopHandle)
+        // After the signals are blocked: the listener's thread inherits the mask, so SIGTERM is never
+        // delivered to it (and its default action taken).
         let listener = try startHTTP(for: server)
         defer { listener?.stop() }
-        Self.stopOnSignals(server.stopHandle)
         Self.printListening(server.address)
         if let webSocket = server.webSocketAddress { Self.printListening(webSocket) }
         if let listener { Self.printListening(listener.url) }

@@ -249,6 +249,28 @@ import Testing
         #expect(server.chatcap.stop() == 0)
     }
 
+    @Test(
+        "SIGTERM stops serve with --http-port with 0 also when started with no signal blocked", .timeLimit(.minutes(1)))
+    func sigtermWithListener() throws {
+        // Python clears the signal mask the test runner may pass on, starts serve, waits for both
+        // 'listening on' lines and sends SIGTERM: the listener's thread must not take it.
+        let script = """
+            import signal, subprocess
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            codes = []
+            for _ in range(3):
+                p = subprocess.Popen([\(CLI.shellBinary.replacingOccurrences(of: "'", with: "\"")), "serve", \
+            "Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                p.stdout.readline(); p.stdout.readline()
+                p.send_signal(signal.SIGTERM)
+                codes.append(p.wait(timeout=10))
+            print(codes)
+            """
+        let run = try CLI.shell("python3 -c '\(script)'")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.text == "[0, 0, 0]\n")
+    }
+
     @Test("serve --help documents the HTTP options and why exposing the listener needs care")
     func help() throws {
         let run = try CLI.run(["serve", "--help"])
