@@ -211,6 +211,38 @@ import Testing
     }
 
     @Test(
+        "lines the timeline played while the only client was away are in the history (what backfill asks for)",
+        .timeLimit(.minutes(1)))
+    func linesDuringAGap() throws {
+        // privmsg.irc spans 30 s of #pixelharbor: at 20× it plays in 1.5 s; the client is dropped after 3.
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--drop-after", "3"])
+        let first = try ServeLineClient(port: server.ircPort)
+        first.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
+        var seen: [String] = []
+        while let line = first.line(timeoutMs: 3_000) {
+            if Self.verb(line) == "PRIVMSG" { seen.append(line) }
+        }
+        #expect(first.ended)
+        #expect(seen.count == 3)
+        usleep(2_000_000)  // the rest of the log is due meanwhile, with nobody listening
+        let second = try ServeLineClient(port: server.ircPort)
+        second.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
+        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 10_000))
+        let answer = try Self.answer(server.url + "/api/v2/recent-messages/pixelharbor")
+        let lines = try answer.messages.map { try Self.strip($0).line }
+        #expect(Array(lines.prefix(3)) == seen)
+        let marker = " PRIVMSG #pixelharbor :"
+        let texts = try Fixtures.bytes("lines/privmsg.irc").split(separator: 0x0A).compactMap { bytes -> String? in
+            let line = String(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes, as: UTF8.self)
+            return line.range(of: marker).map { String(line[$0.upperBound...]) }
+        }
+        #expect(texts.count == 24)
+        let played = lines.map { line in line.range(of: marker).map { String(line[$0.upperBound...]) } ?? line }
+        #expect(played == texts)
+        #expect(server.chatcap.stop() == 0)
+    }
+
+    @Test(
         "200 idle connections to the HTTP port do not keep curl from an answer within 2 s; the bound holds",
         .timeLimit(.minutes(1)))
     func idleConnections() throws {
