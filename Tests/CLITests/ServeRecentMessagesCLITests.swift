@@ -243,7 +243,7 @@ import Testing
     }
 
     @Test(
-        "200 idle connections to the HTTP port do not keep curl from an answer within 2 s; the bound holds",
+        "200 idle connections to the HTTP port do not keep curl from an answer within 2 s; the bound holds; a taken port exits 74",
         .timeLimit(.minutes(1)))
     func idleConnections() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--recent-messages-limit", "5"])
@@ -275,6 +275,12 @@ import Testing
         #expect(seconds < 2, "answered after \(seconds) s")
         let answer = try JSONDecoder().decode(Answer.self, from: Data(body.utf8))
         #expect(answer.messages.count == 5)
+        // Its port is taken: a second serve on it says so and exits 74.
+        let second = try CLI.run(["serve", "Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "\(httpPort)"])
+        #expect(second.status == 74)
+        #expect(
+            second.stderr.contains("cannot listen for HTTP on 127.0.0.1:\(httpPort): Address already in use"),
+            "\(second.stderr)")
         #expect(
             answer.messages.last?.hasSuffix(" PRIVMSG #pixelharbor ::) hi chat") ?? false,
             "\(answer.messages.last ?? "")")
