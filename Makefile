@@ -10,7 +10,7 @@ JOBS ?= 2
 # Debian packages the build needs (all `make run` installs), then what the tests and benches add.
 # `deps` also pip-installs the Python packages the tests run: jsonschema, and the third-party
 # WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
-BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev pkg-config
+BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace \
 	clickhouse-server curl binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -39,6 +39,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // libcurl is opened at run time (CCurl.c), by `load` and by `--recent-messages`: no command links it.
         .target(name: "CCurl", path: "Sources/CCurl"),
+        // libmicrohttpd (libmicrohttpd-dev): the one HTTP listener, behind a few inline helpers.
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
 
@@ -100,8 +104,14 @@ let package = Package(
         .target(
             name: "ChatServe",
             dependencies: [
-                "ChatNet", "ChatInput", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire", "WebSocketWire",
+                "ChatNet", "ChatInput", "ChatPosix", "ChatStore", "ChatFormat", "TwitchSession", "IRCWire",
+                "WebSocketWire",
             ],
+            swiftSettings: dataPathSettings),
+        // The one HTTP listener (libmicrohttpd, its own thread): routes, and the recent-messages endpoint
+        // over a store's rings.
+        .target(
+            name: "ChatHTTP", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "CMicroHTTPD"],
             swiftSettings: dataPathSettings),
         // The terminal view (`watch`), over recordings and live chat.
         .target(
@@ -123,7 +133,8 @@ let package = Package(
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatInput", "ChatNet",
+                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatInput",
+                "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -186,6 +197,10 @@ let package = Package(
         .testTarget(
             name: "ChatLoadTests",
             dependencies: ["ChatLoad", "ChatGzip", "ChatFormat", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatHTTPTests",
+            dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],

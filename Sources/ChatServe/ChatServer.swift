@@ -45,6 +45,9 @@ public final class ChatServer {
     public let webSocketPort: UInt16?
     /// Stops ``run()`` from any thread.
     public let stopHandle: ServeStopHandle
+    /// What the shared timeline played, per channel (with ``ServeOptions/recentMessagesLimit``):
+    /// read it from any thread, e.g. for `GET /api/v2/recent-messages/<login>`.
+    public var history: RecentHistory? { context.history }
 
     private let loop: EventLoop
     private let listener: ListeningSocket

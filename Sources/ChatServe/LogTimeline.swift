@@ -74,6 +74,11 @@ final class LogTimeline {
     private let keepTime: Bool
     private let report: (String) -> Void
     private let rooms: RoomDirectory
+    /// Records the lines played and the channels joined (the shared timeline, for recent-messages).
+    private let history: RecentHistory?
+    /// Wall-clock minus monotonic milliseconds at the current pump: a line due at `due` (monotonic)
+    /// is played at `due + wallOffset` (ms since 1970).
+    private var wallOffset: Int64 = 0
 
     private var slots: [Slot] = []
     private var slotOf: [LoginKey: Int] = [:]
@@ -100,7 +105,10 @@ final class LogTimeline {
     /// Lines of the log read in this pass.
     private var readThisPass = 0
 
-    init(owner: String?, log: ReplayLog, options: ServeOptions, report: @escaping (String) -> Void) {
+    init(
+        owner: String?, log: ReplayLog, options: ServeOptions, history: RecentHistory? = nil,
+        report: @escaping (String) -> Void
+    ) {
         self.owner = owner
         cursor = log.makeCursor { message in report((owner.map { "\($0): " } ?? "") + message) }
         speed = options.speed
@@ -108,6 +116,7 @@ final class LogTimeline {
         keepTime = options.keepTime
         self.report = report
         rooms = log.rooms
+        self.history = history
     }
 
     /// Whether anyone listens to a channel the log has.
@@ -147,6 +156,7 @@ final class LogTimeline {
         let key = name.withUTF8({ unsafe LoginKey($0.span) })!
         if let index = slotOf[key] { return index }
         slots.append(Slot(name: channel, isInLog: rooms.has(channel)))
+        history?.join(channel)
         slotOf[key] = slots.count - 1
         return slots.count - 1
     }
@@ -177,6 +187,7 @@ final class LogTimeline {
         guard !isFinished, !isIdle, listenerCount > 0 else { return }
         let clock = Moment.now()
         let wallOffset = clock.wallMs - clock.monotonicMs
+        self.wallOffset = wallOffset
         if passStart == nil { passStart = now }
         var looked = 0
         while !isFinished, !isIdle, listenerCount > 0, looked < Self.linesPerTurn {
@@ -232,6 +243,7 @@ final class LogTimeline {
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
         let line = writer.bytes  // shared, not copied: a span of a local outlives no property access
+        history?.record(line.span, playedAtMs: due &+ wallOffset)
         // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.
         for entry in slots[index].listeners where entry.since <= due {
             entry.listener.receive(line.span, untaggedStart: untaggedStart)

@@ -38,6 +38,9 @@ public struct ServeOptions: Sendable, Equatable {
     public var webSocketPort: UInt16?
     /// Test switches: what to do to a client after it was sent a number of replayed lines.
     public var faults: ServeFaults
+    /// Keep the last this many lines the shared timeline plays in each channel, for a
+    /// recent-messages endpoint (``ChatServer/history``); `nil`: keep none.
+    public var recentMessagesLimit: Int? = nil
 
     /// Twitch's keepalive: a PING about every five minutes.
     public static let defaultPingIntervalMs: Int64 = 300_000

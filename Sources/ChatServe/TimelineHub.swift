@@ -10,14 +10,17 @@ final class TimelineHub {
     private let log: ReplayLog
     private let options: ServeOptions
     private let report: (String) -> Void
+    /// Where the shared timeline records what it plays, if anywhere.
+    private let history: RecentHistory?
     private var shared: LogTimeline?
     private var members: [String: [any ChannelMember]] = [:]
     /// Whether the first JOIN of a channel the log does not have was explained on stderr.
     private var explainedUnknown = false
 
-    init(log: ReplayLog, options: ServeOptions, report: @escaping (String) -> Void) {
+    init(log: ReplayLog, options: ServeOptions, history: RecentHistory? = nil, report: @escaping (String) -> Void) {
         self.log = log
         self.options = options
+        self.history = history
         self.report = report
     }
 
@@ -30,7 +33,7 @@ final class TimelineHub {
             return LogTimeline(owner: owner, log: log, options: options, report: report)
         }
         if let shared { return shared }
-        let timeline = LogTimeline(owner: nil, log: log, options: options, report: report)
+        let timeline = LogTimeline(owner: nil, log: log, options: options, history: history, report: report)
         shared = timeline
         return timeline
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatHTTP
 import ChatServe
 import Dispatch
 import TwitchSession
@@ -31,6 +32,17 @@ struct ServeCommand: ParsableCommand {
             cannot be opened, 74 the address cannot be bound (e.g. the port is in use) or the TLS \
             certificate or key cannot be loaded.
             """)
+
+    @OptionGroup var http: HTTPOptions
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --http-port: keep the last this many lines serve played in each channel for the recent-messages "
+                + "endpoint (\(ServeCommand.recentMessagesLimitRange.text); default: 500, the service's own).",
+            valueName: "n"),
+        transform: { try ServeCommand.recentMessagesLimitRange.parse($0) })
+    var recentMessagesLimit: Int?
 
     @Argument(
         help: """
@@ -182,6 +194,7 @@ struct ServeCommand: ParsableCommand {
         for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
+        try validateHTTP()
     }
 
     func run() throws {
@@ -197,6 +210,7 @@ struct ServeCommand: ParsableCommand {
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
             refusedChannels: Set(refusedChannels.map(Login.normalize)))
+        if http.httpPort != nil { options.recentMessagesLimit = recentMessagesLimit ?? 500 }
         let server: ChatServer
         do {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }
@@ -206,8 +220,13 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(.ioErr)
         }
         Self.stopOnSignals(server.stopHandle)
+        // After the signals are blocked: the listener's thread inherits the mask, so SIGTERM is never
+        // delivered to it (and its default action taken).
+        let listener = try startHTTP(for: server)
+        defer { listener?.stop() }
         Self.printListening(server.address)
         if let webSocket = server.webSocketAddress { Self.printListening(webSocket) }
+        if let listener { Self.printListening(listener.url) }
         do {
             try server.run()
         } catch {

@@ -328,6 +328,20 @@ var repeatClock: Int64 = 0
     }
 }
 
+/// serve's per-line work with `--http-port`: the line written for sending, then kept in its channel's
+/// recent-messages ring (full after the warm-up run: 500 lines a channel, as by default).
+let servedHistory = RecentHistory(limit: 500)
+var historyWriter = ServedLineWriter()
+@MainActor func serveRecordHistory() -> Int {
+    sumOverMessages { bytes, m in
+        historyWriter.write(
+            bytes, message: m, lineTime: 1_763_700_000_000, sentAtMs: 1_800_000_000_000, pass: 2, keepTime: false)
+        let line = historyWriter.bytes
+        servedHistory.record(line.span, playedAtMs: 1_800_000_000_000)
+        return line.count
+    }
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -341,6 +355,7 @@ let scenarios = [
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
+    Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.

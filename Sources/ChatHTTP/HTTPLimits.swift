@@ -1,0 +1,28 @@
+/// What the listener allows, so that slow or idle clients cannot exhaust it: connections at once,
+/// from one address, how long one may sit without activity, and the buffer memory of each.
+///
+/// Over the limits, a new connection is closed at once; one past its timeout is closed by the
+/// listener's thread. A request never waits on the caller's threads, so none of this reaches them.
+public struct HTTPLimits: Sendable, Equatable {
+    /// Connections open at once (`MHD_OPTION_CONNECTION_LIMIT`).
+    public var connections: Int
+    /// Connections open at once from one IP address (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`): every
+    /// local client shares 127.0.0.1, so this is a share of ``connections``, not one or two.
+    public var connectionsPerAddress: Int
+    /// A connection without activity for this long is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
+    public var idleTimeoutSeconds: Int
+    /// Buffer memory per connection: a request's headers must fit (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
+    public var memoryPerConnection: Int
+
+    public init(
+        connections: Int = 512, connectionsPerAddress: Int = 256, idleTimeoutSeconds: Int = 10,
+        memoryPerConnection: Int = 32 * 1024
+    ) {
+        precondition(connections > 0 && connectionsPerAddress > 0, "connection limits must be positive")
+        precondition(idleTimeoutSeconds > 0 && memoryPerConnection >= 4096, "timeout and memory must be positive")
+        self.connections = connections
+        self.connectionsPerAddress = connectionsPerAddress
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.memoryPerConnection = memoryPerConnection
+    }
+}

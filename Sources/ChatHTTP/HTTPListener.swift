@@ -1,0 +1,123 @@
+import CMicroHTTPD
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one HTTP listener of a process, through libmicrohttpd: it binds `host:port`, and answers
+/// each request with its ``HTTPRouter`` on libmicrohttpd's own thread (one internal thread polling
+/// every connection with epoll).
+///
+/// Nothing here runs on the caller's threads, and the routes read shared state without a lock the
+/// caller holds (see ``RecentMessagesEndpoint``), so a slow or hostile client can at worst hold a
+/// connection of its own until ``HTTPLimits/idleTimeoutSeconds``: the connection limits keep the
+/// descriptors and memory it can take bounded (``HTTPLimits``).
+///
+/// ```swift
+/// var router = HTTPRouter()
+/// router.get("/healthz") { _, _ in HTTPResponse(status: 200, contentType: "text/plain", body: Array("ok\n".utf8)) }
+/// let listener = try HTTPListener(host: "127.0.0.1", port: 0, router: router)
+/// print(listener.url)   // http://127.0.0.1:41234
+/// listener.stop()
+/// ```
+///
+/// Any thread may create, use and stop it; ``stop()`` waits for the listener's thread to end.
+public final class HTTPListener: Sendable {
+    /// The port actually bound (the kernel's choice for port 0).
+    public let port: UInt16
+    /// `http://HOST:PORT` (IPv6 hosts in brackets), with the port actually bound.
+    public let url: String
+    /// The daemon's address, 0 once stopped.
+    private let daemon: Mutex<UInt>
+    /// The retained ``Handler`` the daemon calls (released once the daemon has stopped).
+    private let handler: UInt
+
+    /// What the C callback reaches through its context pointer.
+    private final class Handler: Sendable {
+        let router: HTTPRouter
+        init(router: HTTPRouter) { self.router = router }
+    }
+
+    /// Binds `host:port` and starts answering.
+    ///
+    /// - Throws: ``HTTPError`` when the host does not resolve, the address cannot be bound (e.g. the
+    ///   port is in use), or libmicrohttpd does not start.
+    public init(host: String, port: UInt16, limits: HTTPLimits = HTTPLimits(), router: HTTPRouter) throws(HTTPError) {
+        let display = host.contains(":") ? "[\(host)]" : host
+        var bound: UInt16 = 0
+        var error: Int32 = 0
+        // SAFETY: `host` is a NUL-terminated C string for the call; `bound` and `error` are locals.
+        let fd = unsafe chatcap_http_listen(host, port, &bound, &error)
+        guard fd >= 0 else {
+            if error < 0 {
+                // SAFETY: gai_strerror returns a static NUL-terminated string.
+                throw .resolve(host: host, message: unsafe String(cString: gai_strerror(-error)))
+            }
+            // SAFETY: strerror returns a NUL-terminated string valid until the next call on this thread.
+            throw .bind(address: "\(display):\(port)", message: unsafe String(cString: strerror(error)))
+        }
+        // SAFETY: retained here, released once in `stop()` (or below when the daemon does not start).
+        let box = unsafe Unmanaged.passRetained(Handler(router: router))
+        // SAFETY: the context pointer stays valid (retained) until after MHD_stop_daemon returns in
+        // `stop()`; the callback is a C function without captures.
+        let started = unsafe chatcap_http_start(
+            fd, UInt32(clamping: limits.connections), UInt32(clamping: limits.connectionsPerAddress),
+            UInt32(clamping: limits.idleTimeoutSeconds), limits.memoryPerConnection, HTTPListener.access,
+            unsafe box.toOpaque())
+        guard let started = unsafe started else {
+            close(fd)
+            // SAFETY: the daemon did not start, so nothing else holds the box.
+            unsafe box.release()
+            throw .start(address: "\(display):\(bound)")
+        }
+        self.port = bound
+        url = "http://\(display):\(bound)"
+        // SAFETY: addresses kept as integers, turned back into pointers only in `stop()`.
+        daemon = Mutex(UInt(bitPattern: started))
+        handler = unsafe UInt(bitPattern: box.toOpaque())
+    }
+
+    /// Stops answering: closes the listening socket and every connection, and waits for the
+    /// listener's thread to end. Idempotent.
+    public func stop() {
+        let address = daemon.withLock { address in
+            defer { address = 0 }
+            return address
+        }
+        // SAFETY: `address` is the daemon's, or 0 (then nothing is done).
+        guard let pointer = unsafe OpaquePointer(bitPattern: address) else { return }
+        // SAFETY: `pointer` is the daemon started in `init` and stopped only here (the lock hands it
+        // out once); after MHD_stop_daemon no callback can run, so the handler box can go.
+        unsafe MHD_stop_daemon(pointer)
+        // SAFETY: `handler` holds the address of the box retained in `init`, released exactly once here.
+        unsafe Unmanaged<Handler>.fromOpaque(UnsafeRawPointer(bitPattern: handler)!).release()
+    }
+
+    deinit { stop() }
+
+    /// libmicrohttpd's access handler: answers on the first call (requests carry no body we read).
+    private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in
+        // SAFETY: libmicrohttpd passes the context given at start (a retained `Handler`) and
+        // NUL-terminated url and method strings valid for this call.
+        guard let context = unsafe context, let connection = unsafe connection, let url = unsafe url,
+            let method = unsafe method
+        else { return chatcap_http_refuse() }
+        let handler = unsafe Unmanaged<Handler>.fromOpaque(context).takeUnretainedValue()
+        let request = HTTPRequest(
+            method: unsafe String(cString: method), path: unsafe String(cString: url),
+            query: { key in
+                // SAFETY: the connection is valid for this call; the request does not outlive it.
+                guard unsafe chatcap_http_has_query(connection, key) != 0 else { return nil }
+                guard let value = unsafe chatcap_http_query(connection, key) else { return .some(nil) }
+                return unsafe String(cString: value)
+            })
+        let response = handler.router.respond(to: request)
+        // SAFETY: the body's buffer is valid for the call, and libmicrohttpd copies it
+        // (MHD_RESPMEM_MUST_COPY); the strings are NUL-terminated for the call.
+        return unsafe response.body.withUnsafeBytes { body in
+            unsafe chatcap_http_respond(
+                connection, UInt32(response.status), response.contentType, body.baseAddress, body.count, response.allow)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ChatFormat
+
+/// The listener's routes: exact paths and path prefixes, answered for GET only.
+///
+/// A request whose path no route has is a 404, and one of a known path with another method a 405
+/// (`Allow: GET`), both in the recent-messages service's error shape (``RecentMessagesError``), so a
+/// client of that API reads every error the same way.
+public struct HTTPRouter: Sendable {
+    /// Answers a request; `rest` is the path after the route's prefix (empty for an exact route).
+    public typealias Handler = @Sendable (HTTPRequest, _ rest: Substring) -> HTTPResponse
+
+    private struct Route: Sendable {
+        var path: String
+        var isPrefix: Bool
+        var handler: Handler
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    /// Answers GET `path` exactly.
+    public mutating func get(_ path: String, _ handler: @escaping Handler) {
+        routes.append(Route(path: path, isPrefix: false, handler: handler))
+    }
+
+    /// Answers GET of every path that starts with `prefix`.
+    public mutating func get(prefix: String, _ handler: @escaping Handler) {
+        routes.append(Route(path: prefix, isPrefix: true, handler: handler))
+    }
+
+    /// The answer to `request`: its route's, or 404, or 405.
+    ///
+    /// - Complexity: O(routes × path length) plus the handler.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        for route in routes {
+            let rest: Substring
+            if route.isPrefix {
+                guard request.path.hasPrefix(route.path) else { continue }
+                rest = request.path.dropFirst(route.path.count)
+            } else {
+                guard request.path == route.path else { continue }
+                rest = ""
+            }
+            guard request.method == "GET" else {
+                var response = HTTPResponse.json(RecentMessagesError.methodNotAllowed.body, status: 405)
+                response.allow = "GET"
+                return response
+            }
+            return route.handler(request, rest)
+        }
+        return .json(RecentMessagesError.notFound.body, status: 404)
+    }
+}
