@@ -302,7 +302,7 @@ struct CaptureCommand: ParsableCommand {
 
     /// Raises the soft descriptor limit (`ulimit -n`) to the hard one (at most 2 × the largest
     /// `--max-open-files`), as a process that keeps a file per channel should; returns the soft limit
-    /// now in force, or `nil` if it cannot be read or is unlimited.
+    /// now in force (that bound if unlimited), or `nil` if it cannot be read.
     static func raiseDescriptorLimit() -> Int? {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
@@ -312,6 +312,6 @@ struct CaptureCommand: ParsableCommand {
             raised.rlim_cur = wanted
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
-        return limit.rlim_cur < rlim_t(Int.max) ? Int(limit.rlim_cur) : nil
+        return limit.rlim_cur < wanted ? Int(limit.rlim_cur) : Int(wanted)
     }
 }
