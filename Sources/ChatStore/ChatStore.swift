@@ -41,8 +41,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
     private let logCount = Atomic<Int>(0)
-    /// Channel name hash (and probe variants) → the address of its log (kept alive by `chunks`).
-    private let byName: HashIndex
+    /// Channel name (byte for byte) → the address of its log (kept alive by `chunks`).
+    private let byName: NameIndex
     private let shared: HashIndex
 
     /// - Parameters:
@@ -79,7 +79,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         unsafe chunks = .allocate(capacity: Self.directorySize)
         unsafe chunks.initialize(repeating: nil, count: Self.directorySize)
         // Both grow (owner-only rehash) with the channels and the shared-chat messages kept.
-        byName = HashIndex(minimumCapacity: 64)
+        byName = NameIndex(matching: .exact, minimumCapacity: 64)
         shared = HashIndex(minimumCapacity: 64)
     }
 
@@ -212,21 +212,21 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// as long as itself).
     @unsafe
     private func logReference(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> Unmanaged<ChannelLog> {
-        let range = channel?.range ?? 0..<0
-        let key = range.isEmpty ? 1 : hashBytes(bytes, range) | 2  // "" has its own key, never 0
-        var probe = key
-        while let address = byName.value(for: probe) {
+        let name = bytes.extracting(channel?.range ?? 0..<0)
+        let key = byName.key(for: name)
+        let found = byName.value(forKey: key) { address in
             // SAFETY: `byName` holds the addresses of logs its chunks keep alive as long as the store.
-            let log = unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
-            if unsafe log._withUnsafeGuaranteedRef({ $0.hasName(bytes.extracting(range)) }) { return unsafe log }
-            probe = probe &* 0x9E37_79B9_7F4A_7C15 | 2
+            unsafe Self.log(at: address)._withUnsafeGuaranteedRef { $0.hasName(name) }
         }
+        // SAFETY: as above.
+        if let found { return unsafe Self.log(at: found) }
         let index = logCount.load(ordering: .relaxed)
         guard index < channelLimit else { throw .tooManyChannels(channelLimit) }
-        var name: [UInt8] = []
-        for i in range { name.append(bytes[i]) }
+        var nameBytes: [UInt8] = []
+        for i in name.indices { nameBytes.append(name[i]) }
         let log = ChannelLog(
-            nameBytes: name, index: index, capacity: capacity, interner: internsSenders ? interner : nil, pages: pages)
+            nameBytes: nameBytes, index: index, capacity: capacity, interner: internsSenders ? interner : nil,
+            pages: pages)
         let c = index / Self.chunkSize
         // SAFETY: `c < directorySize` (`index < channelLimit <= maximumChannels`, checked above); a new chunk is initialised before use, and
         // both the chunk pointer and the slot are written before the count is released.
@@ -237,8 +237,15 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         }
         unsafe chunks[c]![index % Self.chunkSize] = log
         logCount.store(index + 1, ordering: .releasing)
-        unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), for: probe)
+        unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), forKey: key)
         return unsafe Unmanaged.passUnretained(log)
+    }
+
+    /// The log whose address `byName` holds. Unsafe: `address` must be one `byName` holds.
+    @unsafe
+    @inline(__always)
+    private static func log(at address: UInt64) -> Unmanaged<ChannelLog> {
+        unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
     }
 }
 

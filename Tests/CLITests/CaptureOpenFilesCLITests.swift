@@ -63,6 +63,52 @@ import Testing
     }
 }
 
+extension CaptureOpenFilesCLITests {
+    /// The soft "Max open files" limit in /proc/PID/limits, or `nil` once the process is gone.
+    static func softDescriptorLimit(_ pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
+        else { return nil }
+        return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+    }
+
+    @Test(
+        "capture raises its soft descriptor limit to the hard one (64 -> 256), so its default bound is a file per channel within 128",
+        .timeLimit(.minutes(1)))
+    func raisesDescriptorLimit() throws {
+        let dir = try LiveServeTests.tempDir("capture-raise-limit")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try HostileServer(.manyChannels)
+        let arguments = [
+            CLI.binary, "capture", "ch1", "ch2", "--dir", dir + "/cap", "--host", "127.0.0.1", "--port",
+            "\(server.port)", "--plain", "--duration", "2", "--status", "none",
+        ]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            "-c", "ulimit -S -n 64 && ulimit -H -n 256 && exec " + CaptureHealthCLITests.quoted(arguments),
+        ]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var limits: Set<Int> = []
+        while process.isRunning {
+            // Only once capture runs (bash has exec'd it): before that, bash's own limit is 64.
+            if let n = Self.softDescriptorLimit(process.processIdentifier),
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/exe"))?
+                    .hasSuffix("bash") == false
+            {
+                limits.insert(n)
+            }
+            usleep(20_000)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(limits.contains(256), "soft limits seen: \(limits.sorted())")
+    }
+}
+
 /// What the default `--max-open-files` is under `ulimit -n 256`.
 enum CaptureDefaults {
     static let maxOpenFilesUnder256 = 128

@@ -22,7 +22,9 @@ public struct CaptureOptions: Sendable, Equatable {
     /// Most files open at once (channels and `_session`). Past it, the file written to least recently
     /// is finished (a complete gzip member) and closed; a later line reopens it and appends a new member.
     public var maxOpenFiles = CaptureOptions.defaultMaxOpenFiles
-    /// The default ``maxOpenFiles``: well under the usual 1,024 descriptors per process.
+    /// The default ``maxOpenFiles`` of a writer made without one: well under the usual 1,024
+    /// descriptors per process. `chatcap capture` gives each channel joined a file instead, within half
+    /// the descriptor limit (docs/capture.md, "Open files").
     public static let defaultMaxOpenFiles = 128
     /// A file not written to for this long is closed at the next flush (reopened on demand).
     public var idleCloseMs: Int64 = 300_000

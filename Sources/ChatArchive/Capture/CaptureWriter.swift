@@ -50,6 +50,9 @@ public final class CaptureWriter {
     public let options: CaptureOptions
     /// Channel lanes in first-seen order.
     private var lanes: [CaptureLane] = []
+    /// Login (any case) → the lane's position in `lanes`: a line finds its lane in O(1) at any
+    /// number of channels.
+    private let laneIndex = NameIndex(matching: .asciiCaseInsensitive)
     /// `lanes` and then the session lane, kept up to date, so that flushing allocates nothing.
     private(set) var allLanes: [CaptureLane] = []
     let sessionLane: CaptureLane
@@ -62,6 +65,8 @@ public final class CaptureWriter {
     private var useClock: UInt64 = 0
     /// ``CaptureOptions/channels`` as lowercase login bytes (`nil`: every channel gets a lane).
     private let joinedKeys: [[UInt8]]?
+    /// Login (any case) → its position in `joinedKeys`, asked when a line's channel has no lane yet.
+    private let joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
     private var line: [UInt8] = []
     private var stampMs: Int64 = .min
     private var stamp: [UInt8] = []
@@ -105,6 +110,9 @@ public final class CaptureWriter {
         spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
         spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
         spool.onStalled = { [unowned self] in self.onStalled?() }
+        for (i, key) in (joinedKeys ?? []).enumerated() where !isJoined(key.span, key: joinedIndex.key(for: key.span)) {
+            joinedIndex.insert(UInt64(i), for: key.span)
+        }
     }
 
     deinit {
@@ -320,17 +328,22 @@ public final class CaptureWriter {
     }
 
     /// The lane for a line's channel (`nil`, or not a login: the session lane).
+    ///
+    /// - Complexity: O(`range.count`): one hash and O(1) expected lane comparisons (``NameIndex``),
+    ///   whatever the number of lanes. - Allocations: none once the channel has its lane.
     private func lane(for range: ByteRange?, in bytes: Span<UInt8>) throws(CaptureError) -> CaptureLane {
         guard let range else { return sessionLane }
         let channel = bytes.extracting(range.range)
         // Chat comes in runs from one channel: a lane's key is a valid login, so a match needs no check.
         if let last = lastLane, last.matches(channel) { return last }
-        guard CaptureLane.isDirectoryName(channel) else { return sessionLane }
-        for lane in lanes where lane.matches(channel) {
+        let hashKey = laneIndex.key(for: channel)
+        if let found = laneIndex.value(forKey: hashKey, where: { lanes[Int($0)].matches(channel) }) {
+            let lane = lanes[Int(found)]
             lastLane = lane
             return lane
         }
-        if let joinedKeys, !joinedKeys.contains(where: { channel.equals(lowercased: $0, at: channel.indices) }) {
+        guard CaptureLane.isDirectoryName(channel) else { return sessionLane }
+        if !isJoined(channel, key: hashKey) {
             unjoinedLines += 1
             return sessionLane
         }
@@ -341,10 +354,21 @@ public final class CaptureWriter {
             failure = error
             throw error
         }
+        laneIndex.insert(UInt64(lanes.count), forKey: hashKey)
         lanes.append(lane)
         allLanes.insert(lane, at: allLanes.count - 1)
         lastLane = lane
         return lane
+    }
+
+    /// Whether `channel` (a login, any case, whose ``NameIndex/key(for:)`` is `key`) is one of
+    /// ``CaptureOptions/channels``; every channel is when none are named.
+    ///
+    /// - Complexity: O(`channel.count`). - Allocations: none.
+    private func isJoined(_ channel: Span<UInt8>, key: UInt64) -> Bool {
+        guard let joinedKeys else { return true }
+        return joinedIndex.value(forKey: key) { channel.equals(lowercased: joinedKeys[Int($0)], at: channel.indices) }
+            != nil
     }
 
     /// Writes `bytes` to `lane`'s file for `wallMs`, rotating first if its period (or size) says so.

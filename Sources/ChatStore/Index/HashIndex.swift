@@ -179,6 +179,15 @@ extension HashIndex: Sendable {}
 /// - Complexity: O(`range.count` / 8). - Allocations: none.
 @inline(__always)
 func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
+    hashBytes(bytes, range, lowercasingASCII: false)
+}
+
+/// ``hashBytes(_:_:)``, of the bytes with ASCII capitals lowercased when `lowercasingASCII` (eight
+/// at a time, by ``lowercasedASCII(_:)``): names equal but for case hash alike.
+///
+/// - Complexity: O(`range.count` / 8). - Allocations: none.
+@inline(__always)
+func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>, lowercasingASCII: Bool) -> UInt64 {
     precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "hash range outside the bytes")
     var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: range.count)
     // SAFETY: every load reads `i ..< i + 8` with `i + 8 <= range.upperBound <= bytes.count`; the
@@ -186,7 +195,8 @@ func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
     unsafe bytes.withUnsafeBytes { raw in
         var i = range.lowerBound
         while i &+ 8 <= range.upperBound {
-            let w = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            var w = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if lowercasingASCII { w = lowercasedASCII(w) }
             h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
             h ^= h >> 32
             i &+= 8
@@ -194,7 +204,9 @@ func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
         var tail: UInt64 = 0
         var shift: UInt64 = 0
         while i < range.upperBound {
-            tail |= UInt64(unsafe raw[i]) << shift
+            var byte = unsafe raw[i]
+            if lowercasingASCII && byte &- UInt8(ascii: "A") < 26 { byte |= 0x20 }
+            tail |= UInt64(byte) << shift
             shift &+= 8
             i &+= 1
         }
@@ -202,4 +214,20 @@ func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
         h ^= h >> 29
     }
     return h == 0 ? 1 : h
+}
+
+/// The eight bytes of `word` with each ASCII capital (`A`…`Z`) turned into its lowercase letter and
+/// every other byte as it is, without a loop: a byte's high bit marks `>= "A"` after adding `0x3F`
+/// and `> "Z"` after adding `0x25` to its low seven bits (no carry leaves a byte: at most
+/// `0x7F + 0x3F`); a capital is `>= "A"`, not `> "Z"`, and ASCII (high bit clear), and gets `0x20`.
+///
+/// - Complexity: O(1). - Allocations: none.
+@inline(__always)
+func lowercasedASCII(_ word: UInt64) -> UInt64 {
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let low7 = word & ~highs
+    let atLeastA = low7 &+ 0x3F3F_3F3F_3F3F_3F3F
+    let pastZ = low7 &+ 0x2525_2525_2525_2525
+    let capitals = atLeastA & ~pastZ & ~word & highs
+    return word | capitals >> 2
 }
