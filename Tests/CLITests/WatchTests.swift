@@ -187,7 +187,7 @@ struct WatchTests {
 
     @Test(
         "watch DIR --follow shows lines as the files grow and as new files appear; q ends it",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(4)))
     func follows() throws {
         let dir = try InputTempDirectory()
         let now = Date().timeIntervalSince1970
