@@ -24,7 +24,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean crashloop
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs
 
 all: build
 
@@ -87,6 +87,15 @@ CRASH_CYCLES ?= 30
 crashloop: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	CRASH_CYCLES=$(CRASH_CYCLES) $(SWIFT) test --skip-build --filter CrashRepairCLITests
+
+# The ClickHouse docs against two engines (about a minute; not in `make test`): docs/clickhouse.sql,
+# `load` of a fresh capture and every example query of docs/scale.md on Debian's ClickHouse 18.16 and
+# on a current release (chdb-core from PyPI: ClickHouse in-process), which must answer alike; and
+# docs/clickhouse-current.sql with `load --times datetime64` on the current release, milliseconds kept.
+clickhouse-docs: deps
+	@python3 -c "import chdb" 2>/dev/null || python3 -m pip install -q chdb-core
+	$(SWIFT) build -j $(JOBS) --product chatcap
+	python3 Scripts/clickhouse_docs.py .build/debug/chatcap
 
 # Large generated logs for benchmarks (never committed).
 fixtures: $(BENCH_LOG) $(BENCH_LOG).gz $(MANY_LOG)

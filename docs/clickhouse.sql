@@ -24,16 +24,15 @@
 -- Times. DateTime64 (milliseconds) does not exist in 18.16: times are a DateTime('UTC') plus a UInt16
 -- of milliseconds (0–999). Epoch milliseconds are toUInt64(time) * 1000 + time_ms.
 --
--- On current releases (22.x and later) you would write instead:
---   time DateTime64(3, 'UTC')              one column, no time_ms (DateTime64 is 20.1+)
---   channel LowCardinality(String)         and type, msg_id, color: few distinct values, stored as
---                                          dictionary codes (in 18.16 LowCardinality is experimental:
---                                          refused unless allow_experimental_low_cardinality_type = 1)
---   raw String CODEC(ZSTD(3))              per-column codecs (19.x+; 18.16 answers a syntax error)
---                                          where 18.16 compresses every column with LZ4 (or the
---                                          server's <compression> setting)
--- and for a cluster ReplicatedReplacingMergeTree plus a Distributed table (docs/scale.md). The table
--- below runs unchanged on current releases; those types only save space and typing.
+-- This file runs unchanged on 18.16 and on current releases (`make clickhouse-docs` checks it on
+-- 18.16 and on 26.9). On a current release (20.1 and later) you may use docs/clickhouse-current.sql
+-- instead: `time` and `received` are DateTime64(3, 'UTC') (no time_ms, received_ms), `channel`,
+-- `type`, `msg_id` and `color` are LowCardinality(String), `raw` and `text` are compressed with ZSTD.
+-- That table needs `load --times datetime64`, which sends the times with their milliseconds
+-- (1763700021.947) and no _ms columns: plain `load` would send whole seconds plus time_ms and
+-- received_ms, and a current release (input_format_skip_unknown_fields = 1) would drop those two
+-- columns and the milliseconds with them, without an error. For a cluster: ReplicatedReplacingMergeTree
+-- plus a Distributed table (docs/scale.md).
 
 CREATE DATABASE IF NOT EXISTS chat;
 

@@ -21,9 +21,21 @@ import IRCWire
 /// | `target_msg_id` | CLEARMSG: `target-msg-id` |
 /// | `badges`, `badge_info` | `badges`, `badge-info` as `name/version` strings |
 ///
+/// With ``Times/datetime64`` (docs/clickhouse-current.sql), `time` and `received` are seconds with
+/// three decimals (`1763700021.947`, for `DateTime64(3)` columns) and `time_ms`, `received_ms` are not sent.
+///
 /// Typed columns are unescaped (IRCv3) and their invalid UTF-8 repaired; `raw` keeps every byte,
 /// so a row with a non-UTF-8 line is not strict JSON (ClickHouse reads strings as bytes).
 public enum ClickHouseRow: Sendable {
+    /// How a row carries its times: the columns of docs/clickhouse.sql (ClickHouse 18.16 and later), or
+    /// of docs/clickhouse-current.sql (20.1 and later).
+    public enum Times: String, Sendable, CaseIterable {
+        /// `time` and `received` in whole seconds (`DateTime`), milliseconds in `time_ms` and `received_ms`.
+        case datetime
+        /// `time` and `received` in seconds with three decimals (`DateTime64(3)`), no `_ms` columns.
+        case datetime64
+    }
+
     /// What encoding a line found out.
     public struct Facts: Sendable, Equatable {
         /// Whether the line parsed as IRC (an unparsed line gets a row with an empty `type`).
@@ -43,12 +55,12 @@ public enum ClickHouseRow: Sendable {
     ///
     /// - Complexity: O(line length). - Allocations: none once `writer` has grown.
     @discardableResult
-    public static func encode(_ line: Span<UInt8>, channel: String, end: UInt64, into writer: inout JSONWriter)
-        -> Facts
-    {
+    public static func encode(
+        _ line: Span<UInt8>, channel: String, end: UInt64, times: Times = .datetime, into writer: inout JSONWriter
+    ) -> Facts {
         guard let message = try? TwitchMessage.parse(line) else {
             writer.beginObject()
-            writeTimes(nil, nil, into: &writer)
+            writeTimes(nil, nil, times, into: &writer)
             writer.key("channel")
             writer.string(channel)
             writer.key("type")
@@ -64,7 +76,7 @@ public enum ClickHouseRow: Sendable {
         let received = tags[.time].flatMap { Timestamp(rfc3339: line.extracting($0.raw.range)) }
         let sent = tags[.tmiSentTs].flatMap { Timestamp(decimalMilliseconds: line.extracting($0.raw.range)) }
         writer.beginObject()
-        writeTimes(sent ?? received, received, into: &writer)
+        writeTimes(sent ?? received, received, times, into: &writer)
         writer.key("channel")
         writer.string(channel)
         number("room_id", tags[.roomId], line, &writer)
@@ -183,19 +195,41 @@ public enum ClickHouseRow: Sendable {
         return line[i] == UInt8(ascii: ";") ? (0..<1, (i + 1)..<line.count) : ((i + 1)..<line.count, 0..<0)
     }
 
-    /// `time`, `time_ms`, `received`, `received_ms`: seconds (clamped to DateTime's 1970…2106) and milliseconds.
-    private static func writeTimes(_ event: Timestamp?, _ received: Timestamp?, into writer: inout JSONWriter) {
+    /// `time`, `time_ms`, `received`, `received_ms`: seconds (clamped to DateTime's 1970…2106) and
+    /// milliseconds; with ``Times/datetime64``, `time` and `received` as seconds with three decimals.
+    private static func writeTimes(
+        _ event: Timestamp?, _ received: Timestamp?, _ times: Times, into writer: inout JSONWriter
+    ) {
         let latest = Int64(UInt32.max) * 1000 + 999
         let eventMs = min(max(event?.milliseconds ?? 0, 0), latest)
         let receivedMs = min(max(received?.milliseconds ?? 0, 0), latest)
-        writer.key("time")
-        writer.number(eventMs / 1000)
-        writer.key("time_ms")
-        writer.number(eventMs % 1000)
-        writer.key("received")
-        writer.number(receivedMs / 1000)
-        writer.key("received_ms")
-        writer.number(receivedMs % 1000)
+        switch times {
+        case .datetime:
+            writer.key("time")
+            writer.number(eventMs / 1000)
+            writer.key("time_ms")
+            writer.number(eventMs % 1000)
+            writer.key("received")
+            writer.number(receivedMs / 1000)
+            writer.key("received_ms")
+            writer.number(receivedMs % 1000)
+        case .datetime64:
+            writer.key("time")
+            seconds(eventMs, into: &writer)
+            writer.key("received")
+            seconds(receivedMs, into: &writer)
+        }
+    }
+
+    /// `ms` (not negative) as seconds with three decimals, `1763700021.047`: a JSON number that
+    /// ClickHouse reads into a `DateTime64(3)` whatever its `date_time_input_format`.
+    private static func seconds(_ ms: Int64, into writer: inout JSONWriter) {
+        writer.number(ms / 1000)
+        writer.raw(byte: UInt8(ascii: "."))
+        let fraction = ms % 1000
+        writer.raw(byte: UInt8(ascii: "0") + UInt8(fraction / 100))
+        writer.raw(byte: UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        writer.raw(byte: UInt8(ascii: "0") + UInt8(fraction % 10))
     }
 
     /// A string column from a tag (IRCv3-unescaped), `""` when absent.

@@ -1,5 +1,9 @@
+public import ChatFormat
+
 /// How `load` batches, follows and retries (the CLI's options; ranges checked there).
 public struct LoadOptions: Sendable {
+    /// The table's time columns (docs/clickhouse.sql or docs/clickhouse-current.sql).
+    public var times = ClickHouseRow.Times.datetime
     /// Most rows per INSERT.
     public var batchRows = 20_000
     /// Most row bytes (uncompressed JSON) per INSERT.

@@ -215,7 +215,7 @@ public final class Loader {  // not Sendable: one thread runs it
             _ = try reader.read(limit: limit) { line, end in
                 count += 1
                 row.reset()
-                let facts = ClickHouseRow.encode(line, channel: channel, end: end, into: &row)
+                let facts = ClickHouseRow.encode(line, channel: channel, end: end, times: options.times, into: &row)
                 row.withBytes { bytes in
                     unsafe bytes.withUnsafeBufferPointer { unsafe batch.bytes.append(contentsOf: $0) }
                 }

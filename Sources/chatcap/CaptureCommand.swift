@@ -159,10 +159,8 @@ struct CaptureCommand: ParsableCommand {
             // The hole since the previous run (and a run that ended without stop) are records too.
             let now = Moment.now().wallMs
             previous = try writer.recordPreviousRun(channels: channels, atWallMs: now)
-            try writer.note(
-                event: "start",
-                text: "capture\(shard.map { " (shard \($0))" } ?? "") of \(channels.joined(separator: " ")) started",
-                atWallMs: now)
+            try writer.recordStart(
+                "capture\(shard.map { " (shard \($0))" } ?? "")", channels: channels, atWallMs: now)
         } catch {
             Diagnostics.error(error.description)
             throw ExitCode(.ioErr)

@@ -87,3 +87,4 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension OutputFormat: ExpressibleByArgument {}
+extension ClickHouseRow.Times: ExpressibleByArgument {}

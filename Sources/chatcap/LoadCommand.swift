@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatFormat
 import ChatLoad
 import ChatPosix
 import TwitchSession
@@ -45,6 +46,14 @@ struct LoadCommand: ParsableCommand {
 
     @Option(help: "The table to INSERT into: table or database.table (letters, digits, _).")
     var table = "chat.lines"
+
+    @Option(
+        help: ArgumentHelp(
+            "The table's time columns: datetime (time and received in seconds plus time_ms and received_ms: "
+                + "docs/clickhouse.sql, ClickHouse 18.16 and later) or datetime64 (DateTime64(3) time and received, "
+                + "no _ms columns: docs/clickhouse-current.sql, 20.1 and later).",
+            valueName: "columns"))
+    var times: ClickHouseRow.Times = .datetime
 
     @Option(
         parsing: .unconditional, help: "Most rows per INSERT, \(Self.batchRowsRange.text) (default: 20000).",
@@ -159,6 +168,7 @@ struct LoadCommand: ParsableCommand {
             options.retryMaxMs = Seconds.milliseconds(retryMax)
             options.retryBaseMs = min(options.retryBaseMs, options.retryMaxMs)
             options.once = once
+            options.times = times
             if once { options.giveUpAfterMs = Seconds.milliseconds(giveUpAfter ?? 60) }
             loader = try Loader(directory: dir, client: client, store: store, options: options)
             let resumed = loader.resumed

@@ -209,4 +209,43 @@ import Testing
         #expect(gapFrom.count == 3)
         #expect(gapFrom.last == "[\"\(lastBefore ?? "?")\",\(restart)]", "\(gapFrom) \(restart)")
     }
+
+    @Test(
+        "10,000 channels: the start record names the count, channels records list every channel, and replay of _session skips nothing",
+        .timeLimit(.minutes(1)))
+    func startOfManyChannels() throws {
+        let dir = try LiveServeTests.tempDir("capture-many-start")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Logins of 11 to 13 bytes, about Twitch's mean: 10,000 of them are some 130 KB in one list.
+        let channels = (0..<10_000).map { "channel_\($0)" }
+        try (channels.joined(separator: "\n") + "\n").write(
+            toFile: "\(dir)/channels.txt", atomically: true, encoding: .utf8)
+        try "@id=m;tmi-sent-ts=1763700000000 :u!u@u PRIVMSG #channel_0 :hi\r\n".write(
+            toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
+        let server = try LiveServeTests.Server(["\(dir)/feed.irc", "--speed", "1"])
+        defer { server.stop() }
+        let capture = try CLI.run([
+            "capture", "--channels-file", "\(dir)/channels.txt", "--dir", "\(dir)/cap", "--host", "127.0.0.1",
+            "--port", "\(server.port)", "--plain", "--status", "none", "--duration", "1",
+        ])
+        #expect(capture.status == 0, "\(capture.stderr)")
+        let replay = try CLI.shell("\(CLI.shellBinary) replay '\(dir)/cap/_session' --format raw")
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(!replay.stderr.contains("skipped"), "\(replay.stderr)")
+        let records = replay.text.split(separator: "\r\n").map(String.init)
+        #expect(records.allSatisfy { $0.utf8.count < 16_384 }, "\(records.map(\.utf8.count).max() ?? 0) bytes")
+        let start = records.filter { $0.contains(" :chatcap CAPTURE start * :") }
+        #expect(
+            start.count == 1
+                && start[0].hasSuffix(
+                    ":capture of 10000 channels started (listed in the 17 channels records that follow)"),
+            "\(start.map { $0.prefix(200) })")
+        let listed = records.compactMap {
+            $0.split(separator: " :chatcap CAPTURE channels * :channels ").dropFirst().first
+        }
+        #expect(listed.count == 17)
+        #expect(listed.first?.hasPrefix("1-") == true && listed.last?.contains("-10000 of 10000: ") == true)
+        let names = listed.flatMap { $0.split(separator: ": ", maxSplits: 1)[1].split(separator: " ").map(String.init) }
+        #expect(names == channels)
+    }
 }

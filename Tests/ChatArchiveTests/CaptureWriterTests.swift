@@ -275,6 +275,32 @@ import TwitchSession
                 """)
     }
 
+    @Test(
+        "the start record lists a short channel list itself; a long one goes in channels records of at most 8,000 bytes of names"
+    )
+    func startRecord() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let at = Self.ms("2025-11-21T01:00:00.000Z")
+        try writer.recordStart("capture", channels: ["a", "b"], atWallMs: at)
+        // 7,999 + 1 + 1 bytes: one past the limit, so a second record; a name longer than the limit stands alone.
+        let long = String(repeating: "x", count: 9_000)
+        let names = [String(repeating: "y", count: 7_999), "z", long, "w"]
+        try writer.recordStart("capture (shard 1/2)", channels: names, atWallMs: at)
+        try writer.close()
+        let prefix = "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE "
+        #expect(
+            try Self.zcat(dir.path + "/_session/2025-11-21.log.gz") == """
+                \(prefix)start * :capture of a b started\r
+                \(prefix)start * :capture (shard 1/2) of 4 channels started (listed in the 4 channels records that follow)\r
+                \(prefix)channels * :channels 1-1 of 4: \(names[0])\r
+                \(prefix)channels * :channels 2-2 of 4: z\r
+                \(prefix)channels * :channels 3-3 of 4: \(long)\r
+                \(prefix)channels * :channels 4-4 of 4: w\r
+
+                """)
+    }
+
     @Test("a line the parser rejected is stored in the session file as received (time tag added, or verbatim)")
     func unparsedLines() throws {
         let dir = try InputTempDirectory()

@@ -115,6 +115,37 @@ import Testing
         #expect(join["login"] as? String == "u")
     }
 
+    @Test(
+        "--times datetime64: time and received as seconds with three decimals, no _ms columns; the rest as with datetime"
+    )
+    func datetime64() throws {
+        var writer = JSONWriter()
+        ClickHouseRow.encode(
+            Array(Self.privmsg.utf8).span, channel: "chan", end: 1000, times: .datetime64, into: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"time":1763700000.123,"received":1795267563.373,"channel":"chan","#), "\(text)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
+        #expect(object["time_ms"] == nil && object["received_ms"] == nil)
+        var split = try Self.row(Self.privmsg)
+        split["time"] = nil
+        split["time_ms"] = nil
+        split["received"] = nil
+        split["received_ms"] = nil
+        #expect(Set(object.keys).subtracting(["time", "received"]) == Set(split.keys))
+        // Milliseconds below 100 keep their zeros; a line without times is 0.000 (1970).
+        writer.reset()
+        ClickHouseRow.encode(
+            Array("@time=2026-11-21T13:26:03.007Z :tmi.twitch.tv ROOMSTATE #chan".utf8).span, channel: "chan", end: 7,
+            times: .datetime64, into: &writer)
+        #expect(
+            String(decoding: writer.bytes, as: UTF8.self).hasPrefix(
+                #"{"time":1795267563.007,"received":1795267563.007,"#))
+        writer.reset()
+        ClickHouseRow.encode(
+            Array("@a=b :src N@T!".utf8).span, channel: "chan", end: 7, times: .datetime64, into: &writer)
+        #expect(String(decoding: writer.bytes, as: UTF8.self).hasPrefix(#"{"time":0.000,"received":0.000,"channel""#))
+    }
+
     @Test("raw keeps bytes that are not UTF-8; typed columns get U+FFFD; a line that is not IRC still gets a row")
     func bytes() throws {
         let line: [UInt8] =

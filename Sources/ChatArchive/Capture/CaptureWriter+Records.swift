@@ -8,7 +8,8 @@ public import TwitchSession
 /// @time=<RFC 3339>[;gap-from=<RFC 3339>;gap-to=<RFC 3339>;reason=<text>[;backfill=<state>;recovered=<n>
 ///   [;missing-from=<RFC 3339>;missing-to=<RFC 3339>][;backfill-error=<text>]]] :chatcap CAPTURE <event> <target> :<text>
 /// ```
-/// - `event`: `start`, `stop`, `connected`, `capabilities`, `joined`, `join-failed`, `gap`,
+/// - `event`: `start`, `channels` (the run's channels, when `start` cannot list them all: see
+///   ``recordStart(_:channels:atWallMs:)``), `stop`, `connected`, `capabilities`, `joined`, `join-failed`, `gap`,
 ///   `disconnected`, `reconnect`, `fatal`; `back-pressure` (the socket was not read while the disk
 ///   caught up), `skipped` (a line over the length limit), `cut-off` (a partial line at a close) and
 ///   `ended-without-stop` (the run before this one left no `stop` record: see
@@ -106,6 +107,53 @@ extension CaptureWriter {
             }
         }
         return previous
+    }
+
+    /// The most bytes of channel names one `start` or `channels` record lists: with its tags and
+    /// words the record stays far below the readers' line limit (16 KiB) at any channel count.
+    public static let channelListBytes = 8_000
+
+    /// Stores the `start` record of a run over `channels`: `<what> of a b c started` when the names
+    /// fit in ``channelListBytes``; otherwise `<what> of N channels started (listed in the K channels
+    /// records that follow)`, then K `channels` records `channels 1-700 of N: a b …`, each listing at
+    /// most ``channelListBytes`` of names (a name longer than that alone), all at `at`.
+    ///
+    /// - Parameter what: the run's description, e.g. `capture` or `capture (shard 1/2)`.
+    /// - Throws: ``CaptureError`` (sticky).
+    /// - Complexity: O(total bytes of the names).
+    /// - Allocations: the records' strings (once per run).
+    public func recordStart(_ what: String, channels: [String], atWallMs at: Int64) throws(CaptureError) {
+        let listed = channels.joined(separator: " ")
+        guard listed.utf8.count > Self.channelListBytes else {
+            try note(event: "start", text: "\(what) of \(listed) started", atWallMs: at)
+            return
+        }
+        var chunks: [ArraySlice<String>] = []
+        var first = 0
+        var bytes = 0
+        for (i, name) in channels.enumerated() {
+            let more = name.utf8.count + (i > first ? 1 : 0)
+            if i > first && bytes + more > Self.channelListBytes {
+                chunks.append(channels[first..<i])
+                first = i
+                bytes = name.utf8.count
+            } else {
+                bytes += more
+            }
+        }
+        chunks.append(channels[first...])
+        try note(
+            event: "start",
+            text:
+                "\(what) of \(channels.count) channels started (listed in the \(chunks.count) channels records that follow)",
+            atWallMs: at)
+        for chunk in chunks {
+            try note(
+                event: "channels",
+                text: "channels \(chunk.startIndex + 1)-\(chunk.endIndex) of \(channels.count): "
+                    + chunk.joined(separator: " "),
+                atWallMs: at)
+        }
     }
 
     /// Stores a record of our own (e.g. `start`, `stop`) in the session file.
