@@ -37,14 +37,14 @@ import Testing
         var repairs = 0
         var generator = SystemRandomNumberGenerator()
         for cycle in 0...Self.cycles {
+            let before = Self.chatBytes(in: "\(dir)/cap")
             let run = try ChatcapProcess(capture + Self.channels)
-            // Wait for chat to flow (a channel file), then kill at a random moment between flushes.
-            let first = "\(dir)/cap/\(Self.channels[0])"
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline && ((try? FileManager.default.contentsOfDirectory(atPath: first)) ?? []).isEmpty {
-                usleep(20_000)
-            }
-            usleep(UInt32.random(in: 600_000...1_600_000, using: &generator))
+            // Wait until this run writes chat (it connected, joined and repaired what the last one left),
+            // then kill it at a random moment between flushes.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline && Self.chatBytes(in: "\(dir)/cap") <= before && run.isRunning { usleep(20_000) }
+            try #require(Self.chatBytes(in: "\(dir)/cap") > before, "run \(cycle) wrote no chat: \(run.stderr)")
+            usleep(UInt32.random(in: 300_000...1_300_000, using: &generator))
             if run.stderr.contains("finished the gzip member an earlier run left open") { repairs += 1 }
             if cycle < Self.cycles {
                 _ = run.stop(with: SIGKILL)
@@ -93,6 +93,17 @@ import Testing
         )
         .map { tag in rewritten.contains(tag.prefix { $0 != "=" }) ? String(tag.prefix { $0 != "=" }) : String(tag) }
         return "@" + tags.joined(separator: ";") + line[space...]
+    }
+
+    /// Bytes of the channels' capture files on disk.
+    static func chatBytes(in directory: String) -> UInt64 {
+        channels.reduce(0) { sum, channel in
+            let folder = "\(directory)/\(channel)"
+            return (try? FileManager.default.contentsOfDirectory(atPath: folder))?.reduce(sum) { total, name in
+                let size = (try? FileManager.default.attributesOfItem(atPath: "\(folder)/\(name)")[.size]) as? UInt64
+                return total + (size ?? 0)
+            } ?? sum
+        }
     }
 
     /// Why `line` (as stored, without CR LF) is not a whole line: `nil` when it is.
