@@ -24,7 +24,7 @@ extension ServeCommand {
 
     /// Starts the HTTP listener of `--http-port` over `server`'s history, or answers `nil` without it.
     ///
-    /// - Throws: `ExitCode(74)` (said on stderr) when the address cannot be bound.
+    /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
     func startHTTP(for server: ChatServer) throws -> HTTPListener? {
         guard let port = http.httpPort, let history = server.history else { return nil }
         var router = HTTPRouter()
@@ -34,7 +34,7 @@ extension ServeCommand {
             return try HTTPListener(host: http.host, port: UInt16(port), router: router)
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioErr)
         }
     }
 }
