@@ -230,7 +230,9 @@ struct CaptureCommand: ParsableCommand {
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
             let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
             if terminal {
-                Diagnostics.write("\r\u{1B}[K" + snapshot.line)
+                // One column short of the width: a terminal without xenl wraps at the last one.
+                let columns = TerminalWidth.columns(of: 2, environment: Environment.value)
+                Diagnostics.write("\r\u{1B}[K" + snapshot.line(width: max(1, columns - 1)))
                 nextStatusMs = now.monotonicMs + 250
             } else {
                 Diagnostics.write(snapshot.json + "\n")
