@@ -104,7 +104,7 @@ public final class ServiceNotifier {
         address.sun_family = sa_family_t(AF_UNIX)
         // SAFETY: `bytes.count <= capacity`, the size of `sun_path`; the rest stays zero (a path's NUL).
         unsafe withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+            for (i, byte) in bytes.enumerated() { unsafe raw[i] = byte }
         }
         addressLength = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + (abstract ? 0 : 1))
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -121,9 +121,11 @@ public final class ServiceNotifier {
     @discardableResult
     public func send(_ message: String) -> Bool {
         var message = message
-        return message.withUTF8 { send(bytes: $0) }
+        // SAFETY: the buffer is valid for the call and only read by `send(bytes:)`.
+        return message.withUTF8 { unsafe send(bytes: $0) }
     }
 
+    @unsafe
     private func send(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var sent: Int
         repeat {
