@@ -160,6 +160,9 @@ let package = Package(
             dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatPosixTests", dependencies: ["ChatPosix", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
             name: "ChatGzipTests", dependencies: ["ChatGzip", "ChatInput", "ChatPosix", "ChatTestSupport", "CZlib"],
             swiftSettings: commonSettings),
         .testTarget(

@@ -21,7 +21,9 @@ extension Credentials {
         let token: String
         let source: String
         if let tokenFile {
-            token = try readToken(fromFile: tokenFile)
+            token = try readToken(
+                fromFile: tokenFile,
+                systemdCredential: isInCredentialsDirectory(tokenFile, environment("CREDENTIALS_DIRECTORY")))
             source = "token file '\(tokenFile)'"
         } else if let value = environment(tokenEnvironmentVariable) {
             token = trimmed(value)
@@ -44,12 +46,37 @@ extension Credentials {
         return unsafe String(cString: value)
     }
 
+    /// Whether `path` names a file directly in `directory` (systemd's `$CREDENTIALS_DIRECTORY`), both
+    /// resolved (`realpath`). `false` when either does not resolve.
+    static func isInCredentialsDirectory(_ path: String, _ directory: String?) -> Bool {
+        guard let directory, !directory.isEmpty, let slash = path.lastIndex(of: "/") else { return false }
+        let parent = slash == path.startIndex ? "/" : String(path[..<slash])
+        guard let resolved = resolvedPath(parent), let credentials = resolvedPath(directory) else { return false }
+        return resolved == credentials
+    }
+
+    private static func resolvedPath(_ path: String) -> String? {
+        // SAFETY: `realpath` with a null buffer returns null or a malloc'd NUL-terminated string, copied
+        // and freed here.
+        guard let resolved = unsafe realpath(path, nil) else { return nil }
+        defer { unsafe free(resolved) }
+        return unsafe String(cString: resolved)
+    }
+
     /// Reads a token file after checking, on the opened descriptor, that it is a regular file that
     /// only its owner can access (`mode & 0o077 == 0`).
     ///
+    /// A systemd credential (`LoadCredential=`, a file directly in `$CREDENTIALS_DIRECTORY`) is
+    /// written 0400 with an ACL entry that lets the service's user read it, and `stat` shows the ACL's
+    /// mask (`r--`) in the group bits (mode 0440) although no group can read it: there, the group may
+    /// have read (and only read); others still nothing. The directory is the service's own, mounted
+    /// read-only.
+    ///
     /// - Returns: the contents without surrounding whitespace.
     /// - Throws: ``CredentialsError``.
-    static func readToken(fromFile path: String) throws(CredentialsError) -> String {
+    static func readToken(fromFile path: String, systemdCredential: Bool = false) throws(CredentialsError)
+        -> String
+    {
         var descriptor: Int32
         // Non-blocking: opening a FIFO for reading would otherwise wait for a writer forever; the
         // descriptor is then checked to be a regular file (for which O_NONBLOCK changes nothing).
@@ -69,7 +96,7 @@ extension Credentials {
         let mode = UInt32(status.st_mode)
         // S_IFMT / S_IFREG: macros Swift does not import.
         guard mode & 0o170000 == 0o100000 else { throw .tokenFileNotRegular(path: path) }
-        guard mode & 0o077 == 0 else { throw .tokenFileTooOpen(path: path, mode: mode) }
+        guard mode & (systemdCredential ? 0o037 : 0o077) == 0 else { throw .tokenFileTooOpen(path: path, mode: mode) }
         guard Int(status.st_size) <= maxTokenFileSize else { throw .tokenFileTooLarge(path: path) }
         var contents = [UInt8](repeating: 0, count: maxTokenFileSize + 1)
         var filled = 0

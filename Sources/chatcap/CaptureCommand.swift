@@ -27,7 +27,9 @@ struct CaptureCommand: ParsableCommand {
             per open file); when that is full, capture says so, stops reading the socket until half is \
             written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
             file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
-            and exits 74. Format, records and status fields: docs/capture.md.
+            and exits 74. Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
+            outcome, STATUS=, WATCHDOG=1 (WatchdogSec=) and STOPPING=1. Format, records, status fields and \
+            a unit file: docs/capture.md.
 
             \(ConnectionOptions.exitStatusHelp), 74 write error.
             """)
@@ -84,7 +86,8 @@ struct CaptureCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Seconds between JSON status objects, \(CaptureCommand.statusIntervalRange.text) (default: 10).",
+        help:
+            "Seconds between JSON status objects (and systemd STATUS= updates, under NOTIFY_SOCKET), \(CaptureCommand.statusIntervalRange.text) (default: 10).",
         transform: { try CaptureCommand.statusIntervalRange.parse($0) })
     var statusInterval: Double?
 
@@ -105,7 +108,8 @@ struct CaptureCommand: ParsableCommand {
         if quiet && status == .json {
             throw ValidationError("--quiet silences the status that --status json asks for: give one of them")
         }
-        try NoOpChecks.statusInterval(statusInterval, json: status == .json)
+        try NoOpChecks.statusInterval(
+            statusInterval, json: status == .json, serviceStatus: Environment.value("NOTIFY_SOCKET") != nil)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
         }
@@ -182,6 +186,11 @@ struct CaptureCommand: ParsableCommand {
         }
         var failure: CaptureError? = nil
         var unusable = 0
+        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
+        // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop.
+        let service = ServiceManager.notifier(statusIntervalMs: statusIntervalMs)
+        var joined = Set<String>()
+        let channelCount = Self.distinct(channels).count
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
@@ -192,6 +201,7 @@ struct CaptureCommand: ParsableCommand {
                 }
             },
             onRecord: { record in
+                if case .joined(let channel, _) = record { joined.insert(channel) }
                 switch record {
                 case .joined, .connected, .capabilities(.acknowledged, _): break
                 default: say(record.description)
@@ -229,13 +239,21 @@ struct CaptureCommand: ParsableCommand {
         }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
-        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
+        var serviceBoard = CaptureStatus(startedAt: started)
+        let serviceTick = { (now: Moment) in
+            service?.tick(nowMs: now.monotonicMs, ready: session.joinsSettled) {
+                "\(joined.count) of \(channelCount) channels joined; "
+                    + serviceBoard.snapshot(writer, now: now, unusableLines: unusable).summary
+            }
+        }
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
             let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
             if terminal {
-                Diagnostics.write("\r\u{1B}[K" + snapshot.line)
+                // One column short of the width: a terminal without xenl wraps at the last one.
+                let columns = TerminalWidth.columns(of: 2, environment: Environment.value)
+                Diagnostics.write("\r\u{1B}[K" + snapshot.line(width: max(1, columns - 1)))
                 nextStatusMs = now.monotonicMs + 250
             } else {
                 Diagnostics.write(snapshot.json + "\n")
@@ -251,13 +269,20 @@ struct CaptureCommand: ParsableCommand {
                 session.stop.raise()
                 return
             }
+            serviceTick(now)
             showStatus(now)
         }
-        // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace.
-        writer.onStalled = { showStatus(Moment.now()) }
+        // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace, and
+        // so does the watchdog: waiting for the disk is back-pressure, not a stuck loop.
+        writer.onStalled = {
+            let now = Moment.now()
+            serviceTick(now)
+            showStatus(now)
+        }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: started.monotonicMs)
         session.run(until: deadline)
+        service?.stopping(status: "stopping: closing files after \(writer.lineCount) lines")
         if failure == nil {
             do throws(CaptureError) {
                 try writer.note(
@@ -267,6 +292,7 @@ struct CaptureCommand: ParsableCommand {
         }
         do throws(CaptureError) { try writer.close() } catch { if failure == nil { failure = error } }
         if terminal { Diagnostics.write("\r\u{1B}[K") }
+        ServiceManager.finish(service)
         if let failure {
             Diagnostics.error(failure.description)
             throw ExitCode(.ioErr)

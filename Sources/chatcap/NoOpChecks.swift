@@ -23,10 +23,13 @@ enum NoOpChecks {
         }
     }
 
-    /// `--status-interval` paces the JSON status objects of `--status json` only.
-    static func statusInterval(_ interval: Double?, json: Bool) throws {
-        guard interval != nil, !json else { return }
-        throw ValidationError("--status-interval paces --status json only (the terminal line redraws 4 times a second)")
+    /// `--status-interval` paces the JSON status objects of `--status json` and, for capture under
+    /// systemd (`serviceStatus`: `NOTIFY_SOCKET` set), the `STATUS=` notifications.
+    static func statusInterval(_ interval: Double?, json: Bool, serviceStatus: Bool? = nil) throws {
+        guard interval != nil, !json, serviceStatus != true else { return }
+        throw ValidationError(
+            "--status-interval paces --status json only (the terminal line redraws 4 times a second)"
+                + (serviceStatus == nil ? "" : ", and systemd's STATUS= when NOTIFY_SOCKET is set"))
     }
 
     /// The connection options `watch` of files would ignore (they matter only live), by name: those

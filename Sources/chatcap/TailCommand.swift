@@ -21,7 +21,8 @@ struct TailCommand: ParsableCommand {
             Reconnects with back-off after RECONNECT, errors or a dead connection, rejoins every channel, \
             and reports each interval without capture as a gap (stderr, and a "gap" record in json). \
             Anonymous by default; an OAuth token comes from --token-file or CHATCAP_TOKEN, never from \
-            the command line.
+            the command line. Under systemd (NOTIFY_SOCKET set) it notifies READY=1, STATUS=, WATCHDOG=1 \
+            and STOPPING=1 as capture does (docs/capture.md).
 
             \(ConnectionOptions.exitStatusHelp), 74 output error.
             """)
@@ -72,6 +73,10 @@ struct TailCommand: ParsableCommand {
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
         var failure: OutputError? = nil
         var joined = 0
+        // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop,
+        // STATUS= every 10 s.
+        let service = ServiceManager.notifier(statusIntervalMs: 10_000)
+        var joinedChannels = Set<String>()
         let session = try LiveSession(
             channels: try connection.channels(channels), credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
@@ -86,7 +91,10 @@ struct TailCommand: ParsableCommand {
                 do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
             },
             onRecord: { record in
-                if case .joined = record { joined += 1 }
+                if case .joined(let channel, _) = record {
+                    joined += 1
+                    joinedChannels.insert(channel)
+                }
                 guard failure == nil else { return }
                 do throws(OutputError) { try pipeline.record(record) } catch { failure = error }
             },
@@ -130,10 +138,15 @@ struct TailCommand: ParsableCommand {
                 } catch { failure = error }
             }
             if failure != nil { session.stop.raise() }
+            service?.tick(nowMs: Moment.now().monotonicMs, ready: settled != nil) {
+                "\(joinedChannels.count) of \(channelCount) channels joined; \(pipeline.summary.lines) lines"
+            }
         }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: Moment.now().monotonicMs)
         session.run(until: deadline)
+        service?.stopping(status: "stopping after \(pipeline.summary.lines) lines")
+        ServiceManager.finish(service)
         if stats {
             let seconds = Double(Moment.now().monotonicMs - started) / 1000
             var usage = rusage()

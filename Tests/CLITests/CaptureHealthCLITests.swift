@@ -35,14 +35,14 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let screen = run.text
         let redraw =
-            /\r\u{1B}\[K#pixelharbor (\d+\.\d) msg\/s(?: lag \S+)? \| (\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0/
+            /\r\u{1B}\[K(\d+) lines  ([\d.]+ (?:B|KiB|MiB))  reconnects 0  gaps 0 \| #pixelharbor (\d+\.\d) msg\/s(?: lag \S+)?/
         let draws = screen.matches(of: redraw)
         #expect(
             draws.count >= 4 && draws.count <= 13,
             "3 s at most 4 a second: \(draws.count) redraws\n\(screen.prefix(600))")
-        let counts = draws.map { Int($0.2)! }
+        let counts = draws.map { Int($0.1)! }
         #expect(counts == counts.sorted() && (counts.last ?? 0) > 0, "lines only grow: \(counts)")
-        #expect(draws.contains { Double($0.1)! > 0 }, "a rate is shown")
+        #expect(draws.contains { Double($0.3)! > 0 }, "a rate is shown")
         let total = try #require(screen.firstMatch(of: /captured (\d+) lines/).map { Int($0.1)! })
         #expect(total >= counts.last ?? 0)
         #expect(total == (try Self.stored("\(dir)/cap/*/*.log.gz")).filter { !$0.contains(" CAPTURE ") }.count)

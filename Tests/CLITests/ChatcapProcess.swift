@@ -11,13 +11,20 @@ final class ChatcapProcess {
 
     /// Starts `chatcap arguments…` in the repository root; standard output goes to `stdoutFile`
     /// (created or truncated) when one is given, else to ``output``. With a `descriptorLimit`, it runs
-    /// under `ulimit -n` of that many (see ``CLI/limited(_:descriptorLimit:)``).
-    init(_ arguments: [String], stdoutFile: String? = nil, descriptorLimit: Int? = nil) throws {
+    /// under `ulimit -n` of that many (see ``CLI/limited(_:descriptorLimit:)``); `environment` is added
+    /// to this process's.
+    init(
+        _ arguments: [String], stdoutFile: String? = nil, descriptorLimit: Int? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         errorFile = NSTemporaryDirectory() + "chatcap-\(UUID().uuidString).err"
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
         let (executable, argv) = CLI.limited(arguments, descriptorLimit: descriptorLimit)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = argv
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
         if let stdoutFile {
             _ = FileManager.default.createFile(atPath: stdoutFile, contents: nil)

@@ -68,6 +68,31 @@ import TwitchSession
         #expect(!message.contains("s3cr3t"))
     }
 
+    @Test(
+        "a systemd credential (LoadCredential=: 0400 with an ACL for the service's user, whose mask stat shows as group r--) is read from $CREDENTIALS_DIRECTORY, and only there"
+    )
+    func systemdCredential() throws {
+        // systemd writes the credential 0400 and adds `user:<service>:r--`; stat then shows the ACL's
+        // mask in the group bits: mode 0440, although no group can read it.
+        let (directory, path) = try Self.tokenFile(Self.token, mode: 0o440)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let systemd = Self.environment(["CREDENTIALS_DIRECTORY": directory + "/"])
+        #expect(
+            try Credentials.resolve(tokenFile: path, login: "owl", environment: systemd).passMessage
+                == .pass(token: Self.token))
+        // The same file anywhere else is refused, as is a credential that others (or a group) could change or read.
+        let elsewhere = #expect(throws: CredentialsError.self) {
+            try Credentials.resolve(tokenFile: path, login: "owl", environment: Self.environment([:]))
+        }
+        #expect(elsewhere == .tokenFileTooOpen(path: path, mode: UInt32(0o100440)))
+        for mode in [mode_t(0o444), 0o460, 0o404] {
+            #expect(chmod(path, mode) == 0)
+            #expect(throws: CredentialsError.tokenFileTooOpen(path: path, mode: UInt32(0o100000 | mode))) {
+                try Credentials.resolve(tokenFile: path, login: "owl", environment: systemd)
+            }
+        }
+    }
+
     @Test("a missing token file is a clear error naming it")
     func missingTokenFile() {
         let error = #expect(throws: CredentialsError.self) {

@@ -41,28 +41,6 @@ public struct CaptureStatus {
         public var unparsedLines: Int
         public var unusableLines: Int
 
-        /// `#a 12.0 msg/s lag 310ms  #b 3.5 msg/s | 1234 lines  56.7 KiB  reconnects 0  gaps 0`, then the
-        /// queue, back-pressure and bad lines once there are any.
-        public var line: String {
-            var parts: [String] = []
-            for c in channels where c.name != "_session" {
-                var s = "#\(c.name) \(c.perSecond.oneDecimal) msg/s"
-                if let lag = c.meanLagMs { s += " lag " + Self.duration(ms: lag) }
-                parts.append(s)
-            }
-            var text =
-                parts.joined(separator: "  ") + (parts.isEmpty ? "" : " | ")
-                + "\(lines) lines  \(Self.size(bytesWritten))  reconnects \(reconnects)  gaps \(gaps)"
-            // A chunk or two is always in flight; a quarter of the limit means the disk falls behind.
-            if queuedBytes > bufferLimit / 4 {
-                text += "  queued \(Self.size(UInt64(queuedBytes)))/\(Self.size(UInt64(bufferLimit)))"
-            }
-            if backPressureEvents > 0 { text += "  back-pressure \(backPressureEvents) (\(backPressureMs) ms)" }
-            if unparsedLines > 0 { text += "  malformed \(unparsedLines)" }
-            if unusableLines > 0 { text += "  unusable \(unusableLines)" }
-            return text
-        }
-
         /// One JSON object (no newline).
         public var json: String {
             let chans = channels.map { c in
