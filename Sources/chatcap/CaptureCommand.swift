@@ -29,7 +29,7 @@ struct CaptureCommand: ParsableCommand {
             file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
             and exits 74. Format, records and status fields: docs/capture.md.
 
-            \(ConnectionOptions.exitStatusHelp), 74 write error.
+            \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 write error.
             """)
 
     enum StatusMode: String, ExpressibleByArgument, CaseIterable {
@@ -184,6 +184,7 @@ struct CaptureCommand: ParsableCommand {
         }
         var failure: CaptureError? = nil
         var unusable = 0
+        var joined = 0
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
@@ -194,6 +195,7 @@ struct CaptureCommand: ParsableCommand {
                 }
             },
             onRecord: { record in
+                if case .joined = record { joined += 1 }
                 switch record {
                 case .joined, .connected, .capabilities(.acknowledged, _): break
                 default: say(record.description)
@@ -290,6 +292,7 @@ struct CaptureCommand: ParsableCommand {
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
+        if joined == 0 { try connection.exitNoneJoined(asked: Self.distinct(channels).count) }
     }
 
     /// `channels` normalised, each once, in their first order.

@@ -23,7 +23,7 @@ struct TailCommand: ParsableCommand {
             Anonymous by default; an OAuth token comes from --token-file or CHATCAP_TOKEN, never from \
             the command line.
 
-            \(ConnectionOptions.exitStatusHelp), 74 output error.
+            \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 output error.
             """)
 
     @Argument(help: "Channels to join (logins, with or without #); more with --channels-file.")
@@ -161,6 +161,7 @@ struct TailCommand: ParsableCommand {
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
+        if joined == 0 { try connection.exitNoneJoined(asked: channelCount) }
     }
 }
 
