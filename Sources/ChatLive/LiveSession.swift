@@ -485,15 +485,15 @@ public final class LiveSession {
         let base: any ByteStream
         if let tlsContext {
             base = try TLSConnection.connect(
-                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: timeoutMs)
+                host: endpoint.host, port: endpoint.port, context: tlsContext, timeoutMs: timeoutMs, stop: stop)
         } else {
-            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: timeoutMs)
+            base = try TCPConnection.connect(host: endpoint.host, port: endpoint.port, timeoutMs: timeoutMs, stop: stop)
         }
         guard endpoint.transport == .websocket else { return base }
         return try WebSocketStream.connect(
             over: base, host: endpoint.host, port: endpoint.port, secure: tlsContext != nil, path: endpoint.path,
             peer: endpoint.description,
-            timeoutMs: max(1, timeoutMs - (Moment.now().monotonicMs - start)))
+            timeoutMs: max(1, timeoutMs - (Moment.now().monotonicMs - start)), stop: stop)
     }
 
     /// Re-registers the stream's descriptor when what it waits for changed (one `epoll_ctl` then).

@@ -1,5 +1,5 @@
 import CLinux
-import ChatPosix
+public import ChatPosix
 import Glibc
 public import IRCWire
 import TwitchSession
@@ -12,9 +12,10 @@ import TwitchSession
 /// `.wouldBlock`; other failures throw ``SocketError`` with `errno`. Writes use `MSG_NOSIGNAL`, so
 /// a closed peer is an `EPIPE` error, not a `SIGPIPE`.
 ///
-/// Connecting: ``connect(host:port:timeoutMs:)`` resolves, tries each address in turn and waits
-/// (on a private ``EventLoop``) for each connect to complete; a loop that must not block starts with
-/// ``startConnect(to:)`` and calls ``finishConnect()`` once the descriptor is writable.
+/// Connecting: ``connect(host:port:timeoutMs:stop:)`` resolves, tries each address in turn and waits
+/// (on a private ``EventLoop``, ended early by a raised ``StopFlag``) for each connect to complete; a
+/// loop that must not block starts with ``startConnect(to:)`` and calls ``finishConnect()`` once the
+/// descriptor is writable.
 ///
 /// Confined to the ingest thread.
 public final class TCPConnection: ByteStream {
@@ -55,11 +56,13 @@ public final class TCPConnection: ByteStream {
     /// Resolves `host` and connects to the first address that answers within the time left,
     /// waiting for each non-blocking connect on epoll and reading its `SO_ERROR`.
     ///
-    /// - Parameter timeoutMs: the budget for all addresses together.
-    /// - Throws: ``SocketError``: the resolver's, the last address's (`ECONNREFUSED`, …), or
-    ///   `ETIMEDOUT` when the budget ran out.
-    public static func connect(host: String, port: UInt16, timeoutMs: Int64 = 10_000) throws(SocketError)
-        -> TCPConnection
+    /// - Parameters:
+    ///   - timeoutMs: the budget for all addresses together.
+    ///   - stop: ends the wait within ``EventLoop/stopCheckMs`` of being raised (SIGINT, SIGTERM).
+    /// - Throws: ``SocketError``: the resolver's, the last address's (`ECONNREFUSED`, …),
+    ///   `ETIMEDOUT` when the budget ran out, or ``SocketError/stopped(_:)``.
+    public static func connect(host: String, port: UInt16, timeoutMs: Int64 = 10_000, stop: StopFlag? = nil)
+        throws(SocketError) -> TCPConnection
     {
         let addresses = try SocketAddress.resolve(host: host, port: port)
         let deadline = Moment.now().monotonicMs + timeoutMs
@@ -69,9 +72,10 @@ public final class TCPConnection: ByteStream {
             guard remaining > 0 else { break }
             do {
                 let connection = try startConnect(to: address)
-                if !connection.isConnected { try connection.waitForConnect(timeoutMs: remaining) }
+                if !connection.isConnected { try connection.waitForConnect(timeoutMs: remaining, stop: stop) }
                 return connection
             } catch {
+                if stop?.isRaised == true { throw error }
                 lastError = error
             }
         }
@@ -130,8 +134,9 @@ public final class TCPConnection: ByteStream {
         }
     }
 
-    /// Blocks on a private epoll instance until the pending connect completes or `timeoutMs` passes.
-    func waitForConnect(timeoutMs: Int64) throws(SocketError) {
+    /// Blocks on a private epoll instance until the pending connect completes, `timeoutMs` passes or
+    /// `stop` is raised (seen within ``EventLoop/stopCheckMs``).
+    func waitForConnect(timeoutMs: Int64, stop: StopFlag?) throws(SocketError) {
         let loop = try EventLoop(maxEvents: 1)
         try loop.register(fileDescriptor, interest: .writable)
         defer { try? loop.remove(fileDescriptor) }
@@ -141,7 +146,7 @@ public final class TCPConnection: ByteStream {
             guard remaining > 0 else {
                 throw SocketError(code: ETIMEDOUT, message: "connect to \(peer): no answer within \(timeoutMs) ms")
             }
-            try loop.wait(timeoutMs: Int32(clamping: remaining)) { _, _ in }
+            try loop.waitStep(remainingMs: remaining, stop: stop, "connect to \(peer)")
             try finishConnect()
         }
     }

@@ -1,18 +1,19 @@
-import ChatPosix
+public import ChatPosix
 import TwitchSession
 
 extension TLSConnection {
     /// Connects to `host:port` and completes the handshake, waiting on a private ``EventLoop`` for
-    /// at most `timeoutMs` in all. For tools, tests and a first connection check; the ingest loop
-    /// drives ``TCPConnection/startConnect(to:)`` and ``handshake()`` itself.
+    /// at most `timeoutMs` in all, and no longer than ``EventLoop/stopCheckMs`` after `stop` is raised
+    /// (SIGINT, SIGTERM).
     ///
-    /// - Throws: ``TLSError``: the socket's error, a certificate or name error, or a timeout.
-    public static func connect(host: String, port: UInt16, context: TLSContext, timeoutMs: Int64 = 10_000)
-        throws(TLSError) -> TLSConnection
-    {
+    /// - Throws: ``TLSError``: the socket's error, a certificate or name error, a timeout, or
+    ///   ``TLSError/socket(_:)`` with ``SocketError/stopped(_:)``.
+    public static func connect(
+        host: String, port: UInt16, context: TLSContext, timeoutMs: Int64 = 10_000, stop: StopFlag? = nil
+    ) throws(TLSError) -> TLSConnection {
         let start = Moment.now().monotonicMs
         let tcp: TCPConnection
-        do { tcp = try TCPConnection.connect(host: host, port: port, timeoutMs: timeoutMs) } catch {
+        do { tcp = try TCPConnection.connect(host: host, port: port, timeoutMs: timeoutMs, stop: stop) } catch {
             throw .socket(error)
         }
         let connection = try TLSConnection(over: tcp, host: host, context: context)
@@ -29,7 +30,7 @@ extension TLSConnection {
             guard remaining > 0 else { throw .timedOut(peer: tcp.peer, afterMs: timeoutMs) }
             do {
                 try loop.modify(tcp.fileDescriptor, interest: connection.interest)
-                try loop.wait(timeoutMs: Int32(clamping: remaining)) { _, _ in }
+                try loop.waitStep(remainingMs: remaining, stop: stop, "TLS handshake with \(tcp.peer)")
             } catch {
                 throw .socket(error)
             }

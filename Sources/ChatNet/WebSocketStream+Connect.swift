@@ -1,22 +1,24 @@
-import ChatPosix
+public import ChatPosix
 import TwitchSession
 import WebSocketWire
 
 extension WebSocketStream {
     /// Opens a WebSocket client connection on `base` (connected TCP, or TLS with its handshake done):
     /// sends the Upgrade request for `path` and waits, on a private ``EventLoop``, at most `timeoutMs`
-    /// for a `101` answer with the right `Sec-WebSocket-Accept`. Bytes that came after the answer are
-    /// kept for the first ``read(into:)``.
+    /// for a `101` answer with the right `Sec-WebSocket-Accept`, and no longer than
+    /// ``EventLoop/stopCheckMs`` after `stop` is raised (SIGINT, SIGTERM). Bytes that came after the
+    /// answer are kept for the first ``read(into:)``.
     ///
     /// - Parameters:
     ///   - secure: whether `base` is TLS (`wss://`): only for the `Host` header's default port.
     ///   - protocols: the subprotocols to offer (none, as tmi.js; Twitch also takes `irc`).
     /// - Throws: ``WebSocketError``: the stream's error, the handshake's (not 101, a wrong accept
     ///   value, …), ``WebSocketError/unanswered(peer:_:)`` when the server closed or reset the
-    ///   connection before a byte of answer, or a timeout.
+    ///   connection before a byte of answer, a timeout, or ``WebSocketError/transport(_:)`` with
+    ///   ``SocketError/stopped(_:)``.
     public static func connect(
         over base: any ByteStream, host: String, port: UInt16, secure: Bool, path: String = "/",
-        protocols: [String] = [], peer: String, timeoutMs: Int64 = 10_000
+        protocols: [String] = [], peer: String, timeoutMs: Int64 = 10_000, stop: StopFlag? = nil
     ) throws(WebSocketError) -> WebSocketStream {
         let start = Moment.now().monotonicMs
         let key = WebSocketKeys.newKey()
@@ -66,12 +68,13 @@ extension WebSocketStream {
                 let remaining = start + timeoutMs - Moment.now().monotonicMs
                 guard remaining > 0 else { throw WebSocketError.timedOut(peer: peer, afterMs: timeoutMs) }
                 try loop.modify(base.fileDescriptor, interest: base.interest)
-                try loop.wait(timeoutMs: Int32(clamping: remaining)) { _, _ in }
+                try loop.waitStep(remainingMs: remaining, stop: stop, "WebSocket handshake with \(peer)")
             } catch let error as WebSocketError {
                 throw error
             } catch {
-                // A reset before any byte of answer: what a TLS port does with a plain request.
-                throw head.isEmpty && error is SocketError ? .unanswered(peer: peer, "\(error)") : .transport(error)
+                // A reset before any byte of answer: what a TLS port does with a plain request (a stop is not).
+                let reset = head.isEmpty && (error as? SocketError).map { !$0.isStopped } == true
+                throw reset ? .unanswered(peer: peer, "\(error)") : .transport(error)
             }
         }
         let headEnd = end!

@@ -31,7 +31,7 @@ struct CaptureCommand: ParsableCommand {
             outcome, STATUS=, WATCHDOG=1 (WatchdogSec=) and STOPPING=1. Format, records, status fields and \
             a unit file: docs/capture.md.
 
-            \(ConnectionOptions.exitStatusHelp), 74 write error.
+            \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 write error.
             """)
 
     enum StatusMode: String, ExpressibleByArgument, CaseIterable {
@@ -314,6 +314,7 @@ struct CaptureCommand: ParsableCommand {
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
+        if joined.isEmpty { try connection.exitNoneJoined(asked: Self.distinct(channels).count) }
     }
 
     /// `channels` normalised, each once, in their first order.

@@ -14,7 +14,8 @@ struct Chatcap: ParsableCommand {
             Exit status: 0 success (also when the reader of a pipe goes away), 64 usage error, \
             65 malformed input with --strict or no valid line at all, 66 an input cannot be opened \
             (also for want of file descriptors) or a directory holds no logs, 74 an output error; live commands (tail, capture, watch): \
-            66 a --ca-file that cannot be read, 69 stopped without ever having reached the server's chat, \
+            66 a --ca-file that cannot be read, 69 stopped without ever having reached the server's chat \
+            (tail, capture: or without any channel joined), \
             76 the server's TLS certificate failed verification (--retry-tls retries instead), 77 the \
             server rejected the login; load: 65 ClickHouse refused the rows, 66 the directory is not a \
             capture, 75 another load of the directory into the same table is running or (--once) \

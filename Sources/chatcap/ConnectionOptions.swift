@@ -223,11 +223,26 @@ struct ConnectionOptions: ParsableArguments {
         name; --retry-tls retries instead), 77 (EX_NOPERM) the server rejected the login
         """
 
+    /// What `tail` and `capture` add to ``exitStatusHelp``: a run that joined nothing is unavailable too.
+    static let noChannelJoinedHelp = """
+        69 (EX_UNAVAILABLE) also when no channel was ever joined (the server confirmed no JOIN)
+        """
+
     /// Ends a live command whose session never got a working connection: exit 69 (EX_UNAVAILABLE),
     /// with the last reason on stderr.
     func exitUnreached(_ last: DisconnectReason?) throws -> Never {
         let reason = last.map { ": \($0)" } ?? ""
         Diagnostics.error("never reached the chat of \(endpoint.description)\(reason)")
+        throw ExitCode(.unavailable)
+    }
+
+    /// Ends a live command that reached the chat but never had a JOIN confirmed (every channel
+    /// refused, unanswered, or the run stopped first): exit 69 (EX_UNAVAILABLE), said on stderr, as
+    /// an empty capture must not look like a quiet chat.
+    func exitNoneJoined(asked: Int) throws -> Never {
+        Diagnostics.error(
+            "no channel was joined: \(endpoint.description) never confirmed a JOIN "
+                + "(\(asked) channel\(asked == 1 ? "" : "s") asked for)")
         throw ExitCode(.unavailable)
     }
 

@@ -11,7 +11,8 @@ enum ExitStatus: Int32, CaseIterable {
     case dataErr = 65
     /// EX_NOINPUT: an input, a directory or a `--ca-file` cannot be opened or holds nothing to read.
     case noInput = 66
-    /// EX_UNAVAILABLE: a live command stopped without ever having reached the server's chat.
+    /// EX_UNAVAILABLE: a live command stopped without ever having reached the server's chat, or (tail,
+    /// capture) without any channel joined.
     case unavailable = 69
     /// EX_SOFTWARE: a live session gave up for a reason of its own.
     case software = 70

@@ -24,7 +24,7 @@ struct TailCommand: ParsableCommand {
             the command line. Under systemd (NOTIFY_SOCKET set) it notifies READY=1, STATUS=, WATCHDOG=1 \
             and STOPPING=1 as capture does (docs/capture.md).
 
-            \(ConnectionOptions.exitStatusHelp), 74 output error.
+            \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 output error.
             """)
 
     @Argument(help: "Channels to join (logins, with or without #); more with --channels-file.")
@@ -174,6 +174,7 @@ struct TailCommand: ParsableCommand {
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
+        if joined == 0 { try connection.exitNoneJoined(asked: channelCount) }
     }
 }
 

@@ -1,9 +1,11 @@
 import ChatTestSupport
 import Foundation
+import Glibc
 import Testing
 
-/// `--duration` holds during a TLS or WebSocket handshake with a server that accepts the connection
-/// and never answers (issue 24 item 8): the handshake's own timeout (10 s) no longer runs past it.
+/// `--duration` and SIGINT hold during a TLS or WebSocket handshake with a server that accepts the
+/// connection and never answers (issue 24 item 8): the handshake's own timeout (10 s) no longer runs
+/// past them.
 @Suite(.timeLimit(.minutes(2))) struct HandshakeDeadlineTests {
     @Test(
         "tail stops at --duration in the middle of a handshake that never ends, with 69 and no mismatch hint",
@@ -24,5 +26,30 @@ import Testing
         let peer = scheme + "127.0.0.1:\(silent.port)" + (scheme.isEmpty ? "" : "/")
         #expect(run.stderr.contains("error: never reached the chat of \(peer): could not connect"), "\(run.stderr)")
         #expect(!run.stderr.contains("mismatch"), "cut short by --duration, not a TLS/plain question: \(run.stderr)")
+    }
+
+    @Test(
+        "SIGINT in the middle of a handshake that never ends: tail exits within 1.5 s, with 69 and no mismatch hint",
+        arguments: [
+            ["--transport", "tcp"], ["--transport", "websocket"], ["--transport", "websocket", "--plain"],
+        ])
+    func interruptDuringHandshake(transport: [String]) throws {
+        // Accepts, reads and never writes: the TLS ClientHello or the Upgrade request waits forever.
+        let silent = try HostileServer(.silent)
+        let tail = try ChatcapProcess(
+            ["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(silent.port)"] + transport)
+        usleep(1_000_000)
+        #expect(tail.isRunning, "still in the handshake after 1 s: \(tail.stderr)")
+        let interrupted = Date()
+        tail.signal(SIGINT)
+        let status = tail.exitStatus(within: 5)
+        let seconds = Date().timeIntervalSince(interrupted)
+        // Nothing was reached: the status of a live command that never reached the chat, as with --duration.
+        #expect(status == 69, "\(tail.stderr)")
+        #expect(seconds < 1.5, "took \(seconds) s after SIGINT")
+        let scheme = transport.contains("websocket") ? (transport.contains("--plain") ? "ws://" : "wss://") : ""
+        let peer = scheme + "127.0.0.1:\(silent.port)" + (scheme.isEmpty ? "" : "/")
+        #expect(tail.stderr.contains("error: never reached the chat of \(peer): could not connect"), "\(tail.stderr)")
+        #expect(!tail.stderr.contains("mismatch"), "cut short by SIGINT, not a TLS/plain question: \(tail.stderr)")
     }
 }

@@ -12,6 +12,7 @@ final class HostileServer {
         case partialStall = "partial-stall"
         case loginFailed = "login-failed"
         case manyChannels = "many-channels"
+        case silent, unconfirmed
     }
 
     let process = Process()

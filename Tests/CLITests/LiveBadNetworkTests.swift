@@ -23,6 +23,17 @@ import Testing
                     c, _ = s.accept()
                     c.recv(4096)
                     c.sendall(b":tmi.twitch.tv 001 justinfan1 :Welcome, GLHF!\\r\\n")
+                    # Confirm the JOIN #c as Twitch does: a run that joined nothing exits 69.
+                    c.settimeout(5)
+                    got = b""
+                    try:
+                        while b"JOIN #c\\r\\n" not in got:
+                            more = c.recv(4096)
+                            if not more: break
+                            got += more
+                    except OSError:
+                        pass
+                    c.sendall(b":justinfan1!justinfan1@justinfan1.tmi.twitch.tv JOIN #c\\r\\n")
                     c.sendall(bytes(range(1, 256)) * 8 + b"\\r\\n")              # garbage
                     c.sendall(b":a!a@a PRIVMSG #c :" + b"A" * 20000 + b"\\r\\n")  # over-long
                     c.sendall(b":a!a@a PRIVMSG #c :fine line\\r\\n")

@@ -74,6 +74,9 @@ import Testing
         #expect(help.contains("76 (EX_PROTOCOL) the server's TLS certificate failed verification"), "\(help)")
         #expect(help.contains("77 (EX_NOPERM) the server rejected the login"))
         #expect(help.contains("--retry-tls"))
+        if command != "watch" {
+            #expect(help.contains("69 (EX_UNAVAILABLE) also when no channel was ever joined"), "\(help)")
+        }
     }
 }
 
@@ -122,6 +125,28 @@ import Testing
             "\(run.stderr)")
         #expect(!run.stderr.contains("mismatch"), "\(run.stderr)")
         #expect(!run.stderr.contains("holds no lines"), "\(run.stderr)")
+    }
+
+    @Test(
+        "a server that logs us in but never confirms a JOIN: tail and capture exit 69, saying no channel was joined",
+        arguments: ["tail", "capture"])
+    func noChannelJoined(command: String) throws {
+        let server = try HostileServer(.unconfirmed)
+        let dir = try InputTempDirectory()
+        let extra = command == "capture" ? ["--dir", dir.path + "/cap", "--status", "none"] : []
+        let run = try CLI.run(
+            [
+                command, "pixelharbor", "lunafrost", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
+                "--duration", "1.5",
+            ]
+                + extra)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(server.count("JOIN #pixelharbor") == 1 && server.count("JOIN #lunafrost") == 1, "\(server.received)")
+        #expect(
+            run.stderr.contains(
+                "error: no channel was joined: 127.0.0.1:\(server.port) never confirmed a JOIN (2 channels asked for)"),
+            "\(run.stderr)")
+        #expect(!run.stderr.contains("never reached the chat"), "it was reached: \(run.stderr)")
     }
 
     @Test("a --ca-file that does not exist: exit 66 at once, naming it", arguments: ["tail", "capture"])

@@ -16,8 +16,12 @@ so that a token never reaches a file. Modes:
                  then PINGs with 300-byte tokens as fast as the client takes them
   partial-stall  log in and join, then half a line, then nothing (no PONG either)
   login-failed   answer the login with NOTICE "Login authentication failed"
-  many-channels  log in, then 3 rounds of one PRIVMSG for each of #ch0 … #ch4999 ("round N"),
-                 whatever the client joined; then quiet until the client goes away
+  many-channels  log in, echo each JOIN (as Twitch does), then 3 rounds of one PRIVMSG for each
+                 of #ch0 … #ch4999 ("round N"), whatever the client joined; then quiet until the
+                 client goes away
+  unconfirmed    log in and welcome, never confirm a JOIN; then quiet until the client goes away
+  silent         accept, read and drop what comes (a TLS ClientHello, an Upgrade request), never
+                 write a byte: a handshake that never ends
 """
 import socket
 import sys
@@ -45,6 +49,7 @@ class Client:
     def __init__(self, sock, number):
         self.sock, self.number = sock, number
         self.lines, self.cond = [], threading.Condition()
+        self.send_lock = threading.Lock()
         self.nick = "justinfan1"
         threading.Thread(target=self.reader, daemon=True).start()
 
@@ -91,7 +96,8 @@ class Client:
         self.wait_for(b"\x00never", timeout)
 
     def send(self, data):
-        self.sock.sendall(data)
+        with self.send_lock:  # whole writes: the JOIN echoes of echo_joins() come from a thread
+            self.sock.sendall(data)
 
     def login(self):
         cap = self.wait_for(b"CAP REQ")
@@ -112,6 +118,31 @@ class Client:
         channel = join.split(b" ", 1)[1].strip()
         n = self.nick.encode()
         return channel, b":%s!%s@%s.tmi.twitch.tv JOIN %s\r\n" % (n, n, n, channel)
+
+    def echo_joins(self):
+        """Confirms every JOIN (of one channel or several) as it comes, as Twitch does, on a thread."""
+
+        def run():
+            seen = 0
+            while True:
+                with self.cond:
+                    while seen >= len(self.lines):
+                        self.cond.wait()
+                    line = self.lines[seen]
+                    seen += 1
+                if line is None:
+                    return
+                if not line.startswith(b"JOIN "):
+                    continue
+                n = self.nick.encode()
+                echo = b"".join(b":%s!%s@%s.tmi.twitch.tv JOIN %s\r\n" % (n, n, n, channel)
+                                for channel in line.split(b" ", 1)[1].strip().split(b","))
+                try:
+                    self.send(echo)
+                except OSError:
+                    return
+
+        threading.Thread(target=run, daemon=True).start()
 
 
 def serve_garbage(c, end):
@@ -158,14 +189,30 @@ def serve_login_failed(c, end):
     c.wait_closed(end - time.monotonic())
 
 
+def serve_unconfirmed(c, end):
+    c.login()
+    c.welcome()
+    c.wait_closed(end - time.monotonic())
+
+
 def serve_many_channels(c, end):
     c.login()
     c.welcome()
+    c.echo_joins()
     time.sleep(0.5)
     for r in range(3):
         c.send(b"".join(b":u!u@u PRIVMSG #ch%d :round %d\r\n" % (i, r) for i in range(5000)))
         time.sleep(0.2)
     c.wait_closed(end - time.monotonic())
+
+
+def serve_silent(sock, end):
+    sock.settimeout(max(0.1, end - time.monotonic()))
+    try:
+        while sock.recv(65536):
+            pass
+    except OSError:
+        pass
 
 
 def serve_ping_flood(sock, end):
@@ -208,11 +255,13 @@ def main():
         try:
             if MODE == "ping-flood":
                 serve_ping_flood(sock, end)
+            elif MODE == "silent":
+                serve_silent(sock, end)
             else:
                 c = Client(sock, number)
                 {"garbage": serve_garbage, "reconnect": serve_reconnect,
                  "partial-stall": serve_partial_stall, "login-failed": serve_login_failed,
-                 "many-channels": serve_many_channels}[MODE](c, end)
+                 "many-channels": serve_many_channels, "unconfirmed": serve_unconfirmed}[MODE](c, end)
         except OSError:
             pass
         finally:
