@@ -90,6 +90,13 @@ public final class GrowingFile: ByteSource {
         return UInt64(info.st_size)
     }
 
+    /// The file's size and last change time (`st_ctim`: any write or truncation moves it), or `nil`.
+    private var changeStamp: [Int]? {
+        var info = stat()
+        guard unsafe fstat(descriptor, &info) == 0 else { return nil }
+        return [Int(info.st_size), info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
+    }
+
     /// Reads up to `buffer.count` bytes at ``offset``; 0 when there are none yet.
     ///
     /// - Throws: ``InputError/readFailed(name:errno:)``, or `corrupt` when the file was rewritten.
@@ -140,13 +147,19 @@ public final class GrowingFile: ByteSource {
         if size == examinedSize {
             // Capture flushes an open file about once a second: quiet for two, it is not being written.
             guard !isSettled, Moment.now().monotonicMs - examinedAtMs >= Self.quietMs else { return }
-            decodedSize = size
+            // A capture that restarts meanwhile repairs the file under the decoder (cuts it back, finishes
+            // the member, appends): a decode that raced with a change says nothing, and is tried again.
+            let before = changeStamp
+            let end: UInt64
             do throws(GzipWriterError) {
-                let end = try GzipFlushPoint.durableLength(descriptor: descriptor, size: size, path: name)
-                durableEnd = max(durableEnd, end)
+                end = try GzipFlushPoint.durableLength(descriptor: descriptor, size: size, path: name)
             } catch {
+                guard changeStamp == before else { return }
                 throw InputError.corrupt(name: name, compressedOffset: durableEnd, reason: "\(error)")
             }
+            guard changeStamp == before else { return }
+            decodedSize = size
+            durableEnd = max(durableEnd, end)
             return
         }
         let floor = max(durableEnd, examinedSize >= 3 ? examinedSize - 3 : 0)

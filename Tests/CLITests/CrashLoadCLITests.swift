@@ -14,7 +14,11 @@ import Testing
     @Test("kill -9 of capture while load follows it: ClickHouse holds exactly the files' lines, no ghost")
     func noGhostRows() throws {
         let dir = try LiveServeTests.tempDir("crash-load")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer {
+            if ProcessInfo.processInfo.environment["KEEP_CRASH_LOAD"] == nil {
+                try? FileManager.default.removeItem(atPath: dir)
+            }
+        }
         let feed = "\(dir)/feed.irc"
         let generated = try CLI.shell(
             "python3 Scripts/generate_fixtures.py --lines 60000 --channels 6 --out \(InputShell.quote(feed))")
@@ -79,7 +83,10 @@ import Testing
         let loaded = Set(rows.split(separator: "\n").map { $0.replacingOccurrences(of: "\t", with: " ") })
         let ghosts = loaded.subtracting(stored)
         let missing = stored.subtracting(loaded)
-        #expect(ghosts.isEmpty, "\(ghosts.count) rows no capture file holds: \(ghosts.prefix(5))")
+        #expect(
+            ghosts.isEmpty,
+            "\(ghosts.count) rows no capture file holds: \(ghosts.prefix(5)); load: \(loader.stderr); capture runs: \(runs.map(\.stderr))"
+        )
         #expect(missing.isEmpty, "\(missing.count) stored messages not loaded: \(missing.prefix(5))")
     }
 
