@@ -9,8 +9,11 @@ import Testing
     func version() throws {
         let run = try CLI.run(["--version"])
         #expect(run.status == 0)
-        let text = String(decoding: run.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(text.split(separator: ".").count == 3 && text.first?.isNumber == true, "\(text)")
+        // Exactly the version the source states (Sources/chatcap/Version.swift), and a line end.
+        let source = String(
+            decoding: try FileBytes.read(Fixtures.root + "/Sources/chatcap/Version.swift"), as: UTF8.self)
+        let version = try #require(source.firstMatch(of: /static let string = "([0-9]+\.[0-9]+\.[0-9]+)"/)?.1)
+        #expect(String(decoding: run.stdout, as: UTF8.self) == "\(version)\n")
     }
 
     @Test("install.sh: binary, completions for bash, zsh and fish, and a man page naming every command")
