@@ -415,11 +415,11 @@ import TwitchSession
         }
         // More events after the last tick.
         let afterTick = writer.backPressure.events
-        var i = 0
-        while writer.backPressure.events == afterTick {
+        // Bounded: a writer that never stops for back-pressure fails here instead of looping for ever.
+        for i in 0..<100_000 where writer.backPressure.events == afterTick {
             try Self.append(writer, ":u!u@u PRIVMSG #c :more \(i) \(noise)", Self.at("2025-11-21T04:26:41.971Z"))
-            i += 1
         }
+        try #require(writer.backPressure.events > afterTick, "no back-pressure event after the last tick")
         try writer.close()
         _ = reader.join()
         let events = writer.backPressure.events
