@@ -181,6 +181,9 @@ struct WatchTests {
         #expect(tmux.waitAlternate(false))
         let (back, after) = tmux.wait(for: "EXIT=")
         #expect(back && after.contains("MARKER-BEFORE-WATCH"), "\(after.joined(separator: "\n"))")
+        // The way out is a quit like q: the terminal restored, then exit status 0.
+        let status = after.compactMap { $0.firstMatch(of: /^EXIT=([0-9]+)$/).map { String($0.1) } }
+        #expect(status == ["0"], "\(after.joined(separator: "\n"))")
         let sane = try tmux.tmux(["display-message", "-p", "-t", "0", "#{cursor_flag}"]).output
         #expect(sane.trimmingCharacters(in: .whitespacesAndNewlines) == "1")  // the cursor is visible again
     }
