@@ -206,10 +206,12 @@ import Testing
         let content = sampleChatLines(2000)
         let path = try dir.write("named.log", content)
         let quoted = InputShell.quote(path)
-        var tools = ["gzip -c \(quoted)", "gzip -1 -c \(quoted)"]
-        if try InputShell.run("command -v igzip").status == 0 {
-            tools += ["igzip -c \(quoted)", "igzip -3 -c \(quoted)", "igzip -0 -c \(quoted)"]
-        }
+        // igzip (Debian package isal) is a test tool like gzip: missing, its cases fail, never drop out.
+        #expect(try InputShell.run("command -v igzip").status == 0, "igzip is not installed (package isal; make deps)")
+        let tools = [
+            "gzip -c \(quoted)", "gzip -1 -c \(quoted)", "igzip -c \(quoted)", "igzip -3 -c \(quoted)",
+            "igzip -0 -c \(quoted)",
+        ]
         var all: [UInt8] = []
         for tool in tools {
             let compressed = try InputShell.run(tool)
