@@ -113,18 +113,22 @@ import Testing
     }
 
     @Test(
-        "unreadable files and directories are permissionDenied", .enabled(if: getuid() != 0, "root may read anything"))
-    func unreadable() throws {
-        let dir = try InputTempDirectory()
-        let file = try dir.write("secret.log", [])
-        chmod(file, 0)
-        #expect(throws: InputError.permissionDenied(path: file)) { try InputPaths.expand([file]) }
-        let locked = try dir.file("locked/x.log")
-        try dir.write("locked/x.log", [])
-        let lockedDir = (locked as NSString).deletingLastPathComponent
-        chmod(lockedDir, 0)
-        defer { chmod(lockedDir, 0o755) }
-        #expect(throws: InputError.permissionDenied(path: lockedDir)) { try InputPaths.expand([lockedDir]) }
+        "unreadable files and directories are permissionDenied (as root too: in a child that becomes nobody)",
+        .timeLimit(.minutes(1)))
+    func unreadable() async {
+        await #expect(processExitsWith: .success) {
+            try dropRootPrivileges()
+            let dir = try InputTempDirectory()
+            let file = try dir.write("secret.log", [])
+            chmod(file, 0)
+            #expect(throws: InputError.permissionDenied(path: file)) { try InputPaths.expand([file]) }
+            let locked = try dir.file("locked/x.log")
+            try dir.write("locked/x.log", [])
+            let lockedDir = (locked as NSString).deletingLastPathComponent
+            chmod(lockedDir, 0)
+            defer { chmod(lockedDir, 0o755) }
+            #expect(throws: InputError.permissionDenied(path: lockedDir)) { try InputPaths.expand([lockedDir]) }
+        }
     }
 
     @Test("a symbolic link loop is searched once")
