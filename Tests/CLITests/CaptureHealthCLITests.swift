@@ -5,7 +5,7 @@ import Testing
 /// `chatcap capture` showing and keeping its health: the status line on a terminal, `--status json`,
 /// back-pressure from a disk slower than chat (a named pipe read slowly by the test), lines that
 /// cannot be parsed, and reading a capture directory back with `stats` and `serve`.
-@Suite(.serialized) struct CaptureHealthCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureHealthCLITests {
     typealias Server = LiveServeTests.Server
 
     static func capture(_ channel: String, dir: String, port: Int, _ extra: [String]) -> [String] {

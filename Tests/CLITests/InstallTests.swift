@@ -4,7 +4,7 @@ import Testing
 
 /// `--version`, and what `make install` puts under PREFIX (Scripts/install.sh): the binary, bash /
 /// zsh / fish completions and the man page, generated from the same definitions as `--help`.
-@Suite struct InstallTests {
+@Suite(.timeLimit(.minutes(20))) struct InstallTests {
     @Test("--version prints the version and exits 0")
     func version() throws {
         let run = try CLI.run(["--version"])

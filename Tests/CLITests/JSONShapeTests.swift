@@ -5,7 +5,7 @@ import Testing
 /// The typed JSON made for jq (issue 13 item 8): emote names, snake_case typed usernotice params,
 /// one meaning of `msg_id`, `color` null when empty, `about` on every line, `--user` on lines about
 /// the user.
-@Suite struct JSONShapeTests {
+@Suite(.timeLimit(.minutes(20))) struct JSONShapeTests {
     /// `chatcap replay <inputs> --format json [extra] | jq -c <filter>`, its output lines.
     static func jq(_ inputs: [String], _ filter: String, _ extra: [String] = []) throws -> [String] {
         let quoted = (inputs + extra).map { "'\($0)'" }.joined(separator: " ")

@@ -5,7 +5,7 @@ import Testing
 /// Bad input from the network ends in a clear message and a reconnect, never a crash or a hang:
 /// garbage bytes, an over-long line and a close in the middle of a line from a deliberately broken
 /// server (a few lines of Python on 127.0.0.1), and a TLS certificate for the wrong name.
-@Suite(.serialized) struct LiveBadNetworkTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct LiveBadNetworkTests {
     /// A deliberately broken IRC server (Python on 127.0.0.1) that, on each of three connections,
     /// sends a welcome, garbage bytes, an over-long line, one good PRIVMSG to #c and a partial line,
     /// then closes. Stopped by PID when released.

@@ -6,7 +6,7 @@ import Testing
 /// stopped by PID: every served line arrives in order in every format, RECONNECT is honoured, a
 /// stalled server is detected by the PONG timeout, and a server killed and restarted 20 times
 /// leaves exactly-once output with a gap record per outage.
-@Suite(.serialized) struct LiveServeTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct LiveServeTests {
     /// A running `chatcap serve` (a ``ServeProcess``) on `port` (0: a free one), stopped with SIGKILL.
     final class Server {
         private let serve: ServeProcess

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `chatcap replay`, `dump` and `stats` end to end, on the built binary.
-@Suite(.serialized) struct ReplayTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ReplayTests {
     static let fixtures = [
         "privmsg", "usernotice", "moderation", "roomstate", "session", "shared-chat", "edge-cases", "lf-only",
         "malformed", "capture",

@@ -9,7 +9,7 @@ import Testing
 /// `chatcap watch` end to end: the built binary full-screen inside a private tmux server, read back
 /// with `capture-pane`. Every wait is bounded; every server is killed by its socket. Without tmux the
 /// tests that need it fail (``WatchTmux`` throws), as a missing tool does everywhere; the others run.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(20)))
 struct WatchTests {
     /// Rows 1 ..< last: the message area of a full-screen frame.
     static func messages(_ screen: [String], height: Int = 40) -> [String] {

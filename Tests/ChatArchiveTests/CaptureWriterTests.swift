@@ -8,7 +8,7 @@ import TwitchSession
 
 /// `CaptureWriter` with an injected clock: naming, the time tag, day/hour/size rotation, restart
 /// appends, flush pacing and write errors.
-@Suite struct CaptureWriterTests {
+@Suite(.timeLimit(.minutes(20))) struct CaptureWriterTests {
     static func ms(_ rfc3339: String) -> Int64 { Timestamp(rfc3339: rfc3339)!.milliseconds }
 
     static func at(_ rfc3339: String, mono: Int64 = 0) -> Moment { Moment(monotonicMs: mono, wallMs: ms(rfc3339)) }

@@ -7,7 +7,7 @@ import Testing
 
 /// The gzip engines end to end: each level's library, round trips through `zcat`, `gzip -t` and
 /// ``GzipSource``, sync-flush points readable mid-file, mixed-engine members, and cut files.
-@Suite struct DeflateEngineTests {
+@Suite(.timeLimit(.minutes(20))) struct DeflateEngineTests {
     static func zcat(_ path: String) throws -> InputShell.Result {
         try InputShell.run("zcat \(InputShell.quote(path))")
     }
@@ -244,7 +244,7 @@ import Testing
 }
 
 /// ``GzipCompressor``: whole buffers as one member each, the engine reset between them.
-@Suite struct GzipCompressorTests {
+@Suite(.timeLimit(.minutes(20))) struct GzipCompressorTests {
     @Test(
         "bodies in a row each decode to their input alone (ISA-L and zlib), incompressible ones included",
         arguments: [Int32(1), 6])

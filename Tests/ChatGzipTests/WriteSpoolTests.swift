@@ -5,7 +5,7 @@ import Testing
 
 /// `WriteSpool` with real file descriptors: a named pipe read slowly by the test stands in for a disk
 /// slower than the producer (its `write(2)` blocks once the pipe's 64 KiB are full).
-@Suite struct WriteSpoolTests {
+@Suite(.timeLimit(.minutes(20))) struct WriteSpoolTests {
     /// Records back-pressure events from the producer thread.
     final class Events: @unchecked Sendable {  // touched by the producer thread only, read after
         var list: [WriteSpool.BackPressure] = []

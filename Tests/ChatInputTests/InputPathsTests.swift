@@ -4,7 +4,7 @@ import ChatTestSupport
 import Foundation
 import Testing
 
-@Suite struct InputPathsTests {
+@Suite(.timeLimit(.minutes(20))) struct InputPathsTests {
     @Test(
         "directories: capture's date-named logs and *.irc[.gz], recursively, in name order; the rest skipped and listed"
     )
@@ -112,9 +112,7 @@ import Testing
         #expect(twice.paths == [a, b] && twice.repeated == [cap])
     }
 
-    @Test(
-        "unreadable files and directories are permissionDenied (as root too: in a child that becomes nobody)",
-        .timeLimit(.minutes(1)))
+    @Test("unreadable files and directories are permissionDenied (as root too: in a child that becomes nobody)")
     func unreadable() async {
         await #expect(processExitsWith: .success) {
             try dropRootPrivileges()

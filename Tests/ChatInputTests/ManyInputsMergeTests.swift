@@ -6,7 +6,7 @@ import Testing
 
 /// A merge of more inputs than descriptors (issue #12 item 5): every line in time order, with a
 /// bounded number of inputs open at once.
-@Suite struct ManyInputsMergeTests {
+@Suite(.timeLimit(.minutes(20))) struct ManyInputsMergeTests {
     /// Reads `reader` to its end: each line's bytes without CR LF, the problems, and the most inputs
     /// it held open at once (looked at every `sampleEvery` events).
     static func drain(_ reader: MergeReader, sampleEvery: Int = 1) -> (lines: [String], problems: [String], peak: Int) {

@@ -38,7 +38,7 @@ func socketRead(_ connection: some ByteStream, max: Int = 4096) throws -> (ReadO
     return (outcome, [])
 }
 
-@Suite struct SocketTests {
+@Suite(.timeLimit(.minutes(20))) struct SocketTests {
     @Test("read returns the bytes written by the peer")
     func readsBytes() throws {
         let pair = try SocketPairFixture()

@@ -8,7 +8,7 @@ import Testing
 /// Timelines (issue #14 item 2, issue #12 item 13): by default the log plays like live chat, one
 /// position shared by every client and channel, and a reconnecting client continues where the channel
 /// is; with --from-start every JOIN gets its channel from the log's start.
-@Suite struct ServeTimelineTests {
+@Suite(.timeLimit(.minutes(20))) struct ServeTimelineTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
     /// `count` PRIVMSGs of `#channel`, ids `m0`, `m1`, …, `gapMs` apart.

@@ -2,7 +2,7 @@ import ChatTestSupport
 import IRCWire
 import Testing
 
-@Suite struct LineFramerTests {
+@Suite(.timeLimit(.minutes(20))) struct LineFramerTests {
     static func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test("CRLF and bare LF both end lines; the terminator is reported")
