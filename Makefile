@@ -145,9 +145,21 @@ fuzz: deps
 	.build/fuzz/fuzz-parser -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-print_final_stats=1 .build/fuzz/corpus 2>&1 | tail -n 25
 
-# Re-record golden files, then show what changed.
+# Re-record every golden file (Fixtures/golden) with the golden tests, check that they pass on what
+# they recorded, then show what changed. `swift test --filter` matching nothing runs nothing and
+# passes, so the filter is checked against `swift test list` first, and a run that records nothing fails.
+GOLDEN_TESTS := ReplayTests/golden
 golden:
-	RECORD_GOLDEN=1 $(SWIFT) test --filter Golden || true
+	$(SWIFT) build --build-tests -j $(JOBS)
+	@tests=$$($(SWIFT) test list --skip-build | grep -c '$(GOLDEN_TESTS)' || true); \
+	if [ "$$tests" -eq 0 ]; then echo "make golden: no test matches '$(GOLDEN_TESTS)' in swift test list" >&2; exit 1; fi; \
+	echo "make golden: $$tests golden tests"
+	@# Each recording is reported as a test failure on purpose (a recording never passes silently).
+	@RECORD_GOLDEN=1 $(SWIFT) test --skip-build --filter '$(GOLDEN_TESTS)' > .build/golden.log 2>&1 || true
+	@recorded=$$(grep -o 'recorded [^ ]* (RECORD_GOLDEN=1)' .build/golden.log | sort -u | wc -l); \
+	if [ "$$recorded" -eq 0 ]; then echo "make golden: nothing recorded (.build/golden.log)" >&2; exit 1; fi; \
+	echo "make golden: recorded $$recorded files"
+	$(SWIFT) test --skip-build --filter '$(GOLDEN_TESTS)'
 	git --no-pager diff --stat -- Fixtures/golden
 
 check: deps

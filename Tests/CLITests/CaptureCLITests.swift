@@ -4,7 +4,7 @@ import Testing
 
 /// `chatcap capture` against `chatcap serve` on 127.0.0.1 (processes stopped by PID, bounded time):
 /// round trips through `replay`, a `kill -9` mid-stream, and a full file system.
-@Suite(.serialized) struct CaptureCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureCLITests {
     typealias Server = LiveServeTests.Server
 
     static func zcat(_ path: String) throws -> String {

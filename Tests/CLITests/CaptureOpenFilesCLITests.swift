@@ -6,7 +6,7 @@ import Testing
 /// `chatcap capture` against a server speaking for more channels than it has descriptors (issue #12
 /// item 7): lines of channels not joined go to `_session`, idle files are closed and reopened, and the
 /// number of open descriptors stays bounded.
-@Suite(.serialized) struct CaptureOpenFilesCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureOpenFilesCLITests {
     /// Open descriptors of process `pid` (entries of /proc/PID/fd), or `nil` once it is gone.
     static func descriptorCount(_ pid: Int32) -> Int? {
         try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count

@@ -6,7 +6,7 @@ import Testing
 /// `session` records `tail` writes, `--type gap`/`session` select them, `stats` counts gaps,
 /// reconnects and join outcomes, and a restart stores the hole between two runs (and a run that
 /// ended without `stop`) as records too.
-@Suite(.serialized) struct CaptureRecordsTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureRecordsTests {
     /// Two capture runs in the form `CaptureWriter` writes: the first with an older gap record (epoch
     /// milliseconds in its text, no `reason` tag), the second one after a restart.
     static let session = [

@@ -9,7 +9,7 @@ import Testing
 /// each capture directory; one loader is killed (SIGKILL) and restarted, ClickHouse is stopped and
 /// started again meanwhile. Then every served message is in the table exactly once (after FINAL and
 /// after OPTIMIZE … FINAL), byte for byte, and the example queries of docs/scale.md give what the log holds.
-@Suite(.serialized) struct ClickHouseLoadTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ClickHouseLoadTests {
     static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]
 
     @Test("two shards and a redundant copy, a killed loader, a ClickHouse outage: every message once, queries right")

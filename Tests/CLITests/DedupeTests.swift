@@ -4,7 +4,7 @@ import Testing
 
 /// `replay --dedupe SECONDS`: two captures of one channel (two hosts) merge into one stream without
 /// doubles; the dropped lines are counted in the summary.
-@Suite struct DedupeTests {
+@Suite(.timeLimit(.minutes(20))) struct DedupeTests {
     static let t = 1_763_700_000_000
 
     /// A capture host's file: lines `ids` of #luna with their own time tag `skewMs` after tmi-sent-ts.

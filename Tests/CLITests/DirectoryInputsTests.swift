@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 13 items 3 and 6 end to end: overlapping inputs are read once; a directory gives what
 /// capture writes and `*.irc`, and says once what it skipped.
-@Suite struct DirectoryInputsTests {
+@Suite(.timeLimit(.minutes(20))) struct DirectoryInputsTests {
     static let line = "@id=x1;tmi-sent-ts=1763700000000 :ann!ann@a PRIVMSG #luna :hi\r\n"
 
     @Test("replay DIR DIR, DIR DIR/sub and FILE FILE: every line once, exit 0, the repeat said")

@@ -7,7 +7,7 @@ import Testing
 /// `capture` writes it, the follower reads the directory — and `Tests/Support/appearance_watch.py`
 /// notes when each line appears on disk (decoded by zlib up to capture's last flush) and in the
 /// follower's output.
-@Suite(.serialized) struct FollowCaptureCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct FollowCaptureCLITests {
     typealias Server = LiveServeTests.Server
 
     static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]

@@ -5,7 +5,7 @@ import Testing
 /// `chatcap tail` against a hostile server (``HostileServer``, Python on 127.0.0.1): garbage before
 /// and after login, RECONNECT followed by lines in one write, a PING flood that never reads, and a
 /// partial line followed by a stall. Each test counts exactly what was sent, printed and recorded.
-@Suite(.serialized) struct HostileServerTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct HostileServerTests {
     /// A token that only these tests use: it must never appear in any output.
     static let token = "oauth:hostiletesttoken0123456789"
     static let tokenEnvironment = ["CHATCAP_TOKEN": token]

@@ -4,7 +4,7 @@ import Testing
 
 /// Inputs at the edges of the formats, end to end: lines ended by CR alone, and tag keys that are
 /// equal in JSON only (repeated, or different in invalid UTF-8 alone).
-@Suite struct InputEdgeCLITests {
+@Suite(.timeLimit(.minutes(20))) struct InputEdgeCLITests {
     /// Three PRIVMSGs ended by CR alone: chatcap frames on LF and CRLF, so they are one line.
     static let macLines = [
         "@tmi-sent-ts=1763700000000 :a!a@a.tmi.twitch.tv PRIVMSG #c :one",

@@ -4,13 +4,16 @@ import Testing
 
 /// `--version`, and what `make install` puts under PREFIX (Scripts/install.sh): the binary, bash /
 /// zsh / fish completions and the man page, generated from the same definitions as `--help`.
-@Suite struct InstallTests {
+@Suite(.timeLimit(.minutes(20))) struct InstallTests {
     @Test("--version prints the version and exits 0")
     func version() throws {
         let run = try CLI.run(["--version"])
         #expect(run.status == 0)
-        let text = String(decoding: run.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(text.split(separator: ".").count == 3 && text.first?.isNumber == true, "\(text)")
+        // Exactly the version the source states (Sources/chatcap/Version.swift), and a line end.
+        let source = String(
+            decoding: try FileBytes.read(Fixtures.root + "/Sources/chatcap/Version.swift"), as: UTF8.self)
+        let version = try #require(source.firstMatch(of: /static let string = "([0-9]+\.[0-9]+\.[0-9]+)"/)?.1)
+        #expect(String(decoding: run.stdout, as: UTF8.self) == "\(version)\n")
     }
 
     @Test("install.sh: binary, completions for bash, zsh and fish, and a man page naming every command")

@@ -6,7 +6,7 @@ import Testing
 /// Issue #12 items 6 and 14, end to end: lines of channels past the store's channel limit are written
 /// or counted as dropped, always in the summary, and the exit status says so; `--report-limit N`
 /// (0 for all) sets how many problems are described one by one.
-@Suite struct LimitsCLITests {
+@Suite(.timeLimit(.minutes(20))) struct LimitsCLITests {
     /// A file of `channels` channels × `rounds` lines (channel c of round r is line
     /// `r * channels + c + 1`), CRLF-terminated.
     static func chat(_ dir: InputTempDirectory, channels: Int, rounds: Int) throws -> (path: String, lines: [String]) {

@@ -6,7 +6,7 @@ import Testing
 /// certificate that fails verification (76, unless --retry-tls), a rejected login (77), a token file
 /// that is not a regular file (64, at once: a FIFO must not block). And the warning for a token sent
 /// without TLS to a host other than this machine.
-@Suite(.serialized) struct LiveExitStatusTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct LiveExitStatusTests {
     static let token = "oauth:exitstatustesttoken0123456789"
 
     @Test(
@@ -82,7 +82,7 @@ import Testing
 
 /// Issue 13 item 9: a live command that never reached the chat says so and exits 69; a --ca-file
 /// that cannot be read exits 66 at once.
-@Suite(.timeLimit(.minutes(2))) struct LiveUnreachableTests {
+@Suite(.timeLimit(.minutes(20))) struct LiveUnreachableTests {
     /// A loopback port nothing listens on (bound, then closed).
     static func closedPort() throws -> UInt16 {
         let listener = try SocketLoopbackListener()

@@ -5,7 +5,7 @@ import Testing
 /// `chatcap tail` against a real InspIRCd (Debian's package) over TLS on 127.0.0.1: a server that
 /// does not know Twitch's capabilities (we degrade and say so), JOIN, PRIVMSGs sent by a second
 /// client, and the server's PINGs answered. InspIRCd is started and stopped by PID.
-@Suite(.serialized) struct LiveInspIRCdTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct LiveInspIRCdTests {
     @Test("tail over TLS: CAP degrade, JOIN, a second client's PRIVMSGs arrive, PING answered")
     func tailAgainstInspIRCd() throws {
         let dir = try LiveServeTests.tempDir("ircd")

@@ -5,7 +5,7 @@ import Testing
 
 /// Many channels live (issue #16 item 6): `--channels-file` read and validated, channels pooled over
 /// several connections in one loop, each JOIN outcome reported, and every line of every channel received.
-@Suite(.serialized) struct ManyChannelsCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ManyChannelsCLITests {
     static func tempDir(_ name: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)

@@ -6,7 +6,7 @@ import Testing
 /// `replay`, `stats`, `dump` and `serve` of a directory of 10,000 files under `ulimit -n 256` (issue
 /// #12 item 5): every line, in time order, with a bounded number of files open at once; and an input
 /// that cannot be opened because descriptors ran out exits 66 naming the file.
-@Suite(.serialized) struct ManyInputsCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ManyInputsCLITests {
     static let descriptorLimit = 256
 
     /// Where `actual` first differs from `expected`, briefly (`nil` when equal): a failed `==` on

@@ -4,7 +4,7 @@ import Testing
 
 /// `--apply-moderation`: each channel has its own look-ahead, output keeps input order, and nothing
 /// is released early without being counted.
-@Suite struct ModerationLookAheadTests {
+@Suite(.timeLimit(.minutes(20))) struct ModerationLookAheadTests {
     /// The JSON objects of NDJSON output.
     static func objects(_ bytes: [UInt8]) throws -> [[String: Any]] {
         try String(decoding: bytes, as: UTF8.self).split(separator: "\n").map {

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 13 item 9: a negative number after a numeric option is its value, refused with the option's
 /// range — never "Missing value for '--capacity'" (the option parser took `-1` for an option).
-@Suite struct NegativeValueCLITests {
+@Suite(.timeLimit(.minutes(20))) struct NegativeValueCLITests {
     static let cases: [[String]] = [
         ["replay", "Fixtures/lines/privmsg.irc", "--capacity", "-1"],
         ["replay", "Fixtures/lines/privmsg.irc", "--speed", "-2"],

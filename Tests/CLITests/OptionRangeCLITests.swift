@@ -6,7 +6,7 @@ import Testing
 /// Every numeric option of every command has a documented range: a value outside it (also `nan`,
 /// `inf`, a negative number, or a number too large for the type) is a usage error (exit 64) that
 /// names the option and the range, never a trap (exit 132/134) or a runaway allocation.
-@Suite struct OptionRangeCLITests {
+@Suite(.timeLimit(.minutes(20))) struct OptionRangeCLITests {
     /// One numeric option of one command: the arguments that make the rest of the command line valid,
     /// the option, its range as the message gives it, and values just outside that range.
     struct Row: CustomTestStringConvertible, Sendable {

@@ -6,7 +6,7 @@ import Testing
 /// Output that is never lost and never chatty (issue #16 item 5): `replay` into a regular file while
 /// paced or following gets its lines within a fraction of a second, keeps every line on SIGINT and
 /// SIGTERM, and into a pipe makes a few dozen `write(2)`s for 20,000 lines.
-@Suite(.serialized) struct OutputFlushCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct OutputFlushCLITests {
     static func tempDir(_ name: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)

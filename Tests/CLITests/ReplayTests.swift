@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `chatcap replay`, `dump` and `stats` end to end, on the built binary.
-@Suite(.serialized) struct ReplayTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ReplayTests {
     static let fixtures = [
         "privmsg", "usernotice", "moderation", "roomstate", "session", "shared-chat", "edge-cases", "lf-only",
         "malformed", "capture",
@@ -117,7 +117,10 @@ import Testing
         try FileManager.default.createDirectory(at: emptyDir, withIntermediateDirectories: true)
         let d = try CLI.run(["replay", emptyDir.path])
         #expect(d.status == 66)
-        #expect(!d.stderr.isEmpty)
+        #expect(
+            d.stderr
+                == "chatcap: error: \(emptyDir.path): directory holds no chat logs (a directory gives capture's YYYY-MM-DD….log[.gz] and *.irc[.gz]; name a file to read it whatever its name)\n"
+        )
 
         var rng = SplitMix64(seed: 7)
         let garbage = dir.appendingPathComponent("garbage.bin")
@@ -138,28 +141,78 @@ import Testing
             atPath: gz.path, contents: Data(zipped.stdout.prefix(zipped.stdout.count * 2 / 3)))
         let t = try CLI.run(["replay", gz.path, "--format", "raw"])
         #expect(t.status == 0, "\(t.stderr)")
-        #expect(t.lineCount > 5)
+        // The first two thirds of gzip's output hold the fixture's first 14 lines whole (and part of the 15th).
+        #expect(t.stdout == (try Self.fixtureLines("privmsg.irc", Array(1...14))))
         #expect(t.stderr.contains(gz.path))
         let tStrict = try CLI.run(["replay", gz.path, "--format", "raw", "--strict"])
         #expect(tStrict.status == 65)
     }
 
-    @Test("filters: channel, user, type, grep, time window, shared-chat de-duplication")
+    /// Lines `numbers` (counted from 1) of `Fixtures/lines/<fixture>` with their line endings: what
+    /// `replay --format raw` writes when it keeps exactly those lines.
+    static func fixtureLines(_ fixture: String, _ numbers: [Int]) throws -> [UInt8] {
+        let bytes = try Fixtures.bytes("lines/\(fixture)")
+        var lines: [[UInt8]] = []
+        var start = 0
+        for (i, byte) in bytes.enumerated() where byte == 0x0A {
+            lines.append(Array(bytes[start...i]))
+            start = i + 1
+        }
+        return numbers.flatMap { lines[$0 - 1] }
+    }
+
+    /// `replay --format raw` of `arguments`: what it wrote, after checking it exited 0.
+    static func raw(_ arguments: [String]) throws -> [UInt8] {
+        let run = try CLI.run(["replay", "--format", "raw"] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout
+    }
+
+    @Test("filters: channel, user, type, time window, shared-chat de-duplication")
     func filters() throws {
         func count(_ args: [String]) throws -> Int {
             let r = try CLI.run(["replay", "--format", "raw"] + args)
             #expect(r.status == 0, "\(r.stderr)")
             return r.lineCount
         }
-        #expect(try count(["Fixtures/lines/shared-chat.irc", "--channel", "#lunafrost"]) > 0)
+        // #lunafrost's lines of the shared chat, not their mirrors in #pixelharbor (with or without #).
+        let luna = try Self.fixtureLines("shared-chat.irc", [1, 4, 6, 7, 10, 13])
+        #expect(try Self.raw(["Fixtures/lines/shared-chat.irc", "--channel", "#lunafrost"]) == luna)
+        #expect(try Self.raw(["Fixtures/lines/shared-chat.irc", "--channel", "lunafrost"]) == luna)
+        #expect(
+            try Self.raw(["Fixtures/lines/shared-chat.irc", "--channel", "pixelharbor"])
+                == Self.fixtureLines("shared-chat.irc", [2, 3, 5, 8, 9, 11, 12]))
         #expect(try count(["Fixtures/lines/shared-chat.irc", "--type", "usernotice"]) == 4)
         #expect(try count(["Fixtures/lines/shared-chat.irc", "--type", "privmsg", "--dedupe-shared"]) == 5)
-        #expect(try count(["Fixtures/lines/privmsg.irc", "--grep", "Kappa"]) >= 4)
-        #expect(try count(["Fixtures/lines/privmsg.irc", "--user", "NightOwlGG"]) >= 1)
+        // NightOwlGG's own lines (the login, in any case), not fernwood_'s reply naming them (line 9).
+        #expect(
+            try Self.raw(["Fixtures/lines/privmsg.irc", "--user", "NightOwlGG"])
+                == Self.fixtureLines("privmsg.irc", [1, 10, 13, 21]))
+        #expect(try Self.raw(["Fixtures/lines/privmsg.irc", "--user", "nobody_here"]).isEmpty)
+        // And the lines about them: the CLEARMSG of their message, the CLEARCHAT that timed them out.
+        #expect(
+            try Self.raw(["Fixtures/lines/moderation.irc", "--user", "trollface99"])
+                == Self.fixtureLines("moderation.irc", [1, 4, 6, 8]))
         #expect(try count(["Fixtures/lines/privmsg.irc", "--since", "2100-01-01"]) == 0)
         let bad = try CLI.run(["replay", "Fixtures/lines/privmsg.irc", "--type", "bogus"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("unknown type 'bogus'"))
+    }
+
+    @Test("--grep keeps the lines whose message text matches the regular expression, and only those")
+    func grep() throws {
+        let privmsg = "Fixtures/lines/privmsg.irc"
+        // Kappa is in the text of these lines; line 10 has it only in its reply-parent-msg-body tag.
+        #expect(
+            try Self.raw([privmsg, "--grep", "Kappa"])
+                == Self.fixtureLines("privmsg.irc", [2, 6, 9, 15, 16, 17, 18, 20]))
+        // A regular expression over the text alone: anchored at the text's start and end, any character.
+        #expect(try Self.raw([privmsg, "--grep", "^short Kappa$"]) == Self.fixtureLines("privmsg.irc", [17, 18]))
+        #expect(try Self.raw([privmsg, "--grep", "h.llo"]) == Self.fixtureLines("privmsg.irc", [16]))
+        #expect(try Self.raw([privmsg, "--grep", "^Kappa"]) == Self.fixtureLines("privmsg.irc", [2, 20]))
+        // Case counts, and the command, channel and tags are not the text.
+        #expect(try Self.raw([privmsg, "--grep", "kappa"]).isEmpty)
+        #expect(try Self.raw([privmsg, "--grep", "PRIVMSG|pixelharbor|tmi-sent-ts"]).isEmpty)
     }
 
     @Test("stdin, gzip and directories in time order")

@@ -5,7 +5,7 @@ import Testing
 
 /// `chatcap serve` end to end: the built binary, real sockets on 127.0.0.1, signals, exit statuses,
 /// and weechat as a real IRC client.
-@Suite(.serialized) struct ServeCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ServeCLITests {
     @Test("serve --help documents every option and test switch with a sentence")
     func help() throws {
         let run = try serveRun(["serve", "--help"])

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `capture --shard K/N`: validation (exit 64) and the note of how many channels a shard keeps.
-@Suite struct ShardCLITests {
+@Suite(.timeLimit(.minutes(20))) struct ShardCLITests {
     @Test("K/N outside 1 <= K <= N <= 4096, or not K/N at all, is a usage error (64)")
     func invalid() throws {
         for bad in ["0/2", "3/2", "1/0", "1/4097", "2", "a/b", "1/2/3"] {

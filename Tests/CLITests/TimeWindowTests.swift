@@ -43,9 +43,22 @@ import Testing
 
     @Test("a bare date in --until includes that day; --since that day starts at its midnight")
     func bareDates() throws {
-        let day = try run(["--since", "2025-11-21", "--until", "2025-11-21"])
+        // A millisecond either side of each midnight UTC around 2025-11-21 (1763683200000 is its start).
+        let edges = """
+            @id=a;tmi-sent-ts=1763683199999 :ann!ann@a PRIVMSG #c :20th, last millisecond\r
+            @id=b;tmi-sent-ts=1763683200000 :ann!ann@a PRIVMSG #c :21st, midnight\r
+            @id=c;tmi-sent-ts=1763700000000 :ann!ann@a PRIVMSG #c :21st, 04:40\r
+            @id=d;tmi-sent-ts=1763769599999 :ann!ann@a PRIVMSG #c :21st, last millisecond\r
+            @id=e;tmi-sent-ts=1763769600000 :ann!ann@a PRIVMSG #c :22nd, midnight\r
+
+            """
+        let day = try run(["--since", "2025-11-21", "--until", "2025-11-21"], log: edges)
         #expect(day.status == 0, "\(day.stderr)")
-        #expect(day.types.count == 5)
+        #expect(day.types == ["privmsg:b", "privmsg:c", "privmsg:d"])
+        let since = try run(["--since", "2025-11-21"], log: edges)
+        #expect(since.types == ["privmsg:b", "privmsg:c", "privmsg:d", "privmsg:e"])
+        let until = try run(["--until", "2025-11-20"], log: edges)
+        #expect(until.types == ["privmsg:a"])
         let before = try run(["--until", "2025-11-20"])
         #expect(before.types.isEmpty)
     }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `chatcap watch CHANNEL` live, against `chatcap serve` on 127.0.0.1, inside tmux.
-@Suite(.serialized) struct WatchLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct WatchLiveTests {
     @Test("watch a live channel: header says live, served rows appear, q restores the terminal")
     func liveChannel() throws {
         let server = try LiveServeTests.Server(["Fixtures/lines/moderation.irc", "--speed", "max"])

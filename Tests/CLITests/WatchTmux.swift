@@ -16,7 +16,11 @@ final class WatchTmux {
 
     static var isAvailable: Bool { (try? WatchTmux.run(["tmux", "-V"]).status) == 0 }
 
+    /// Throws (a recorded failure, not a skip) when tmux is not installed.
     init(width: Int = 120, height: Int = 40) throws {
+        guard Self.isAvailable else {
+            throw Failure("tmux is not installed (Debian package tmux; make deps installs it)")
+        }
         socket = "chatcap-watch-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let start = try tmux([
             "-f", "/dev/null", "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-c", Fixtures.root,

@@ -39,7 +39,7 @@ func peakResidentKiB(_ pid: Int32) -> Int {
 /// Hostile peers of the WebSocket transport, both ways (issue 24): PING floods from a peer that never
 /// reads, idle connections that fill the descriptor table, slowloris upgrade requests, and `ws://`
 /// against a `wss://` port.
-@Suite(.serialized) struct WebSocketHostileTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct WebSocketHostileTests {
     static let token = "oauth:hostiletesttoken0123456789"
 
     @Test(

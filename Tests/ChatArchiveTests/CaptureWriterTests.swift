@@ -8,7 +8,7 @@ import TwitchSession
 
 /// `CaptureWriter` with an injected clock: naming, the time tag, day/hour/size rotation, restart
 /// appends, flush pacing and write errors.
-@Suite struct CaptureWriterTests {
+@Suite(.timeLimit(.minutes(20))) struct CaptureWriterTests {
     static func ms(_ rfc3339: String) -> Int64 { Timestamp(rfc3339: rfc3339)!.milliseconds }
 
     static func at(_ rfc3339: String, mono: Int64 = 0) -> Moment { Moment(monotonicMs: mono, wallMs: ms(rfc3339)) }
@@ -114,18 +114,31 @@ import TwitchSession
         }
         try writer.close()
         let names = Self.files(dir.path).filter { $0.hasPrefix("c/") }
-        #expect(names.count >= 12, "\(names)")  // past .0009, where a plain number would sort .10 before .2
-        #expect(names.contains("c/2025-11-21.0000.log.gz") && names.contains("c/2025-11-21.0011.log.gz"))
+        // 40 files, past .0009, where a plain number would sort .10 before .2.
+        #expect(
+            names == (0..<40).map { "c/2025-11-21.\(String(repeating: "0", count: 4 - "\($0)".count))\($0).log.gz" })
         // What `zcat c/*.gz` reads: the names sorted as a shell glob sorts them.
         #expect(try names.sorted().map { try Self.zcat(dir.path + "/" + $0) }.joined() == expected)
-        // Restarting goes on in the first file under the limit, not in a full one.
+        // Restarting goes on in the first file under the limit, not in a full one: all 40 are full
+        // (the last one too), so a new one.
+        let bytes = { (name: String) in
+            (try? FileManager.default.attributesOfItem(atPath: dir.path + "/" + name))?[.size] as? Int ?? 0
+        }
+        #expect(names.allSatisfy { bytes($0) >= 200 }, "\(names.map(bytes))")
         let again = try CaptureWriter(directory: dir.path, options: options)
         try Self.append(again, ":u PRIVMSG #c :later", Self.at("2025-11-21T05:00:00.000Z"))
         try again.close()
         let after = Self.files(dir.path).filter { $0.hasPrefix("c/") }
-        #expect(after.count == names.count + 1 || after.count == names.count)
-        let last = after.max()!
-        #expect(try Self.zcat(dir.path + "/" + last).hasSuffix(":u PRIVMSG #c :later\r\n"))
+        #expect(after == names + ["c/2025-11-21.0040.log.gz"])
+        // That one is under the limit: the next restart goes on in it.
+        let third = try CaptureWriter(directory: dir.path, options: options)
+        try Self.append(third, ":u PRIVMSG #c :later still", Self.at("2025-11-21T05:00:01.000Z"))
+        try third.close()
+        #expect(Self.files(dir.path).filter { $0.hasPrefix("c/") } == after)
+        #expect(
+            try Self.zcat(dir.path + "/c/2025-11-21.0040.log.gz")
+                == "@time=2025-11-21T05:00:00.000Z :u PRIVMSG #c :later\r\n@time=2025-11-21T05:00:01.000Z :u PRIVMSG #c :later still\r\n"
+        )
     }
 
     @Test("a restart appends a new gzip member; zcat reads both runs")
@@ -433,11 +446,11 @@ import TwitchSession
         }
         // More events after the last tick.
         let afterTick = writer.backPressure.events
-        var i = 0
-        while writer.backPressure.events == afterTick {
+        // Bounded: a writer that never stops for back-pressure fails here instead of looping for ever.
+        for i in 0..<100_000 where writer.backPressure.events == afterTick {
             try Self.append(writer, ":u!u@u PRIVMSG #c :more \(i) \(noise)", Self.at("2025-11-21T04:26:41.971Z"))
-            i += 1
         }
+        try #require(writer.backPressure.events > afterTick, "no back-pressure event after the last tick")
         try writer.close()
         _ = reader.join()
         let events = writer.backPressure.events

@@ -5,7 +5,7 @@ import ChatTestSupport
 import Foundation
 import Testing
 
-@Suite struct GzipWriterTests {
+@Suite(.timeLimit(.minutes(20))) struct GzipWriterTests {
     static func zcat(_ path: String) throws -> InputShell.Result {
         try InputShell.run("zcat \(InputShell.quote(path))")
     }

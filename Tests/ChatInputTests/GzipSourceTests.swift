@@ -4,7 +4,7 @@ import ChatTestSupport
 import Foundation
 import Testing
 
-@Suite struct GzipSourceTests {
+@Suite(.timeLimit(.minutes(20))) struct GzipSourceTests {
     /// `content` compressed by the real `gzip`.
     static func gzip(_ content: [UInt8], in dir: InputTempDirectory, name: String = "plain") throws -> [UInt8] {
         let path = try dir.write(name, content)
@@ -151,7 +151,7 @@ final class ArrivingSource: ByteSource {
     }
 }
 
-@Suite struct GzipSourcePauseTests {
+@Suite(.timeLimit(.minutes(20))) struct GzipSourcePauseTests {
     @Test("pausing at the inner end: 0 while nothing more has arrived, then decoding goes on, members too")
     func pausesAndResumes() throws {
         let dir = try InputTempDirectory()

@@ -4,7 +4,7 @@ import ChatTestSupport
 import Foundation
 import Testing
 
-@Suite struct InputPathsTests {
+@Suite(.timeLimit(.minutes(20))) struct InputPathsTests {
     @Test(
         "directories: capture's date-named logs and *.irc[.gz], recursively, in name order; the rest skipped and listed"
     )
@@ -112,19 +112,21 @@ import Testing
         #expect(twice.paths == [a, b] && twice.repeated == [cap])
     }
 
-    @Test(
-        "unreadable files and directories are permissionDenied", .enabled(if: getuid() != 0, "root may read anything"))
-    func unreadable() throws {
-        let dir = try InputTempDirectory()
-        let file = try dir.write("secret.log", [])
-        chmod(file, 0)
-        #expect(throws: InputError.permissionDenied(path: file)) { try InputPaths.expand([file]) }
-        let locked = try dir.file("locked/x.log")
-        try dir.write("locked/x.log", [])
-        let lockedDir = (locked as NSString).deletingLastPathComponent
-        chmod(lockedDir, 0)
-        defer { chmod(lockedDir, 0o755) }
-        #expect(throws: InputError.permissionDenied(path: lockedDir)) { try InputPaths.expand([lockedDir]) }
+    @Test("unreadable files and directories are permissionDenied (as root too: in a child that becomes nobody)")
+    func unreadable() async {
+        await #expect(processExitsWith: .success) {
+            try dropRootPrivileges()
+            let dir = try InputTempDirectory()
+            let file = try dir.write("secret.log", [])
+            chmod(file, 0)
+            #expect(throws: InputError.permissionDenied(path: file)) { try InputPaths.expand([file]) }
+            let locked = try dir.file("locked/x.log")
+            try dir.write("locked/x.log", [])
+            let lockedDir = (locked as NSString).deletingLastPathComponent
+            chmod(lockedDir, 0)
+            defer { chmod(lockedDir, 0o755) }
+            #expect(throws: InputError.permissionDenied(path: lockedDir)) { try InputPaths.expand([lockedDir]) }
+        }
     }
 
     @Test("a symbolic link loop is searched once")

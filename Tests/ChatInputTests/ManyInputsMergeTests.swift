@@ -6,7 +6,7 @@ import Testing
 
 /// A merge of more inputs than descriptors (issue #12 item 5): every line in time order, with a
 /// bounded number of inputs open at once.
-@Suite struct ManyInputsMergeTests {
+@Suite(.timeLimit(.minutes(20))) struct ManyInputsMergeTests {
     /// Reads `reader` to its end: each line's bytes without CR LF, the problems, and the most inputs
     /// it held open at once (looked at every `sampleEvery` events).
     static func drain(_ reader: MergeReader, sampleEvery: Int = 1) -> (lines: [String], problems: [String], peak: Int) {
@@ -150,7 +150,9 @@ import Testing
             }
         }
         #expect(failures == [.replaced(name: pathB)])
-        #expect(lines > 40 && lines < 400)
+        // All 200 of a.log, and the 40 of b.log read before the reader went back to its path and found
+        // another file there (a deterministic run: the same 40 every time).
+        #expect(lines == 240)
         #expect(reader.statistics.failedInputs == 1)
         #expect(
             InputError.replaced(name: pathB).description.hasSuffix(

@@ -9,7 +9,7 @@ import Testing
 /// A ``MergeReader`` following a directory that is still being written (`replay DIR --follow`): no
 /// quiet file holds the others back, files that appear join (a new channel, a rotation), and when
 /// following ends every file's last line comes out, also one without a line end.
-@Suite struct MergeReaderFollowTests {
+@Suite(.timeLimit(.minutes(20))) struct MergeReaderFollowTests {
     /// Times a minute ago, so that the merge's settle time has long passed for every line.
     static let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
 

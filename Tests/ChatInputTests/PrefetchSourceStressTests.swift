@@ -45,7 +45,7 @@ final class PieceSource: ByteSource {
 /// ``PrefetchSource`` reads on a thread of its own; it must hand out exactly what the inner source
 /// gives, in order, with its error after its bytes, whatever the chunk and read sizes, and stop its
 /// thread when dropped early. Named for `make tsan`, which runs these under ThreadSanitizer.
-@Suite struct PrefetchSourceStressTests {
+@Suite(.timeLimit(.minutes(20))) struct PrefetchSourceStressTests {
     @Test(
         "the bytes, then the error, then the end: as the inner source gives them",
         arguments: [(1, 1, 1), (3, 2, 5), (64, 4, 7), (4096, 4, 65_536)])

@@ -5,7 +5,7 @@ import ChatTestSupport
 import Foundation
 import Testing
 
-@Suite struct CaptureFileReaderTests {
+@Suite(.timeLimit(.minutes(20))) struct CaptureFileReaderTests {
     /// Lines `first..<first+count` of a channel, each ended by CR LF.
     static func lines(_ range: Range<Int>) -> [[UInt8]] {
         range.map {

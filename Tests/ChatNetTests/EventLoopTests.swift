@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TwitchSession
 
-@Suite struct EventLoopTests {
+@Suite(.timeLimit(.minutes(20))) struct EventLoopTests {
     @Test("a registered socket is reported readable once the peer writes, with its descriptor")
     func readable() throws {
         let pair = try SocketPairFixture()

@@ -38,7 +38,7 @@ func socketRead(_ connection: some ByteStream, max: Int = 4096) throws -> (ReadO
     return (outcome, [])
 }
 
-@Suite struct SocketTests {
+@Suite(.timeLimit(.minutes(20))) struct SocketTests {
     @Test("read returns the bytes written by the peer")
     func readsBytes() throws {
         let pair = try SocketPairFixture()
@@ -145,20 +145,84 @@ func socketRead(_ connection: some ByteStream, max: Int = 4096) throws -> (ReadO
         #expect(Array(buffer[..<max(count, 0)]) == Array("NICK justinfan1\r\n".utf8))
     }
 
+    /// A connect to `listener` that is still in progress, on `loop`: the listener's accept queue is
+    /// filled first (nothing accepts), so the kernel drops our SYN and the client retries it about a
+    /// second later. Returns the pending connection and the completed ones that filled the queue.
+    static func pendingConnect(to listener: SocketLoopbackListener, on loop: EventLoop) throws -> (
+        TCPConnection, [TCPConnection]
+    ) {
+        let address = try #require(SocketAddress.resolve(host: "127.0.0.1", port: listener.port).first)
+        var fillers: [TCPConnection] = []
+        for _ in 0..<64 {
+            let connection = try TCPConnection.startConnect(to: address)
+            try loop.register(connection.fileDescriptor, interest: connection.interest)
+            // A loopback handshake with room in the queue completes within microseconds.
+            let completed = try connection.isConnected || !Self.readiness(loop, connection, timeoutMs: 100).isEmpty
+            if completed {
+                try connection.finishConnect()
+                #expect(connection.isConnected)
+                try loop.remove(connection.fileDescriptor)
+                fillers.append(connection)
+            } else {
+                return (connection, fillers)
+            }
+        }
+        let none: TCPConnection? = nil
+        return (try #require(none, "64 connects to a listener that accepts none all completed"), fillers)
+    }
+
+    /// What epoll reports for `connection` within `timeoutMs` (empty: nothing).
+    static func readiness(_ loop: EventLoop, _ connection: TCPConnection, timeoutMs: Int) throws -> EventLoop.Readiness
+    {
+        var readiness: EventLoop.Readiness = []
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMs)
+        while readiness.isEmpty && ContinuousClock.now < deadline {
+            try loop.wait(timeoutMs: 50) { descriptor, ready in
+                if descriptor == connection.fileDescriptor { readiness.formUnion(ready) }
+            }
+        }
+        return readiness
+    }
+
     @Test("a non-blocking connect completes through epoll writability and SO_ERROR")
     func startAndFinishConnect() throws {
         let listener = try SocketLoopbackListener()
         defer { listener.close() }
-        let address = try #require(SocketAddress.resolve(host: "127.0.0.1", port: listener.port).first)
-        let connection = try TCPConnection.startConnect(to: address)
         let loop = try EventLoop()
-        try loop.register(connection.fileDescriptor, interest: connection.interest)
-        var writable = false
-        for _ in 0..<50 where !connection.isConnected {
-            try loop.wait(timeoutMs: 100) { _, readiness in writable = writable || readiness.contains(.writable) }
-            if writable { try connection.finishConnect() }
-        }
+        let (connection, fillers) = try Self.pendingConnect(to: listener, on: loop)
+        #expect(!fillers.isEmpty, "the accept queue takes some connections before it is full")
+        // In progress: finishing early leaves it unconnected (SO_ERROR 0, no peer yet).
+        try connection.finishConnect()
+        #expect(!connection.isConnected)
+        // Room in the queue: the retried SYN is answered, epoll reports writability, SO_ERROR is 0.
+        for _ in fillers { close(listener.accept()) }
+        #expect(try Self.readiness(loop, connection, timeoutMs: 10_000) == .writable)
+        try connection.finishConnect()
         #expect(connection.isConnected)
+        let accepted = listener.accept()
+        defer { close(accepted) }
+        try connection.enqueue(.nick("justinfan1"))
+        #expect(try connection.flush())
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(accepted, &buffer, 64)
+        #expect(Array(buffer[..<max(count, 0)]) == Array("NICK justinfan1\r\n".utf8))
+    }
+
+    @Test(
+        "a non-blocking connect refused while in progress: epoll wakes it, finishConnect throws SO_ERROR's ECONNREFUSED"
+    )
+    func pendingConnectRefused() throws {
+        let listener = try SocketLoopbackListener()
+        let loop = try EventLoop()
+        let (connection, fillers) = try Self.pendingConnect(to: listener, on: loop)
+        #expect(!fillers.isEmpty)
+        // Nothing listens when the SYN is retried: the port answers with a reset.
+        listener.close()
+        let readiness = try Self.readiness(loop, connection, timeoutMs: 10_000)
+        #expect(readiness.contains(.writable) && readiness.contains(.error), "\(readiness)")
+        let error = #expect(throws: SocketError.self) { try connection.finishConnect() }
+        #expect(error?.code == ECONNREFUSED)
+        #expect(!connection.isConnected)
     }
 
     @Test("a refused connection is a SocketError with ECONNREFUSED and the address")

@@ -3,7 +3,7 @@ import ChatTestSupport
 import Foundation
 import Testing
 
-@Suite struct TLSConnectionTests {
+@Suite(.timeLimit(.minutes(20))) struct TLSConnectionTests {
     @Test("with the test CA: the handshake completes and lines go both ways, non-blocking")
     func handshakeAndExchange() throws {
         let bed = try TLSTestBed(certificateFor: "localhost")

@@ -48,7 +48,7 @@ func readHead(_ descriptor: Int32) -> String {
 
 let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
 
-@Suite struct WebSocketStreamTests {
+@Suite(.timeLimit(.minutes(20))) struct WebSocketStreamTests {
     @Test("server side: the upgrade (irc subprotocol echoed), pipelined frames, lines out as one frame, ping answered")
     func serverSide() throws {
         let pair = try SocketPairFixture()

@@ -76,7 +76,10 @@ import Testing
         var options = Self.holding(window: nil)
         options.moderationHoldLimit = 1_024
         let notes = Notes()
-        let replay = Replay(options: options, sink: Self.devNull(), diagnose: { notes.messages.append($0) })
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hold-limit-\(getpid()).json").path
+        defer { unlink(path) }
+        let sink = OutputSink(descriptor: open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
+        let replay = Replay(options: options, sink: sink, diagnose: { notes.messages.append($0) })
         let t: Int64 = 1_763_700_000_000
         try Self.feed(replay, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
         for i in 0..<100 {
@@ -85,8 +88,14 @@ import Testing
                 number: i + 2, at: t + 1)
         }
         let early = replay.summary.releasedEarly
-        #expect(early > 0)
+        #expect(early == 88, "1,024 bytes hold the last 13 of the 101 lines")
         #expect(replay.summary.written == early)
+        // The lines out early are the oldest ones, in order: the quiet channel's, then the busy one's first.
+        try sink.flush()
+        let ids = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            $0.firstMatch(of: /"id":"([a-z0-9]+)"/).map { String($0.1) } ?? "?"
+        }
+        #expect(ids == ["q"] + (0..<(early - 1)).map { "b\($0)" })
         try replay.finish()
         #expect(replay.summary.written == 101)
         #expect(replay.summary.releasedEarly == early)

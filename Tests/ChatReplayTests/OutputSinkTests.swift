@@ -5,7 +5,7 @@ import Testing
 
 /// `OutputSink` over a real pipe: large writes whatever the descriptor, and nothing held longer than
 /// ``OutputSink/maxDelay`` once an idle point looks.
-@Suite struct OutputSinkTests {
+@Suite(.timeLimit(.minutes(20))) struct OutputSinkTests {
     /// Reads a descriptor to its end on a background thread.
     final class Drain: @unchecked Sendable {  // `bytes` is read after `join()`
         private final class Box: @unchecked Sendable { var bytes: [UInt8] = [] }

@@ -9,13 +9,15 @@ import Testing
     @Test("the first line is due at once; a later one at its distance divided by the speed")
     func ordinary() throws {
         var pacer = Pacer(speed: 2)
+        // The origin is read from the clock inside the first call, so between these two readings: the
+        // due time is exactly 1 s after it, whatever the machine's load (no window on elapsed time).
         let before = ContinuousClock.now
         let first = pacer.due(at: 10_000)
+        let after = ContinuousClock.now
         #expect(first == nil)
         let later = pacer.due(at: 12_000)
         let due = try #require(later)
-        let wait = due - before
-        #expect(wait >= .milliseconds(1_000) && wait < .milliseconds(1_100), "\(wait)")
+        #expect(due >= before + .seconds(1) && due <= after + .seconds(1), "\(due - before)")
         let earlier = pacer.due(at: 9_000)
         #expect(earlier == nil, "a line before the first is due at once")
     }
@@ -28,10 +30,17 @@ import Testing
             var pacer = Pacer(speed: speed)
             let before = ContinuousClock.now
             let atFirst = pacer.due(at: first)
+            let after = ContinuousClock.now
             #expect(atFirst == nil)
-            if let due = pacer.due(at: later) {
-                #expect(due - before <= Pacer.longestWait + .seconds(1), "\(speed) \(first) \(later)")
-            }
+            // A later line is never due at once at a positive speed: its wait is its distance over the
+            // speed, capped at longestWait (the origin read between `before` and `after`).
+            let next = pacer.due(at: later)
+            let due = try #require(next, "\(speed) \(first) \(later)")
+            let microseconds = min(
+                (Double(later) - Double(first)) / speed * 1000, Double(Pacer.longestWait / .microseconds(1)))
+            let wait = Duration.microseconds(Int64(microseconds))
+            #expect(due >= before + wait && due <= after + wait, "\(speed) \(first) \(later)")
+            #expect(due - before <= Pacer.longestWait + (after - before), "\(speed) \(first) \(later)")
             let again = pacer.due(at: first)
             #expect(again == nil)
         }

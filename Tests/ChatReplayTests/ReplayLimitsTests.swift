@@ -120,7 +120,14 @@ import Testing
         let run = try Self.replay(Self.malformed) { $0.reportLimit = 3 }
         #expect(run.summary.malformed == 30)
         #expect(run.diagnostics.count == 4, "\(run.diagnostics)")
-        #expect(run.diagnostics.prefix(3).allSatisfy { $0.contains("t.irc:") })
+        // Lines 2, 3 and 4 of the input (after the good first line), each with its position and reason.
+        #expect(
+            run.diagnostics.prefix(3).map { $0.replacing(/^.*\/t\.irc:/, with: "t.irc:") } == [
+                "t.irc:2: malformed line: no command (byte 4) — skipped",
+                "t.irc:3: malformed line: no command (byte 4) — skipped",
+                "t.irc:4: malformed line: no command (byte 4) — skipped",
+            ])
+        #expect(run.diagnostics.prefix(3).allSatisfy { $0.hasPrefix(NSTemporaryDirectory()) })
         #expect(run.diagnostics.last == "(further problems are only counted; see the summary)")
     }
 

@@ -8,7 +8,7 @@ import Glibc
 import Testing
 
 /// `ChatServer` start-up errors: inputs, a port in use.
-@Suite struct ServeErrorTests {
+@Suite(.timeLimit(.minutes(20))) struct ServeErrorTests {
     @Test("a missing input is the MergeReader's notFound error")
     func missingInput() throws {
         let error = #expect(throws: ServeError.self) {

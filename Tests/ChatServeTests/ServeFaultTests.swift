@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// The test switches of `chatcap serve`: RECONNECT, drop, stall and refused JOINs, over real sockets.
-@Suite struct ServeFaultTests {
+@Suite(.timeLimit(.minutes(20))) struct ServeFaultTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
     @Test("--reconnect-after N: N lines, then RECONNECT, then the connection closes")

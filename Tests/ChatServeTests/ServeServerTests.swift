@@ -8,7 +8,7 @@ import Testing
 import TwitchSession
 
 /// `ChatServer` over real sockets on 127.0.0.1: the login, JOIN, the replay and its filter, PING.
-@Suite struct ServeServerTests {
+@Suite(.timeLimit(.minutes(20))) struct ServeServerTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
     @Test(

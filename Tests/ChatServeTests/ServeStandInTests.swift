@@ -8,7 +8,7 @@ import TwitchSession
 
 /// serve as a Twitch stand-in (issue #14 items 3–6): times rebased to now, a client's PRIVMSG relayed,
 /// keepalive PINGs, captures served clean, unknown channels.
-@Suite struct ServeStandInTests {
+@Suite(.timeLimit(.minutes(20))) struct ServeStandInTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
     /// The value of tag `key` of `line`, or `nil`.

@@ -7,7 +7,7 @@ import Testing
 
 /// `ChatServer` with `--tls-cert/--tls-key`: a throwaway CA and server certificate made with the
 /// `openssl` CLI, and the client ``TLSConnection`` verifying against that CA.
-@Suite struct ServeTLSTests {
+@Suite(.timeLimit(.minutes(20))) struct ServeTLSTests {
     /// A server replaying `privmsg.irc` over TLS with the PKI's `localhost` certificate.
     static func tlsServer(_ pki: TLSTestPKI) throws -> ServeHarness {
         let (cert, key) = pki.certificate("localhost")

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ChatStore
 
-@Suite struct EntryRingTests {
+@Suite(.timeLimit(.minutes(20))) struct EntryRingTests {
     let registry = ReaderRegistry()
 
     @Test(
@@ -270,7 +270,7 @@ import Testing
 
 /// A ring's capacity is only an upper bound: memory follows the lines appended, and no capacity a
 /// caller can pass (up to `Int.max`) overflows the growth arithmetic.
-@Suite struct EntryRingCapacityTests {
+@Suite(.timeLimit(.minutes(20))) struct EntryRingCapacityTests {
     @Test(
         "300 lines into rings of capacity 2^32, 2^60 and Int.max: all kept, storage follows the lines",
         arguments: [1 << 32, 1 << 60, Int.max])

@@ -9,7 +9,7 @@ import Testing
 /// every channel's slot table grows by half from 16 slots to its capacity and its byte storage grows
 /// several times, while a reader resolves the newest channel's live entries and single entries. Run
 /// under ThreadSanitizer by `make tsan`: no race, and every entry a reader sees is the right one.
-@Suite(.serialized) struct StressGrowthTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct StressGrowthTests {
     @Test("Stress: readers during slot-table and byte-storage growth never see stale or torn entries")
     func readersDuringGrowth() throws {
         let capacity = 1_000

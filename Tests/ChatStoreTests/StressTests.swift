@@ -16,7 +16,7 @@ import Testing
 /// would leave a reader waiting for the appender to finish. Reader B never touches a lock, so that
 /// no mutex hides a missing happens-before edge from ThreadSanitizer; it reads the oldest entries,
 /// the ones eviction overwrites.
-@Suite(.serialized) struct StressTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct StressTests {
     @Test("Stress: appender and readers on different threads never see stale or torn entries")
     func appenderAndReaders() throws {
         let store = ChatStore(capacity: 2_500, windowSize: 150, interval: 1)

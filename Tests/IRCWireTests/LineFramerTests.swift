@@ -2,7 +2,7 @@ import ChatTestSupport
 import IRCWire
 import Testing
 
-@Suite struct LineFramerTests {
+@Suite(.timeLimit(.minutes(20))) struct LineFramerTests {
     static func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
     @Test("CRLF and bare LF both end lines; the terminator is reported")
@@ -116,7 +116,12 @@ import Testing
         let input = try Fixtures.bytes("lines/" + file)
         let all = FramerVerifier.allChunkings(input)
         let reference = all.last!.output
-        #expect(reference.lines.count + reference.errors.count > 0)
+        // And it is the oracle's: every line, the over-long ones skipped with an error each.
+        let oracle = FramerVerifier.oracleLines(input)
+        let limit = LineFramer.defaultMaxLineLength
+        #expect(reference.lines == oracle.filter { $0.count <= limit }, "\(file)")
+        #expect(reference.errors.count == oracle.filter { $0.count > limit }.count, "\(file)")
+        #expect(!reference.lines.isEmpty)
         for (label, output) in all {
             #expect(output == reference, "\(file): \(label)")
         }

@@ -1,7 +1,7 @@
 import Testing
 import TwitchSession
 
-@Suite struct ConnectionPlanTests {
+@Suite(.timeLimit(.minutes(20))) struct ConnectionPlanTests {
     @Test("splits into connections of at most 90 channels, opened 2 s apart")
     func split() {
         let plans = ConnectionPlan.split(channels: sessionChannels(200))
