@@ -105,7 +105,7 @@ import Testing
 
     @Test(
         "capture behind serve --drop-after with --recent-messages: 0 missing, 0 doubled, every rejoin gap closed; without it lines are missing",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(20)))
     func gapsClosed() throws {
         let dir = try Self.tempDir("backfill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -175,7 +175,7 @@ import Testing
 
     @Test(
         "a service that never answers: live chat is held at most --recent-messages-wait, the failure said once and counted",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(20)))
     func silentService() throws {
         let dir = try Self.tempDir("backfill-silent")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -74,7 +74,7 @@ extension CaptureOpenFilesCLITests {
 
     @Test(
         "capture raises its soft descriptor limit to the hard one (64 -> 256), so its default bound is a file per channel within 128",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(20)))
     func raisesDescriptorLimit() throws {
         let dir = try LiveServeTests.tempDir("capture-raise-limit")
         defer { try? FileManager.default.removeItem(atPath: dir) }

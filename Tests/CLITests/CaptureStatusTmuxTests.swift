@@ -6,7 +6,7 @@ import Testing
 /// far wider: one row, redrawn in place, never wrapped or scrolled (issue 25 item 7).
 @Suite(.serialized, .enabled(if: WatchTmux.isAvailable, "tmux is not installed"))
 struct CaptureStatusTmuxTests {
-    @Test("six channels at 80 columns: the status stays on one row, the summary first", .timeLimit(.minutes(1)))
+    @Test("six channels at 80 columns: the status stays on one row, the summary first", .timeLimit(.minutes(20)))
     func fitsEightyColumns() throws {
         let dir = try LiveServeTests.tempDir("capture-tmux")
         defer { try? FileManager.default.removeItem(atPath: dir) }

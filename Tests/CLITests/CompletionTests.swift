@@ -5,7 +5,7 @@ import Testing
 /// `chatcap --generate-completion-script bash`, sourced into bash as a user's shell does, completes
 /// file names where a command reads files, directories where it wants one, and the values of
 /// options that take a word from a list (issue 24 item 8).
-@Suite(.timeLimit(.minutes(4))) struct CompletionTests {
+@Suite(.timeLimit(.minutes(20))) struct CompletionTests {
     /// What bash offers for the last of `words` (an empty string: nothing typed yet), in a directory
     /// holding `a.irc`, `b.log` and `sub/`.
     static func complete(_ words: [String]) throws -> [String] {

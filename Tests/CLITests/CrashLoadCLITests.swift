@@ -8,7 +8,7 @@ import Testing
 /// compressed output whenever its buffer fills, so its files hold lines past their last flush point,
 /// which the restarted capture's repair drops; a loader that shipped them left ghosts in ClickHouse
 /// (issue 23: 188 rows no file held). Debian's ClickHouse server, started on free ports of 127.0.0.1.
-@Suite(.serialized, .timeLimit(.minutes(6))) struct CrashLoadCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CrashLoadCLITests {
     static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]
 
     @Test("kill -9 of capture while load follows it: ClickHouse holds exactly the files' lines, no ghost")

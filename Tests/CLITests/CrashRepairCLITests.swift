@@ -9,7 +9,7 @@ import Testing
 /// crashed files had one before the fix).
 ///
 /// `CRASH_CYCLES` sets the number of kills (default 4 here; `make crashloop` runs 30 of each kind).
-@Suite(.serialized, .timeLimit(.minutes(8))) struct CrashRepairCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CrashRepairCLITests {
     static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]
     static var cycles: Int { ProcessInfo.processInfo.environment["CRASH_CYCLES"].flatMap { Int($0) } ?? 4 }
 

@@ -33,7 +33,7 @@ import Testing
 
     @Test(
         "replay DIR --follow of a live capture: lines within 1.5 s of capture's flush, every line once it stops",
-        .timeLimit(.minutes(2)),
+        .timeLimit(.minutes(20)),
         arguments: [
             (rotate: "daily", speed: "0.5", seconds: 8.0),
             // Size rotation: new files replace old ones in each busy channel while the follower reads.

@@ -4,7 +4,7 @@ import Testing
 
 /// `chatcap load` without a ClickHouse server: usage errors, the lock, retries while nothing answers,
 /// and credentials that never show.
-@Suite(.timeLimit(.minutes(2))) struct LoadCLITests {
+@Suite(.timeLimit(.minutes(20))) struct LoadCLITests {
     /// A capture directory with one small channel file (gzip, as capture writes it).
     static func captureDir(_ name: String) throws -> String {
         let dir = try LiveServeTests.tempDir(name)

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 13 item 10: an option that would do nothing in the combination given is a usage error
 /// (exit 64) naming it — never silently ignored.
-@Suite(.timeLimit(.minutes(2))) struct NoOpOptionsTests {
+@Suite(.timeLimit(.minutes(20))) struct NoOpOptionsTests {
     static let cases: [(arguments: [String], says: String)] = [
         (["replay", "Fixtures/lines/privmsg.irc", "--with-tags"], "--with-tags adds to --format json only"),
         (

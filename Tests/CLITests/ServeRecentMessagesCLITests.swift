@@ -136,7 +136,7 @@ import Testing
 
     @Test(
         "answers the lines serve played, with historical, rm-received-ts and rm-deleted, and the options",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(20)))
     func playedLines() throws {
         let server = try Server(["Fixtures/lines/moderation.irc", "--speed", "max"])
         let api = server.url + "/api/v2/recent-messages/pixelharbor"
@@ -212,7 +212,7 @@ import Testing
 
     @Test(
         "lines the timeline played while the only client was away are in the history (what backfill asks for)",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(20)))
     func linesDuringAGap() throws {
         // privmsg.irc spans 30 s of #pixelharbor: at 20× it plays in 1.5 s; the client is dropped after 3.
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--drop-after", "3"])
@@ -244,7 +244,7 @@ import Testing
 
     @Test(
         "200 idle connections to the HTTP port do not keep curl from an answer within 2 s; the bound holds; a taken port exits 74",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(20)))
     func idleConnections() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--recent-messages-limit", "5"])
         let client = try ServeLineClient(port: server.ircPort)
@@ -288,7 +288,7 @@ import Testing
     }
 
     @Test(
-        "SIGTERM stops serve with --http-port with 0 also when started with no signal blocked", .timeLimit(.minutes(4)))
+        "SIGTERM stops serve with --http-port with 0 also when started with no signal blocked", .timeLimit(.minutes(20)))
     func sigtermWithListener() throws {
         // Python clears the signal mask the test runner may pass on, starts serve, waits for both
         // 'listening on' lines and sends SIGTERM: the listener's thread must not take it.

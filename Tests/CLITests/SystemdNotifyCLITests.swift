@@ -85,7 +85,7 @@ final class NotifyListener: @unchecked Sendable {
 
     @Test(
         "capture: STATUS while joining, READY=1 after the last JOIN, WATCHDOG=1 every ~200 ms, STATUS= every 0.5 s, STOPPING=1 after SIGINT",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try LiveServeTests.tempDir("systemd-capture")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -142,7 +142,7 @@ final class NotifyListener: @unchecked Sendable {
         #expect(!capture.stderr.contains("service manager"), "\(capture.stderr)")
     }
 
-    @Test("tail: READY=1 with the joined channels, WATCHDOG=1, STOPPING=1 at --duration's end", .timeLimit(.minutes(1)))
+    @Test("tail: READY=1 with the joined channels, WATCHDOG=1, STOPPING=1 at --duration's end", .timeLimit(.minutes(20)))
     func tail() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
@@ -163,7 +163,7 @@ final class NotifyListener: @unchecked Sendable {
 
     @Test(
         "WATCHDOG=1 comes from the loop: while a TLS handshake holds the loop (a server that never answers), none is sent",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(20)))
     func watchdogFromTheLoop() throws {
         // A listening socket nobody accepts on: the kernel completes the TCP handshake, the TLS
         // handshake then waits for a ServerHello that never comes, until --duration ends it.

@@ -191,7 +191,7 @@ struct WatchTests {
 
     @Test(
         "watch DIR --follow shows lines as the files grow and as new files appear; q ends it",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(20)))
     func follows() throws {
         let dir = try InputTempDirectory()
         let now = Date().timeIntervalSince1970

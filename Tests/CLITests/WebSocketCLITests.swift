@@ -7,7 +7,7 @@ import Testing
 /// TLS), two third-party clients from PyPI (the `websockets` package driven by a raw IRC script, and
 /// twitchio 2.10 with only its host constant patched) against `serve --ws-port`, and the server
 /// dropping or RECONNECTing a WebSocket client. Processes are started and stopped by PID.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct WebSocketCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct WebSocketCLITests {
     static let channel = "pixelharbor"
 
     /// The `id` tags of the channel's PRIVMSGs in the fixture, in order.

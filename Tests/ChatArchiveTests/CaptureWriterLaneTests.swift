@@ -8,7 +8,7 @@ import Testing
 @Suite struct CaptureWriterLaneTests {
     @Test(
         "600 joined channels, interleaved and in mixed case, each get one lane; others go to _session",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(20)))
     func manyChannelsInterleaved() throws {
         let dir = try InputTempDirectory()
         let count = 600
