@@ -103,6 +103,62 @@ import Testing
         return Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
+    /// The whole loop offline with chatcap on both ends: serve's own `--http-port` is the service (it
+    /// answers from the timeline it plays, so it holds what a dropped client missed); the Python
+    /// recorder only writes down what serve played, for the audit.
+    @Test(
+        "capture --recent-messages pointed at serve --http-port: 0 missing, 0 doubled, every rejoin gap closed",
+        .timeLimit(.minutes(20)))
+    func gapsClosedByServe() throws {
+        let dir = try Self.tempDir("backfill-serve")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeRecentMessagesCLITests.Server([
+            try Self.fixture(in: dir), "--loop", "--drop-after", "150",
+        ])
+        defer { _ = serve.chatcap.stop(with: SIGKILL) }
+        let log = dir + "/recorded.log"
+        let recorder = Process()
+        _ = try startPythonServer(
+            recorder, arguments: [Self.script, "record", "\(serve.ircPort)", "60", log] + Self.channels,
+            what: "the recorder")
+        defer {
+            kill(recorder.processIdentifier, SIGKILL)
+            recorder.waitUntilExit()
+        }
+        usleep(800_000)
+        let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
+        let capture = try ChatcapProcess(
+            ["capture", "--dir", dir + "/with", "--recent-messages", base] + Self.channels + [
+                "--host", "127.0.0.1", "--port", "\(serve.ircPort)", "--plain", "--status", "none", "--reconnect-base",
+                "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
+            ])
+        #expect(capture.exitStatus(within: 30) == 0, "\(capture.stderr)")
+        let served = (String(data: FileManager.default.contents(atPath: log) ?? Data(), encoding: .utf8) ?? "")
+            .split(separator: "\n").compactMap { row -> Served? in
+                let parts = row.split(separator: "\t", maxSplits: 1)
+                guard parts.count == 2, let ms = Int64(parts[0]), let m = Self.message(parts[1]) else { return nil }
+                return Served(ms: ms, id: m.id, channel: m.channel)
+            }
+        let gaps = try Self.gaps(dir + "/with")
+        let closed = gaps.filter { $0["backfill"] as? String == "closed" }
+        let cutShort = gaps.filter {
+            $0["backfill"] == nil
+                || $0["backfill_error"] as? String == "the session stopped before the service answered"
+        }
+        #expect(closed.count >= 10, "at least 10 drops, each gap closed: \(gaps.count) gaps")
+        #expect(closed.count + cutShort.count == gaps.count, "\(gaps)")
+        var excused: [Substring: [ClosedRange<Int64>]] = [:]
+        for gap in cutShort {
+            let channel = Substring(gap["channel"] as? String ?? "")
+            excused[channel, default: []].append((Self.wallMs(gap["from"]) - 100)...(Self.wallMs(gap["to"]) + 100))
+        }
+        let filled = try Self.audit(dir + "/with", served: served, excused: excused)
+        #expect(filled.captured > 1_000, "\(filled)")
+        #expect(filled.missing == 0, "\(filled)")
+        #expect(filled.doubled == 0, "\(filled)")
+        #expect(filled.historical > 0, "\(filled)")
+    }
+
     @Test(
         "capture behind serve --drop-after with --recent-messages: 0 missing, 0 doubled, every rejoin gap closed; without it lines are missing",
         .timeLimit(.minutes(20)))
