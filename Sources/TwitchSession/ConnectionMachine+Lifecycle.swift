@@ -68,6 +68,7 @@ extension ConnectionMachine {
     ) {
         failure = reason
         actions.append(.report(.fatal(message, at: now.wallMs)))
+        dropRetired(because: reason, at: now, &actions)
         if phase == .registering || phase == .ready { actions.append(.close(reason)) }
         closeOpenGaps(at: now, &actions)
         endConnection()

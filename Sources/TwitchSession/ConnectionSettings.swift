@@ -43,6 +43,9 @@ public struct ConnectionSettings: Sendable, Equatable {
     public var pongTimeoutMs: Int64 = 10_000
     /// Reconnect delays.
     public var backoff = BackoffPolicy()
+    /// Whether a RECONNECT hands over to a replacement connection opened while the old one still
+    /// plays (no hole), instead of closing first and reconnecting after a back-off delay.
+    public var overlapReconnects = true
     /// Whether a server certificate that fails verification (``DisconnectReason/certificateRejected(_:)``)
     /// is retried with back-off like any failed connect. By default it ends the session: a
     /// certificate does not become trusted by waiting.
