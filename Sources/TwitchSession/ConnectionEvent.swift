@@ -13,6 +13,9 @@ public enum ConnectionEvent: Sendable, Equatable {
     /// The retiring connection (kept open after RECONNECT, see ``ConnectionAction/handOver``) ended
     /// before the machine asked for it to be closed.
     case retiredClosed(DisconnectReason)
+    /// During a RECONNECT overlap, a line the retiring connection had delivered came on the
+    /// replacement too.
+    case overlapConfirmed
 }
 
 /// Why a connection ended: reported in records and gaps, and as the reason of a `.close` action.

@@ -2,7 +2,9 @@ extension ConnectionMachine {
     /// RECONNECT on a registered connection: the connection is kept open as the *retiring* one (it
     /// goes on delivering chat until the server closes it), a replacement is opened at once and
     /// joins the channels; the retiring one is closed when the replacement has joined every channel
-    /// it was capturing (``ConnectionAction/closeRetired``). No gap opens for a channel the
+    /// it was capturing and a line has come on both (``ConnectionEvent/overlapConfirmed``: what the
+    /// retiring connection sent before it has been read), or ``ConnectionSettings/handoverSettleMs``
+    /// after the joins when none comes (quiet channels) (``ConnectionAction/closeRetired``). No gap opens for a channel the
     /// replacement joins before the retiring connection closes; one that is not joined by then gets
     /// a gap from that moment (``ConnectionEvent/retiredClosed(_:)``).
     ///
@@ -42,7 +44,14 @@ extension ConnectionMachine {
     mutating func handedOver(_ index: Int, at now: Moment, _ actions: inout [ConnectionAction]) {
         guard isHandingOver, awaitingHandover[index] else { return }
         awaitingHandover[index] = false
-        if !awaitingHandover.contains(true) { closeRetired(at: now, &actions) }
+        if !awaitingHandover.contains(true) { handoverSettleDeadline = now.monotonicMs + settings.handoverSettleMs }
+    }
+
+    /// A line came on both connections after the replacement joined everything: what the retiring
+    /// connection sent before that line has been read, and what follows comes on the replacement.
+    mutating func overlapConfirmed(at now: Moment, _ actions: inout [ConnectionAction]) {
+        guard isHandingOver, handoverSettleDeadline != nil else { return }
+        closeRetired(at: now, &actions)
     }
 
     /// Closes the retiring connection now (every channel handed over, a new RECONNECT, the end).
@@ -58,6 +67,7 @@ extension ConnectionMachine {
     mutating func retiredEnded(_ reason: DisconnectReason, at now: Moment, _ actions: inout [ConnectionAction]) {
         guard isHandingOver else { return }
         isHandingOver = false
+        handoverSettleDeadline = nil
         actions.append(.report(.disconnected(reason, at: now.wallMs)))
         for index in channels.indices where awaitingHandover[index] {
             awaitingHandover[index] = false
@@ -72,6 +82,7 @@ extension ConnectionMachine {
     mutating func dropRetired(because reason: DisconnectReason, at now: Moment, _ actions: inout [ConnectionAction]) {
         guard isHandingOver else { return }
         isHandingOver = false
+        handoverSettleDeadline = nil
         for index in channels.indices { awaitingHandover[index] = false }
         actions.append(.closeRetired)
         actions.append(.report(.disconnected(reason, at: now.wallMs)))

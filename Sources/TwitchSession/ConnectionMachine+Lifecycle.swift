@@ -5,6 +5,7 @@ extension ConnectionMachine {
     mutating func runTimers(at now: Moment, _ actions: inout [ConnectionAction]) {
         guard phase == .registering || phase == .ready else { return }
         let time = now.monotonicMs
+        if let deadline = handoverSettleDeadline, time >= deadline { closeRetired(at: now, &actions) }
         if let deadline = capabilityDeadline, time >= deadline {
             resolveCapabilities(.noAnswer(afterMs: settings.capabilityTimeoutMs), at: now, &actions)
         }

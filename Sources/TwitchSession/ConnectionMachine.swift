@@ -96,6 +96,9 @@ public struct ConnectionMachine: Sendable {
     /// A retiring connection (RECONNECT) is still open beside the current one: see
     /// ``ConnectionAction/handOver``.
     public internal(set) var isHandingOver = false
+    /// Every channel is joined on the replacement: the retiring connection is closed at the first
+    /// line seen on both, or at this time.
+    var handoverSettleDeadline: Int64?
     /// Channel indices to JOIN, in order, from `joinQueueHead`.
     var joinQueue: [Int] = []
     var joinQueueHead = 0
@@ -198,6 +201,8 @@ public struct ConnectionMachine: Sendable {
             connectionLost(.failed("write failed: \(message)"), at: now, close: true, &actions)
         case .retiredClosed(let reason):
             retiredEnded(reason, at: now, &actions)
+        case .overlapConfirmed:
+            overlapConfirmed(at: now, &actions)
         }
         runTimers(at: now, &actions)
     }
@@ -223,6 +228,7 @@ public struct ConnectionMachine: Sendable {
         guard phase == .registering || phase == .ready else { return nil }
         var deadline = Int64.max
         if let capabilityDeadline { deadline = min(deadline, capabilityDeadline) }
+        if let handoverSettleDeadline { deadline = min(deadline, handoverSettleDeadline) }
         if phase == .registering, let registrationDeadline { deadline = min(deadline, registrationDeadline) }
         if let probeSentAt {
             deadline = min(deadline, probeSentAt + settings.pongTimeoutMs)
