@@ -15,6 +15,8 @@ import Testing
         var audit: BackfillCLITests.Audit
         var gaps: Int
         var reconnects: Int
+        /// The summary's count of lines received on both connections and written once.
+        var writtenOnce: Int?
     }
 
     final class Run {
@@ -63,7 +65,9 @@ import Testing
             }
             return Outcome(
                 audit: try BackfillCLITests.audit(dir + "/capture", served: served),
-                gaps: try BackfillCLITests.gaps(dir + "/capture").count, reconnects: reconnects)
+                gaps: try BackfillCLITests.gaps(dir + "/capture").count, reconnects: reconnects,
+                writtenOnce: capture.stderr.split(separator: "\n").first { $0.contains("RECONNECT overlaps: ") }
+                    .flatMap { Int($0.split(separator: "RECONNECT overlaps: ").last?.prefix { $0.isNumber } ?? "") })
         }
     }
 
@@ -87,6 +91,7 @@ import Testing
         #expect(kept.audit.missing == 0, "\(kept.audit)")
         #expect(kept.audit.doubled == 0, "\(kept.audit)")
         #expect(kept.gaps == 0, "no gap when the overlap worked")
+        #expect((kept.writtenOnce ?? 0) > 0, "the overlaps carried lines on both connections, said in the summary")
 
         #expect(lost.reconnects >= 10, "\(lost.reconnects) RECONNECTs")
         #expect(lost.gaps == lost.reconnects * BackfillCLITests.channels.count, "a gap per channel per RECONNECT")
