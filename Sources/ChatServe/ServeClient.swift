@@ -93,7 +93,7 @@ final class ServeClient: ChannelListener, ChannelMember {
     private(set) var linesRelayed = 0
     private var faultFired = false
     /// `--reconnect-grace`: when a client that was sent RECONNECT is closed; it plays until then.
-    private var reconnectCloseAt: Int64?
+    private var reconnectClose: (at: Int64, after: Int)?
     /// Keepalive: when the next PING goes out, and when an unanswered one times out.
     private var nextPingAt: Int64?
     private var pongDeadline: Int64?
@@ -136,7 +136,7 @@ final class ServeClient: ChannelListener, ChannelMember {
         if needsService { return 0 }
         guard closeReason == nil, !isStalled else { return nil }
         var earliest = min(
-            nextPingAt ?? .max, pongDeadline ?? .max, loginDeadline ?? .max, reconnectCloseAt ?? .max)
+            nextPingAt ?? .max, pongDeadline ?? .max, loginDeadline ?? .max, reconnectClose?.at ?? .max)
         for timeline in timelines {
             if let due = timeline.nextDue, due < earliest { earliest = due }
         }
@@ -321,8 +321,8 @@ final class ServeClient: ChannelListener, ChannelMember {
             close(.noPong(timeoutMs: context.options.pongTimeoutMs))
             return
         }
-        if let deadline = reconnectCloseAt, deadline <= now {
-            close(.reconnectSent(after: linesSent))
+        if let (deadline, after) = reconnectClose, deadline <= now {
+            close(.reconnectSent(after: after))
             return
         }
         if let next = nextPingAt, next <= now {
@@ -346,7 +346,7 @@ final class ServeClient: ChannelListener, ChannelMember {
             let grace = context.options.faults.reconnectGraceMs
             if grace > 0 {
                 // As Twitch: the connection goes on playing for a while, then closes.
-                reconnectCloseAt = Moment.now().monotonicMs + grace
+                reconnectClose = (Moment.now().monotonicMs + grace, linesSent)
             } else {
                 close(.reconnectSent(after: linesSent))
             }
