@@ -118,6 +118,18 @@ public final class LiveSession {
         var isDraining = false
         /// Why the stream was closed while draining: the partial line left is reported with it.
         var closedWhileDraining: DisconnectReason? = nil
+        /// After RECONNECT: the old connection, kept open beside this one (its replacement) until the
+        /// machine says `.closeRetired` or it ends.
+        var retiring: Connection? = nil
+        /// Set on a retiring connection: the connection it hands over to. Its lines are chat only
+        /// (PINGs answered); its end is told to the owner's machine.
+        weak var owner: Connection? = nil
+        /// `.handOver` came while draining: the stream moves to a retiring connection when the drain ends.
+        var handOverRequested = false
+        /// Writes the lines of an overlap once; dropped ``LiveSession/overlapLingerMs`` after the
+        /// retiring connection is gone (the replacement may still hold copies it had not read).
+        var overlap: OverlapFilter? = nil
+        var overlapUntil: Int64? = nil
         init(machine: ConnectionMachine) { self.machine = machine }
     }
 
@@ -160,6 +172,11 @@ public final class LiveSession {
     public var backfillCounters: BackfillCounters { backfill?.counters ?? BackfillCounters() }
     /// Set when a machine reports a fatal record.
     public private(set) var fatal: String? = nil
+    /// Lines received on both sides of a RECONNECT overlap and written once: the second copies,
+    /// dropped (nothing is lost by it).
+    public private(set) var overlapDuplicates = 0
+    /// How long a connection keeps matching its lines against the retiring one's after that one is gone.
+    static let overlapLingerMs: Int64 = 5_000
 
     /// Why the session gave up (a rejected login or certificate), when a machine did.
     public var failure: DisconnectReason? { connections.lazy.compactMap(\.machine.failure).first }
@@ -225,6 +242,10 @@ public final class LiveSession {
             let now = Moment.now()
             if let deadline, now.monotonicMs >= deadline { break }
             for c in connections {
+                if let until = c.overlapUntil, until <= now.monotonicMs, c.retiring == nil {
+                    c.overlap = nil
+                    c.overlapUntil = nil
+                }
                 if let at = c.connectAt, at <= now.monotonicMs {
                     c.connectAt = nil
                     open(c)
@@ -241,6 +262,12 @@ public final class LiveSession {
                 c.hasMore = false
                 service(c, [])
                 busy = busy || c.hasMore
+            }
+            for c in connections {
+                guard let old = c.retiring, old.hasMore else { continue }
+                old.hasMore = false
+                service(old, [])
+                busy = busy || old.hasMore
             }
             backfill?.poll(now: now)
             onTick?()
@@ -333,6 +360,10 @@ public final class LiveSession {
         c.isDraining = true
         defer {
             c.isDraining = false
+            if c.handOverRequested {
+                c.handOverRequested = false
+                handOver(c)
+            }
             if let reason = c.closedWhileDraining {
                 c.closedWhileDraining = nil
                 discardPartialLine(of: c, closedBecause: reason)
@@ -359,14 +390,19 @@ public final class LiveSession {
                         onProblem(.malformed(lineNumber: line.number, error))
                         return
                     }
-                    // Every line counts for liveness; control lines also drive the session.
-                    c.machine.handle(
-                        .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions, sharing: &pace)
-                    if let backfill {
-                        backfill.deliver(bytes, message, receivedAt: now, lineNumber: c.lines)
+                    if c.owner != nil {
+                        // A retiring connection: chat only, but its PINGs are answered while it plays.
+                        if case .ping(let token) = c.machine.classify(message, in: bytes), let stream = c.stream {
+                            try? stream.enqueue(.pong(token))
+                            _ = try? stream.flush()
+                        }
                     } else {
-                        onLine(bytes, message, now, c.lines)
+                        // Every line counts for liveness; control lines also drive the session.
+                        c.machine.handle(
+                            .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions,
+                            sharing: &pace)
                     }
+                    deliver(bytes, message, from: c, receivedAt: now)
                 }
                 if answersHTTP {
                     // An HTTP answer (a WebSocket port) is one problem, not a malformed line per header.
@@ -397,9 +433,73 @@ public final class LiveSession {
         return true
     }
 
+    /// Hands a line to the backfill or `onLine`, once: during a RECONNECT overlap a copy the other
+    /// side already delivered is dropped (and counted in ``overlapDuplicates``).
+    private func deliver(_ bytes: Span<UInt8>, _ message: TwitchMessage, from c: Connection, receivedAt now: Moment) {
+        let owner = c.owner ?? c
+        if owner.overlap != nil {
+            let fingerprint = LineFingerprint.of(bytes, message)
+            guard owner.overlap!.admit(fingerprint, from: c.owner == nil ? .replacement : .retiring) else {
+                overlapDuplicates += 1
+                // The replacement delivered a line the retiring connection had already delivered:
+                // the retiring one has been read that far (its actions run after the line's).
+                if c.owner == nil, c.retiring != nil {
+                    c.machine.handle(.overlapConfirmed, at: now, into: &actions, sharing: &pace)
+                }
+                return
+            }
+        }
+        if let backfill {
+            backfill.deliver(bytes, message, receivedAt: now, lineNumber: c.lines)
+        } else {
+            onLine(bytes, message, now, c.lines)
+        }
+    }
+
+    /// `.handOver`: the stream (with what its framer holds) moves to a retiring connection that goes
+    /// on delivering chat; `c` is left without a stream for its replacement.
+    private func handOver(_ c: Connection) {
+        guard let stream = c.stream else { return }
+        let old = Connection(machine: c.machine)
+        old.owner = c
+        old.stream = stream
+        old.registered = c.registered
+        old.receivedAny = c.receivedAny
+        old.lines = c.lines
+        swap(&old.framer, &c.framer)
+        // What the socket already holds is read on the next turn of the loop.
+        old.hasMore = true
+        connectionByDescriptor[stream.fileDescriptor] = old
+        c.stream = nil
+        c.registered = []
+        c.hasMore = false
+        c.retiring = old
+        c.overlap = OverlapFilter()
+        c.overlapUntil = nil
+    }
+
+    /// `.closeRetired`: reads what the retiring connection has already received, then closes it.
+    private func closeRetired(of c: Connection) {
+        guard let old = c.retiring else { return }
+        c.retiring = nil
+        c.overlapUntil = Moment.now().monotonicMs + Self.overlapLingerMs
+        service(old, [])
+        close(old, because: .serverRequestedReconnect)
+    }
+
     private func lost(_ c: Connection, _ reason: DisconnectReason) {
         close(c, because: reason)
         let now = Moment.now()
+        if let owner = c.owner {
+            // The retiring connection ended before the machine asked for it.
+            guard owner.retiring === c else { return }
+            owner.retiring = nil
+            owner.overlapUntil = now.monotonicMs + Self.overlapLingerMs
+            actions.removeAll(keepingCapacity: true)
+            owner.machine.handle(.retiredClosed(reason), at: now, into: &actions, sharing: &pace)
+            perform(actions, on: owner)
+            return
+        }
         actions.removeAll(keepingCapacity: true)
         c.machine.handle(.closed(reason), at: now, into: &actions, sharing: &pace)
         perform(actions, on: c)
@@ -420,6 +520,12 @@ public final class LiveSession {
                 if !exceedsWriteQueueLimit(c) { updateInterest(c) }
             case .connect(let after):
                 c.connectAt = Moment.now().monotonicMs + after
+            case .handOver:
+                if c.isDraining { c.handOverRequested = true } else { handOver(c) }
+            case .closeRetired:
+                // A handover asked for in this same drain has not happened yet: nothing to close.
+                c.handOverRequested = false
+                closeRetired(of: c)
             case .close(let reason):
                 close(c, because: reason)
             case .report(let record):

@@ -92,6 +92,8 @@ final class ServeClient: ChannelListener, ChannelMember {
     /// Lines of other clients relayed to this one.
     private(set) var linesRelayed = 0
     private var faultFired = false
+    /// `--reconnect-grace`: when a client that was sent RECONNECT is closed; it plays until then.
+    private var reconnectClose: (at: Int64, after: Int)?
     /// Keepalive: when the next PING goes out, and when an unanswered one times out.
     private var nextPingAt: Int64?
     private var pongDeadline: Int64?
@@ -133,7 +135,8 @@ final class ServeClient: ChannelListener, ChannelMember {
     var nextDue: Int64? {
         if needsService { return 0 }
         guard closeReason == nil, !isStalled else { return nil }
-        var earliest = min(nextPingAt ?? .max, pongDeadline ?? .max, loginDeadline ?? .max)
+        var earliest = min(
+            nextPingAt ?? .max, pongDeadline ?? .max, loginDeadline ?? .max, reconnectClose?.at ?? .max)
         for timeline in timelines {
             if let due = timeline.nextDue, due < earliest { earliest = due }
         }
@@ -318,6 +321,10 @@ final class ServeClient: ChannelListener, ChannelMember {
             close(.noPong(timeoutMs: context.options.pongTimeoutMs))
             return
         }
+        if let (deadline, after) = reconnectClose, deadline <= now {
+            close(.reconnectSent(after: after))
+            return
+        }
         if let next = nextPingAt, next <= now {
             send("PING :\(ServeSession.server)")
             if pongDeadline == nil { pongDeadline = now + context.options.pongTimeoutMs }
@@ -336,7 +343,13 @@ final class ServeClient: ChannelListener, ChannelMember {
         switch fault {
         case .reconnect:
             send(":\(ServeSession.server) RECONNECT")
-            close(.reconnectSent(after: linesSent))
+            let grace = context.options.faults.reconnectGraceMs
+            if grace > 0 {
+                // As Twitch: the connection goes on playing for a while, then closes.
+                reconnectClose = (Moment.now().monotonicMs + grace, linesSent)
+            } else {
+                close(.reconnectSent(after: linesSent))
+            }
         case .drop:
             close(.dropped(after: linesSent))
         case .stall:

@@ -107,8 +107,12 @@ public struct ServeTLSFiles: Sendable, Equatable {
 /// are set, the one with the smallest count fires first; a connection closed or stalled by it never
 /// reaches the others.
 public struct ServeFaults: Sendable, Equatable {
-    /// Send `:tmi.twitch.tv RECONNECT`, then close the connection.
+    /// Send `:tmi.twitch.tv RECONNECT`, then close the connection (after ``reconnectGraceMs``).
     public var reconnectAfter: Int?
+    /// How long a connection that was sent RECONNECT keeps playing before it is closed: 0 closes it
+    /// at once. Twitch sends RECONNECT and closes the connection some time later ("after a short
+    /// time"); a client that opens its replacement meanwhile loses nothing.
+    public var reconnectGraceMs: Int64 = 0
     /// Close the connection without a word.
     public var dropAfter: Int?
     /// Stop sending anything and stop answering PING, but keep the connection open.

@@ -12,6 +12,13 @@ public enum ConnectionAction: Sendable, Equatable {
     case close(DisconnectReason)
     /// Record this (stderr, a status file, the output stream).
     case report(SessionRecord)
+    /// The server sent RECONNECT: keep the current connection open as the *retiring* one (its lines
+    /// are still chat, written once with the replacement's copies, but no longer drive the machine;
+    /// its PINGs are still answered), and treat the `.connect` that follows as its replacement.
+    /// Report `.retiredClosed` when it ends before ``closeRetired`` comes.
+    case handOver
+    /// Close the retiring connection (after reading what it has already delivered).
+    case closeRetired
 }
 
 extension ConnectionAction: CustomStringConvertible, CustomReflectable {
@@ -22,6 +29,8 @@ extension ConnectionAction: CustomStringConvertible, CustomReflectable {
         case .connect(let after): "connect(after: \(after) ms)"
         case .close(let reason): "close(\(reason))"
         case .report(let record): "report(\(record))"
+        case .handOver: "handOver"
+        case .closeRetired: "closeRetired"
         }
     }
 

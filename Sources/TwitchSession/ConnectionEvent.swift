@@ -10,6 +10,12 @@ public enum ConnectionEvent: Sendable, Equatable {
     case closed(DisconnectReason)
     /// Writing to the connection failed; it is unusable.
     case writeFailed(String)
+    /// The retiring connection (kept open after RECONNECT, see ``ConnectionAction/handOver``) ended
+    /// before the machine asked for it to be closed.
+    case retiredClosed(DisconnectReason)
+    /// During a RECONNECT overlap, a line the retiring connection had delivered came on the
+    /// replacement too.
+    case overlapConfirmed
 }
 
 /// Why a connection ended: reported in records and gaps, and as the reason of a `.close` action.

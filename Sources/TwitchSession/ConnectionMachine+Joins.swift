@@ -71,6 +71,7 @@ extension ConnectionMachine {
         closeGap(of: index, at: now, &actions)
         statuses[index] = .joined
         actions.append(.report(.joined(channel: channel, at: now.wallMs)))
+        handedOver(index, at: now, &actions)
     }
 
     /// A NOTICE for one of our channels: a refusal ends a JOIN in flight (or timed out) for good.
@@ -84,6 +85,7 @@ extension ConnectionMachine {
             statuses[index] = .refused
             let reason = JoinFailure.refused(msgId: msgId, text: text)
             actions.append(.report(.joinFailed(channel: channel, reason: reason, at: now.wallMs)))
+            handedOver(index, at: now, &actions)
         case .joined, .refused:
             break
         }

@@ -5,6 +5,7 @@ extension ConnectionMachine {
     mutating func runTimers(at now: Moment, _ actions: inout [ConnectionAction]) {
         guard phase == .registering || phase == .ready else { return }
         let time = now.monotonicMs
+        if let deadline = handoverSettleDeadline, time >= deadline { closeRetired(at: now, &actions) }
         if let deadline = capabilityDeadline, time >= deadline {
             resolveCapabilities(.noAnswer(afterMs: settings.capabilityTimeoutMs), at: now, &actions)
         }
@@ -68,6 +69,7 @@ extension ConnectionMachine {
     ) {
         failure = reason
         actions.append(.report(.fatal(message, at: now.wallMs)))
+        dropRetired(because: reason, at: now, &actions)
         if phase == .registering || phase == .ready { actions.append(.close(reason)) }
         closeOpenGaps(at: now, &actions)
         endConnection()

@@ -63,7 +63,7 @@ extension ConnectionMachine {
             }
             if let channel, let msgId { didRefuseJoin(channel, msgId: msgId, text: text, at: now, &actions) }
         case .reconnect:
-            connectionLost(.serverRequestedReconnect, at: now, close: true, &actions)
+            handOver(at: now, &actions)
         }
     }
 

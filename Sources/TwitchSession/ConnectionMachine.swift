@@ -22,7 +22,11 @@ public import IRCWire
 /// - **Liveness**: PING → PONG with the same token. After ``ConnectionSettings/idleTimeoutMs``
 ///   without any line, our own PING; no line within ``ConnectionSettings/pongTimeoutMs`` → the
 ///   connection is dead.
-/// - **Reconnects** after RECONNECT, end of stream, errors or a dead connection: exponential
+/// - **RECONNECT without a hole**: the connection stays open as the retiring one while a replacement
+///   connects and joins; it is closed once the replacement has joined its channels, and a channel
+///   gets a gap only when the retiring connection closed before the replacement joined it (see
+///   ``ConnectionAction/handOver``).
+/// - **Reconnects** after RECONNECT (the overlap off), end of stream, errors or a dead connection: exponential
 ///   back-off with jitter (``BackoffPolicy``), reset after a healthy connection; all channels are
 ///   joined again, and every channel that was captured gets a ``Gap`` record for the interval it
 ///   was not: never a silent hole.
@@ -87,6 +91,14 @@ public struct ConnectionMachine: Sendable {
     var indexByChannel: [String: Int] = [:]
     var statuses: [ChannelStatus]
     var openGaps: [OpenGap?]
+    /// Channels the retiring connection still delivers until the replacement joins them.
+    var awaitingHandover: [Bool]
+    /// A retiring connection (RECONNECT) is still open beside the current one: see
+    /// ``ConnectionAction/handOver``.
+    public internal(set) var isHandingOver = false
+    /// Every channel is joined on the replacement: the retiring connection is closed at the first
+    /// line seen on both, or at this time.
+    var handoverSettleDeadline: Int64?
     /// Channel indices to JOIN, in order, from `joinQueueHead`.
     var joinQueue: [Int] = []
     var joinQueueHead = 0
@@ -126,6 +138,7 @@ public struct ConnectionMachine: Sendable {
         for (index, channel) in unique.enumerated() { indexByChannel[channel] = index }
         statuses = Array(repeating: .waiting, count: unique.count)
         openGaps = Array(repeating: nil, count: unique.count)
+        awaitingHandover = Array(repeating: false, count: unique.count)
         limiter = JoinLimiter(limit: settings.joinLimit, windowMs: settings.joinWindowMs)
         backoff = Backoff(policy: settings.backoff)
         generator = SeededGenerator(seed: seed)
@@ -186,6 +199,10 @@ public struct ConnectionMachine: Sendable {
             connectionLost(reason, at: now, close: false, &actions)
         case .writeFailed(let message):
             connectionLost(.failed("write failed: \(message)"), at: now, close: true, &actions)
+        case .retiredClosed(let reason):
+            retiredEnded(reason, at: now, &actions)
+        case .overlapConfirmed:
+            overlapConfirmed(at: now, &actions)
         }
         runTimers(at: now, &actions)
     }
@@ -194,6 +211,7 @@ public struct ConnectionMachine: Sendable {
     public mutating func stop(at now: Moment) -> [ConnectionAction] {
         guard phase != .stopped else { return [] }
         var actions: [ConnectionAction] = []
+        dropRetired(because: .stopped, at: now, &actions)
         if phase == .registering || phase == .ready {
             actions.append(.report(.disconnected(.stopped, at: now.wallMs)))
             actions.append(.close(.stopped))
@@ -210,6 +228,7 @@ public struct ConnectionMachine: Sendable {
         guard phase == .registering || phase == .ready else { return nil }
         var deadline = Int64.max
         if let capabilityDeadline { deadline = min(deadline, capabilityDeadline) }
+        if let handoverSettleDeadline { deadline = min(deadline, handoverSettleDeadline) }
         if phase == .registering, let registrationDeadline { deadline = min(deadline, registrationDeadline) }
         if let probeSentAt {
             deadline = min(deadline, probeSentAt + settings.pongTimeoutMs)

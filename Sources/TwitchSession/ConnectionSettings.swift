@@ -43,6 +43,12 @@ public struct ConnectionSettings: Sendable, Equatable {
     public var pongTimeoutMs: Int64 = 10_000
     /// Reconnect delays.
     public var backoff = BackoffPolicy()
+    /// Whether a RECONNECT hands over to a replacement connection opened while the old one still
+    /// plays (no hole), instead of closing first and reconnecting after a back-off delay.
+    public var overlapReconnects = true
+    /// How long the retiring connection stays open after the replacement joined every channel when
+    /// no line comes on both (quiet channels) to show that nothing is left in flight on it.
+    public var handoverSettleMs: Int64 = 2_000
     /// Whether a server certificate that fails verification (``DisconnectReason/certificateRejected(_:)``)
     /// is retried with back-off like any failed connect. By default it ends the session: a
     /// certificate does not become trusted by waiting.

@@ -311,6 +311,10 @@ struct CaptureCommand: ParsableCommand {
                     + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
             if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
+            if session.overlapDuplicates > 0 {
+                Diagnostics.note(
+                    "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")
+            }
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }

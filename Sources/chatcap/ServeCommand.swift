@@ -144,6 +144,17 @@ struct ServeCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
+            "Test switch, with --reconnect-after: the client sent RECONNECT keeps playing this long "
+                + "(\(ServeCommand.graceRange.text) seconds) before it is closed; 0 closes it at once. Twitch sends "
+                + "RECONNECT when its server is about to restart and closes the connection some time later (\"after a "
+                + "short time\", the length not documented), so a client that opens its replacement at once loses "
+                + "nothing.", valueName: "seconds"),
+        transform: { try ServeCommand.graceRange.parse($0) })
+    var reconnectGrace: Double = 0
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
             "Test switch: close a client's connection without a word after this many replayed lines (\(ServeCommand.faultRange.text)).",
             valueName: "n"),
         transform: { try ServeCommand.faultRange.parse($0) })
@@ -159,6 +170,7 @@ struct ServeCommand: ParsableCommand {
 
     static let portRange = NumberRange(0...65_535)
     static let faultRange = NumberRange(0...1_000_000_000)
+    static let graceRange = NumberRange(0.0...600.0, unit: "seconds")
 
     @Option(
         name: .customLong("refuse-join"),
@@ -191,6 +203,9 @@ struct ServeCommand: ParsableCommand {
         guard UnknownChannelPolicy(rawValue: unknownChannel) != nil else {
             throw ValidationError("--unknown-channel must be empty or refuse, not '\(unknownChannel)'")
         }
+        if reconnectGrace > 0 && reconnectAfter == nil {
+            throw ValidationError("--reconnect-grace goes with --reconnect-after")
+        }
         for channel in refusedChannels where Login.normalize(channel).isEmpty {
             throw ValidationError("--refuse-join needs a channel login, not '\(channel)'")
         }
@@ -210,6 +225,7 @@ struct ServeCommand: ParsableCommand {
         options.faults = ServeFaults(
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
             refusedChannels: Set(refusedChannels.map(Login.normalize)))
+        options.faults.reconnectGraceMs = Int64((reconnectGrace * 1000).rounded())
         if http.httpPort != nil { options.recentMessagesLimit = recentMessagesLimit ?? 500 }
         let server: ChatServer
         do {

@@ -167,6 +167,10 @@ struct TailCommand: ParsableCommand {
             }
         }
         if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
+        if session.overlapDuplicates > 0 {
+            Diagnostics.note(
+                "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")
+        }
         try finish(strict: false, warnsWhenEmpty: false) {
             if let failure { throw failure }
             try pipeline.finish()

@@ -61,8 +61,10 @@ import Testing
         #expect(texts == (1...5).map { "after reconnect \($0)" }, "\(run.stderr)")
         #expect(Self.count(run.text, "\"event\":\"joined\"") == 2)
         #expect(Self.count(run.text, "\"type\":\"gap\"") == 1)
+        // The partial line is cut off when the server closes the old connection after RECONNECT.
         #expect(
-            Self.count(run.stderr, "mid-line", "RECONNECT", "bytes of a partial line dropped") == 1, "\(run.stderr)")
+            Self.count(run.stderr, "the server closed the connection mid-line", "bytes of a partial line dropped") == 1,
+            "\(run.stderr)")
         #expect(Self.count(run.stderr, "mid-line") == 1, "\(run.stderr)")
         #expect(server.count("JOIN", connection: 1) == 1 && server.count("JOIN", connection: 2) == 1)
     }

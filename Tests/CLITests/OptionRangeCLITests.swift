@@ -92,6 +92,9 @@ import Testing
             Row(
                 arguments: ["serve", log], option: "--reconnect-after", range: "0 to 1000000000",
                 outside: ["1000000001"]),
+            Row(
+                arguments: ["serve", log, "--reconnect-after", "5"], option: "--reconnect-grace",
+                range: "0 to 600 seconds", outside: ["-1", "601"]),
             Row(arguments: ["serve", log], option: "--drop-after", range: "0 to 1000000000", outside: ["1000000001"]),
             Row(
                 arguments: ["serve", log], option: "--stall-after", range: "0 to 1000000000", outside: ["1000000001"]),
@@ -107,8 +110,8 @@ import Testing
     @Test("a numeric option outside its range is a usage error (64) naming the option and the range", arguments: rows)
     func outOfRange(row: Row) throws {
         for value in Self.extreme + row.outside {
-            // 1e-300 lies inside 0 to 3600.
-            if value == "1e-300" && row.option == "--connect-interval" { continue }
+            // 1e-300 lies inside 0 to 3600 (and 0 to 600).
+            if value == "1e-300" && ["--connect-interval", "--reconnect-grace"].contains(row.option) { continue }
             let run = try CLI.run(row.arguments + ["\(row.option)=\(value)"])
             #expect(run.status == 64, "\(row.arguments[0]) \(row.option)=\(value): \(run.status) \(run.stderr)")
             let first = run.stderr.split(separator: "\n").first.map(String.init) ?? ""

@@ -115,6 +115,7 @@ import Testing
             (["--ping-interval", "3601"], "--ping-interval must be in 1...3600 seconds, not 3601"),
             (["--pong-timeout", "601"], "--pong-timeout must be in 1...600 seconds, not 601"),
             (["--unknown-channel", "maybe"], "--unknown-channel must be empty or refuse, not 'maybe'"),
+            (["--reconnect-grace", "2"], "--reconnect-grace goes with --reconnect-after"),
         ] {
             let run = try serveRun(["serve", "Fixtures/lines/privmsg.irc"] + arguments)
             #expect(run.status == 64, "\(arguments)")

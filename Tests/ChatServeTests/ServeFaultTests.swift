@@ -24,6 +24,28 @@ import Testing
             "\(server.reports)")
     }
 
+    @Test("--reconnect-grace: after RECONNECT the client goes on playing, and is closed when the grace ends")
+    func reconnectGrace() throws {
+        let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")
+        var faults = ServeFaults(reconnectAfter: 5)
+        faults.reconnectGraceMs = 800
+        let server = try ServeHarness(
+            [Self.privmsg], options: ServeOptions(port: 0, speed: nil, keepTime: true, faults: faults))
+        defer { server.stop() }
+        let client = try ServeTestClient(port: server.port)
+        _ = try client.login()
+        _ = try client.join("pixelharbor")
+        let started = Date()
+        let received = try client.drain(forMs: 3_000)
+        #expect(received == Array(expected.prefix(5)) + [":tmi.twitch.tv RECONNECT"] + Array(expected.dropFirst(5)))
+        #expect(expected.count > 5, "lines are played after the RECONNECT")
+        #expect(client.ended)
+        let report = server.waitForReport(containing: "sent RECONNECT after 5 lines")
+        #expect(report != nil, "\(server.reports)")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 0.7, "closed after the 0.8 s grace, not before: \(elapsed) s")
+    }
+
     @Test("--drop-after N: N lines, then the connection closes without a word")
     func drop() throws {
         let expected = try fixtureLines("privmsg.irc", channel: "pixelharbor")

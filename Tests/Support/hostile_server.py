@@ -10,8 +10,8 @@ so that a token never reaches a file. Modes:
 
   garbage        10 unparsable lines before login, after the welcome, after the JOIN echo and
                  after a PING; then quiet until the client goes away
-  reconnect      log in and join, then in ONE write: RECONNECT, 5 PRIVMSGs and a partial line;
-                 later connections log in, join and stay quiet
+  reconnect      log in and join, then in ONE write: RECONNECT, 5 PRIVMSGs and a partial line,
+                 and close 0.3 s later (as Twitch does); later connections log in, join and stay quiet
   ping-flood     never read (with a 4 KiB receive buffer); welcome "tester", echo its JOIN #c,
                  then PINGs with 300-byte tokens as fast as the client takes them
   partial-stall  log in and join, then half a line, then nothing (no PONG either)
@@ -170,6 +170,12 @@ def serve_reconnect(c, end):
         burst += b"".join(b":u!u@u PRIVMSG %s :after reconnect %d\r\n" % (channel, i) for i in range(1, 6))
         burst += b":u!u@u PRIVMSG %s :partial"
         c.send(burst)
+        # As Twitch: the connection is closed a short time after RECONNECT (the client keeps
+        # reading it meanwhile, its replacement waits in the backlog until then).
+        time.sleep(0.3)
+        # shutdown, not just close: the reader thread blocked in recv would hold the FIN back.
+        c.sock.shutdown(socket.SHUT_RDWR)
+        return
     c.wait_closed(end - time.monotonic())
 
 

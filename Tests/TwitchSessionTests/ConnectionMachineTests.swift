@@ -164,9 +164,11 @@ import TwitchSession
         #expect(driver.machine.phase == .connecting)
     }
 
-    @Test("RECONNECT closes the connection and connects again after a short jittered delay")
+    @Test("RECONNECT with the overlap off closes the connection and connects again after a short jittered delay")
     func serverReconnect() {
-        var driver = SessionDriver(channels: ["a"])
+        var settings = ConnectionSettings()
+        settings.overlapReconnects = false
+        var driver = SessionDriver(channels: ["a"], settings: settings)
         driver.startMachine()
         driver.connectAndRegister()
         let actions = driver.receive(":tmi.twitch.tv RECONNECT")

@@ -109,6 +109,7 @@ import TwitchSession
         driver.echoJoins(["a", "b"])
         let lostAt = driver.now.wallMs
         driver.receive(":tmi.twitch.tv RECONNECT")
+        driver.send(.retiredClosed(.endOfStream))  // the server closes the old connection at once
         driver.advance(by: 1_000)
         driver.send(.closed(.connectFailed("refused")))
         driver.advance(by: 2_000)

@@ -1,0 +1,101 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// RECONNECT without a hole: `chatcap serve --reconnect-after N --reconnect-grace S` sends RECONNECT
+/// to each connection after N lines and closes it S seconds later, as Twitch does. capture opens the
+/// replacement at once and keeps the old connection until the replacement has joined and a line has
+/// come on both. What serve played is recorded independently by `Tests/Support/recent_messages_service.py
+/// record` (an IRC client of serve on overlapping connections of its own).
+@Suite(.serialized) struct ReconnectOverlapCLITests {
+    /// One capture behind its own serve (grace `grace`) and recorder; the audit of its messages, its
+    /// gap records and how many RECONNECTs it went through.
+    struct Outcome {
+        var audit: BackfillCLITests.Audit
+        var gaps: Int
+        var reconnects: Int
+        /// The summary's count of lines received on both connections and written once.
+        var writtenOnce: Int?
+    }
+
+    final class Run {
+        let dir: String
+        let serve: ServeProcess
+        let recorder = Process()
+        let capture: ChatcapProcess
+
+        init(grace: String, fixture: String, dir: String) throws {
+            self.dir = dir
+            serve = try ServeProcess([
+                fixture, "--port", "0", "--loop", "--reconnect-after", "300", "--reconnect-grace", grace,
+            ])
+            _ = try startPythonServer(
+                recorder,
+                arguments: [BackfillCLITests.script, "record", "\(serve.port)", "100", dir + "/recorded.log"]
+                    + BackfillCLITests.channels, what: "the recorder")
+            usleep(800_000)  // the recorder joins first
+            capture = try ChatcapProcess(
+                ["capture", "--dir", dir + "/capture"] + BackfillCLITests.channels + [
+                    "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--join-rate",
+                    "1000", "--duration", "12",
+                ])
+        }
+
+        func finish() throws -> Outcome {
+            #expect(capture.exitStatus(within: 40) == 0, "\(capture.stderr)")
+            kill(recorder.processIdentifier, SIGKILL)
+            recorder.waitUntilExit()
+            _ = serve.stop()
+            let served =
+                (String(data: FileManager.default.contents(atPath: dir + "/recorded.log") ?? Data(), encoding: .utf8)
+                ?? "")
+                .split(separator: "\n").compactMap { row -> BackfillCLITests.Served? in
+                    let parts = row.split(separator: "\t", maxSplits: 1)
+                    guard parts.count == 2, let ms = Int64(parts[0]), let m = BackfillCLITests.message(parts[1]) else {
+                        return nil
+                    }
+                    return BackfillCLITests.Served(ms: ms, id: m.id, channel: m.channel)
+                }
+            #expect(served.count > 1_000, "the recorder heard \(served.count) messages")
+            // Each connection that went, but the last (stopped): closed by us after the handover
+            // ("the server asked us to reconnect"), or by serve first ("the server closed the connection").
+            let reconnects = capture.stderr.split(separator: "\n").count {
+                $0.contains("disconnected: ") && !$0.hasSuffix("disconnected: stopped")
+            }
+            return Outcome(
+                audit: try BackfillCLITests.audit(dir + "/capture", served: served),
+                gaps: try BackfillCLITests.gaps(dir + "/capture").count, reconnects: reconnects,
+                writtenOnce: capture.stderr.split(separator: "\n").first { $0.contains("RECONNECT overlaps: ") }
+                    .flatMap { Int($0.split(separator: "RECONNECT overlaps: ").last?.prefix { $0.isNumber } ?? "") })
+        }
+    }
+
+    @Test(
+        "capture through 10+ RECONNECTs with a 1 s grace: every served id once, 0 missing, 0 doubled, no gap; grace 0 loses lines and records gaps",
+        .timeLimit(.minutes(2)))
+    func noHole() throws {
+        let dir = try BackfillCLITests.tempDir("overlap")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fixture = try BackfillCLITests.fixture(in: dir)
+        try FileManager.default.createDirectory(atPath: dir + "/grace", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/none", withIntermediateDirectories: true)
+        // Both runs at once: the test takes one run's time.
+        let graceful = try Run(grace: "1", fixture: fixture, dir: dir + "/grace")
+        let abrupt = try Run(grace: "0", fixture: fixture, dir: dir + "/none")
+        let kept = try graceful.finish()
+        let lost = try abrupt.finish()
+
+        #expect(kept.reconnects >= 10, "\(kept.reconnects) RECONNECTs")
+        #expect(kept.audit.captured > 2_000, "\(kept.audit)")
+        #expect(kept.audit.missing == 0, "\(kept.audit)")
+        #expect(kept.audit.doubled == 0, "\(kept.audit)")
+        #expect(kept.gaps == 0, "no gap when the overlap worked")
+        #expect((kept.writtenOnce ?? 0) > 0, "the overlaps carried lines on both connections, said in the summary")
+
+        #expect(lost.reconnects >= 10, "\(lost.reconnects) RECONNECTs")
+        #expect(lost.gaps == lost.reconnects * BackfillCLITests.channels.count, "a gap per channel per RECONNECT")
+        #expect(lost.audit.missing > 0, "closed at once, the old connection takes lines with it: \(lost.audit)")
+        #expect(lost.audit.doubled == 0, "\(lost.audit)")
+    }
+}
