@@ -288,7 +288,8 @@ import Testing
     }
 
     @Test(
-        "SIGTERM stops serve with --http-port with 0 also when started with no signal blocked", .timeLimit(.minutes(20)))
+        "SIGTERM stops serve with --http-port with 0 also when started with no signal blocked", .timeLimit(.minutes(20))
+    )
     func sigtermWithListener() throws {
         // Python clears the signal mask the test runner may pass on, starts serve, waits for both
         // 'listening on' lines and sends SIGTERM: the listener's thread must not take it.

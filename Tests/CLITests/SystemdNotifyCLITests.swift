@@ -142,7 +142,8 @@ final class NotifyListener: @unchecked Sendable {
         #expect(!capture.stderr.contains("service manager"), "\(capture.stderr)")
     }
 
-    @Test("tail: READY=1 with the joined channels, WATCHDOG=1, STOPPING=1 at --duration's end", .timeLimit(.minutes(20)))
+    @Test(
+        "tail: READY=1 with the joined channels, WATCHDOG=1, STOPPING=1 at --duration's end", .timeLimit(.minutes(20)))
     func tail() throws {
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
