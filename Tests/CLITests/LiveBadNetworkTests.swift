@@ -72,17 +72,18 @@ import Testing
             "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "3",
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        // The server is the same on each of its three connections, so is what comes out: the welcome
-        // and the good line, three times; never the partial line.
+        // The server is the same on each of its three connections, so is what comes out: the welcome,
+        // the JOIN echo and the good line, three times; never the partial line.
         let welcome = ":tmi.twitch.tv 001 justinfan1 :Welcome, GLHF!\r\n"
-        #expect(run.text == String(repeating: welcome + ":a!a@a PRIVMSG #c :fine line\r\n", count: 3))
+        let join = ":justinfan1!justinfan1@justinfan1.tmi.twitch.tv JOIN #c\r\n"
+        #expect(run.text == String(repeating: welcome + join + ":a!a@a PRIVMSG #c :fine line\r\n", count: 3))
         let notes = run.stderr.split(separator: "\n").map(String.init)
         // The first connection's problems, each with its position: the garbage's 9 pieces (split at
         // its 8 LF bytes), the over-long line, the close mid-line; then the reconnect.
         let firstConnection =
-            ["chatcap: connected (connection 1)"]
-            + (2...10).map { "chatcap: live:\($0): malformed line: invalid byte in command (byte 0) — skipped" } + [
-                "chatcap: live:11: line 11 (byte 2089): 20019 bytes exceed the 16384-byte line limit; skipped",
+            ["chatcap: connected (connection 1)", "chatcap: joined #c"]
+            + (3...11).map { "chatcap: live:\($0): malformed line: invalid byte in command (byte 0) — skipped" } + [
+                "chatcap: live:12: line 12 (byte 2146): 20019 bytes exceed the 16384-byte line limit; skipped",
                 "chatcap: the server closed the connection mid-line: 33 bytes of a partial line dropped",
                 "chatcap: disconnected: the server closed the connection",
             ]
@@ -94,7 +95,7 @@ import Testing
         // Every problem of the three connections counted.
         #expect(
             notes.last
-                == "chatcap: summary: 6 lines read, 6 written, 27 malformed, 3 over-long skipped, 3 partial lines cut off"
+                == "chatcap: summary: 9 lines read, 9 written, 27 malformed, 3 over-long skipped, 3 partial lines cut off"
         )
     }
 
