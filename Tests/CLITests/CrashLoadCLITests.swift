@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// `load` following a capture that is killed with `kill -9` again and again: every row ClickHouse
+/// `load` following a capture that is killed with `kill -9` ten times: every row ClickHouse
 /// holds is a line some capture file holds, and every line of the files is a row. Capture writes
 /// compressed output whenever its buffer fills, so its files hold lines past their last flush point,
 /// which the restarted capture's repair drops; a loader that shipped them left ghosts in ClickHouse
@@ -36,7 +36,19 @@ import Testing
             ["capture"] + Self.channels + [
                 "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none",
             ]
+        var before = CrashRepairCLITests.chatBytes(in: "\(dir)/cap")
         var runs = [try ChatcapProcess(capture)]
+        // Each run is frozen and killed (or stopped) only once it writes chat: it connected, joined, and
+        // repaired what the run before left.
+        func waitForChat() throws {
+            let deadline = Date().addingTimeInterval(30)
+            while CrashRepairCLITests.chatBytes(in: "\(dir)/cap") <= before && runs.last!.isRunning
+                && Date() < deadline
+            {
+                usleep(20_000)
+            }
+            try #require(CrashRepairCLITests.chatBytes(in: "\(dir)/cap") > before, "no chat: \(runs.last!.stderr)")
+        }
         // load needs the capture directory: it exists once the first run has started.
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: "\(dir)/cap/_session") && Date() < deadline { usleep(20_000) }
@@ -45,7 +57,8 @@ import Testing
         ])
         let distinct = "SELECT count() FROM (SELECT DISTINCT channel, id FROM chat.lines WHERE id != '')"
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<5 {
+        for _ in 0..<10 {
+            try waitForChat()
             usleep(UInt32.random(in: 1_000_000...1_500_000, using: &generator))
             // Frozen between two flushes, while a file holds compressed lines past its last flush point,
             // the loader gets every chance to read them (its row count settles) before the kill.
@@ -59,8 +72,10 @@ import Testing
                 last = now
             }
             _ = runs.last!.stop(with: SIGKILL)
+            before = CrashRepairCLITests.chatBytes(in: "\(dir)/cap")
             runs.append(try ChatcapProcess(capture))
         }
+        try waitForChat()
         usleep(1_500_000)
         #expect(runs.last!.stop(with: SIGINT) == 0, "the last run stops cleanly: \(runs.last!.stderr)")
         // The repairs dropped lines (else no ghost could arise and the test proves nothing).
