@@ -96,6 +96,35 @@ import Testing
         }
     }
 
+    /// What the recorder wrote down of serve's timeline: `<ms>\t<line>` rows.
+    static func served(_ log: String) -> [Served] {
+        (String(data: FileManager.default.contents(atPath: log) ?? Data(), encoding: .utf8) ?? "")
+            .split(separator: "\n").compactMap { row -> Served? in
+                let parts = row.split(separator: "\t", maxSplits: 1)
+                guard parts.count == 2, let ms = Int64(parts[0]), let m = Self.message(parts[1]) else { return nil }
+                return Served(ms: ms, id: m.id, channel: m.channel)
+            }
+    }
+
+    /// The gaps the end of the run cut short: still open at the stop (no backfill), or rejoined just
+    /// before it (the service's answer came too late).
+    static func cutShort(_ gaps: [[String: Any]]) -> [[String: Any]] {
+        gaps.filter {
+            $0["backfill"] == nil
+                || $0["backfill_error"] as? String == "the session stopped before the service answered"
+        }
+    }
+
+    /// The intervals of `gaps`, per channel, widened by 100 ms: what an audit excuses.
+    static func excused(_ gaps: [[String: Any]]) -> [Substring: [ClosedRange<Int64>]] {
+        var excused: [Substring: [ClosedRange<Int64>]] = [:]
+        for gap in gaps {
+            let channel = Substring(gap["channel"] as? String ?? "")
+            excused[channel, default: []].append((Self.wallMs(gap["from"]) - 100)...(Self.wallMs(gap["to"]) + 100))
+        }
+        return excused
+    }
+
     static func wallMs(_ value: Any?) -> Int64 {
         guard let text = value as? String, let date = ISO8601DateFormatter.withFraction.date(from: text) else {
             return 0
@@ -133,25 +162,13 @@ import Testing
                 "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
             ])
         #expect(capture.exitStatus(within: 30) == 0, "\(capture.stderr)")
-        let served = (String(data: FileManager.default.contents(atPath: log) ?? Data(), encoding: .utf8) ?? "")
-            .split(separator: "\n").compactMap { row -> Served? in
-                let parts = row.split(separator: "\t", maxSplits: 1)
-                guard parts.count == 2, let ms = Int64(parts[0]), let m = Self.message(parts[1]) else { return nil }
-                return Served(ms: ms, id: m.id, channel: m.channel)
-            }
+        let served = Self.served(log)
         let gaps = try Self.gaps(dir + "/with")
         let closed = gaps.filter { $0["backfill"] as? String == "closed" }
-        let cutShort = gaps.filter {
-            $0["backfill"] == nil
-                || $0["backfill_error"] as? String == "the session stopped before the service answered"
-        }
+        let cutShort = Self.cutShort(gaps)
         #expect(closed.count >= 10, "at least 10 drops, each gap closed: \(gaps.count) gaps")
         #expect(closed.count + cutShort.count == gaps.count, "\(gaps)")
-        var excused: [Substring: [ClosedRange<Int64>]] = [:]
-        for gap in cutShort {
-            let channel = Substring(gap["channel"] as? String ?? "")
-            excused[channel, default: []].append((Self.wallMs(gap["from"]) - 100)...(Self.wallMs(gap["to"]) + 100))
-        }
+        let excused = Self.excused(cutShort)
         let filled = try Self.audit(dir + "/with", served: served, excused: excused)
         #expect(filled.captured > 1_000, "\(filled)")
         #expect(filled.missing == 0, "\(filled)")
@@ -187,30 +204,18 @@ import Testing
         let without = try ChatcapProcess(["capture", "--dir", dir + "/without"] + common)
         #expect(with.exitStatus(within: 30) == 0, "\(with.stderr)")
         #expect(without.exitStatus(within: 30) == 0, "\(without.stderr)")
-        let served = (String(data: FileManager.default.contents(atPath: log) ?? Data(), encoding: .utf8) ?? "")
-            .split(separator: "\n").compactMap { row -> Served? in
-                let parts = row.split(separator: "\t", maxSplits: 1)
-                guard parts.count == 2, let ms = Int64(parts[0]), let m = Self.message(parts[1]) else { return nil }
-                return Served(ms: ms, id: m.id, channel: m.channel)
-            }
+        let served = Self.served(log)
 
         // Every gap that ended with a rejoin says closed and how many lines it recovered. Only the
         // gaps the end of the run cut short are not: still open at the stop (no backfill), or
         // rejoined just before it (the service's answer came too late).
         let gaps = try Self.gaps(dir + "/with")
         let closed = gaps.filter { $0["backfill"] as? String == "closed" }
-        let cutShort = gaps.filter {
-            $0["backfill"] == nil
-                || $0["backfill_error"] as? String == "the session stopped before the service answered"
-        }
+        let cutShort = Self.cutShort(gaps)
         #expect(closed.count >= 10, "at least 10 drops, each gap closed: \(gaps.count) gaps")
         #expect(closed.count + cutShort.count == gaps.count, "\(gaps)")
         #expect(cutShort.count <= 2 * Self.channels.count, "\(cutShort)")
-        var excused: [Substring: [ClosedRange<Int64>]] = [:]
-        for gap in cutShort {
-            let channel = Substring(gap["channel"] as? String ?? "")
-            excused[channel, default: []].append((Self.wallMs(gap["from"]) - 100)...(Self.wallMs(gap["to"]) + 100))
-        }
+        let excused = Self.excused(cutShort)
 
         let filled = try Self.audit(dir + "/with", served: served, excused: excused)
         let holes = try Self.audit(dir + "/without", served: served)
