@@ -19,22 +19,8 @@ extension ConnectionMachine {
         if isHandingOver { closeRetired(at: now, &actions) }
         isHandingOver = true
         lastDisconnect = .serverRequestedReconnect
-        for index in channels.indices {
-            switch statuses[index] {
-            case .joined:
-                awaitingHandover[index] = true
-                statuses[index] = .waiting
-            case .joining, .timedOut:
-                statuses[index] = .waiting
-            case .waiting, .refused:
-                break
-            }
-        }
-        if let connectedAt, now.monotonicMs - connectedAt.monotonicMs >= settings.backoff.healthyAfterMs {
-            backoff.reset()
-        }
-        endConnection()
-        phase = .connecting
+        for index in channels.indices where statuses[index] == .joined { awaitingHandover[index] = true }
+        leaveConnection(at: now)
         actions.append(.handOver)
         actions.append(.connect(after: 0))
     }

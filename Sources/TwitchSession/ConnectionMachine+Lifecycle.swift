@@ -42,22 +42,10 @@ extension ConnectionMachine {
         actions.append(.report(.disconnected(reason, at: now.wallMs)))
         if close && wasConnected { actions.append(.close(reason)) }
         let gapStart = reason == .unresponsive ? (lastReceived?.wallMs ?? now.wallMs) : now.wallMs
-        for index in channels.indices {
-            switch statuses[index] {
-            case .joined:
-                if openGaps[index] == nil { openGaps[index] = OpenGap(fromWallMs: gapStart, reason: reason) }
-                statuses[index] = .waiting
-            case .joining, .timedOut:
-                statuses[index] = .waiting
-            case .waiting, .refused:
-                break
-            }
+        for index in channels.indices where statuses[index] == .joined && openGaps[index] == nil {
+            openGaps[index] = OpenGap(fromWallMs: gapStart, reason: reason)
         }
-        if let connectedAt, now.monotonicMs - connectedAt.monotonicMs >= settings.backoff.healthyAfterMs {
-            backoff.reset()
-        }
-        endConnection()
-        phase = .connecting
+        leaveConnection(at: now)
         let delay = backoff.nextDelay(using: &generator)
         actions.append(.report(.reconnectScheduled(afterMs: delay, attempt: backoff.attempt, at: now.wallMs)))
         actions.append(.connect(after: delay))
@@ -74,6 +62,18 @@ extension ConnectionMachine {
         closeOpenGaps(at: now, &actions)
         endConnection()
         phase = .stopped
+    }
+
+    /// Leaves the current connection (lost, or handed over): every channel it carried or was joining
+    /// waits for the next one (refused ones stay refused), a connection that had been healthy resets
+    /// the back-off, and the machine is connecting again.
+    mutating func leaveConnection(at now: Moment) {
+        for index in channels.indices where statuses[index] != .refused { statuses[index] = .waiting }
+        if let connectedAt, now.monotonicMs - connectedAt.monotonicMs >= settings.backoff.healthyAfterMs {
+            backoff.reset()
+        }
+        endConnection()
+        phase = .connecting
     }
 
     /// Forgets everything that belongs to the current connection.
