@@ -180,6 +180,7 @@ let package = Package(
             name: "ChatReplayTests",
             dependencies: [
                 "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatInput", "ChatFormat", "ChatStore", "IRCWire",
+                "TwitchSession",
             ],
             swiftSettings: commonSettings),
         .testTarget(

@@ -1,4 +1,5 @@
 package import IRCWire
+import TwitchSession
 
 /// `--dedupe`: drops a line already seen within a time window, so that two captures of one channel
 /// (two hosts capturing redundantly) merge into one stream without doubles.
@@ -6,7 +7,7 @@ package import IRCWire
 /// A line with a Twitch message id (`id` tag) is recognised by its channel and id: a second line
 /// with both, from any input, is a repeat. A line without an id (CLEARCHAT, CLEARMSG, JOIN, PART,
 /// NOTICE, ROOMSTATE, …) is recognised by its **content**: a hash of the line without the tags that
-/// say when or how it was received (``receiveTags``: capture's `time`, and the `historical`,
+/// say when or how it was received (``LineFingerprint/contentHash(_:in:)``: capture's `time`, and the `historical`,
 /// `rm-received-ts` and `rm-deleted` a recent-messages service adds), so that two hosts' copies of one
 /// CLEARCHAT hash alike while two CLEARCHATs of different users, or of one user at different
 /// `tmi-sent-ts`, do not. Such a line is a repeat only when the input that kept it is another one:
@@ -28,10 +29,6 @@ package struct RepeatFilter {
         /// A line without an id already kept from another input.
         case repeatedLine
     }
-
-    /// The tags a receiver adds or changes, left out of an id-less line's hash: they differ between
-    /// two hosts' copies of one line.
-    package static let receiveTags: [StaticString] = ["time", "historical", "rm-received-ts", "rm-deleted"]
 
     package let windowMs: Int64
     /// Hash → the input that kept the line (`-1` for ids: any input's copy is a repeat).
@@ -63,47 +60,12 @@ package struct RepeatFilter {
             fnv.add(bytes, id.raw.range)
             return remember(fnv.value, owner: -1, at: time) ? .new : .repeatedId
         }
-        let hash = Self.contentHash(message.line, in: bytes)
+        let hash = LineFingerprint.contentHash(message.line, in: bytes)
         if let owner = seen[hash] {
             return owner == input ? .new : .repeatedLine
         }
         _ = remember(hash, owner: input, at: time)
         return .new
-    }
-
-    /// The hash of an id-less line: its tags but ``receiveTags`` (in their order, each `key=value;`),
-    /// then everything after the tags.
-    ///
-    /// - Complexity: O(line bytes). - Allocations: none.
-    package static func contentHash(_ line: ParsedLine, in bytes: Span<UInt8>) -> UInt64 {
-        var fnv = FNV1a64()
-        fnv.add(UInt8(ascii: "l"))
-        var rest = 0
-        if line.hasTags {
-            var cursor = line.tags
-            while let tag = cursor.next(in: bytes) {
-                if isReceiveTag(tag.key, in: bytes) { continue }
-                fnv.add(bytes, tag.key.range)
-                fnv.add(UInt8(ascii: "="))
-                fnv.add(bytes, tag.value.raw.range)
-                fnv.add(UInt8(ascii: ";"))
-            }
-            rest = Int(line.tagsRange.upper)
-            while rest < Int(line.length) && bytes[rest] == UInt8(ascii: " ") { rest += 1 }
-        }
-        fnv.add(bytes, rest..<Int(line.length))
-        return fnv.value
-    }
-
-    private static func isReceiveTag(_ key: ByteRange, in bytes: Span<UInt8>) -> Bool {
-        // Cheap first test: every receive tag starts with `t`, `h` or `r`.
-        guard !key.isEmpty else { return false }
-        let first = bytes[Int(key.lower)]
-        guard first == UInt8(ascii: "t") || first == UInt8(ascii: "h") || first == UInt8(ascii: "r") else {
-            return false
-        }
-        for name in receiveTags where bytes.equals(name, at: key) { return true }
-        return false
     }
 
     /// Remembers `hash`; `false` if it was already remembered.

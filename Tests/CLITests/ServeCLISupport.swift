@@ -56,7 +56,7 @@ final class ServeProcess {
     }
 
     /// One line from `descriptor`, read a byte at a time so nothing after it is consumed.
-    private static func readLine(_ descriptor: Int32, timeoutMs: Int32) -> String? {
+    static func readLine(_ descriptor: Int32, timeoutMs: Int32) -> String? {
         var bytes: [UInt8] = []
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while Date() < deadline {

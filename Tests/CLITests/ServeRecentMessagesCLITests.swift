@@ -15,8 +15,8 @@ import Testing
         init(_ arguments: [String]) throws {
             chatcap = try ChatcapProcess(["serve"] + arguments + ["--port", "0", "--http-port", "0"])
             let descriptor = chatcap.output.fileHandleForReading.fileDescriptor
-            let first = Self.readLine(descriptor)
-            let second = Self.readLine(descriptor)
+            let first = ServeProcess.readLine(descriptor, timeoutMs: 10_000)
+            let second = ServeProcess.readLine(descriptor, timeoutMs: 10_000)
             guard let first, let second, second.hasPrefix("listening on http://127.0.0.1:"),
                 let port = first.split(separator: ":").last.flatMap({ UInt16($0) })
             else {
@@ -26,22 +26,6 @@ import Testing
             }
             ircPort = port
             url = String(second.dropFirst("listening on ".count))
-        }
-
-        /// One line of `descriptor`, a byte at a time, within 10 s.
-        private static func readLine(_ descriptor: Int32) -> String? {
-            var bytes: [UInt8] = []
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 100) >= 0 else { return nil }
-                guard poller.revents != 0 else { continue }
-                var byte: UInt8 = 0
-                guard read(descriptor, &byte, 1) == 1 else { return nil }
-                if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
-                bytes.append(byte)
-            }
-            return nil
         }
     }
 

@@ -1,6 +1,7 @@
 import ChatReplay
 import IRCWire
 import Testing
+import TwitchSession
 
 /// ``RepeatFilter``: ids by channel and id from any input; id-less lines by their content without
 /// receive-time tags, from another input only; chatcap's records never.
@@ -21,7 +22,7 @@ import Testing
     func hash() throws {
         func hash(_ line: String) throws -> UInt64 {
             let bytes = Array(line.utf8)
-            return RepeatFilter.contentHash(try ParsedLine.parse(bytes.span), in: bytes.span)
+            return LineFingerprint.contentHash(try ParsedLine.parse(bytes.span), in: bytes.span)
         }
         let plain = try hash("@room-id=1;tmi-sent-ts=5 :tmi.twitch.tv CLEARCHAT #c :u")
         #expect(

@@ -23,6 +23,15 @@ public enum LineFingerprint {
             hash.add(bytes, id.raw.range)
             return hash.value
         }
+        return contentHash(line, in: bytes)
+    }
+
+    /// The hash of the whole line without its receive-time tags: the other tags in order (each
+    /// `key=value;`), then everything after the tag section (source, verb, parameters). What
+    /// recognises an id-less line in two hosts' copies (`replay --dedupe`) and in a service's.
+    ///
+    /// - Complexity: O(line length). - Allocations: none.
+    public static func contentHash(_ line: ParsedLine, in bytes: Span<UInt8>) -> UInt64 {
         var hash = FNV1a64()
         var cursor = line.tags
         while let tag = cursor.next(in: bytes) {
@@ -32,16 +41,22 @@ public enum LineFingerprint {
         }
         // Everything after the tag section: source, verb, parameters (one space after the tags).
         var rest = line.hasTags ? Int(line.tagsRange.upper) : 0
-        while rest < bytes.count && bytes[rest] == UInt8(ascii: " ") { rest += 1 }
+        while rest < Int(line.length) && bytes[rest] == UInt8(ascii: " ") { rest += 1 }
         hash.add(UInt8(ascii: " "))
-        hash.add(bytes, rest..<bytes.count)
+        hash.add(bytes, rest..<Int(line.length))
         return hash.value
     }
 
     /// `historical`, `rm-received-ts`, `rm-deleted` (added by a recent-messages service) and `time`
     /// (added by capture): tags that say when or how a copy was received, not what was sent.
     static func isReceiveTimeTag(_ key: ByteRange, in bytes: Span<UInt8>) -> Bool {
-        bytes.equals("historical", at: key) || bytes.equals("rm-received-ts", at: key)
+        // Cheap first test: each of them starts with `t`, `h` or `r`.
+        guard !key.isEmpty else { return false }
+        let first = bytes[Int(key.lower)]
+        guard first == UInt8(ascii: "t") || first == UInt8(ascii: "h") || first == UInt8(ascii: "r") else {
+            return false
+        }
+        return bytes.equals("historical", at: key) || bytes.equals("rm-received-ts", at: key)
             || bytes.equals("rm-deleted", at: key) || bytes.equals("time", at: key)
     }
 
