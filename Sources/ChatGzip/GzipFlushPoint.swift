@@ -5,6 +5,28 @@
 /// How much of a gzip file that a capture may still be writing (or may have died writing) is durable:
 /// the part no crash repair will ever cut (``GzipTailScan``'s rule, for readers that follow files).
 public enum GzipFlushPoint {
+    /// The last four bytes of every flush a ``GzipWriter`` makes (and of the text of every member it
+    /// closes): the length and its complement of an empty stored block, `00 00 FF FF`, read as a
+    /// little-endian word.
+    public static let syncFlushMarker: UInt32 = 0xFFFF_0000
+
+    /// Where the last sync-flush marker in `bytes` ends (the offset just after it), or `nil` when
+    /// `bytes` holds none. A cheap way to find a growing file's last flush point from its end; a
+    /// random `00 00 FF FF` inside compressed data would be taken for one (about one in 2³² positions).
+    ///
+    /// - Complexity: O(bytes after the last marker). - Allocations: none.
+    public static func lastMarkerEnd(in bytes: UnsafeRawBufferPointer) -> Int? {
+        var i = bytes.count - 4
+        while i >= 0 {
+            // SAFETY: `0 <= i` and `i + 4 <= bytes.count`.
+            if unsafe UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self)) == syncFlushMarker {
+                return i + 4
+            }
+            i -= 1
+        }
+        return nil
+    }
+
     /// The length of the file's durable prefix: all `size` bytes when it ends in a finished member (or
     /// is empty), else the end of its last flush point (the start of its last member when it has none).
     ///

@@ -160,7 +160,7 @@ struct GzipTailScan {
                     let marker = try unsafe Self.bytes(
                         before: end, buffer: input, bufferStart: bufferStart, bufferEnd: readOffset,
                         descriptor: descriptor, path: path)
-                    guard marker == Self.syncFlushMarker else { continue }
+                    guard marker == GzipFlushPoint.syncFlushMarker else { continue }
                     point = GzipTailScan(
                         truncateTo: end, suffix: [0x03, 0x00] + trailer(crc: crc, size: memberSize),
                         memberSize: memberSize)
@@ -184,9 +184,6 @@ struct GzipTailScan {
         result.droppedTextBytes = bytesSince
         return result
     }
-
-    /// The length and its complement of an empty stored block: the last four bytes of a sync flush.
-    private static let syncFlushMarker: UInt32 = 0xFFFF_0000
 
     /// The four compressed bytes before `end` (little-endian), from the read buffer when it holds
     /// them, else read from the file.

@@ -91,10 +91,16 @@ public final class GrowingFile: ByteSource {
     }
 
     /// The file's size and last change time (`st_ctim`: any write or truncation moves it), or `nil`.
-    private var changeStamp: [Int]? {
+    private var changeStamp: ChangeStamp? {
         var info = stat()
         guard unsafe fstat(descriptor, &info) == 0 else { return nil }
-        return [Int(info.st_size), info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
+        return ChangeStamp(size: info.st_size, seconds: info.st_ctim.tv_sec, nanoseconds: info.st_ctim.tv_nsec)
+    }
+
+    private struct ChangeStamp: Equatable {
+        var size: Int
+        var seconds: Int
+        var nanoseconds: Int
     }
 
     /// Reads up to `buffer.count` bytes at ``offset``; 0 when there are none yet.
@@ -178,13 +184,12 @@ public final class GrowingFile: ByteSource {
                 throw InputError.readFailed(name: name, errno: errno)
             }
             guard n == count else { return }  // cut back meanwhile: the next read notices
-            var i = count - 4
-            while i >= 0 {
-                if scan[i] == 0, scan[i + 1] == 0, scan[i + 2] == 0xFF, scan[i + 3] == 0xFF {
-                    durableEnd = start + UInt64(i) + 4
-                    return
-                }
-                i -= 1
+            let found = unsafe scan.withUnsafeBytes { raw in
+                unsafe GzipFlushPoint.lastMarkerEnd(in: UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+            }
+            if let found {
+                durableEnd = start + UInt64(found)
+                return
             }
             // Keep three bytes of overlap so a marker across two windows is found.
             end = start + 3
