@@ -4,7 +4,7 @@
 
 /// How much of a gzip file that a capture may still be writing (or may have died writing) is durable:
 /// the part no crash repair will ever cut (``GzipTailScan``'s rule, for readers that follow files).
-public enum GzipFlushPoint {
+public enum GzipFlushPoint: Sendable {
     /// The last four bytes of every flush a ``GzipWriter`` makes (and of the text of every member it
     /// closes): the length and its complement of an empty stored block, `00 00 FF FF`, read as a
     /// little-endian word.
