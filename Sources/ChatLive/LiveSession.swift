@@ -437,8 +437,9 @@ public final class LiveSession {
     /// side already delivered is dropped (and counted in ``overlapDuplicates``).
     private func deliver(_ bytes: Span<UInt8>, _ message: TwitchMessage, from c: Connection, receivedAt now: Moment) {
         let owner = c.owner ?? c
+        // Computed once when the overlap or the backfill needs it, never on a plain live line.
+        let fingerprint = owner.overlap != nil || backfill != nil ? LineFingerprint.of(bytes, message) : 0
         if owner.overlap != nil {
-            let fingerprint = LineFingerprint.of(bytes, message)
             guard owner.overlap!.admit(fingerprint, from: c.owner == nil ? .replacement : .retiring) else {
                 overlapDuplicates += 1
                 // The replacement delivered a line the retiring connection had already delivered:
@@ -450,7 +451,7 @@ public final class LiveSession {
             }
         }
         if let backfill {
-            backfill.deliver(bytes, message, receivedAt: now, lineNumber: c.lines)
+            backfill.deliver(bytes, message, fingerprint: fingerprint, receivedAt: now, lineNumber: c.lines)
         } else {
             onLine(bytes, message, now, c.lines)
         }

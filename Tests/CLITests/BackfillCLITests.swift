@@ -142,7 +142,7 @@ import Testing
         let dir = try Self.tempDir("backfill-serve")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeRecentMessagesCLITests.Server([
-            try Self.fixture(in: dir), "--loop", "--drop-after", "150",
+            try Self.fixture(in: dir), "--loop", "--drop-after", "400",
         ])
         defer { _ = serve.chatcap.stop(with: SIGKILL) }
         let log = dir + "/recorded.log"
@@ -182,7 +182,7 @@ import Testing
     func gapsClosed() throws {
         let dir = try Self.tempDir("backfill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "150"])
+        let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
         let log = dir + "/recorded.log"
         let service = Process()

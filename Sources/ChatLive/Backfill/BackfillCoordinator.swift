@@ -79,17 +79,18 @@ final class BackfillCoordinator {
     }
 
     /// Hands a live line on, or holds it while its channel waits for a backfill; remembers its
-    /// fingerprint either way.
+    /// fingerprint (``LineFingerprint/of(_:_:)``, computed once by the caller) either way.
     ///
     /// - Complexity: O(line length). - Allocations: none for a line passed on once its channel's ring
     ///   is full; a copy for a held line.
-    func deliver(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Moment, lineNumber: Int) {
+    func deliver(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, fingerprint: UInt64, receivedAt: Moment, lineNumber: Int
+    ) {
         guard let range = message.channel else {
             onLine(bytes, message, receivedAt, lineNumber)
             return
         }
         let key = Self.key(bytes, range.range)
-        let fingerprint = LineFingerprint.of(bytes, message)
         guard let state = channels[key] else {
             let utf8 = bytes.extracting(range.range)
             var name = [UInt8]()
