@@ -475,7 +475,9 @@ public final class LiveSession {
         c.registered = []
         c.hasMore = false
         c.retiring = old
-        c.overlap = OverlapFilter()
+        // A replacement handed over in its turn still delivers late copies of what the connection
+        // before it delivered: the filter goes on, sides swapped, rather than starting empty.
+        if c.overlap != nil { c.overlap!.handOver() } else { c.overlap = OverlapFilter() }
         c.overlapUntil = nil
     }
 

@@ -55,6 +55,15 @@ public struct OverlapFilter: Sendable {
         return keep
     }
 
+    /// The replacement is handed over in its turn (a RECONNECT on it): it becomes the retiring side,
+    /// and what the side before it delivered now counts as delivered by the other side, so that its
+    /// late copies of those lines stay dropped. A fresh filter here wrote them twice.
+    ///
+    /// - Complexity: O(fingerprints held). - Allocations: one table of that size (once a RECONNECT).
+    public mutating func handOver() {
+        counts = counts.mapValues { (retiring: $0.replacement, replacement: $0.retiring) }
+    }
+
     /// Appends `fingerprint` to the ring, forgetting the oldest one when it is full.
     private mutating func remember(_ fingerprint: UInt64) {
         if order.count < capacity {

@@ -160,6 +160,21 @@ import TwitchSession
         #expect(filter.duplicates == 2)
     }
 
+    /// serve sends RECONNECT every few hundred lines: the replacement (B) of one overlap is often
+    /// handed over itself (to C) while it still delivers late copies of what the connection before it
+    /// (A) delivered. Those copies must stay dropped (the clean-clone run wrote one twice).
+    @Test("a chained handover: the old replacement's late copies of the retired side's lines stay dropped")
+    func chainedHandover() {
+        var filter = OverlapFilter()
+        // A (retiring) delivers 1 and 2; B (replacement) has only caught up with 1 when B is handed over.
+        #expect(Self.admit([(1, .retiring), (2, .retiring), (1, .replacement)], into: &filter) == [true, true, false])
+        filter.handOver()
+        // B is now the retiring side: its late 2 was written already (by A); 3 is new; C's 3 is B's copy.
+        #expect(
+            Self.admit([(2, .retiring), (3, .retiring), (3, .replacement)], into: &filter) == [false, true, false])
+        #expect(filter.duplicates == 3)
+    }
+
     @Test("bounded: the oldest fingerprints are forgotten past the capacity")
     func bounded() {
         var filter = OverlapFilter(capacity: 2)
