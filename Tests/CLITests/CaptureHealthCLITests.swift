@@ -190,7 +190,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
-        let disk = PipeDisk(fifo, chunk: 16 * 1024, pauseMs: 15)  // about 1 MB/s, until the capture closes it
+        // About 160 KB/s, until the capture closes it: the feed compresses to about 2.3 MB, which even a
+        // starved serve sends within 3 s, so the 1 MiB queue fills (at 1 MB/s, under load, it peaked at 0.8 MB).
+        let disk = PipeDisk(fifo, chunk: 16 * 1024, pauseMs: 100)
         let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
         defer { server.stop() }
         let run = try CLI.run(
