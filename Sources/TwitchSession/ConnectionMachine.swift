@@ -69,8 +69,9 @@ public struct ConnectionMachine: Sendable {
 
     public let settings: ConnectionSettings
     public let credentials: Credentials
-    /// The channels of this connection, normalised.
-    public let channels: [String]
+    /// The channels of this connection, normalised, in the order they were given (channels added at
+    /// run time last: see ``add(_:at:)``).
+    public internal(set) var channels: [String]
     /// Delay of the first connect (from ``ConnectionPlan/openAfterMs``).
     public let openAfterMs: Int64
     /// The nick we register with; after the welcome, the one the server confirmed.
