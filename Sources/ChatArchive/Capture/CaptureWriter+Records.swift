@@ -40,6 +40,7 @@ extension CaptureWriter {
         case .capabilities(_, let t): (event, target, at) = ("capabilities", "*", t)
         case .joined(let channel, let t): (event, target, at) = ("joined", "#" + channel, t)
         case .joinFailed(let channel, _, let t): (event, target, at) = ("join-failed", "#" + channel, t)
+        case .parted(let channel, let t): (event, target, at) = ("parted", "#" + channel, t)
         case .gap(let gap):
             try recordGap(
                 channel: gap.channel, fromWallMs: gap.fromWallMs, toWallMs: gap.toWallMs,
