@@ -237,6 +237,9 @@ struct CaptureCommand: ParsableCommand {
                 failure = error
             }
         }
+        // SIGHUP re-reads --channels-file (CaptureCommand+Reload.swift).
+        let reload = channelReloader(
+            channels: channels, shard: shard, session: session, writer: writer, say: say, failed: { failure = $0 })
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
         var serviceBoard = CaptureStatus(startedAt: started)
@@ -265,6 +268,7 @@ struct CaptureCommand: ParsableCommand {
             if failure == nil {
                 do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
             }
+            if failure == nil { reload?() }
             if failure != nil {
                 session.stop.raise()
                 return

@@ -122,8 +122,11 @@ struct TailCommand: ParsableCommand {
         // the line rate (--stats).
         var settled: (ms: Int64, lines: Int)? = nil
         let channelCount = Set(try connection.channels(channels).map(Login.normalize)).count
+        // SIGHUP re-reads --channels-file (TailCommand+Reload.swift).
+        let reload = try channelReloader(session: session)
         // An output error (EPIPE: the reader went away) ends the session at the next tick.
         session.onTick = {
+            reload?()
             if settled == nil && session.joinsSettled {
                 let now = Moment.now().monotonicMs
                 settled = (now, pipeline.summary.lines)
