@@ -27,7 +27,10 @@ struct CaptureCommand: ParsableCommand {
             per open file); when that is full, capture says so, stops reading the socket until half is \
             written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
             file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
-            and exits 74. Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
+            and exits 74. With --channels-file, SIGHUP reads the file again: channels added are joined at the \
+            JOIN pace, channels removed are parted and their files finished, every other channel goes on \
+            without a gap or a reconnect (--shard still applies); the change is said on stderr and stored as \
+            a reload record, and a file that no longer parses keeps the list in force and says why. Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
             outcome, STATUS=, WATCHDOG=1 (WatchdogSec=) and STOPPING=1. Format, records, status fields and \
             a unit file: docs/capture.md.
 

@@ -22,7 +22,9 @@ struct TailCommand: ParsableCommand {
             and reports each interval without capture as a gap (stderr, and a "gap" record in json). \
             Anonymous by default; an OAuth token comes from --token-file or CHATCAP_TOKEN, never from \
             the command line. Under systemd (NOTIFY_SOCKET set) it notifies READY=1, STATUS=, WATCHDOG=1 \
-            and STOPPING=1 as capture does (docs/capture.md).
+            and STOPPING=1 as capture does (docs/capture.md). With --channels-file, SIGHUP reads the file \
+            again: channels added are joined, channels removed parted (a "parted" record), the others go on \
+            untouched; a file that no longer parses keeps the list in force and says why.
 
             \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 output error.
             """)

@@ -175,4 +175,57 @@ import Testing
         #expect(channels.sorted() == ["lunafrost", "mossyforge"])
         #expect(!capture.stderr.contains("parted"), "\(capture.stderr)")
     }
+
+    @Test(
+        "tail: SIGHUP joins the added channels (one on a new connection when the first is full) and parts the removed one, without a reconnect",
+        .timeLimit(.minutes(20)))
+    func tailReload() throws {
+        let dir = try BackfillCLITests.tempDir("reload-tail")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
+        defer { _ = serve.stop() }
+        let file = dir + "/channels.txt"
+        try "pixelharbor\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let output = dir + "/tail.json"
+        let tail = try ChatcapProcess(
+            [
+                "tail", "--channels-file", file, "--channels-per-connection", "2", "--host", "127.0.0.1", "--port",
+                "\(serve.port)", "--plain", "--format", "json", "--join-rate", "1000", "--duration", "60",
+            ], stdoutFile: output)
+        #expect(tail.waitForStderr(containing: "1 of 1 channels joined"), "\(tail.stderr)")
+        try "pixelharbor\nlunafrost\nottertech\n".write(toFile: file, atomically: true, encoding: .utf8)
+        tail.signal(SIGHUP)
+        #expect(
+            tail.waitForStderr(
+                containing: "channel list reloaded from \(file): joining #lunafrost #ottertech; 3 channels"),
+            "\(tail.stderr)")
+        #expect(tail.waitForStderr(containing: "joined #ottertech"), "\(tail.stderr)")
+        sleep(2)
+        try "lunafrost\nottertech\n".write(toFile: file, atomically: true, encoding: .utf8)
+        tail.signal(SIGHUP)
+        #expect(
+            tail.waitForStderr(containing: "channel list reloaded from \(file): parting #pixelharbor; 2 channels"),
+            "\(tail.stderr)")
+        sleep(3)
+        #expect(tail.stop() == 0, "\(tail.stderr)")
+
+        let objects = try (String(contentsOfFile: output, encoding: .utf8)).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let sessions = objects.filter { $0["type"] as? String == "session" }
+        let events = sessions.compactMap { $0["event"] as? String }
+        #expect(events.filter { $0 == "connected" }.count == 2, "the first connection and one for ottertech: \(events)")
+        #expect(events.filter { $0 == "disconnected" }.count == 2, "both stopped at the end, nothing else: \(events)")
+        #expect(!objects.contains { $0["type"] as? String == "gap" })
+        let parted = try #require(sessions.first { $0["event"] as? String == "parted" })
+        #expect(parted["channel"] as? String == "pixelharbor")
+        let partedAt = BackfillCLITests.wallMs(parted["ts"])
+        let chat = { (channel: String) in
+            objects.filter { $0["type"] as? String == "privmsg" && $0["channel"] as? String == channel }
+                .map { BackfillCLITests.wallMs($0["ts"]) }
+        }
+        #expect(chat("lunafrost").count > 50 && chat("ottertech").count > 50)
+        #expect(chat("pixelharbor").contains { $0 < partedAt })
+        #expect(!chat("pixelharbor").contains { $0 > partedAt + 1_000 }, "no pixelharbor chat sent after the PART")
+    }
 }
