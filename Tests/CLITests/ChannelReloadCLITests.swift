@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test(
-        "--shard still applies at a reload: only the shard's new channels are joined; a file that leaves the shard none keeps the list",
+        "--shard still applies at a reload: only the shard's new channels are joined; a file that leaves the shard none, or cannot be read, keeps the list",
         .timeLimit(.minutes(20)))
     func shardKept() throws {
         let dir = try BackfillCLITests.tempDir("reload-shard")
@@ -169,6 +169,13 @@ import Testing
             capture.waitForStderr(
                 containing: "channel list not reloaded from \(file): shard 1/2 keeps none of the 2 channels listed; "
                     + "keeping the 2 channels in force"), "\(capture.stderr)")
+        // A file that cannot be read keeps it too.
+        try FileManager.default.removeItem(atPath: file)
+        capture.signal(SIGHUP)
+        #expect(
+            capture.waitForStderr(
+                containing: "channel list not reloaded from \(file): --channels-file: cannot read \(file): "
+                    + "No such file or directory; keeping the 2 channels in force"), "\(capture.stderr)")
         sleep(1)
         #expect(capture.stop() == 0, "\(capture.stderr)")
         let channels = try FileManager.default.contentsOfDirectory(atPath: capturing).filter { !$0.hasPrefix("_") }
