@@ -134,9 +134,9 @@ public final class LiveSession {
     }
 
     public let endpoint: Endpoint
-    /// The connections, in order; ``add(channels:)`` may append one.
+    /// The connections, in order; ``update(adding:removing:)`` may append one.
     var connections: [Connection]
-    /// What a connection opened by ``add(channels:)`` logs in and behaves with.
+    /// What a connection opened by ``update(adding:removing:)`` logs in and behaves with.
     let credentials: Credentials
     let settings: ConnectionSettings
     private let loop: EventLoop
