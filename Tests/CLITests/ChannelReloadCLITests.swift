@@ -235,4 +235,62 @@ import Testing
         #expect(chat("pixelharbor").contains { $0 < partedAt })
         #expect(!chat("pixelharbor").contains { $0 > partedAt + 1_000 }, "no pixelharbor chat sent after the PART")
     }
+
+    @Test(
+        "after a reload, reconnects rejoin the added channel and not the removed one",
+        .timeLimit(.minutes(20)))
+    func rejoinsAfterReload() throws {
+        let dir = try BackfillCLITests.tempDir("reload-rejoin")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // serve closes every connection after 400 lines (about a second of the six channels).
+        let serve = try ServeProcess([
+            try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400",
+        ])
+        defer { _ = serve.stop() }
+        let file = dir + "/channels.txt"
+        try "pixelharbor\nottertech\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let capturing = dir + "/capture"
+        let capture = try ChatcapProcess([
+            "capture", "--dir", capturing, "--channels-file", file, "--host", "127.0.0.1", "--port", "\(serve.port)",
+            "--plain", "--status", "none", "--join-rate", "1000", "--reconnect-base", "0.05", "--reconnect-max", "0.1",
+            "--duration", "60",
+        ])
+        #expect(Self.wait(seconds: 10) { FileManager.default.fileExists(atPath: capturing + "/ottertech") })
+        try "pixelharbor\nmossyforge\n".write(toFile: file, atomically: true, encoding: .utf8)
+        capture.signal(SIGHUP)
+        #expect(
+            capture.waitForStderr(
+                containing: "channel list reloaded from \(file): joining #mossyforge, parting #ottertech; 2 channels"),
+            "\(capture.stderr)")
+        sleep(5)
+        #expect(capture.stop() == 0, "\(capture.stderr)")
+
+        let records = try CLI.run(["replay", capturing, "--format", "json", "--type", "session"]).text
+            .split(separator: "\n").map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        let reload = try #require(records.firstIndex { $0["event"] as? String == "reload" })
+        let after = records[reload...]
+        let joins = { (channel: String) in
+            after.count { $0["event"] as? String == "joined" && $0["channel"] as? String == channel }
+        }
+        let connections = after.count { $0["event"] as? String == "connected" }
+        #expect(connections >= 2, "serve dropped the connection at least twice after the reload: \(connections)")
+        // Joined at the reload (unless the connection was down then), and on every connection after it
+        // (but a last one the stop cut short of its JOIN echoes).
+        #expect((connections - 1)...(connections + 1) ~= joins("mossyforge"), "\(joins("mossyforge"))")
+        #expect((connections - 1)...connections ~= joins("pixelharbor"), "\(joins("pixelharbor"))")
+        #expect(joins("ottertech") == 0, "never rejoined")
+        // Nor asked for: serve echoes a JOIN of ours (anonymous: justinfan…), which would land in _session.
+        let session = try CLI.run(["replay", capturing + "/_session", "--format", "raw"]).text
+        #expect(
+            !session.split(separator: "\r\n").contains {
+                $0.contains(" :justinfan") && $0.hasSuffix(" JOIN #ottertech")
+            },
+            "no JOIN of ottertech after the reload")
+        // A gap of ottertech open at the reload (the connection was down) ends there; none after it.
+        let reloadedAt = BackfillCLITests.wallMs(records[reload]["ts"])
+        let otterGaps = try BackfillCLITests.gaps(capturing).filter { $0["channel"] as? String == "ottertech" }
+        #expect(otterGaps.allSatisfy { BackfillCLITests.wallMs($0["to"]) <= reloadedAt }, "\(otterGaps)")
+    }
 }
