@@ -5,8 +5,9 @@ import TwitchSession
 
 /// SIGHUP with `--channels-file`: the channel list changes without a restart (``ChannelReload``).
 extension CaptureCommand {
-    /// What the ingest loop's tick calls to take a SIGHUP, or `nil` without `--channels-file` (SIGHUP
-    /// then ends the process, its default). Installs the SIGHUP handler.
+    /// What the ingest loop's tick calls to take a SIGHUP (or, with `--reload-on-change`, a change of
+    /// the file), or `nil` without `--channels-file` (SIGHUP then ends the process, its default).
+    /// Installs the SIGHUP handler.
     ///
     /// A reload stores a `reload` record in `_session` (or `reload-failed`, keeping the list in force)
     /// and says it on stderr; then the added channels get lanes of their own and are joined at the
@@ -22,10 +23,12 @@ extension CaptureCommand {
         say: @escaping (String) -> Void, failed: @escaping (CaptureError) -> Void
     ) -> (() -> Void)? {
         guard let path = connection.channelsFile else { return nil }
-        let reload = ChannelReload(path: path, arguments: self.channels, shard: shard, channels: channels)
+        let reload = ChannelReload(
+            path: path, arguments: self.channels, shard: shard, channels: channels,
+            watchIntervalMs: reloading.interval.map { Seconds.milliseconds($0) })
         reload.install()
         return {
-            guard let outcome = reload.poll() else { return }
+            guard let outcome = reload.poll(nowMs: Moment.now().monotonicMs) else { return }
             let text = reload.describe(outcome)
             say(text)
             do throws(CaptureError) {

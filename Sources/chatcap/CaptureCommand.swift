@@ -105,9 +105,11 @@ struct CaptureCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
+    @OptionGroup var reloading: ReloadOptions
 
     func validate() throws {
         try NoOpChecks.login(connection)
+        try reloading.validate(channelsFile: connection.channelsFile)
         if quiet && status == .json {
             throw ValidationError("--quiet silences the status that --status json asks for: give one of them")
         }

@@ -34,6 +34,7 @@ struct TailCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
+    @OptionGroup var reloading: ReloadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var filters: FilterOptions
 
@@ -54,6 +55,7 @@ struct TailCommand: ParsableCommand {
     func validate() throws {
         try NoOpChecks.output(output, filters)
         try NoOpChecks.login(connection)
+        try reloading.validate(channelsFile: connection.channelsFile)
         try ReportLimit.validate(reportLimit)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")

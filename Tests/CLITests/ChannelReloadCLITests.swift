@@ -293,4 +293,39 @@ import Testing
         let otterGaps = try BackfillCLITests.gaps(capturing).filter { $0["channel"] as? String == "ottertech" }
         #expect(otterGaps.allSatisfy { BackfillCLITests.wallMs($0["to"]) <= reloadedAt }, "\(otterGaps)")
     }
+
+    @Test(
+        "--reload-on-change: a change of the file reloads without a signal, once; a broken file is said once",
+        .timeLimit(.minutes(20)))
+    func reloadOnChange() throws {
+        let dir = try BackfillCLITests.tempDir("reload-change")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
+        defer { _ = serve.stop() }
+        let file = dir + "/channels.txt"
+        try "pixelharbor\nottertech\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let capturing = dir + "/capture"
+        let capture = try ChatcapProcess([
+            "capture", "--dir", capturing, "--channels-file", file, "--reload-on-change", "0.2", "--host",
+            "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--join-rate", "1000",
+            "--duration", "60",
+        ])
+        #expect(Self.wait(seconds: 10) { FileManager.default.fileExists(atPath: capturing + "/ottertech") })
+        // A rename over the file, as editors and ConfigMap updates do.
+        try "pixelharbor\nmossyforge\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let said = "channel list reloaded from \(file): joining #mossyforge, parting #ottertech; 2 channels"
+        #expect(capture.waitForStderr(containing: said), "\(capture.stderr)")
+        #expect(Self.wait(seconds: 10) { FileManager.default.fileExists(atPath: capturing + "/mossyforge") })
+        // Written in place, broken: said once, however many looks follow.
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data("pixelharbor\nmossy forge\n".utf8))
+        try handle.close()
+        #expect(capture.waitForStderr(containing: "channel list not reloaded from \(file): \(file):2:"))
+        sleep(2)
+        #expect(capture.stop() == 0, "\(capture.stderr)")
+        let lines = capture.stderr.split(separator: "\n")
+        #expect(lines.count { $0.contains("channel list reloaded") } == 1, "\(capture.stderr)")
+        #expect(lines.count { $0.contains("channel list not reloaded") } == 1, "\(capture.stderr)")
+    }
 }
