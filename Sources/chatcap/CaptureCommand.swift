@@ -195,7 +195,6 @@ struct CaptureCommand: ParsableCommand {
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop.
         let service = ServiceManager.notifier(statusIntervalMs: statusIntervalMs)
         var joined = Set<String>()
-        let channelCount = Self.distinct(channels).count
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
@@ -250,7 +249,9 @@ struct CaptureCommand: ParsableCommand {
         var serviceBoard = CaptureStatus(startedAt: started)
         let serviceTick = { (now: Moment) in
             service?.tick(nowMs: now.monotonicMs, ready: session.joinsSettled) {
-                "\(joined.count) of \(channelCount) channels joined; "
+                // The list in force: a reload (SIGHUP) may have changed it.
+                let list = session.channels
+                return "\(list.count { joined.contains($0) }) of \(list.count) channels joined; "
                     + serviceBoard.snapshot(writer, now: now, unusableLines: unusable).summary
             }
         }

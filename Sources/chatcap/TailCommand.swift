@@ -146,7 +146,10 @@ struct TailCommand: ParsableCommand {
             }
             if failure != nil { session.stop.raise() }
             service?.tick(nowMs: Moment.now().monotonicMs, ready: settled != nil) {
-                "\(joinedChannels.count) of \(channelCount) channels joined; \(pipeline.summary.lines) lines"
+                // The list in force: a reload (SIGHUP) may have changed it.
+                let list = session.channels
+                return "\(list.count { joinedChannels.contains($0) }) of \(list.count) channels joined; "
+                    + "\(pipeline.summary.lines) lines"
             }
         }
         Interrupts.install(session.stop)

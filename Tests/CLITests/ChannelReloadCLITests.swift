@@ -150,11 +150,17 @@ import Testing
         let file = dir + "/channels.txt"
         try "lunafrost\npixelharbor\n".write(toFile: file, atomically: true, encoding: .utf8)
         let capturing = dir + "/capture"
-        let capture = try ChatcapProcess([
-            "capture", "--dir", capturing, "--channels-file", file, "--shard", "1/2", "--host", "127.0.0.1", "--port",
-            "\(serve.port)", "--plain", "--status", "none", "--join-rate", "1000", "--duration", "60",
-        ])
+        // Under systemd: STATUS= counts the channels of the list in force.
+        let notify = try NotifyListener()
+        defer { notify.stop() }
+        let capture = try ChatcapProcess(
+            [
+                "capture", "--dir", capturing, "--channels-file", file, "--shard", "1/2", "--host", "127.0.0.1",
+                "--port", "\(serve.port)", "--plain", "--status", "none", "--status-interval", "0.2", "--join-rate",
+                "1000", "--duration", "60",
+            ], environment: ["NOTIFY_SOCKET": notify.name])
         #expect(Self.wait(seconds: 10) { FileManager.default.fileExists(atPath: capturing + "/lunafrost") })
+        #expect(notify.wait(seconds: 5) { $0.hasPrefix("STATUS=1 of 1 channels joined") } != nil)
         try "lunafrost\npixelharbor\nmossyforge\nottertech\ngrimfang_tv\n".write(
             toFile: file, atomically: true, encoding: .utf8)
         capture.signal(SIGHUP)
@@ -163,6 +169,9 @@ import Testing
                 containing: "channel list reloaded from \(file) (shard 1/2): joining #mossyforge; 2 channels"),
             "\(capture.stderr)")
         #expect(Self.wait(seconds: 10) { FileManager.default.fileExists(atPath: capturing + "/mossyforge") })
+        #expect(
+            notify.wait(seconds: 5) { $0.hasPrefix("STATUS=2 of 2 channels joined") } != nil,
+            "\(notify.datagrams.map(\.text).suffix(3))")
         try "pixelharbor\nottertech\n".write(toFile: file, atomically: true, encoding: .utf8)
         capture.signal(SIGHUP)
         #expect(
