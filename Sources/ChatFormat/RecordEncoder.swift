@@ -3,8 +3,8 @@ import IRCWire
 public import TwitchSession
 
 /// Session records as NDJSON objects of our own types: `gap` (a channel was not captured from
-/// `from` to `to`) and `session` (connected, capabilities, joined, join_failed, disconnected,
-/// reconnect, fatal; `detail` is the record's description). Common fields as for chat lines:
+/// `from` to `to`) and `session` (connected, capabilities, joined, join_failed, parted,
+/// disconnected, reconnect, fatal; `detail` is the record's description). Common fields as for chat lines:
 /// `type`, `channel`, `ts`, `about` (always `null`). `replay` writes capture's stored records in the
 /// same two forms (``CaptureRecordLine``).
 public enum RecordEncoder: Sendable {
@@ -73,6 +73,7 @@ public enum RecordEncoder: Sendable {
             case .capabilities(_, let at): ("capabilities", nil, at)
             case .joined(let channel, let at): ("joined", channel, at)
             case .joinFailed(let channel, _, let at): ("join_failed", channel, at)
+            case .parted(let channel, let at): ("parted", channel, at)
             case .disconnected(_, let at): ("disconnected", nil, at)
             case .reconnectScheduled(_, _, let at): ("reconnect", nil, at)
             case .fatal(_, let at): ("fatal", nil, at)

@@ -98,7 +98,7 @@ public final class LiveSession {
     public typealias RecordHandler = (SessionRecord) -> Void
     public typealias ProblemHandler = (LiveProblem) -> Void
 
-    private final class Connection {
+    final class Connection {
         var machine: ConnectionMachine
         /// Plain ``TCPConnection`` or ``TLSConnection``, or a ``WebSocketStream`` over either, as the
         /// endpoint says.
@@ -134,7 +134,11 @@ public final class LiveSession {
     }
 
     public let endpoint: Endpoint
-    private let connections: [Connection]
+    /// The connections, in order; ``update(adding:removing:)`` may append one.
+    var connections: [Connection]
+    /// What a connection opened by ``update(adding:removing:)`` logs in and behaves with.
+    let credentials: Credentials
+    let settings: ConnectionSettings
     private let loop: EventLoop
     private let tlsContext: TLSContext?
     private let onLine: LineHandler
@@ -147,9 +151,9 @@ public final class LiveSession {
     /// Called with the bytes of a line the parser rejected (e.g. to store it), just before
     /// `onProblem` reports it.
     public var onMalformedLine: ((Span<UInt8>, _ receivedAt: Moment) -> Void)? = nil
-    private var actions: [ConnectionAction] = []
+    var actions: [ConnectionAction] = []
     /// The session's JOIN pace, shared by every connection.
-    private var pace: JoinLimiter
+    var pace: JoinLimiter
     /// Connections by file descriptor, for the loop's events.
     private var connectionByDescriptor: [Int32: Connection] = [:]
     /// Reads per connection per wake-up (each up to the framer's free space, 4–64 KiB).
@@ -206,6 +210,8 @@ public final class LiveSession {
     ) throws {
         self.endpoint = endpoint
         self.stop = stop
+        self.credentials = credentials
+        self.settings = settings
         let plans = ConnectionPlan.split(
             channels: channels, maxPerConnection: settings.channelsPerConnection, spacingMs: settings.connectSpacingMs)
         pace = JoinLimiter(limit: settings.joinLimit, windowMs: settings.joinWindowMs)
@@ -508,7 +514,7 @@ public final class LiveSession {
         perform(actions, on: c)
     }
 
-    private func perform(_ list: [ConnectionAction], on c: Connection) {
+    func perform(_ list: [ConnectionAction], on c: Connection) {
         for action in list {
             switch action {
             case .send(let message):

@@ -30,6 +30,9 @@ public import IRCWire
 ///   back-off with jitter (``BackoffPolicy``), reset after a healthy connection; all channels are
 ///   joined again, and every channel that was captured gets a ``Gap`` record for the interval it
 ///   was not: never a silent hole.
+/// - **Channel list changes** while it runs (a reloaded `--channels-file`): ``add(_:at:)`` queues a
+///   channel for its JOIN at the pace (and rejoins it after later reconnects), ``remove(_:at:)``
+///   parts one and forgets it.
 ///
 /// At most ``ConnectionSettings/maxChannelsPerConnection`` channels; ``ConnectionPlan`` splits
 /// larger lists over several machines. A `Sendable` value, owned by the ingest loop.
@@ -69,8 +72,9 @@ public struct ConnectionMachine: Sendable {
 
     public let settings: ConnectionSettings
     public let credentials: Credentials
-    /// The channels of this connection, normalised.
-    public let channels: [String]
+    /// The channels of this connection, normalised, in the order they were given (channels added at
+    /// run time last: see ``add(_:at:)``).
+    public internal(set) var channels: [String]
     /// Delay of the first connect (from ``ConnectionPlan/openAfterMs``).
     public let openAfterMs: Int64
     /// The nick we register with; after the welcome, the one the server confirmed.

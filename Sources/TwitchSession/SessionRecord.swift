@@ -12,6 +12,9 @@ public enum SessionRecord: Sendable, Equatable, CustomStringConvertible {
     case joined(channel: String, at: Int64)
     /// The channel could not be joined on this connection.
     case joinFailed(channel: String, reason: JoinFailure, at: Int64)
+    /// The channel was taken off the list (a reloaded `--channels-file`): `PART` sent when it was
+    /// joined or being joined, not captured from now on (see ``ConnectionMachine/remove(_:at:)``).
+    case parted(channel: String, at: Int64)
     /// The channel was not captured during this interval.
     case gap(Gap)
     /// The connection ended.
@@ -28,6 +31,7 @@ public enum SessionRecord: Sendable, Equatable, CustomStringConvertible {
         case .capabilities(let outcome, _): outcome.description
         case .joined(let channel, _): "joined #\(channel)"
         case .joinFailed(let channel, let reason, _): "could not join #\(channel): \(reason)"
+        case .parted(let channel, _): "parted #\(channel) (removed from the channel list)"
         case .gap(let gap): gap.description
         case .disconnected(let reason, _): "disconnected: \(reason)"
         case .reconnectScheduled(let afterMs, let attempt, _): "reconnecting in \(afterMs) ms (attempt \(attempt))"

@@ -27,7 +27,10 @@ struct CaptureCommand: ParsableCommand {
             per open file); when that is full, capture says so, stops reading the socket until half is \
             written (back-pressure: nothing is dropped), and counts the event. SIGINT/SIGTERM close every \
             file and exit 0 (a second one exits at once, 130); a write error (e.g. disk full) names the file \
-            and exits 74. Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
+            and exits 74. With --channels-file, SIGHUP reads the file again: channels added are joined at the \
+            JOIN pace, channels removed are parted and their files finished, every other channel goes on \
+            without a gap or a reconnect (--shard still applies); the change is said on stderr and stored as \
+            a reload record, and a file that no longer parses keeps the list in force and says why. Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
             outcome, STATUS=, WATCHDOG=1 (WatchdogSec=) and STOPPING=1. Format, records, status fields and \
             a unit file: docs/capture.md.
 
@@ -102,9 +105,11 @@ struct CaptureCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
+    @OptionGroup var reloading: ReloadOptions
 
     func validate() throws {
         try NoOpChecks.login(connection)
+        try reloading.validate(channelsFile: connection.channelsFile)
         if quiet && status == .json {
             throw ValidationError("--quiet silences the status that --status json asks for: give one of them")
         }
@@ -190,7 +195,6 @@ struct CaptureCommand: ParsableCommand {
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop.
         let service = ServiceManager.notifier(statusIntervalMs: statusIntervalMs)
         var joined = Set<String>()
-        let channelCount = Self.distinct(channels).count
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
@@ -237,12 +241,17 @@ struct CaptureCommand: ParsableCommand {
                 failure = error
             }
         }
+        // SIGHUP re-reads --channels-file (CaptureCommand+Reload.swift).
+        let reload = channelReloader(
+            channels: channels, shard: shard, session: session, writer: writer, say: say, failed: { failure = $0 })
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
         var serviceBoard = CaptureStatus(startedAt: started)
         let serviceTick = { (now: Moment) in
             service?.tick(nowMs: now.monotonicMs, ready: session.joinsSettled) {
-                "\(joined.count) of \(channelCount) channels joined; "
+                // The list in force: a reload (SIGHUP) may have changed it.
+                let list = session.channels
+                return "\(list.count { joined.contains($0) }) of \(list.count) channels joined; "
                     + serviceBoard.snapshot(writer, now: now, unusableLines: unusable).summary
             }
         }
@@ -265,6 +274,7 @@ struct CaptureCommand: ParsableCommand {
             if failure == nil {
                 do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
             }
+            if failure == nil { reload?() }
             if failure != nil {
                 session.stop.raise()
                 return

@@ -22,7 +22,9 @@ struct TailCommand: ParsableCommand {
             and reports each interval without capture as a gap (stderr, and a "gap" record in json). \
             Anonymous by default; an OAuth token comes from --token-file or CHATCAP_TOKEN, never from \
             the command line. Under systemd (NOTIFY_SOCKET set) it notifies READY=1, STATUS=, WATCHDOG=1 \
-            and STOPPING=1 as capture does (docs/capture.md).
+            and STOPPING=1 as capture does (docs/capture.md). With --channels-file, SIGHUP reads the file \
+            again: channels added are joined, channels removed parted (a "parted" record), the others go on \
+            untouched; a file that no longer parses keeps the list in force and says why.
 
             \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 output error.
             """)
@@ -32,6 +34,7 @@ struct TailCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
+    @OptionGroup var reloading: ReloadOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var filters: FilterOptions
 
@@ -52,6 +55,7 @@ struct TailCommand: ParsableCommand {
     func validate() throws {
         try NoOpChecks.output(output, filters)
         try NoOpChecks.login(connection)
+        try reloading.validate(channelsFile: connection.channelsFile)
         try ReportLimit.validate(reportLimit)
         guard !channels.isEmpty || connection.channelsFile != nil else {
             throw ValidationError("name at least one channel (or --channels-file)")
@@ -122,8 +126,11 @@ struct TailCommand: ParsableCommand {
         // the line rate (--stats).
         var settled: (ms: Int64, lines: Int)? = nil
         let channelCount = Set(try connection.channels(channels).map(Login.normalize)).count
+        // SIGHUP re-reads --channels-file (TailCommand+Reload.swift).
+        let reload = try channelReloader(session: session)
         // An output error (EPIPE: the reader went away) ends the session at the next tick.
         session.onTick = {
+            reload?()
             if settled == nil && session.joinsSettled {
                 let now = Moment.now().monotonicMs
                 settled = (now, pipeline.summary.lines)
@@ -139,7 +146,10 @@ struct TailCommand: ParsableCommand {
             }
             if failure != nil { session.stop.raise() }
             service?.tick(nowMs: Moment.now().monotonicMs, ready: settled != nil) {
-                "\(joinedChannels.count) of \(channelCount) channels joined; \(pipeline.summary.lines) lines"
+                // The list in force: a reload (SIGHUP) may have changed it.
+                let list = session.channels
+                return "\(list.count { joinedChannels.contains($0) }) of \(list.count) channels joined; "
+                    + "\(pipeline.summary.lines) lines"
             }
         }
         Interrupts.install(session.stop)

@@ -23,6 +23,11 @@ import Testing
         (["replay", "Fixtures/lines/privmsg.irc", "--user", "two words"], "no line could match"),
         (["tail", "pixelharbor", "--with-tags"], "--with-tags adds to --format json only"),
         (["tail", "pixelharbor", "--login", "someone"], "--login needs an OAuth token"),
+        (["tail", "pixelharbor", "--reload-on-change", "1"], "--reload-on-change watches --channels-file"),
+        (
+            ["capture", "pixelharbor", "--dir", "/tmp/never-used", "--reload-on-change", "1"],
+            "--reload-on-change watches --channels-file"
+        ),
         (
             ["capture", "pixelharbor", "--dir", "/tmp/never-used", "--quiet", "--status", "json"],
             "--quiet silences the status"

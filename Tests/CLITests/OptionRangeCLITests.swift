@@ -87,6 +87,12 @@ import Testing
             Row(
                 arguments: ["capture", "pixelharbor", "--dir", "/nonexistent/capture"], option: "--status-interval",
                 range: "0.1 to 86400 seconds", outside: ["0", "86401"]),
+            Row(
+                arguments: ["capture", "--dir", "/nonexistent/capture", "--channels-file", log],
+                option: "--reload-on-change", range: "0.1 to 3600 seconds", outside: ["0", "0.09", "3601"]),
+            Row(
+                arguments: ["tail", "--channels-file", log], option: "--reload-on-change", range: "0.1 to 3600 seconds",
+                outside: ["0", "3601"]),
             Row(arguments: ["serve", log], option: "--port", range: "0 to 65535", outside: ["65536"]),
             Row(arguments: ["serve", log], option: "--speed", range: "max or 0.001 to 1000000", outside: ["0"]),
             Row(

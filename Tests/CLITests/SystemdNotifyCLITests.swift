@@ -210,7 +210,7 @@ final class NotifyListener: @unchecked Sendable {
         let unit = try String(contentsOfFile: Fixtures.root + "/docs/chatcap-capture.service", encoding: .utf8)
         for setting in [
             "Type=notify", "DynamicUser=yes", "StateDirectory=chatcap", "ProtectSystem=strict", "Restart=on-failure",
-            "WatchdogSec=", "LimitNOFILE=", "LoadCredential=", "--token-file %d/",
+            "WatchdogSec=", "LimitNOFILE=", "LoadCredential=", "--token-file %d/", "ExecReload=kill -HUP $MAINPID",
         ] {
             #expect(unit.contains(setting), "\(setting)")
         }

@@ -70,6 +70,20 @@ struct SessionDriver {
         return actions
     }
 
+    /// Adds `channels` at run time (each must be accepted), then ticks as the loop does: the JOINs
+    /// the pace allows now.
+    @discardableResult
+    mutating func add(_ channels: String...) -> [ConnectionAction] {
+        for channel in channels { precondition(machine.add(channel, at: now), "\(channel) not added") }
+        return send(.tick)
+    }
+
+    /// Removes `channel` at run time.
+    @discardableResult
+    mutating func remove(_ channel: String) -> [ConnectionAction] {
+        record(machine.remove(channel, at: now))
+    }
+
     private mutating func record(_ actions: [ConnectionAction]) -> [ConnectionAction] {
         for action in actions { log.append((now, action)) }
         return actions

@@ -9,12 +9,13 @@ public import TwitchSession
 ///   [;missing-from=<RFC 3339>;missing-to=<RFC 3339>][;backfill-error=<text>]]] :chatcap CAPTURE <event> <target> :<text>
 /// ```
 /// - `event`: `start`, `channels` (the run's channels, when `start` cannot list them all: see
-///   ``recordStart(_:channels:atWallMs:)``), `stop`, `connected`, `capabilities`, `joined`, `join-failed`, `gap`,
+///   ``recordStart(_:channels:atWallMs:)``), `stop`, `connected`, `capabilities`, `joined`, `join-failed`,
+///   `parted`, `reload` and `reload-failed` (a channel list re-read at run time), `gap`,
 ///   `disconnected`, `reconnect`, `fatal`; `back-pressure` (the socket was not read while the disk
 ///   caught up), `skipped` (a line over the length limit), `cut-off` (a partial line at a close) and
 ///   `ended-without-stop` (the run before this one left no `stop` record: see
 ///   ``recordPreviousRun(channels:atWallMs:)``).
-/// - `target`: `#channel` for `joined`, `join-failed` and `gap`, else `*`.
+/// - `target`: `#channel` for `joined`, `join-failed`, `parted` and `gap`, else `*`.
 /// - `text`: the human-readable description (``SessionRecord/description``), CR and LF replaced by
 ///   spaces; instants in it are RFC 3339.
 /// - `time`: when it happened (for a gap: its end, with its start and end in `gap-from`/`gap-to`, and
@@ -40,6 +41,7 @@ extension CaptureWriter {
         case .capabilities(_, let t): (event, target, at) = ("capabilities", "*", t)
         case .joined(let channel, let t): (event, target, at) = ("joined", "#" + channel, t)
         case .joinFailed(let channel, _, let t): (event, target, at) = ("join-failed", "#" + channel, t)
+        case .parted(let channel, let t): (event, target, at) = ("parted", "#" + channel, t)
         case .gap(let gap):
             try recordGap(
                 channel: gap.channel, fromWallMs: gap.fromWallMs, toWallMs: gap.toWallMs,

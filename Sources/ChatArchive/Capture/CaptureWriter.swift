@@ -49,24 +49,28 @@ public final class CaptureWriter {
     public let directory: String
     public let options: CaptureOptions
     /// Channel lanes in first-seen order.
-    private var lanes: [CaptureLane] = []
+    var lanes: [CaptureLane] = []
     /// Login (any case) → the lane's position in `lanes`: a line finds its lane in O(1) at any
     /// number of channels.
-    private let laneIndex = NameIndex(matching: .asciiCaseInsensitive)
+    let laneIndex = NameIndex(matching: .asciiCaseInsensitive)
     /// `lanes` and then the session lane, kept up to date, so that flushing allocates nothing.
     private(set) var allLanes: [CaptureLane] = []
     let sessionLane: CaptureLane
     /// The lane of the last line: chat comes in runs from one channel.
-    private var lastLane: CaptureLane? = nil
+    var lastLane: CaptureLane? = nil
     /// The lanes with an open file (at most ``CaptureOptions/maxOpenFiles``), searched for the least
     /// recently written one when another file must be opened.
     var openLanes: [CaptureLane] = []
     /// Counts writes; a lane's `lastUse` is its value at the lane's last write.
     private var useClock: UInt64 = 0
-    /// ``CaptureOptions/channels`` as lowercase login bytes (`nil`: every channel gets a lane).
-    private let joinedKeys: [[UInt8]]?
+    /// ``CaptureOptions/channels`` as lowercase login bytes (`nil`: every channel gets a lane), and
+    /// channels added since (``admit(channels:)``).
+    var joinedKeys: [[UInt8]]?
+    /// Whether each of `joinedKeys` is joined now (``retire(channels:atWallMs:)`` clears it: the index
+    /// keeps every name it was given).
+    var joinedNow: [Bool] = []
     /// Login (any case) → its position in `joinedKeys`, asked when a line's channel has no lane yet.
-    private let joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
+    let joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
     private var line: [UInt8] = []
     private var stampMs: Int64 = .min
     private var stamp: [UInt8] = []
@@ -110,9 +114,11 @@ public final class CaptureWriter {
         spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
         spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
         spool.onStalled = { [unowned self] in self.onStalled?() }
-        for (i, key) in (joinedKeys ?? []).enumerated() where !isJoined(key.span, key: joinedIndex.key(for: key.span)) {
+        for (i, key) in (joinedKeys ?? []).enumerated()
+        where joinedPosition(of: key.span, key: joinedIndex.key(for: key.span)) == nil {
             joinedIndex.insert(UInt64(i), for: key.span)
         }
+        joinedNow = Array(repeating: true, count: joinedKeys?.count ?? 0)
     }
 
     deinit {
@@ -156,7 +162,7 @@ public final class CaptureWriter {
     public private(set) var unparsedLines = 0
 
     /// Lines of channels not in ``CaptureOptions/channels``, stored in `_session`.
-    public private(set) var unjoinedLines = 0
+    public internal(set) var unjoinedLines = 0
 
     /// Files open now (channels and `_session`); at most ``CaptureOptions/maxOpenFiles``.
     public var openFileCount: Int { allLanes.reduce(0) { $0 + ($1.writer == nil ? 0 : 1) } }
@@ -339,6 +345,11 @@ public final class CaptureWriter {
         let hashKey = laneIndex.key(for: channel)
         if let found = laneIndex.value(forKey: hashKey, where: { lanes[Int($0)].matches(channel) }) {
             let lane = lanes[Int(found)]
+            // Taken off the list at run time: what still comes (until the server has the PART) is unjoined.
+            if lane.isParted {
+                unjoinedLines += 1
+                return sessionLane
+            }
             lastLane = lane
             return lane
         }
@@ -365,10 +376,18 @@ public final class CaptureWriter {
     /// ``CaptureOptions/channels``; every channel is when none are named.
     ///
     /// - Complexity: O(`channel.count`). - Allocations: none.
-    private func isJoined(_ channel: Span<UInt8>, key: UInt64) -> Bool {
+    func isJoined(_ channel: Span<UInt8>, key: UInt64) -> Bool {
         guard let joinedKeys else { return true }
+        return joinedPosition(of: channel, key: key).map { joinedNow[$0] } ?? false
+    }
+
+    /// The position of `channel` in `joinedKeys`, whether joined now or not.
+    ///
+    /// - Complexity: O(`channel.count`). - Allocations: none.
+    func joinedPosition(of channel: Span<UInt8>, key: UInt64) -> Int? {
+        guard let joinedKeys else { return nil }
         return joinedIndex.value(forKey: key) { channel.equals(lowercased: joinedKeys[Int($0)], at: channel.indices) }
-            != nil
+            .map { Int($0) }
     }
 
     /// Writes `bytes` to `lane`'s file for `wallMs`, rotating first if its period (or size) says so.
