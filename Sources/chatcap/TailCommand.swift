@@ -32,6 +32,7 @@ struct TailCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
+    @OptionGroup var liveHTTP: LiveHTTPOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var filters: FilterOptions
 
@@ -71,6 +72,7 @@ struct TailCommand: ParsableCommand {
         options.channelLimit = limits.channelLimit
         try filters.apply(to: &options, windowDefault: 5)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
+        let http = try LiveHTTPService.start(liveHTTP, command: "tail", quiet: false)
         var failure: OutputError? = nil
         var joined = 0
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop,
@@ -81,6 +83,7 @@ struct TailCommand: ParsableCommand {
             channels: try connection.channels(channels), credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
             onLine: { bytes, message, receivedAt, number in
+                http?.line(bytes, message, receivedAt: receivedAt)
                 guard failure == nil else { return }
                 let time = LineTime(of: message, in: bytes)
                 let at = MergedLine(
@@ -91,6 +94,7 @@ struct TailCommand: ParsableCommand {
                 do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
             },
             onRecord: { record in
+                http?.record(record)
                 if case .joined(let channel, _) = record {
                     joined += 1
                     joinedChannels.insert(channel)
@@ -99,6 +103,7 @@ struct TailCommand: ParsableCommand {
                 do throws(OutputError) { try pipeline.record(record) } catch { failure = error }
             },
             onProblem: { problem in
+                http?.problem(problem)
                 guard failure == nil else { return }
                 let at = { (line: Int) in
                     MergedLine(
@@ -116,6 +121,7 @@ struct TailCommand: ParsableCommand {
                 } catch { failure = error }
             })
         session.recentMessages = backfill.source(connection)
+        session.onMalformedLine = { bytes, _ in http?.malformed(bytes) }
         // Output is batched; each loop tick (at least every 30 ms) flushes what is 0.1 s old.
         let started = Moment.now().monotonicMs
         // When every JOIN has its outcome (the first time): how long joining took, and from then on
@@ -141,11 +147,13 @@ struct TailCommand: ParsableCommand {
             service?.tick(nowMs: Moment.now().monotonicMs, ready: settled != nil) {
                 "\(joinedChannels.count) of \(channelCount) channels joined; \(pipeline.summary.lines) lines"
             }
+            http?.publish(session, now: Moment.now()) { Self.httpFigures(pipeline) }
         }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: Moment.now().monotonicMs)
         session.run(until: deadline)
         service?.stopping(status: "stopping after \(pipeline.summary.lines) lines")
+        http?.stop(session) { Self.httpFigures(pipeline) }
         ServiceManager.finish(service)
         if stats {
             let seconds = Double(Moment.now().monotonicMs - started) / 1000
