@@ -194,13 +194,25 @@ import Testing
     func health() throws {
         let dir = try LiveServeTests.tempDir("http-health")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop", "--port", "0"])
+        let server = try ServeProcess([
+            "Fixtures/lines/privmsg.irc", "--speed", "20", "--loop", "--port", "0", "--refuse-join", "gone",
+        ])
         let capture = try Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)
+        let refusing = try Live(["capture", "pixelharbor", "gone", "--dir", "\(dir)/cap2"], server: server)
         let healthy = try Self.poll(seconds: 10) { () -> (status: Int, body: String)? in
             let answer = try ServeRecentMessagesCLITests.curl(capture.url + "/healthz")
             return answer.status == 200 ? answer : nil
         }
         #expect(healthy?.body == "ok: 1 of 1 channels joined over 1 of 1 connections\n")
+        let refused = try Self.poll(seconds: 10) { () -> (status: Int, body: String)? in
+            let answer = try ServeRecentMessagesCLITests.curl(refusing.url + "/healthz")
+            return answer.body.contains("JOIN refused") ? answer : nil
+        }
+        #expect(refused?.status == 503)
+        #expect(
+            refused?.body
+                == "unavailable: 1 of 2 channels joined over 1 of 1 connections; not joined: #gone (JOIN refused)\n")
+        #expect(refusing.chatcap.stop() == 0, "\(refusing.chatcap.stderr)")
         _ = server.stop()
         let down = try Self.poll(seconds: 10) { () -> (status: Int, body: String)? in
             let answer = try ServeRecentMessagesCLITests.curl(capture.url + "/healthz")
@@ -300,5 +312,61 @@ import Testing
         #expect(recovered != nil, "the listener answers again once the idle connections are gone")
         #expect(try Self.poll(seconds: 5) { descriptors() <= before + 2 ? true : nil } == true, "\(descriptors())")
         #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
+    }
+
+    @Test(
+        "capture and tail --help say what the rings cost and why per-channel series are off",
+        arguments: ["capture", "tail"])
+    func help(command: String) throws {
+        let run = try CLI.run([command, "--help"])
+        #expect(run.status == 0)
+        let help = run.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for text in [
+            "capture and tail also GET /metrics (Prometheus) and GET /healthz.",
+            "--http-history <n> Lines kept per channel for GET /api/v2/recent-messages, 1 to 100000 (default: 2500). "
+                + "These rings exist only with --http-port and cost memory: the lines as received, about 1 MiB per busy "
+                + "channel at 2,500 lines.",
+            "--http-channel-metrics Also export lines received per channel on /metrics. Off by default: each channel "
+                + "is a series that Prometheus keeps, so thousands of channels make every scrape and the TSDB large.",
+            "--http-host <host> The address the HTTP listener binds (default: 127.0.0.1, this machine only).",
+        ] {
+            #expect(help.contains(text), "\(command) --help lacks '\(text)'")
+        }
+    }
+
+    @Test(
+        "HTTP options that cannot apply are refused with 64",
+        arguments: [
+            (["--http-history", "100"], "--http-history applies only with --http-port"),
+            (["--http-channel-metrics"], "--http-channel-metrics applies only with --http-port"),
+            (["--http-host", "127.0.0.1"], "--http-host applies only with --http-port"),
+            (["--http-port", "0", "--http-history", "0"], "must be 1 to 100000"),
+            (["--http-port", "65536"], "must be 0 to 65535"),
+        ])
+    func refused(arguments: [String], says: String) throws {
+        for command in [["capture", "--dir", "/tmp/chatcap-never-written"], ["tail"]] {
+            let run = try CLI.run(command + ["pixelharbor"] + arguments)
+            #expect(run.status == 64, "\(command): \(run.stderr)")
+            #expect(run.stderr.contains(says), "\(command): \(run.stderr)")
+        }
+    }
+
+    @Test("an HTTP port in use: capture says so and exits 74 before writing anything", .timeLimit(.minutes(1)))
+    func portInUse() throws {
+        let dir = try LiveServeTests.tempDir("http-in-use")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "0"])
+        defer { _ = server.stop() }
+        let httpLine = try #require(
+            ServeProcess.readLine(server.chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000))
+        let httpPort = try #require(httpLine.split(separator: ":").last.map(String.init))
+        let run = try CLI.run([
+            "capture", "pixelharbor", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
+            "--plain", "--http-port", httpPort,
+        ])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(
+            run.stderr.contains("chatcap: error: cannot listen for HTTP on 127.0.0.1:\(httpPort): "), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/cap"))
     }
 }
