@@ -206,7 +206,7 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatHTTPTests",
-            dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "TwitchSession", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],
