@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-http instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
 
 all: build
 
@@ -130,6 +130,12 @@ bench: deps fixtures
 	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/channels_bench.sh .build/release/chatcap
 	Benchmarks/many_channels_bench.sh .build/release/chatcap $(MANY_LOG)
+
+# Does a hostile HTTP client slow capture? lines/s without --http-port, with it, and with 1,000 idle
+# and 100 slowloris connections against it (docs/capture.md, "Metrics, health and recent messages over HTTP").
+bench-http: deps fixtures
+	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
+	Benchmarks/http_flood_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Instructions per line under valgrind (deterministic, unlike wall time on a shared machine): stats
 # and replay raw/json over the first 100,000 bench lines.
