@@ -13,7 +13,7 @@ import TwitchSession
 /// The ingest thread is the only writer: it copies each line into its channel's ring
 /// (``RecentHistory``, which the endpoint reads through the store's reader pins) and counts it in
 /// ``IngestMetrics`` (plain fields); at the loop's tick, at most every ``publishIntervalMs``, it
-/// publishes a ``IngestSnapshot`` that the HTTP threads copy under a lock taken only then and per
+/// publishes an ``IngestSnapshot`` that the HTTP threads copy under a lock taken only then and per
 /// request. Nothing on the per-line path takes a lock, touches an atomic or allocates (once the
 /// rings are full).
 ///
