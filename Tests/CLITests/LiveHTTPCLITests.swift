@@ -369,4 +369,56 @@ import Testing
             run.stderr.contains("chatcap: error: cannot listen for HTTP on 127.0.0.1:\(httpPort): "), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/cap"))
     }
+
+    /// A capture host as another chatcap's recent-messages service: capture A (`--http-port`) records
+    /// serve's six channels directly; capture B, through a forwarder that cuts its first connection
+    /// once, asks A for what it missed (`--recent-messages http://127.0.0.1:PORT`).
+    @Test(
+        "a second capture's --recent-messages backfills its gap from a running capture's rings: 0 missing, 0 doubled",
+        .timeLimit(.minutes(2)))
+    func backfillFromCapture() throws {
+        let dir = try LiveServeTests.tempDir("http-backfill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--loop", "--port", "0"])
+        defer { _ = server.stop() }
+        let channels = BackfillCLITests.channels
+        let service = try Live(
+            ["capture", "--dir", "\(dir)/service", "--join-rate", "1000"] + channels, server: server)
+        defer { _ = service.chatcap.stop(with: SIGKILL) }
+        _ = try Self.poll(seconds: 10) {
+            try ServeRecentMessagesCLITests.curl(service.url + "/healthz").status == 200 ? true : nil
+        }
+        let proxy = Process()
+        let proxyPort = try startPythonServer(
+            proxy, arguments: [Fixtures.root + "/Tests/Support/drop_once_proxy.py", "\(server.port)", "2"],
+            what: "the forwarder")
+        defer {
+            kill(proxy.processIdentifier, SIGKILL)
+            proxy.waitUntilExit()
+        }
+        let backfilled = try ChatcapProcess(
+            ["capture", "--dir", "\(dir)/backfilled", "--recent-messages", service.url] + channels + [
+                "--host", "127.0.0.1", "--port", "\(proxyPort)", "--plain", "--status", "none", "--reconnect-base",
+                "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "5",
+            ])
+        #expect(backfilled.exitStatus(within: 30) == 0, "\(backfilled.stderr)")
+        usleep(500_000)
+        #expect(service.chatcap.stop() == 0, "\(service.chatcap.stderr)")
+
+        // What A stored is what serve played (A never dropped): B's audit against it.
+        let played = try CLI.run(["replay", "\(dir)/service", "--format", "raw"])
+        let served = played.text.split(separator: "\r\n").compactMap { line in
+            BackfillCLITests.message(line).map { BackfillCLITests.Served(ms: 0, id: $0.id, channel: $0.channel) }
+        }
+        let gaps = try BackfillCLITests.gaps("\(dir)/backfilled")
+        #expect(gaps.count == channels.count, "one gap per channel, from the one cut: \(gaps)")
+        #expect(gaps.allSatisfy { $0["backfill"] as? String == "closed" }, "\(gaps)")
+        let audit = try BackfillCLITests.audit("\(dir)/backfilled", served: served)
+        #expect(audit.captured > 500, "\(audit)")
+        #expect(audit.missing == 0, "\(audit)")
+        #expect(audit.doubled == 0, "\(audit)")
+        #expect(audit.historical > 0, "\(audit)")
+        let recovered = gaps.compactMap { $0["recovered"] as? Int }.reduce(0, +)
+        #expect(recovered == audit.historical)
+    }
 }
