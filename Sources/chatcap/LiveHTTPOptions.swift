@@ -13,7 +13,7 @@ struct LiveHTTPOptions: ParsableArguments {
         help: ArgumentHelp(
             "Lines kept per channel for GET /api/v2/recent-messages, \(LiveHTTPOptions.historyRange.text) "
                 + "(default: \(LiveHTTPOptions.defaultHistory)). These rings exist only with --http-port and cost "
-                + "memory: the lines as received, about 1 MiB per busy channel at 2,500 lines.",
+                + "memory: the lines as received and their index, about 1.5 MiB per busy channel at 2,500 lines.",
             valueName: "n"),
         transform: { try LiveHTTPOptions.historyRange.parse($0) })
     var httpHistory: Int?

@@ -324,8 +324,8 @@ import Testing
         for text in [
             "capture and tail also GET /metrics (Prometheus) and GET /healthz.",
             "--http-history <n> Lines kept per channel for GET /api/v2/recent-messages, 1 to 100000 (default: 2500). "
-                + "These rings exist only with --http-port and cost memory: the lines as received, about 1 MiB per busy "
-                + "channel at 2,500 lines.",
+                + "These rings exist only with --http-port and cost memory: the lines as received and their index, "
+                + "about 1.5 MiB per busy channel at 2,500 lines.",
             "--http-channel-metrics Also export lines received per channel on /metrics. Off by default: each channel "
                 + "is a series that Prometheus keeps, so thousands of channels make every scrape and the TSDB large.",
             "--http-host <host> The address the HTTP listener binds (default: 127.0.0.1, this machine only).",
