@@ -416,8 +416,20 @@ import Testing
         let audit = try BackfillCLITests.audit("\(dir)/backfilled", served: served)
         #expect(audit.captured > 500, "\(audit)")
         #expect(audit.missing == 0, "\(audit)")
-        #expect(audit.doubled == 0, "\(audit)")
         #expect(audit.historical > 0, "\(audit)")
+        // Ids stored twice, with their copies in the order written: only the known limit of the
+        // backfill may double a line. A is on this machine and B behind a forwarder, so A's answer can
+        // hold lines B has not received live yet; BackfillSelection keeps the lines after the last one
+        // B saw live, so such a line is written as historical, then again when it arrives live.
+        var copies: [Substring: [String]] = [:]
+        for line in try Self.storedLines("'\(dir)/backfilled'/[!_]*/*.log.gz") {
+            guard let m = BackfillCLITests.message(Substring(line)) else { continue }
+            copies[m.id, default: []].append(
+                BackfillCLITests.tag("historical", Substring(line)) == "1" ? "historical" : "live")
+        }
+        let doubled = copies.filter { $0.value.count > 1 }
+        #expect(doubled.count == audit.doubled)
+        #expect(doubled.values.allSatisfy { $0 == ["historical", "live"] }, "\(doubled)")
         let recovered = gaps.compactMap { $0["recovered"] as? Int }.reduce(0, +)
         #expect(recovered == audit.historical)
     }
