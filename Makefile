@@ -11,9 +11,9 @@ JOBS ?= 2
 # `deps` also pip-installs the Python packages the tests run: jsonschema, and the third-party
 # WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 # `systemd` is for `systemd-analyze verify` of docs/chatcap-capture.service (SystemdNotifyCLITests);
-# no test starts systemd.
+# no test starts systemd. `prometheus` (and its promtool) scrapes capture --http-port in LiveHTTPCLITests.
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config
-DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace \
+DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace prometheus \
 	clickhouse-server curl binutils systemd
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-http instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
 
 all: build
 
@@ -130,6 +130,12 @@ bench: deps fixtures
 	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/channels_bench.sh .build/release/chatcap
 	Benchmarks/many_channels_bench.sh .build/release/chatcap $(MANY_LOG)
+
+# Does a hostile HTTP client slow capture? lines/s without --http-port, with it, and with 1,000 idle
+# and 100 slowloris connections against it (docs/capture.md, "Metrics, health and recent messages over HTTP").
+bench-http: deps fixtures
+	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
+	Benchmarks/http_flood_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Instructions per line under valgrind (deterministic, unlike wall time on a shared machine): stats
 # and replay raw/json over the first 100,000 bench lines.

@@ -104,14 +104,16 @@ let package = Package(
         .target(
             name: "ChatServe",
             dependencies: [
-                "ChatNet", "ChatInput", "ChatPosix", "ChatStore", "ChatFormat", "TwitchSession", "IRCWire",
+                "ChatNet", "ChatInput", "ChatPosix", "ChatStore", "ChatFormat", "ChatHTTP", "TwitchSession", "IRCWire",
                 "WebSocketWire",
             ],
             swiftSettings: dataPathSettings),
-        // The one HTTP listener (libmicrohttpd, its own thread): routes, and the recent-messages endpoint
-        // over a store's rings.
+        // The one HTTP listener (libmicrohttpd, its own thread): routes, the recent-messages endpoint
+        // over a store's rings and the rings it answers from (serve's, capture's and tail's), the
+        // ingest counters of capture and tail and their Prometheus text exposition.
         .target(
-            name: "ChatHTTP", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "CMicroHTTPD"],
+            name: "ChatHTTP",
+            dependencies: ["ChatFormat", "ChatStore", "ChatPosix", "TwitchSession", "IRCWire", "CMicroHTTPD"],
             swiftSettings: dataPathSettings),
         // The terminal view (`watch`), over recordings and live chat.
         .target(
@@ -204,7 +206,7 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatHTTPTests",
-            dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "TwitchSession", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],
@@ -215,7 +217,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
-                "ChatArchive", "ChatReplay", "ChatServe", "WebSocketWire", "ChatTestSupport",
+                "ChatArchive", "ChatReplay", "ChatServe", "ChatHTTP", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

@@ -202,6 +202,20 @@ public final class LiveSession {
     /// - Complexity: O(channels).
     public var joinsSettled: Bool { connections.allSatisfy { $0.machine.joinsSettled } }
 
+    /// How many connections are registered with the server now.
+    public var readyConnectionCount: Int { connections.reduce(0) { $0 + ($1.machine.phase == .ready ? 1 : 0) } }
+
+    /// Calls `body` with each channel of the session, where it stands on its connection, and
+    /// whether that connection is registered (`/healthz`: a channel is captured when both hold).
+    ///
+    /// - Complexity: O(channels).
+    public func forEachChannel(_ body: (_ channel: String, ConnectionMachine.ChannelStatus, _ ready: Bool) -> Void) {
+        for c in connections {
+            let ready = c.machine.phase == .ready
+            for channel in c.machine.channels { body(channel, c.machine.status(of: channel) ?? .waiting, ready) }
+        }
+    }
+
     public init(
         channels: [String], credentials: Credentials, endpoint: Endpoint,
         settings: ConnectionSettings = ConnectionSettings(),

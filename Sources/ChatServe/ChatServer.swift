@@ -1,3 +1,4 @@
+public import ChatHTTP
 import ChatNet
 import ChatPosix
 import TwitchSession

@@ -1,3 +1,4 @@
+import ChatHTTP
 import ChatPosix
 import IRCWire
 import TwitchSession

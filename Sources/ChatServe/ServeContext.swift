@@ -1,3 +1,5 @@
+import ChatHTTP
+
 /// What every client of one ``ChatServer`` shares: the options, the log, its channels' timelines and
 /// members, and the report channel.
 ///

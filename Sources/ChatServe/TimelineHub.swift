@@ -1,3 +1,5 @@
+import ChatHTTP
+
 /// The timelines of one server (see ``LogTimeline``) and who is in each channel (for relaying what
 /// clients say).
 ///

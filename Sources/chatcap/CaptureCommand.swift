@@ -106,6 +106,7 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
     @OptionGroup var reloading: ReloadOptions
+    @OptionGroup var liveHTTP: LiveHTTPOptions
 
     func validate() throws {
         try NoOpChecks.login(connection)
@@ -154,6 +155,7 @@ struct CaptureCommand: ParsableCommand {
                 "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
+        let http = try LiveHTTPService.start(liveHTTP, command: "capture", quiet: quiet)
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
@@ -199,12 +201,14 @@ struct CaptureCommand: ParsableCommand {
             channels: channels, credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
             onLine: { bytes, message, receivedAt, _ in
+                http?.line(bytes, message, receivedAt: receivedAt)
                 guard failure == nil else { return }
                 do throws(CaptureError) { try writer.append(bytes, message: message, receivedAt: receivedAt) } catch {
                     failure = error
                 }
             },
             onRecord: { record in
+                http?.record(record)
                 if case .joined(let channel, _) = record { joined.insert(channel) }
                 switch record {
                 case .joined, .connected, .capabilities(.acknowledged, _): break
@@ -214,6 +218,7 @@ struct CaptureCommand: ParsableCommand {
                 do throws(CaptureError) { try writer.record(record) } catch { failure = error }
             },
             onProblem: { problem in
+                http?.problem(problem)
                 let event: String
                 switch problem {
                 case .malformed:
@@ -236,6 +241,7 @@ struct CaptureCommand: ParsableCommand {
             })
         session.recentMessages = backfill.source(connection)
         session.onMalformedLine = { bytes, receivedAt in
+            http?.malformed(bytes)
             guard failure == nil else { return }
             do throws(CaptureError) { try writer.appendUnparsed(bytes, receivedAt: receivedAt) } catch {
                 failure = error
@@ -281,6 +287,7 @@ struct CaptureCommand: ParsableCommand {
             }
             serviceTick(now)
             showStatus(now)
+            http?.publish(session, now: now) { Self.httpFigures(writer) }
         }
         // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace, and
         // so does the watchdog: waiting for the disk is back-pressure, not a stuck loop.
@@ -288,6 +295,7 @@ struct CaptureCommand: ParsableCommand {
             let now = Moment.now()
             serviceTick(now)
             showStatus(now)
+            http?.publish(session, now: now) { Self.httpFigures(writer) }
         }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: started.monotonicMs)
@@ -301,6 +309,7 @@ struct CaptureCommand: ParsableCommand {
             } catch { failure = error }
         }
         do throws(CaptureError) { try writer.close() } catch { if failure == nil { failure = error } }
+        http?.stop(session) { Self.httpFigures(writer) }
         if terminal { Diagnostics.write("\r\u{1B}[K") }
         ServiceManager.finish(service)
         if let failure {

@@ -7,8 +7,9 @@ struct HTTPOptions: ParsableArguments {
     @Option(
         name: .customLong("http-port"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Also answer HTTP on this port (\(HTTPOptions.portRange.text); 0 picks a free one, see the last "
-                + "'listening on' line, http://HOST:PORT): GET /api/v2/recent-messages/<login>, the recent-messages v2 API.",
+            "Also answer HTTP on this port (\(HTTPOptions.portRange.text); 0 picks a free one, see the "
+                + "'listening on http://HOST:PORT' line): GET /api/v2/recent-messages/<login>, the recent-messages v2 "
+                + "API; capture and tail also GET /metrics (Prometheus) and GET /healthz.",
             valueName: "port"),
         transform: { try HTTPOptions.portRange.parse($0) })
     var httpPort: Int?

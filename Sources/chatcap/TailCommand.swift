@@ -35,6 +35,7 @@ struct TailCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
     @OptionGroup var reloading: ReloadOptions
+    @OptionGroup var liveHTTP: LiveHTTPOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var filters: FilterOptions
 
@@ -75,6 +76,7 @@ struct TailCommand: ParsableCommand {
         options.channelLimit = limits.channelLimit
         try filters.apply(to: &options, windowDefault: 5)
         let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
+        let http = try LiveHTTPService.start(liveHTTP, command: "tail", quiet: false)
         var failure: OutputError? = nil
         var joined = 0
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop,
@@ -85,6 +87,7 @@ struct TailCommand: ParsableCommand {
             channels: try connection.channels(channels), credentials: credentials, endpoint: connection.endpoint,
             settings: connection.settings(for: credentials),
             onLine: { bytes, message, receivedAt, number in
+                http?.line(bytes, message, receivedAt: receivedAt)
                 guard failure == nil else { return }
                 let time = LineTime(of: message, in: bytes)
                 let at = MergedLine(
@@ -95,6 +98,7 @@ struct TailCommand: ParsableCommand {
                 do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
             },
             onRecord: { record in
+                http?.record(record)
                 if case .joined(let channel, _) = record {
                     joined += 1
                     joinedChannels.insert(channel)
@@ -103,6 +107,7 @@ struct TailCommand: ParsableCommand {
                 do throws(OutputError) { try pipeline.record(record) } catch { failure = error }
             },
             onProblem: { problem in
+                http?.problem(problem)
                 guard failure == nil else { return }
                 let at = { (line: Int) in
                     MergedLine(
@@ -120,6 +125,7 @@ struct TailCommand: ParsableCommand {
                 } catch { failure = error }
             })
         session.recentMessages = backfill.source(connection)
+        session.onMalformedLine = { bytes, _ in http?.malformed(bytes) }
         // Output is batched; each loop tick (at least every 30 ms) flushes what is 0.1 s old.
         let started = Moment.now().monotonicMs
         // When every JOIN has its outcome (the first time): how long joining took, and from then on
@@ -151,11 +157,13 @@ struct TailCommand: ParsableCommand {
                 return "\(list.count { joinedChannels.contains($0) }) of \(list.count) channels joined; "
                     + "\(pipeline.summary.lines) lines"
             }
+            http?.publish(session, now: Moment.now()) { Self.httpFigures(pipeline) }
         }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: Moment.now().monotonicMs)
         session.run(until: deadline)
         service?.stopping(status: "stopping after \(pipeline.summary.lines) lines")
+        http?.stop(session) { Self.httpFigures(pipeline) }
         ServiceManager.finish(service)
         if stats {
             let seconds = Double(Moment.now().monotonicMs - started) / 1000

@@ -5,6 +5,7 @@
 import ChatArchive
 import ChatFormat
 import ChatGzip
+import ChatHTTP
 import ChatInput
 import ChatNet
 import ChatPosix
@@ -342,6 +343,41 @@ var historyWriter = ServedLineWriter()
     }
 }
 
+/// capture's per-line work with `--http-port` (and `--http-channel-metrics`), the listener running: the
+/// line counted (lag histogram, per-channel count), kept in its channel's recent-messages ring (the
+/// default 2,500 lines, full after the warm-up below), and appended to a CaptureWriter.
+let liveHistory = RecentHistory(limit: 2_500)
+let liveMetrics = IngestMetrics(countsPerChannel: true)
+let liveDirectory = "/tmp/chatcap-alloc-http-\(getpid())"
+let liveWriter = try CaptureWriter(directory: liveDirectory)
+let liveListener = try HTTPListener(
+    host: "127.0.0.1", port: 0,
+    router: {
+        var router = HTTPRouter()
+        RecentMessagesEndpoint(store: liveHistory.store, bound: 2_500) { _ in true }.install(in: &router)
+        return router
+    }())
+var liveClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
+@MainActor func captureHTTPRings() -> Int {
+    sumOverMessages { bytes, message in
+        liveClock.monotonicMs += 1
+        liveClock.wallMs += 1
+        if liveClock.monotonicMs % 1_000 == 0 { try? liveWriter.tick(now: liveClock.advanced(byMs: 1_000)) }
+        liveMetrics.line(bytes, message, receivedAtMs: liveClock.wallMs, store: liveHistory.store)
+        liveHistory.record(bytes, message: message, receivedAtMs: liveClock.wallMs)
+        return (try? liveWriter.append(bytes, message: message, receivedAt: liveClock)) != nil ? 1 : 0
+    }
+}
+// Warm-up: until every ring is full (a ring still filling grows, and growing allocates by design).
+var liveWarmUps = 0
+repeat {
+    _ = captureHTTPRings()
+    liveWarmUps += 1
+} while (0..<liveHistory.store.channelCount).contains(where: {
+    let log = liveHistory.store.log(at: $0)!
+    return log.ring.count > 0 && !log.ring.isFull
+}) && liveWarmUps < 2_000
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -356,6 +392,7 @@ let scenarios = [
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
     Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),
+    Scenario(name: "capture-http-rings", unit: "line", units: inputLines, body: captureHTTPRings),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.
@@ -411,5 +448,7 @@ for scenario in scenarios {
     if verdict != "ok" { failed = true }
 }
 try? captureWriter.close()
-_ = system("rm -rf '\(captureDirectory)'")
+try? liveWriter.close()
+liveListener.stop()
+_ = system("rm -rf '\(captureDirectory)' '\(liveDirectory)'")
 exit(failed ? 1 : 0)

@@ -300,8 +300,9 @@ import Testing
         #expect(run.status == 0)
         let help = run.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for text in [
-            "--http-port <port> Also answer HTTP on this port (0 to 65535; 0 picks a free one, see the last 'listening "
-                + "on' line, http://HOST:PORT): GET /api/v2/recent-messages/<login>, the recent-messages v2 API.",
+            "--http-port <port> Also answer HTTP on this port (0 to 65535; 0 picks a free one, see the 'listening on "
+                + "http://HOST:PORT' line): GET /api/v2/recent-messages/<login>, the recent-messages v2 API; capture "
+                + "and tail also GET /metrics (Prometheus) and GET /healthz.",
             "--http-host <host> The address the HTTP listener binds (default: 127.0.0.1, this machine only). Any other "
                 + "address hands the recent chat of every channel to whoever can reach it, without authentication or "
                 + "TLS: put a reverse proxy with TLS and access rules in front instead.",
