@@ -1,13 +1,16 @@
 """A TCP forwarder for end-to-end tests: listens on 127.0.0.1 (a free port, printed on the first line
 of stdout), forwards every connection to 127.0.0.1:TARGET, and closes the first connection both ways
 AFTER seconds after it opened (later connections are left alone): one client loses its connection
-once, mid-chat, while every other client of the server goes on. Runs until killed.
+once, mid-chat, while every other client of the server goes on. With DELAY, what the server sends
+reaches the client DELAY seconds late (a client behind a slower path than the server's other
+clients). Runs until killed.
 
-    python3 drop_once_proxy.py TARGET AFTER
+    python3 drop_once_proxy.py TARGET AFTER [DELAY]
 """
-import selectors, socket, sys, time
+import collections, selectors, socket, sys, time
 
 target, after = int(sys.argv[1]), float(sys.argv[2])
+delay = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 listener = socket.socket()
 listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 listener.bind(("127.0.0.1", 0))
@@ -17,9 +20,31 @@ print(listener.getsockname()[1], flush=True)
 selector = selectors.DefaultSelector()
 selector.register(listener, selectors.EVENT_READ)
 pairs = {}  # socket -> its peer
+upstreams = set()  # the sockets to the server
+late = collections.deque()  # (due, client, data): the server's bytes not yet due at the client
 first = None  # (client, upstream, opened at)
+
+
+def close_pair(s):
+    for x in (s, pairs.get(s)):
+        if x is not None and x in pairs:
+            selector.unregister(x)
+            pairs.pop(x, None)
+            upstreams.discard(x)
+            x.close()
+
+
 while True:
-    for key, _ in selector.select(timeout=0.05):
+    now = time.time()
+    while late and late[0][0] <= now:
+        _, client, data = late.popleft()
+        if client in pairs:
+            try:
+                client.sendall(data)
+            except OSError:
+                close_pair(client)
+    timeout = max(0.0, min(0.05, late[0][0] - now)) if late else 0.05
+    for key, _ in selector.select(timeout=timeout):
         if key.fileobj is listener:
             client, _ = listener.accept()
             upstream = socket.create_connection(("127.0.0.1", target))
@@ -27,6 +52,7 @@ while True:
                 s.setblocking(True)
                 selector.register(s, selectors.EVENT_READ)
             pairs[client], pairs[upstream] = upstream, client
+            upstreams.add(upstream)
             if first is None:
                 first = (client, upstream, time.time())
             continue
@@ -38,16 +64,13 @@ while True:
         except OSError:
             data = b""
         if data:
-            pairs[source].sendall(data)
+            if delay > 0 and source in upstreams:
+                late.append((time.time() + delay, pairs[source], data))
+            else:
+                pairs[source].sendall(data)
             continue
-        for s in (source, pairs[source]):
-            selector.unregister(s)
-            pairs.pop(s, None)
-            s.close()
+        close_pair(source)
     if first is not None and first[2] is not None and time.time() - first[2] >= after:
-        for s in first[:2]:
-            if s in pairs:
-                selector.unregister(s)
-                pairs.pop(s, None)
-                s.close()
+        if first[0] in pairs:
+            close_pair(first[0])
         first = (None, None, None)

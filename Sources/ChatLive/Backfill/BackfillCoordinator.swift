@@ -37,6 +37,11 @@ final class BackfillCoordinator {
         let name: String
         var recent = RecentLines()
         var pending: Pending? = nil
+        /// Ids (by fingerprint) of the lines the last backfill wrote: the service may be ahead of the
+        /// live connection, so some of them are still to arrive live, and are then dropped (once each).
+        var recovered: Set<UInt64> = []
+        /// Until when (monotonic milliseconds) ``recovered`` is looked at.
+        var recoveredUntilMs: Int64 = 0
         init(name: String) { self.name = name }
     }
 
@@ -79,7 +84,9 @@ final class BackfillCoordinator {
     }
 
     /// Hands a live line on, or holds it while its channel waits for a backfill; remembers its
-    /// fingerprint (``LineFingerprint/of(_:_:)``, computed once by the caller) either way.
+    /// fingerprint (``LineFingerprint/of(_:_:)``, computed once by the caller) either way. A live copy
+    /// of a line the channel's last backfill wrote (by `id`, within ``recoveredWindowMs``) is dropped
+    /// and counted instead.
     ///
     /// - Complexity: O(line length). - Allocations: none for a line passed on once its channel's ring
     ///   is full; a copy for a held line.
@@ -100,6 +107,15 @@ final class BackfillCoordinator {
             channels[key] = fresh
             onLine(bytes, message, receivedAt, lineNumber)
             return
+        }
+        if !state.recovered.isEmpty {
+            if receivedAt.monotonicMs > state.recoveredUntilMs {
+                state.recovered.removeAll()
+            } else if state.recovered.remove(fingerprint) != nil {
+                // Written already, from the service's answer, which was ahead of this connection.
+                counters.liveCopiesDropped += 1
+                return
+            }
         }
         guard var pending = state.pending else {
             state.recent.append(fingerprint, wallMs: receivedAt.wallMs)
@@ -145,6 +161,10 @@ final class BackfillCoordinator {
     var nextDeadline: Int64? {
         waiting.values.lazy.compactMap { $0.pending.map { min($0.deadlineMs, $0.retryAtMs ?? .max) } }.min()
     }
+
+    /// How long the live copies of recovered lines are looked for: far longer than a live connection
+    /// lags behind a service (a fraction of a second), short enough that the set is not kept for long.
+    static let recoveredWindowMs: Int64 = 30_000
 
     /// How long to wait before asking again a service whose answer had not caught up with the live chat.
     static let retryMs: Int64 = 200
@@ -209,6 +229,7 @@ final class BackfillCoordinator {
         state.pending = nil
         waiting[pending.id] = nil
         var recovered: [(bytes: [UInt8], timeMs: Int64?)] = []
+        var recoveredIds: [UInt64] = []
         let result: BackfillResult
         switch outcome {
         case .failed(let why):
@@ -230,7 +251,7 @@ final class BackfillCoordinator {
                 result = .failed("the service answered: " + said)
                 break
             }
-            (recovered, result) = select(decoded.messages, for: pending, in: state, behind: behind)
+            (recovered, recoveredIds, result) = select(decoded.messages, for: pending, in: state, behind: behind)
         }
         if case .failed(let why) = result {
             counters.failed += 1
@@ -248,6 +269,8 @@ final class BackfillCoordinator {
             let at = Moment(monotonicMs: now.monotonicMs, wallMs: line.timeMs ?? gap.toWallMs)
             emit(line.bytes, receivedAt: at, lineNumber: 0, into: state)
         }
+        state.recovered = Set(recoveredIds)
+        state.recoveredUntilMs = now.monotonicMs + Self.recoveredWindowMs
         for held in pending.held {
             emit(held.bytes, receivedAt: held.receivedAt, lineNumber: held.lineNumber, into: state)
         }
@@ -261,9 +284,10 @@ final class BackfillCoordinator {
         onLine(span, message, receivedAt, lineNumber)
     }
 
-    /// The service's lines to write for `pending` (``BackfillSelection``), with the result to record.
+    /// The service's lines to write for `pending` (``BackfillSelection``), the fingerprints of those
+    /// of them with an `id` (unique, so a later live copy is known for one), and the result to record.
     private func select(_ messages: [[UInt8]], for pending: Pending, in state: ChannelState, behind: Bool) -> (
-        [(bytes: [UInt8], timeMs: Int64?)], BackfillResult
+        [(bytes: [UInt8], timeMs: Int64?)], [UInt64], BackfillResult
     ) {
         var candidates: [BackfillSelection.Candidate] = []
         var lines: [(bytes: [UInt8], timeMs: Int64?)] = []
@@ -298,7 +322,8 @@ final class BackfillCoordinator {
                 coverage = .partial(missingFromMs: from, missingToMs: pending.gap.toWallMs)
             }
         }
-        return (choice.kept.map { lines[$0] }, .recovered(choice.kept.count, coverage))
+        let ids = choice.kept.lazy.filter { candidates[$0].hasId }.map { candidates[$0].fingerprint }
+        return (choice.kept.map { lines[$0] }, Array(ids), .recovered(choice.kept.count, coverage))
     }
 
     /// Whether an answer has caught up with the live chat: it holds a line received live since the
@@ -345,6 +370,9 @@ public struct BackfillCounters: Sendable, Equatable {
     public var retries = 0
     /// Lines of an answer that could not be parsed or were of another channel (not written).
     public var unusable = 0
+    /// Live lines dropped because the backfill had written them already: the service's answer was
+    /// ahead of the live connection.
+    public var liveCopiesDropped = 0
 
     public init() {}
 
@@ -355,5 +383,8 @@ public struct BackfillCounters: Sendable, Equatable {
             + (late > 0 ? ", \(late) late answers discarded" : "")
             + (releasedEarly > 0 ? ", \(releasedEarly) waits ended early (too many held lines)" : "")
             + (unusable > 0 ? ", \(unusable) unusable lines in answers" : "")
+            + (liveCopiesDropped > 0
+                ? ", \(liveCopiesDropped) live line\(liveCopiesDropped == 1 ? "" : "s") already recovered (written once)"
+                : "")
     }
 }
