@@ -52,7 +52,7 @@ public final class CaptureWriter {
     private var lanes: [CaptureLane] = []
     /// Login (any case) → the lane's position in `lanes`: a line finds its lane in O(1) at any
     /// number of channels.
-    private let laneIndex = NameIndex(matching: .asciiCaseInsensitive)
+    private var laneIndex = NameIndex(matching: .asciiCaseInsensitive)
     /// `lanes` and then the session lane, kept up to date, so that flushing allocates nothing.
     private(set) var allLanes: [CaptureLane] = []
     let sessionLane: CaptureLane
@@ -66,7 +66,7 @@ public final class CaptureWriter {
     /// ``CaptureOptions/channels`` as lowercase login bytes (`nil`: every channel gets a lane).
     private let joinedKeys: [[UInt8]]?
     /// Login (any case) → its position in `joinedKeys`, asked when a line's channel has no lane yet.
-    private let joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
+    private var joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
     private var line: [UInt8] = []
     private var stampMs: Int64 = .min
     private var stamp: [UInt8] = []
