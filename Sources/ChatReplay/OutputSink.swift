@@ -164,7 +164,7 @@ public final class OutputSink {
         writeCalls += 1
         guard let code = writeAllWaiting(descriptor, bytes) else { return }
         if code == EPIPE { throw .closed }
-        throw .failed(errno: code, message: InputError.text(errno: code))
+        throw .failed(errno: code, message: Errno.text(code))
     }
 }
 
