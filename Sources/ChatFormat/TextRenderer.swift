@@ -166,19 +166,19 @@ public struct TextRenderer: Sendable {
         case .clearchat:
             if let c = message.clearChat(in: bytes) {
                 switch c.action {
-                case .clearAll: out.raw("chat cleared by a moderator")
+                case .clearAll: out.raw(ModerationWords.chatCleared)
                 case .ban(let login):
                     text(bytes, login, into: &out)
-                    out.raw(" was banned")
+                    out.raw(ModerationWords.wasBanned)
                 case .timeout(let login, let seconds):
                     text(bytes, login, into: &out)
-                    out.raw(" was timed out for ")
+                    out.raw(ModerationWords.wasTimedOutFor)
                     out.decimal(seconds)
-                    out.raw("s")
+                    out.raw(ModerationWords.seconds)
                 }
             }
         case .clearmsg:
-            out.raw("message deleted")
+            out.raw(ModerationWords.messageDeleted)
             if let m = message.clearMsg(in: bytes) {
                 if let login = m.login {
                     out.raw(" from ")
@@ -288,14 +288,24 @@ public struct TextRenderer: Sendable {
     }
 
     private func mark(_ t: Tombstone, into out: inout JSONWriter) {
-        if t.deleted { out.raw(" [deleted]") }
-        if let s = t.timedOutSeconds {
-            out.raw(" [timed out ")
-            out.decimal(Int64(s))
-            out.raw("s]")
+        if t.deleted {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.deleted)
         }
-        if t.banned { out.raw(" [banned]") }
-        if t.cleared { out.raw(" [cleared]") }
+        if let s = t.timedOutSeconds {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.timedOutOpen)
+            out.decimal(Int64(s))
+            out.raw(ModerationWords.timedOutClose)
+        }
+        if t.banned {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.banned)
+        }
+        if t.cleared {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.cleared)
+        }
     }
 
     /// Message text as-is, invalid UTF-8 repaired; control characters (but tab) shown as `?` so
