@@ -234,10 +234,10 @@ public final class Replay {
         }
         guard let sink else { return }
         if holds {
-            var clock = clock
+            var clock = self.clock
             if let t = at.timestamp?.milliseconds, t > clock {
                 clock = t
-                clock = t
+                self.clock = t
             }
             let due = options.moderationWindow.map { clock == Int64.min ? Int64.max : clock &+ $0 } ?? Int64.max
             hold.hold(
