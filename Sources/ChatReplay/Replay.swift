@@ -295,7 +295,7 @@ public final class Replay {
             TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &writer)
             writer.raw(byte: 0x0A)
         case .text:
-            text.render(bytes, message, context, into: &writer)
+            text.render(bytes, message, context, into: &writer.buffer)
         }
         try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
         try sink.endLine()
