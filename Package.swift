@@ -202,7 +202,9 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLoadTests",
-            dependencies: ["ChatLoad", "ChatGzip", "ChatFormat", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            dependencies: [
+                "ChatLoad", "ChatGzip", "ChatFormat", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatHTTPTests",

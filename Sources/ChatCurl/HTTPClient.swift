@@ -57,12 +57,18 @@ public final class HTTPClient {
     /// - Throws: ``Failure/unavailable(_:)`` when libcurl cannot be loaded or cannot start.
     public init(tls: TLS = TLS(), maxBodyBytes: Int = 65_536) throws(Failure) {
         guard Self.libcurlLoaded else {
+            // SAFETY: the load error is a static NUL-terminated buffer, written once before the load
+            // returned and never again; it is copied at once.
             let reason = unsafe String(cString: chatcap_curl_load_error())
             throw Failure.unavailable("libcurl could not be loaded (\(reason)); install libcurl4")
         }
+        // SAFETY: libcurl is loaded (checked above, so the C wrappers' function pointers are set) and
+        // `curl_global_init` succeeded before this first handle, as libcurl requires.
         guard Self.globalInit == CURLE_OK, let handle = unsafe chatcap_curl_easy_init() else {
             throw Failure.unavailable("curl_easy_init failed")
         }
+        // SAFETY: the handle is ours until deinit; the error buffer holds CURL_ERROR_SIZE bytes and a
+        // spare NUL, as CURLOPT_ERRORBUFFER asks, allocated here and freed in deinit.
         unsafe self.handle = handle
         unsafe errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         unsafe errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -71,6 +77,8 @@ public final class HTTPClient {
     }
 
     deinit {
+        // SAFETY: the handle came from `curl_easy_init` and no request is running (requests are
+        // synchronous on the owner thread); the error buffer is not used after the cleanup.
         unsafe chatcap_curl_easy_cleanup(handle)
         unsafe errorBuffer.deallocate()
     }
@@ -87,6 +95,7 @@ public final class HTTPClient {
     /// - Throws: ``Failure/unavailable(_:)``.
     public static func prepare() throws(Failure) {
         guard libcurlLoaded else {
+            // SAFETY: as in `init`: a static NUL-terminated buffer, copied at once.
             let reason = unsafe String(cString: chatcap_curl_load_error())
             throw Failure.unavailable("libcurl could not be loaded (\(reason)); install libcurl4")
         }
@@ -126,58 +135,98 @@ public final class HTTPClient {
         url: String, body: [UInt8]?, headers: [String], user: String?, password: String?, timeoutMs: Int,
         connectTimeoutMs: Int
     ) throws(Failure) -> Response {
+        // SAFETY: a live handle with no request running: the reset forgets every option, including
+        // the pointers set by the previous request, whose memory is gone.
         unsafe chatcap_curl_easy_reset(handle)
         sink.reset()
         var list: UnsafeMutablePointer<curl_slist>? = nil
+        // SAFETY: `curl_slist_append` copies each header's C string (valid for the call); a NULL list
+        // starts a new one. The list is freed below after `perform`, the last use of CURLOPT_HTTPHEADER.
         for header in headers { unsafe list = chatcap_curl_slist_append(list, header) }
+        // SAFETY: `curl_slist_free_all` accepts NULL; the handle no longer reads the list once
+        // `perform` returned (the next request resets the option first).
         defer { unsafe chatcap_curl_slist_free_all(list) }
+        // SAFETY: index 0 of a buffer of CURL_ERROR_SIZE + 1 bytes.
         unsafe errorBuffer[0] = 0
+        // SAFETY: `sink` is a `let` of `self`, alive for the whole request; libcurl hands this address
+        // back only to `write`, during `perform`.
         let context = unsafe Unmanaged.passUnretained(sink).toOpaque()
         let payload = body ?? []
+        // SAFETY (the closures below): every option is set through the wrapper of its type (`long`,
+        // pointer, `curl_off_t`), as `curl_easy_setopt`'s variadic argument must match the option;
+        // every pointer handed over (URL, body, header list, error buffer, CA file, user, password,
+        // context) outlives `perform`, the only call that reads it: the C strings and the body are
+        // borrowed by closures that enclose `perform` (libcurl copies the string options when they
+        // are set), the rest is owned by `self` or freed after `perform` returns.
         let status: CURLcode = unsafe url.withCString { urlText in
             unsafe payload.withUnsafeBytes { raw in
+                // SAFETY: CURLOPT_URL takes a C string; libcurl copies it.
                 var setup = unsafe chatcap_curl_setopt_pointer(handle, CURLOPT_URL, urlText)
                 func set(_ code: CURLcode) { if setup == CURLE_OK { setup = code } }
+                // SAFETY: a buffer of at least CURL_ERROR_SIZE bytes, owned by `self`.
                 unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+                // SAFETY: a `long` option.
                 unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
                 if body != nil {
+                    // SAFETY: a `long` option.
                     unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_POST, 1))
-                    // SAFETY: libcurl reads the body during `perform` below, inside this closure.
+                    // SAFETY: libcurl reads the body during `perform` below, inside this closure; an
+                    // empty body gives a valid address with a size of 0, which libcurl does not read.
                     unsafe set(
                         chatcap_curl_setopt_pointer(
                             handle, CURLOPT_POSTFIELDS, raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                    // SAFETY: a `curl_off_t` option, the body's size.
                     unsafe set(chatcap_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(raw.count)))
                 }
+                // SAFETY: a list (or NULL) freed only after `perform` returned (the `defer` above).
                 unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list))
+                // SAFETY: `long` options.
                 unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMs))
+                // SAFETY: a `long` option.
                 unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMs))
+                // SAFETY: a C function pointer of libcurl's write-callback type (a closure that captures
+                // nothing); it reaches the sink only through `context`.
                 unsafe set(chatcap_curl_setopt_write(handle, HTTPClient.write))
+                // SAFETY: `context` is the sink's address, alive for the request (see above).
                 unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
                 // Only http and https, also after a redirect (which is not followed anyway).
+                // SAFETY: a `long` option.
                 unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)))
                 if tls.insecure {
+                    // SAFETY: `long` options.
                     unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0))
+                    // SAFETY: a `long` option.
                     unsafe set(chatcap_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0))
                 } else if let caFile = tls.caFile {
+                    // SAFETY: CURLOPT_CAINFO takes a C string; libcurl copies it.
                     unsafe caFile.withCString { unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_CAINFO, $0)) }
                 }
                 if let user {
+                    // SAFETY: CURLOPT_HTTPAUTH with the `long` CURLAUTH_BASIC (set by the C wrapper).
                     unsafe set(chatcap_curl_use_basic_auth(handle))
+                    // SAFETY: CURLOPT_USERNAME takes a C string; libcurl copies it.
                     unsafe user.withCString { unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_USERNAME, $0)) }
+                    // SAFETY: CURLOPT_PASSWORD takes a C string; libcurl copies it.
                     unsafe (password ?? "").withCString {
                         unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_PASSWORD, $0))
                     }
                 }
                 guard setup == CURLE_OK else { return setup }
+                // SAFETY: every pointer option set above is alive for the call (see above); the write
+                // callback runs on this thread, inside the call.
                 return unsafe chatcap_curl_easy_perform(handle)
             }
         }
         guard status == CURLE_OK else {
+            // SAFETY: libcurl writes a NUL-terminated message of at most CURL_ERROR_SIZE bytes into the
+            // error buffer (zeroed before the request, so empty when it wrote none).
             let detail = unsafe String(cString: errorBuffer)
+            // SAFETY: `curl_easy_strerror` returns a static NUL-terminated string, copied at once.
             let reason = detail.isEmpty ? unsafe String(cString: chatcap_curl_easy_strerror(status)) : detail
             throw Failure.unreachable(reason)
         }
         var code = 0
+        // SAFETY: CURLINFO_RESPONSE_CODE writes a `long` (Int) into `code`, valid for the call.
         _ = unsafe chatcap_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
         return Response(status: code, body: sink.bytes, truncated: sink.truncated)
     }
@@ -186,7 +235,10 @@ public final class HTTPClient {
     /// to its limit.
     private static let write: chatcap_curl_write_callback = { data, size, count, context in
         let n = size * count
+        // SAFETY: only the optionals are unwrapped; nothing is read yet.
         guard let data = unsafe data, let context = unsafe context else { return n }
+        // SAFETY: `context` is CURLOPT_WRITEDATA, the unretained address of the sink `perform` set up,
+        // alive while `perform` runs (this callback runs inside it).
         let sink = unsafe Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
         let keep = min(n, max(0, sink.limit - sink.bytes.count))
         if keep < n { sink.truncated = true }

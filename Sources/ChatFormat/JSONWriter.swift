@@ -4,32 +4,27 @@ public import IRCWire
 /// Appends JSON to a reusable byte buffer: objects, keys, strings escaped from raw or tag-escaped
 /// bytes, numbers, booleans, null. Invalid UTF-8 is repaired to U+FFFD here, at the output edge.
 ///
-/// The writer owns its buffer (raw memory, grown by doubling, kept by ``reset()``), so steady-state
-/// output allocates nothing and a byte costs a store, not a uniqueness check. `~Copyable`: the
-/// buffer has one owner. The writer does not check nesting; encoders are written to be balanced.
-///
-/// ```
-///  base: [ written … count | free … capacity ]
-/// ```
+/// The bytes go into the writer's ``ByteBuffer`` (raw memory, grown by doubling, kept by
+/// ``reset()``), so steady-state output allocates nothing; the writer adds only JSON's structure
+/// (commas, keys, escaping). `~Copyable`: the buffer has one owner. The writer does not check
+/// nesting; encoders are written to be balanced.
 @safe
 public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    /// Bytes written since the last ``reset()``.
-    public private(set) var count = 0
+    /// The bytes written so far. The text format writes into a ``ByteBuffer`` directly, without JSON.
+    public var buffer: ByteBuffer
     /// Whether the next member or element needs a comma first.
     private var needsComma = false
 
     public init(capacity: Int = 4096) {
-        self.capacity = max(capacity, 64)
-        unsafe base = .allocate(capacity: self.capacity)
+        buffer = ByteBuffer(capacity: capacity)
     }
 
-    deinit { unsafe base.deallocate() }
+    /// Bytes written since the last ``reset()``.
+    public var count: Int { buffer.count }
 
     /// Empties the buffer, keeping its capacity.
     public mutating func reset() {
-        count = 0
+        buffer.reset()
         needsComma = false
     }
 
@@ -37,63 +32,44 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     ///
     /// - Complexity: O(1). - Allocations: none.
     public func withBytes<R: ~Copyable, E: Error>(_ body: (Span<UInt8>) throws(E) -> R) throws(E) -> R {
-        // SAFETY: `base[0 ..< count]` is initialised and owned by `self`, which is borrowed for the call.
-        try body(unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: count)))
+        try buffer.withBytes(body)
     }
 
     /// A copy of the bytes written so far (for callers that keep them).
-    public var bytes: [UInt8] {
-        // SAFETY: see `withBytes`.
-        unsafe Array(UnsafeBufferPointer(start: base, count: count))
-    }
+    public var bytes: [UInt8] { buffer.bytes }
 
+    /// Appends a literal as it is (JSON punctuation or a fragment known to need no escaping).
     @inline(__always)
-    private mutating func put(_ b: UInt8) {
-        if count == capacity { grow(1) }
-        // SAFETY: `count < capacity` after the check.
-        unsafe base[count] = b
-        count &+= 1
-    }
+    public mutating func raw(_ literal: StaticString) { buffer.raw(literal) }
 
+    /// Appends one byte as it is.
     @inline(__always)
-    private mutating func put(_ p: UnsafePointer<UInt8>, _ n: Int) {
-        if capacity - count < n { grow(n) }
-        // SAFETY: `count + n <= capacity` after the check; source and buffer do not overlap.
-        unsafe (base + count).update(from: p, count: n)
-        count &+= n
-    }
+    public mutating func raw(byte: UInt8) { buffer.raw(byte: byte) }
 
-    private mutating func grow(_ extra: Int) {
-        let next = max(capacity * 2, count + extra)
-        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: next)
-        // SAFETY: `count <= capacity` bytes of the old buffer are initialised.
-        unsafe fresh.update(from: base, count: count)
-        unsafe base.deallocate()
-        unsafe base = fresh
-        capacity = next
-    }
+    /// Appends the decimal digits of `value`, with no separator.
+    public mutating func decimal(_ value: Int64) { buffer.decimal(value) }
 
     // MARK: Structure
 
     public mutating func beginObject() {
         separate()
-        put(UInt8(ascii: "{"))
+        buffer.put(UInt8(ascii: "{"))
         needsComma = false
     }
 
     public mutating func endObject() {
-        put(UInt8(ascii: "}"))
+        buffer.put(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         separate()
-        put(UInt8(ascii: "["))
+        buffer.put(UInt8(ascii: "["))
         needsComma = false
     }
 
     public mutating func endArray() {
-        put(UInt8(ascii: "]"))
+        buffer.put(UInt8(ascii: "]"))
         needsComma = true
     }
 
@@ -105,74 +81,29 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     @inline(__always)
     public mutating func key(_ name: StaticString) {
         let n = name.utf8CodeUnitCount
-        if capacity - count < n + 4 { grow(n + 4) }
+        if buffer.capacity - buffer.count < n + 4 { buffer.grow(n + 4) }
         // SAFETY: `count + n + 4 <= capacity` after the check; a StaticString's `utf8Start` holds
         // `utf8CodeUnitCount` bytes.
-        var o = unsafe base + count
+        var o = unsafe buffer.base + buffer.count
         if needsComma {
             unsafe o.pointee = UInt8(ascii: ",")
             unsafe o += 1
         }
         unsafe o.pointee = UInt8(ascii: "\"")
         unsafe o += 1
-        unsafe Self.copyShort(UnsafeRawPointer(name.utf8Start), n, to: UnsafeMutableRawPointer(o))
+        unsafe ByteBuffer.copyShort(UnsafeRawPointer(name.utf8Start), n, to: UnsafeMutableRawPointer(o))
         unsafe o += n
         unsafe o[0] = UInt8(ascii: "\"")
         unsafe o[1] = UInt8(ascii: ":")
         unsafe o += 2
-        count = unsafe o - base
+        buffer.count = unsafe o - buffer.base
         needsComma = false
-    }
-
-    /// Copies the `n` bytes at `src` to `dst` with word loads and stores and an overlapping last
-    /// word, every load and store within the `n` bytes: for short literals (keys, `null`, `true`),
-    /// where a `memcpy` call costs more than the copy. Inlined with a literal, `n` is a constant and
-    /// only its branch is left.
-    ///
-    /// - Precondition (caller): `src[0 ..< n]` is readable and `dst[0 ..< n]` writable; they do not overlap.
-    @unsafe
-    @inline(__always)
-    private static func copyShort(_ src: UnsafeRawPointer, _ n: Int, to dst: UnsafeMutableRawPointer) {
-        if n >= 8 {
-            var k = 0
-            while k &+ 8 <= n {
-                unsafe dst.storeBytes(
-                    of: src.loadUnaligned(fromByteOffset: k, as: UInt64.self), toByteOffset: k, as: UInt64.self)
-                k &+= 8
-            }
-            if k < n {
-                unsafe dst.storeBytes(
-                    of: src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8,
-                    as: UInt64.self)
-            }
-        } else if n >= 4 {
-            unsafe dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
-            unsafe dst.storeBytes(
-                of: src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
-        } else {
-            var k = 0
-            while k < n {
-                unsafe dst.storeBytes(of: src.load(fromByteOffset: k, as: UInt8.self), toByteOffset: k, as: UInt8.self)
-                k &+= 1
-            }
-        }
-    }
-
-    /// Appends a literal with ``copyShort(_:_:to:)``.
-    @inline(__always)
-    private mutating func putLiteral(_ literal: StaticString) {
-        let n = literal.utf8CodeUnitCount
-        if capacity - count < n { grow(n) }
-        // SAFETY: `count + n <= capacity` after the check; a StaticString's `utf8Start` holds
-        // `utf8CodeUnitCount` bytes, and it is not inside the buffer.
-        unsafe Self.copyShort(UnsafeRawPointer(literal.utf8Start), n, to: UnsafeMutableRawPointer(base + count))
-        count &+= n
     }
 
     /// Writes a key given as raw bytes (a tag name), escaped.
     public mutating func key(bytes span: Span<UInt8>, _ range: ByteRange) {
         string(span, range)
-        put(UInt8(ascii: ":"))
+        buffer.put(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -181,7 +112,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func key(snakeCase span: Span<UInt8>, _ range: ByteRange) {
         string(snakeCase: span, range)
-        put(UInt8(ascii: ":"))
+        buffer.put(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -190,16 +121,16 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func string(snakeCase span: Span<UInt8>, _ range: ByteRange) {
         separate()
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
         var cursor = SnakeCase(range)
         var repair = UTF8Repair()
         while let b = cursor.next(in: span) { repair.feed(b) { escape($0) } }
         repair.finish { escape($0) }
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
     }
 
     private mutating func separate() {
-        if needsComma { put(UInt8(ascii: ",")) }
+        if needsComma { buffer.put(UInt8(ascii: ",")) }
         needsComma = true
     }
 
@@ -220,23 +151,6 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         decimal(value)
     }
 
-    /// Appends the decimal digits of `value` (no separator: for text output too).
-    public mutating func decimal(_ value: Int64) {
-        if value < 0 { put(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits = InlineArray<20, UInt8>(repeating: 0)
-        var n = 0
-        repeat {
-            digits[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            n += 1
-        } while magnitude > 0
-        while n > 0 {
-            n -= 1
-            put(digits[n])
-        }
-    }
-
     public mutating func number(_ value: Int) { number(Int64(value)) }
 
     /// A finite number with up to `decimals` decimals (non-finite values become `null`).
@@ -245,16 +159,16 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         separate()
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
-        for b in "\((value * scale).rounded() / scale)".utf8 { put(b) }
+        for b in "\((value * scale).rounded() / scale)".utf8 { buffer.put(b) }
     }
 
     /// A string from a literal (ASCII, nothing to escape).
     @inline(__always)
     public mutating func string(_ literal: StaticString) {
         separate()
-        put(UInt8(ascii: "\""))
-        putLiteral(literal)
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
+        buffer.raw(literal)
+        buffer.put(UInt8(ascii: "\""))
     }
 
     /// A string from raw bytes of a line, escaped for JSON, invalid UTF-8 repaired.
@@ -262,14 +176,14 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
         separate()
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
         let rest = plainPrefix(span, range)
         if rest < Int(range.upper) {
             var repair = UTF8Repair()
             for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
             repair.finish { escape($0) }
         }
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
     }
 
     /// A string from raw bytes, escaped for JSON but with every other byte kept as it is — invalid
@@ -280,16 +194,16 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     public mutating func string(verbatim span: Span<UInt8>, _ range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= span.count, "range outside the span")
         separate()
-        put(UInt8(ascii: "\""))
-        if capacity - count < range.count { grow(range.count) }
+        buffer.put(UInt8(ascii: "\""))
+        if buffer.capacity - buffer.count < range.count { buffer.grow(range.count) }
         for i in range { escape(span[i]) }
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
     }
 
     /// A string from a tag value: IRCv3-unescaped, then escaped for JSON, invalid UTF-8 repaired.
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         separate()
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
         let rest = plainPrefix(span, value.raw)
         if rest < Int(value.raw.upper) {
             var repair = UTF8Repair()
@@ -298,7 +212,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
             }
             repair.finish { escape($0) }
         }
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
     }
 
     /// The fast path of the string writers: copies the longest prefix of `span[range]` that needs no
@@ -315,19 +229,19 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         precondition(lower <= upper && upper <= span.count, "range outside the span")
         let n = upper - lower
         // 8 bytes of slack: a short string is copied as one whole word.
-        if capacity - count < n &+ 8 { grow(n &+ 8) }
+        if buffer.capacity - buffer.count < n &+ 8 { buffer.grow(n &+ 8) }
         // SAFETY: `[lower, upper)` lies within `span` (checked above), and every read below is within
         // the span: word loads need `i + 8 <= upper`, the overlapping last word starts at
         // `upper - 8 >= lower`, the short-string word needs `lower + 8 <= span.count`, and a
         // sequence of `len` bytes is read only when `i + len <= upper`. At most `n + 8` bytes are
         // written at `base + count` (the bytes past `n` are scratch, never counted), and
         // `count + n + 8 <= capacity` after the growth above; the regions do not overlap.
-        return unsafe span.withUnsafeBufferPointer { buffer -> Int in
-            let p = buffer.baseAddress!
-            let out = unsafe base + count
+        return unsafe span.withUnsafeBufferPointer { source -> Int in
+            let p = source.baseAddress!
+            let out = unsafe buffer.base + buffer.count
             var i = lower
-            defer { count &+= i &- lower }
-            if n < 8 && lower &+ 8 <= buffer.count {
+            defer { buffer.count &+= i &- lower }
+            if n < 8 && lower &+ 8 <= source.count {
                 // A short string (a colour, a number, a short login): one word, its bytes past the
                 // string replaced by a plain letter for the check.
                 let w = unsafe UnsafeRawPointer(p + lower).loadUnaligned(as: UInt64.self)
@@ -422,9 +336,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// A string from a `String` (for values we make ourselves, e.g. a msg-id name).
     public mutating func string(_ text: String) {
         separate()
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
         for b in text.utf8 { escape(b) }
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
     }
 
     /// A string of a timestamp in RFC 3339 with milliseconds (`2025-11-21T04:26:41.971Z`).
@@ -434,9 +348,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// rest, `mmmZ`, is one word made from the milliseconds.
     public mutating func timestamp(_ t: Timestamp) {
         separate()
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
         if t < .earliest || t > .latest {
-            put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }  // clamped: no cache
+            buffer.put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }  // clamped: no cache
         } else {
             let (second, millisecond) = t.secondAndMillisecond
             if second != lastSecond.second {
@@ -445,28 +359,28 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
                 // SAFETY: the tuple's three words are 24 contiguous bytes, written by the OutputSpan
                 // in this scope only.
                 unsafe withUnsafeMutableBytes(of: &text) { raw in
-                    let buffer = unsafe raw.bindMemory(to: UInt8.self)
-                    var out = unsafe OutputSpan(buffer: buffer, initializedCount: 0)
+                    let words = unsafe raw.bindMemory(to: UInt8.self)
+                    var out = unsafe OutputSpan(buffer: words, initializedCount: 0)
                     t.writeRFC3339(to: &out)
-                    _ = unsafe out.finalize(for: buffer)
+                    _ = unsafe out.finalize(for: words)
                 }
                 lastSecond.text = (text.0, text.1, UInt32(truncatingIfNeeded: text.2))
             }
-            if capacity - count < Timestamp.rfc3339ByteCount { grow(Timestamp.rfc3339ByteCount) }
+            if buffer.capacity - buffer.count < Timestamp.rfc3339ByteCount { buffer.grow(Timestamp.rfc3339ByteCount) }
             // `YYYY-MM-DDTHH:MM:SS.` then `mmmZ`, little-endian: the first digit in the low byte.
             let digits =
                 UInt32(UInt8(ascii: "0") &+ UInt8(millisecond / 100))
                 | UInt32(UInt8(ascii: "0") &+ UInt8(millisecond / 10 % 10)) << 8
                 | UInt32(UInt8(ascii: "0") &+ UInt8(millisecond % 10)) << 16 | UInt32(UInt8(ascii: "Z")) << 24
             // SAFETY: `count + 24 <= capacity` after the check.
-            let o = unsafe UnsafeMutableRawPointer(base + count)
+            let o = unsafe UnsafeMutableRawPointer(buffer.base + buffer.count)
             unsafe o.storeBytes(of: lastSecond.text.0, as: UInt64.self)
             unsafe o.storeBytes(of: lastSecond.text.1, toByteOffset: 8, as: UInt64.self)
             unsafe o.storeBytes(of: lastSecond.text.2, toByteOffset: 16, as: UInt32.self)
             unsafe o.storeBytes(of: digits.littleEndian, toByteOffset: 20, as: UInt32.self)
-            count &+= Timestamp.rfc3339ByteCount
+            buffer.count &+= Timestamp.rfc3339ByteCount
         }
-        put(UInt8(ascii: "\""))
+        buffer.put(UInt8(ascii: "\""))
     }
 
     /// The first 20 bytes (`YYYY-MM-DDTHH:MM:SS.`) of the last time ``timestamp(_:)`` formatted in
@@ -476,38 +390,6 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
     }
     private var lastSecond = LastSecond()
-
-    /// Appends `t` in RFC 3339 with milliseconds, without quotes (for text output).
-    public mutating func raw(rfc3339 t: Timestamp) {
-        put(upTo: Timestamp.rfc3339ByteCount) { t.writeRFC3339(to: &$0) }
-    }
-
-    /// Appends the time of day of `t` in UTC as `HH:MM:SS` (no quotes: for text output).
-    public mutating func raw(timeOfDay t: Timestamp) {
-        put(upTo: Timestamp.timeOfDayByteCount) { t.writeTimeOfDay(to: &$0) }
-    }
-
-    /// Lets `body` write at most `maximum` bytes straight into the free tail.
-    private mutating func put(upTo maximum: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
-        if capacity - count < maximum { grow(maximum) }
-        // SAFETY: `maximum` free bytes at `base + count` (checked above); the OutputSpan lives in this scope.
-        let free = unsafe UnsafeMutableBufferPointer(start: base + count, count: maximum)
-        var out = unsafe OutputSpan(buffer: free, initializedCount: 0)
-        body(&out)
-        count &+= unsafe out.finalize(for: free)
-    }
-
-    /// Appends raw bytes as they are (for text output built with the same buffer).
-    public mutating func raw(_ span: Span<UInt8>, _ range: Range<Int>) {
-        precondition(range.lowerBound >= 0 && range.upperBound <= span.count, "range outside the span")
-        // SAFETY: `range` lies within `span` (checked above).
-        unsafe span.withUnsafeBufferPointer { p in unsafe put(p.baseAddress! + range.lowerBound, range.count) }
-    }
-
-    @inline(__always)
-    public mutating func raw(_ literal: StaticString) { putLiteral(literal) }
-
-    public mutating func raw(byte: UInt8) { put(byte) }
 
     @inline(__always)
     private mutating func escape(_ b: UInt8) {
@@ -520,9 +402,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         case 0..<0x20, 0x7F:
             let hex: StaticString = "0123456789abcdef"
             raw("\\u00")
-            put(unsafe hex.utf8Start[Int(b >> 4)])
-            put(unsafe hex.utf8Start[Int(b & 0xF)])
-        default: put(b)
+            buffer.put(unsafe hex.utf8Start[Int(b >> 4)])
+            buffer.put(unsafe hex.utf8Start[Int(b & 0xF)])
+        default: buffer.put(b)
         }
     }
 }

@@ -27,7 +27,7 @@ public struct TextRenderer: Sendable {
     ///
     /// - Complexity: O(line). - Allocations: none once the buffer has grown.
     public func render(
-        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, into out: inout JSONWriter
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, into out: inout ByteBuffer
     ) {
         if let t = context.timestamp {
             out.raw(timeOfDay: t)
@@ -72,7 +72,7 @@ public struct TextRenderer: Sendable {
     }
 
     /// A capture record, dimmed like the other system lines.
-    private func captureRecord(_ bytes: Span<UInt8>, _ r: CaptureRecordLine, into out: inout JSONWriter) {
+    private func captureRecord(_ bytes: Span<UInt8>, _ r: CaptureRecordLine, into out: inout ByteBuffer) {
         if color { out.raw(Self.dim) }
         if let from = r.gapFrom, let to = r.gapTo {
             out.raw("-- gap: not captured from ")
@@ -131,7 +131,7 @@ public struct TextRenderer: Sendable {
 
     /// `name: text`, or `* name text` for `/me`; struck through and marked when moderated.
     private func chat(
-        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ p: Privmsg, _ tombstone: Tombstone, into out: inout JSONWriter
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ p: Privmsg, _ tombstone: Tombstone, into out: inout ByteBuffer
     ) {
         if tombstone != .none && color { out.raw(Self.strike) }
         if p.isAction {
@@ -151,7 +151,7 @@ public struct TextRenderer: Sendable {
 
     /// A system line, `-- …`, dimmed when colour is on: notices, moderation, room state, membership,
     /// and any other line as `-- VERB params…`.
-    private func system(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout JSONWriter) {
+    private func system(_ bytes: Span<UInt8>, _ message: TwitchMessage, into out: inout ByteBuffer) {
         if color { out.raw(Self.dim) }
         out.raw("-- ")
         switch message.command {
@@ -166,19 +166,19 @@ public struct TextRenderer: Sendable {
         case .clearchat:
             if let c = message.clearChat(in: bytes) {
                 switch c.action {
-                case .clearAll: out.raw("chat cleared by a moderator")
+                case .clearAll: out.raw(ModerationWords.chatCleared)
                 case .ban(let login):
                     text(bytes, login, into: &out)
-                    out.raw(" was banned")
+                    out.raw(ModerationWords.wasBanned)
                 case .timeout(let login, let seconds):
                     text(bytes, login, into: &out)
-                    out.raw(" was timed out for ")
+                    out.raw(ModerationWords.wasTimedOutFor)
                     out.decimal(seconds)
-                    out.raw("s")
+                    out.raw(ModerationWords.seconds)
                 }
             }
         case .clearmsg:
-            out.raw("message deleted")
+            out.raw(ModerationWords.messageDeleted)
             if let m = message.clearMsg(in: bytes) {
                 if let login = m.login {
                     out.raw(" from ")
@@ -234,7 +234,7 @@ public struct TextRenderer: Sendable {
         if color { out.raw(Self.reset) }
     }
 
-    private func setting(_ label: StaticString, _ value: Int64?, into out: inout JSONWriter) {
+    private func setting(_ label: StaticString, _ value: Int64?, into out: inout ByteBuffer) {
         guard let value else { return }
         out.raw(byte: UInt8(ascii: " "))
         out.raw(label)
@@ -243,7 +243,7 @@ public struct TextRenderer: Sendable {
     }
 
     /// The display name (or login) in the user's colour.
-    private func name(_ bytes: Span<UInt8>, _ message: TwitchMessage, login: ByteRange, into out: inout JSONWriter) {
+    private func name(_ bytes: Span<UInt8>, _ message: TwitchMessage, login: ByteRange, into out: inout ByteBuffer) {
         if color {
             let rgb = Self.nameColor(bytes, tag: message.tags[.color], login: login)
             out.raw("\u{1B}[1;38;2;")
@@ -287,33 +287,43 @@ public struct TextRenderer: Sendable {
         return palette[Int(h % UInt32(palette.count))]
     }
 
-    private func mark(_ t: Tombstone, into out: inout JSONWriter) {
-        if t.deleted { out.raw(" [deleted]") }
-        if let s = t.timedOutSeconds {
-            out.raw(" [timed out ")
-            out.decimal(Int64(s))
-            out.raw("s]")
+    private func mark(_ t: Tombstone, into out: inout ByteBuffer) {
+        if t.deleted {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.deleted)
         }
-        if t.banned { out.raw(" [banned]") }
-        if t.cleared { out.raw(" [cleared]") }
+        if let s = t.timedOutSeconds {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.timedOutOpen)
+            out.decimal(Int64(s))
+            out.raw(ModerationWords.timedOutClose)
+        }
+        if t.banned {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.banned)
+        }
+        if t.cleared {
+            out.raw(byte: 0x20)
+            out.raw(ModerationWords.cleared)
+        }
     }
 
     /// Message text as-is, invalid UTF-8 repaired; control characters (but tab) shown as `?` so
     /// that chat cannot drive the terminal.
-    private func text(_ bytes: Span<UInt8>, _ r: ByteRange, into out: inout JSONWriter) {
+    private func text(_ bytes: Span<UInt8>, _ r: ByteRange, into out: inout ByteBuffer) {
         var repair = UTF8Repair()
         for i in r.range { repair.feed(bytes[i]) { safe($0, into: &out) } }
         repair.finish { safe($0, into: &out) }
     }
 
-    private func unescaped(_ bytes: Span<UInt8>, _ v: TagValue, into out: inout JSONWriter) {
+    private func unescaped(_ bytes: Span<UInt8>, _ v: TagValue, into out: inout ByteBuffer) {
         var repair = UTF8Repair()
         v.unescape(in: bytes) { b in repair.feed(b) { safe($0, into: &out) } }
         repair.finish { safe($0, into: &out) }
     }
 
     @inline(__always)
-    private func safe(_ b: UInt8, into out: inout JSONWriter) {
+    private func safe(_ b: UInt8, into out: inout ByteBuffer) {
         out.raw(byte: (b < 0x20 && b != 0x09) || b == 0x7F ? UInt8(ascii: "?") : b)
     }
 }

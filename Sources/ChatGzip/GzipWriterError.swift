@@ -47,19 +47,19 @@ public enum GzipWriterError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .cannotOpen(let path, let code):
-            "\(path): cannot open for writing: \(InputError.text(errno: code))"
+            "\(path): cannot open for writing: \(Errno.text(code))"
         case .busy(let path):
             "\(path): another writer has the file open"
         case .damagedFile(let path, let offset, let reason):
             "\(path): not appending: existing gzip data is damaged near byte \(offset) (\(reason))"
         case .repairFailed(let path, let code):
-            "\(path): cannot finish the unfinished end of the file: \(InputError.text(errno: code))"
+            "\(path): cannot finish the unfinished end of the file: \(Errno.text(code))"
         case .writeFailed(let path, let code):
-            "\(path): write failed: \(InputError.text(errno: code)); data flushed before is intact"
+            "\(path): write failed: \(Errno.text(code)); data flushed before is intact"
         case .syncFailed(let path, let code):
-            "\(path): fsync failed: \(InputError.text(errno: code))"
+            "\(path): fsync failed: \(Errno.text(code))"
         case .closeFailed(let path, let code):
-            "\(path): close failed: \(InputError.text(errno: code))"
+            "\(path): close failed: \(Errno.text(code))"
         case .compressorUnavailable(let path, let reason):
             "\(path): cannot start compression: \(reason)"
         }

@@ -10,9 +10,9 @@ import IRCWire
 /// A reader with a single lane does not keep a head at all: ``pull(_:)`` frames, parses and lends
 /// the next event in one go.
 ///
-/// The lane's mutable state sits in raw memory behind a `let` pointer (one owner, no overlapping
-/// access), so the per-line path pays no exclusivity checks and no copies of the ~300-byte
-/// ``TwitchMessage``.
+/// The lane's mutable state is plain stored properties (one owner, no overlapping access): release
+/// builds skip the dynamic exclusivity checks (Package.swift), and the ~300-byte ``TwitchMessage`` is
+/// written in place.
 ///
 /// Before the lane opens an input, or reads from one whose descriptor was released, it calls
 /// ``needsDescriptor`` so that its reader can keep the number of open inputs bounded (by releasing the
@@ -43,35 +43,34 @@ final class MergeLane {
         case failed(InputError, droppedByteCount: Int, line: Int, offset: UInt64)
     }
 
-    /// All mutable state of the lane.
-    @unsafe
-    private struct State: ~Copyable {
-        var framer: LineFramer
-        var source: (any ByteSource)? = nil
-        var nextInput = 0
-        var sourceEnded = false
-        var sourceError: InputError? = nil
-        var name = ""
-        var inputIndex = 0
-        /// The time of the latest line with a usable time in this lane (carried across its inputs).
-        var lastTimestamp: Timestamp? = nil
-        var head: Head? = nil
-        /// The parsed message of a `.line` head.
-        var message: TwitchMessage? = nil
-        var headHasUnreadableTag = false
-        /// CRs inside the head's line (0 for nearly every line).
-        var headCarriageReturns = 0
-        /// Whether the current input had its ``MergeEvent/bareCarriageReturns(_:count:)`` warning.
-        var warnedCarriageReturns = false
-        var sortKey: (milliseconds: Int64, inputIndex: Int) = (.min, 0)
-        /// What this lane handed out so far.
-        var statistics = MergeStatistics()
-        /// An input of the lane could not be opened for want of descriptors (the merge must stop).
-        var exhaustion: InputError? = nil
-        /// Following with pauses: since when the current input has been at a pause while a later input
-        /// of the lane waits (``successorGrace``).
-        var pausedBeforeSuccessorSince: ContinuousClock.Instant? = nil
-    }
+    // All mutable state of the lane: plain stored properties, touched by the lane's task only.
+    private var framer: LineFramer
+    private var source: (any ByteSource)? = nil
+    private var nextInput = 0
+    private var sourceEnded = false
+    private var sourceError: InputError? = nil
+    private var name = ""
+    private var inputIndex = 0
+    /// The time of the latest line with a usable time in this lane (carried across its inputs).
+    private var lastTimestamp: Timestamp? = nil
+    private var head: Head? = nil
+    /// The parsed message of a `.line` head.
+    private var message: TwitchMessage? = nil
+    private var headHasUnreadableTag = false
+    /// CRs inside the head's line (0 for nearly every line).
+    private var headCarriageReturns = 0
+    /// Whether the current input had its ``MergeEvent/bareCarriageReturns(_:count:)`` warning.
+    private var warnedCarriageReturns = false
+    /// The merge order of the head: time (no time sorts first), then position in the reader's list.
+    private(set) var sortKey: (milliseconds: Int64, inputIndex: Int) = (.min, 0)
+    /// What this lane handed out so far.
+    private(set) var statistics = MergeStatistics()
+    /// The error of an input that could not be opened because descriptors ran out, once the lane met
+    /// one (``InputError/isDescriptorExhaustion``); it was (or is about to be) handed out as an event.
+    private(set) var exhaustion: InputError? = nil
+    /// Following with pauses: since when the current input has been at a pause while a later input
+    /// of the lane waits (``successorGrace``).
+    private var pausedBeforeSuccessorSince: ContinuousClock.Instant? = nil
 
     /// How long a followed input at a pause whose gzip member is unfinished is waited on once a later
     /// input of the lane exists (capture finishes a rotated file's member on a thread of its own, just
@@ -82,7 +81,6 @@ final class MergeLane {
     /// a directory appends the files that appear: ``append(_:)``).
     private var inputs: [(index: Int, path: String)]
     private let follow: FollowMode?
-    private let state: UnsafeMutablePointer<State>
     /// The lane's number in its reader (its group's index).
     let id: Int
     /// Called with the lane just before it opens a file or reads from a released one.
@@ -93,9 +91,6 @@ final class MergeLane {
     /// one lane, which opens one input at a time and never takes descriptors back.
     var prefetchesGzip = false
 
-    // SAFETY (whole type): `state` is allocated and initialised in init and freed in deinit; the lane
-    // is confined to one task and no method re-enters another while it holds `state.pointee`.
-
     init(
         id: Int = 0, inputs: [(index: Int, path: String)], follow: FollowMode?, maxLineLength: Int,
         bufferCapacity: Int
@@ -103,38 +98,24 @@ final class MergeLane {
         self.id = id
         self.inputs = inputs
         self.follow = follow
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(
-            to: State(framer: LineFramer(maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)))
-    }
-
-    deinit {
-        unsafe state.deinitialize(count: 1)
-        unsafe state.deallocate()
+        framer = LineFramer(maxLineLength: maxLineLength, bufferCapacity: bufferCapacity)
     }
 
     /// Adds an input after the lane's last one (a file that appeared in a followed directory).
     func append(_ input: (index: Int, path: String)) { inputs.append(input) }
 
     /// Whether an event waits (after ``advance()``).
-    var hasHead: Bool { unsafe state.pointee.head != nil }
-    /// The merge order of the head: time (no time sorts first), then position in the reader's list.
-    var sortKey: (milliseconds: Int64, inputIndex: Int) { unsafe state.pointee.sortKey }
-    /// What this lane handed out so far.
-    var statistics: MergeStatistics { unsafe state.pointee.statistics }
-    /// The error of an input that could not be opened because descriptors ran out, once the lane met
-    /// one (``InputError/isDescriptorExhaustion``); it was (or is about to be) handed out as an event.
-    var exhaustion: InputError? { unsafe state.pointee.exhaustion }
+    var hasHead: Bool { self.head != nil }
     /// Whether the lane met ``exhaustion`` (the merge stops after handing that event out).
-    var isStopped: Bool { unsafe state.pointee.exhaustion != nil }
+    var isStopped: Bool { exhaustion != nil }
     /// Whether the lane's current input holds a descriptor.
-    var holdsDescriptor: Bool { unsafe state.pointee.source?.holdsDescriptor ?? false }
+    var holdsDescriptor: Bool { self.source?.holdsDescriptor ?? false }
 
     /// Closes the current input's descriptor if it can be opened again later at the same place.
     ///
     /// - Returns: whether a descriptor was closed.
     @discardableResult
-    func releaseDescriptor() -> Bool { unsafe state.pointee.source?.releaseDescriptor() ?? false }
+    func releaseDescriptor() -> Bool { self.source?.releaseDescriptor() ?? false }
 
     /// Single-lane reading: finds the next event, counts it and lends it (with a line's bytes) to
     /// `body` at once, without keeping a head. An error thrown by `body` is rethrown after the event
@@ -147,7 +128,7 @@ final class MergeLane {
         guard let step = nextStep() else { return false }
         switch step {
         case .line(let line, let carriageReturns):
-            try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
+            try framer.withBytes(of: line) { bytes throws(E) in
                 let message: TwitchMessage
                 do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
                     let at = location(line: line.number, offset: line.offset, timestamp: nil)
@@ -158,23 +139,23 @@ final class MergeLane {
                 let time = LineTime(of: message, in: bytes)
                 var at = location(line: line.number, offset: line.offset, timestamp: time)
                 at.terminator = line.terminator
-                unsafe state.pointee.statistics.lines += 1
+                statistics.lines += 1
                 if at.timeSource == .inherited || at.timeSource == .none {
-                    unsafe state.pointee.statistics.untimedLines += 1
+                    statistics.untimedLines += 1
                 }
-                if time.hasUnreadableTag { unsafe state.pointee.statistics.unreadableTimeTags += 1 }
+                if time.hasUnreadableTag { statistics.unreadableTimeTags += 1 }
                 try handOut(.line(at, message), bytes, carriageReturns: carriageReturns, body)
             }
         case .skipped(let error):
             let at = location(line: error.lineNumber, offset: error.offset, timestamp: nil)
-            unsafe state.pointee.statistics.skippedLines += 1
-            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+            statistics.skippedLines += 1
+            try framer.withBytes(in: 0..<0) { empty throws(E) in
                 try handOut(.skipped(at, error), empty, carriageReturns: error.carriageReturns, body)
             }
         case .failed(let error, let dropped, let line, let offset):
             let at = location(line: line, offset: offset, timestamp: nil)
-            unsafe state.pointee.statistics.failedInputs += 1
-            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+            statistics.failedInputs += 1
+            try framer.withBytes(in: 0..<0) { empty throws(E) in
                 try body(.inputFailed(at, error, droppedByteCount: dropped), empty)
             }
         }
@@ -185,31 +166,31 @@ final class MergeLane {
     ///
     /// - Precondition: ``hasHead``.
     func withHead<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) {
-        guard let head = unsafe state.pointee.head else { preconditionFailure("withHead() on an exhausted lane") }
-        let carriageReturns = unsafe state.pointee.headCarriageReturns
+        guard let head = self.head else { preconditionFailure("withHead() on an exhausted lane") }
+        let carriageReturns = headCarriageReturns
         switch head {
         case .line(let line, let at):
-            unsafe state.pointee.statistics.lines += 1
+            statistics.lines += 1
             if at.timeSource == .inherited || at.timeSource == .none {
-                unsafe state.pointee.statistics.untimedLines += 1
+                statistics.untimedLines += 1
             }
-            if unsafe state.pointee.headHasUnreadableTag { unsafe state.pointee.statistics.unreadableTimeTags += 1 }
-            try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
-                try handOut(.line(at, unsafe state.pointee.message!), bytes, carriageReturns: carriageReturns, body)
+            if headHasUnreadableTag { statistics.unreadableTimeTags += 1 }
+            try framer.withBytes(of: line) { bytes throws(E) in
+                try handOut(.line(at, self.message!), bytes, carriageReturns: carriageReturns, body)
             }
         case .malformed(let line, let error, let at):
             count(malformed: at)
-            try unsafe state.pointee.framer.withBytes(of: line) { bytes throws(E) in
+            try framer.withBytes(of: line) { bytes throws(E) in
                 try handOut(.malformed(at, error), bytes, carriageReturns: carriageReturns, body)
             }
         case .skipped(let error, let at):
-            unsafe state.pointee.statistics.skippedLines += 1
-            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+            statistics.skippedLines += 1
+            try framer.withBytes(in: 0..<0) { empty throws(E) in
                 try handOut(.skipped(at, error), empty, carriageReturns: carriageReturns, body)
             }
         case .failed(let error, let dropped, let at):
-            unsafe state.pointee.statistics.failedInputs += 1
-            try unsafe state.pointee.framer.withBytes(in: 0..<0) { empty throws(E) in
+            statistics.failedInputs += 1
+            try framer.withBytes(in: 0..<0) { empty throws(E) in
                 try body(.inputFailed(at, error, droppedByteCount: dropped), empty)
             }
         }
@@ -221,37 +202,37 @@ final class MergeLane {
     /// - Complexity: amortised O(bytes of the next line), plus reads. - Allocations: none, except
     ///   when an input is opened (its buffers) or fails (the error's strings).
     func advance() {
-        unsafe state.pointee.head = nil
-        unsafe state.pointee.message = nil
-        unsafe state.pointee.headHasUnreadableTag = false
-        unsafe state.pointee.headCarriageReturns = 0
+        self.head = nil
+        self.message = nil
+        headHasUnreadableTag = false
+        headCarriageReturns = 0
         guard let step = nextStep() else { return }
         let head: Head
         switch step {
         case .line(let line, let carriageReturns):
-            unsafe state.pointee.headCarriageReturns = carriageReturns
-            head = unsafe state.pointee.framer.withBytes(of: line) { bytes -> Head in
+            headCarriageReturns = carriageReturns
+            head = framer.withBytes(of: line) { bytes -> Head in
                 do throws(LineError) {
                     let message = try TwitchMessage.parse(bytes)
                     let time = LineTime(of: message, in: bytes)
-                    unsafe state.pointee.headHasUnreadableTag = time.hasUnreadableTag
+                    headHasUnreadableTag = time.hasUnreadableTag
                     var at = location(line: line.number, offset: line.offset, timestamp: time)
                     at.terminator = line.terminator
-                    unsafe state.pointee.message = message
+                    self.message = message
                     return .line(line, at)
                 } catch {
                     return .malformed(line, error, location(line: line.number, offset: line.offset, timestamp: nil))
                 }
             }
         case .skipped(let error):
-            unsafe state.pointee.headCarriageReturns = error.carriageReturns
+            headCarriageReturns = error.carriageReturns
             head = .skipped(error, location(line: error.lineNumber, offset: error.offset, timestamp: nil))
         case .failed(let error, let dropped, let line, let offset):
             head = .failed(error, droppedByteCount: dropped, location(line: line, offset: offset, timestamp: nil))
         }
         let at = head.location
-        unsafe state.pointee.sortKey = (at.timestamp?.milliseconds ?? .min, at.inputIndex)
-        unsafe state.pointee.head = head
+        sortKey = (at.timestamp?.milliseconds ?? .min, at.inputIndex)
+        self.head = head
     }
 
     /// Lends `event` to `body`, after the input's ``MergeEvent/bareCarriageReturns(_:count:)``
@@ -279,10 +260,10 @@ final class MergeLane {
     ) throws(E) {
         var failure: E? = nil
         do {
-            unsafe state.pointee.statistics.bareCarriageReturnLines += 1
-            if unsafe !state.pointee.warnedCarriageReturns {
-                unsafe state.pointee.warnedCarriageReturns = true
-                unsafe state.pointee.statistics.bareCarriageReturnInputs += 1
+            statistics.bareCarriageReturnLines += 1
+            if !warnedCarriageReturns {
+                warnedCarriageReturns = true
+                statistics.bareCarriageReturnInputs += 1
                 do throws(E) {
                     try body(.bareCarriageReturns(event.location, count: carriageReturns), bytes.extracting(0..<0))
                 } catch {
@@ -295,76 +276,76 @@ final class MergeLane {
     }
 
     private func count(malformed at: MergedLine) {
-        unsafe state.pointee.statistics.malformedLines += 1
-        if at.timeSource == .inherited || at.timeSource == .none { unsafe state.pointee.statistics.untimedLines += 1 }
+        statistics.malformedLines += 1
+        if at.timeSource == .inherited || at.timeSource == .none { statistics.untimedLines += 1 }
     }
 
     /// The next thing in the lane: reads and frames more bytes as needed, opens the lane's next input
     /// when one ends, and turns every problem into a step; `nil` when the lane is exhausted.
     private func nextStep() -> Step? {
         while true {
-            if unsafe state.pointee.source == nil {
-                guard unsafe state.pointee.nextInput < inputs.count else { return nil }
-                let input = unsafe inputs[state.pointee.nextInput]
-                unsafe state.pointee.nextInput += 1
-                unsafe state.pointee.framer.reset()
-                unsafe state.pointee.sourceEnded = false
-                unsafe state.pointee.sourceError = nil
-                unsafe state.pointee.pausedBeforeSuccessorSince = nil
-                unsafe state.pointee.warnedCarriageReturns = false
-                unsafe state.pointee.inputIndex = input.index
-                unsafe state.pointee.name = input.path == "-" ? FileSource.standardInputName : input.path
+            if self.source == nil {
+                guard nextInput < inputs.count else { return nil }
+                let input = inputs[nextInput]
+                nextInput += 1
+                framer.reset()
+                sourceEnded = false
+                sourceError = nil
+                pausedBeforeSuccessorSince = nil
+                warnedCarriageReturns = false
+                self.inputIndex = input.index
+                name = input.path == "-" ? FileSource.standardInputName : input.path
                 if input.path != "-" { needsDescriptor?(self) }
                 do {
-                    unsafe state.pointee.source = try makeByteSource(
+                    self.source = try makeByteSource(
                         path: input.path, follow: follow, prefetchesGzip: prefetchesGzip)
                 } catch {
-                    if error.isDescriptorExhaustion { unsafe state.pointee.exhaustion = error }
+                    if error.isDescriptorExhaustion { exhaustion = error }
                     return .failed(error, droppedByteCount: 0, line: 0, offset: 0)
                 }
             }
-            if let event = unsafe state.pointee.framer.nextLine() {
+            if let event = framer.nextLine() {
                 switch event {
                 // A second scan of the line (cached: it was just framed), for the CRs inside it.
                 case .line(let line):
-                    return .line(line, carriageReturns: unsafe state.pointee.framer.carriageReturns(in: line))
+                    return .line(line, carriageReturns: framer.carriageReturns(in: line))
                 case .skipped(let error): return .skipped(error)
                 }
             }
-            if unsafe state.pointee.sourceEnded {
-                if let error = unsafe state.pointee.sourceError {
+            if sourceEnded {
+                if let error = sourceError {
                     // Damage or a read error: a partial line after the last complete one is not a line.
-                    if error.isDescriptorExhaustion { unsafe state.pointee.exhaustion = error }
-                    let line = unsafe state.pointee.framer.lineCount + state.pointee.framer.skippedCount + 1
-                    let offset = unsafe state.pointee.framer.streamOffset
-                    let dropped = unsafe state.pointee.framer.reset()
-                    unsafe state.pointee.source = nil
+                    if error.isDescriptorExhaustion { exhaustion = error }
+                    let line = framer.lineCount + framer.skippedCount + 1
+                    let offset = framer.streamOffset
+                    let dropped = framer.reset()
+                    self.source = nil
                     return .failed(error, droppedByteCount: dropped, line: line, offset: offset)
                 }
-                if let event = unsafe state.pointee.framer.finish() {
+                if let event = framer.finish() {
                     switch event {
                     case .line(let line):
-                        return .line(line, carriageReturns: unsafe state.pointee.framer.carriageReturns(in: line))
+                        return .line(line, carriageReturns: framer.carriageReturns(in: line))
                     case .skipped(let error): return .skipped(error)
                     }
                 }
-                unsafe state.pointee.source = nil
+                self.source = nil
                 continue
             }
-            if unsafe state.pointee.source!.isReleased { needsDescriptor?(self) }
+            if self.source!.isReleased { needsDescriptor?(self) }
             do {
-                let read = try unsafe state.pointee.framer.fill { free throws(InputError) -> Int in
-                    try unsafe state.pointee.source!.read(into: free)
+                let read = unsafe try framer.fill { free throws(InputError) -> Int in
+                    unsafe try self.source!.read(into: free)
                 }
                 if read == 0 {
                     if let follow, follow.pausesAtEnd, endsFollowedInput(over: follow.isOver) == false { return nil }
-                    unsafe state.pointee.sourceEnded = true
+                    sourceEnded = true
                 } else {
-                    unsafe state.pointee.pausedBeforeSuccessorSince = nil
+                    pausedBeforeSuccessorSince = nil
                 }
             } catch {
-                unsafe state.pointee.sourceEnded = true
-                unsafe state.pointee.sourceError = error
+                sourceEnded = true
+                sourceError = error
             }
         }
     }
@@ -378,21 +359,21 @@ final class MergeLane {
     /// but a partial line in it is reported as truncated (its bytes counted as dropped), never handed
     /// out as a line.
     private func endsFollowedInput(over: Bool) -> Bool {
-        let open = unsafe !state.pointee.source!.endsCleanlyHere
-        let partial = unsafe state.pointee.framer.pendingByteCount > 0
+        let open = !self.source!.endsCleanlyHere
+        let partial = framer.pendingByteCount > 0
         var truncated = open && partial
         if !over {
-            guard unsafe state.pointee.nextInput < inputs.count else { return false }
+            guard nextInput < inputs.count else { return false }
             let now = ContinuousClock.now
-            let since = unsafe state.pointee.pausedBeforeSuccessorSince ?? now
-            unsafe state.pointee.pausedBeforeSuccessorSince = since
+            let since = pausedBeforeSuccessorSince ?? now
+            pausedBeforeSuccessorSince = since
             if open || partial {
                 guard now - since >= Self.successorGrace else { return false }
                 truncated = open
             }
         }
-        if truncated, let gzip = unsafe state.pointee.source as? GzipSource {
-            unsafe state.pointee.sourceError = .truncated(name: gzip.name, compressedOffset: gzip.compressedOffset)
+        if truncated, let gzip = self.source as? GzipSource {
+            sourceError = .truncated(name: gzip.name, compressedOffset: gzip.compressedOffset)
         }
         return true
     }
@@ -403,14 +384,14 @@ final class MergeLane {
         let own = time?.timestamp
         let source: MergedLine.TimeSource
         if let own {
-            unsafe state.pointee.lastTimestamp = own
+            lastTimestamp = own
             source = time?.origin == .timeTag ? .timeTag : .tmiSentTs
         } else {
-            source = unsafe state.pointee.lastTimestamp == nil ? .none : .inherited
+            source = lastTimestamp == nil ? .none : .inherited
         }
-        let last = unsafe state.pointee.lastTimestamp
+        let last = lastTimestamp
         return MergedLine(
-            inputName: unsafe state.pointee.name, inputIndex: unsafe state.pointee.inputIndex, lineNumber: line,
+            inputName: name, inputIndex: self.inputIndex, lineNumber: line,
             byteOffset: offset, timestamp: own ?? last, timeSource: source)
     }
 }

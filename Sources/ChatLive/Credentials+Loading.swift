@@ -85,13 +85,13 @@ extension Credentials {
             descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else {
-            throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))
+            throw .cannotReadTokenFile(path: path, reason: Errno.text(errno))
         }
         defer { close(descriptor) }
         var status = stat()
         // SAFETY: `fstat` fills the local `stat` structure.
         guard unsafe fstat(descriptor, &status) == 0 else {
-            throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))
+            throw .cannotReadTokenFile(path: path, reason: Errno.text(errno))
         }
         let mode = UInt32(status.st_mode)
         // S_IFMT / S_IFREG: macros Swift does not import.
@@ -109,7 +109,7 @@ extension Credentials {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .cannotReadTokenFile(path: path, reason: InputError.text(errno: errno))
+                throw .cannotReadTokenFile(path: path, reason: Errno.text(errno))
             }
             filled += count
         }

@@ -1,6 +1,6 @@
 import CZlib
-import ChatInput
-public import ChatPosix
+public import ChatInput
+import ChatPosix
 import IRCWire
 
 /// A line's fingerprint, kept with the progress: its length and CRC-32 (without the line end), so that

@@ -1,4 +1,5 @@
-public import ChatPosix
+public import ChatInput
+import ChatPosix
 
 #if canImport(Glibc)
     import Glibc

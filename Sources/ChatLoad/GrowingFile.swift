@@ -1,6 +1,6 @@
 import ChatGzip
 public import ChatInput
-public import ChatPosix
+import ChatPosix
 import TwitchSession
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
-public import ChatPosix
+public import ChatInput
+import ChatPosix
 
 /// Why `load` stopped, or why one INSERT failed. Every case reads as a message on its own, with the
 /// ClickHouse URL's credentials redacted.

@@ -45,18 +45,18 @@ public final class LoadProgressStore {
     public init(directory: String, name: String, destination: String) throws(LoadError) {
         let folder = directory + "/_load"
         if unsafe mkdir(folder, 0o755) != 0 && errno != EEXIST {
-            throw LoadError.progress(path: folder, reason: InputError.text(errno: errno))
+            throw LoadError.progress(path: folder, reason: Errno.text(errno))
         }
         path = folder + "/" + name + ".progress"
         header = "# chatcap load progress 1 \(destination)"
         let lockPath = folder + "/" + name + ".lock"
         let fd = unsafe open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw LoadError.progress(path: lockPath, reason: InputError.text(errno: errno)) }
+        guard fd >= 0 else { throw LoadError.progress(path: lockPath, reason: Errno.text(errno)) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             close(fd)
             if code == EWOULDBLOCK { throw LoadError.busy(path: lockPath) }
-            throw LoadError.progress(path: lockPath, reason: InputError.text(errno: code))
+            throw LoadError.progress(path: lockPath, reason: Errno.text(code))
         }
         lockDescriptor = fd
     }
@@ -70,7 +70,7 @@ public final class LoadProgressStore {
         let fd = unsafe open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return [:] }
-            throw LoadError.progress(path: path, reason: InputError.text(errno: errno))
+            throw LoadError.progress(path: path, reason: Errno.text(errno))
         }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -78,7 +78,7 @@ public final class LoadProgressStore {
         while true {
             let n = unsafe chunk.withUnsafeMutableBytes { unsafe Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw LoadError.progress(path: path, reason: InputError.text(errno: errno)) }
+            guard n >= 0 else { throw LoadError.progress(path: path, reason: Errno.text(errno)) }
             if n == 0 { break }
             bytes += chunk[0..<n]
         }
@@ -121,7 +121,7 @@ public final class LoadProgressStore {
         let temporary = path + ".tmp"
         let bytes = Array(render(progress).utf8)
         let fd = unsafe open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw LoadError.progress(path: temporary, reason: InputError.text(errno: errno)) }
+        guard fd >= 0 else { throw LoadError.progress(path: temporary, reason: Errno.text(errno)) }
         var written = 0
         while written < bytes.count {
             let n = unsafe bytes.withUnsafeBytes { unsafe write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -129,18 +129,18 @@ public final class LoadProgressStore {
             guard n > 0 else {
                 let code = errno
                 close(fd)
-                throw LoadError.progress(path: temporary, reason: InputError.text(errno: code))
+                throw LoadError.progress(path: temporary, reason: Errno.text(code))
             }
             written += n
         }
         guard fsync(fd) == 0 else {
             let code = errno
             close(fd)
-            throw LoadError.progress(path: temporary, reason: "fsync: " + InputError.text(errno: code))
+            throw LoadError.progress(path: temporary, reason: "fsync: " + Errno.text(code))
         }
         close(fd)
         guard unsafe rename(temporary, path) == 0 else {
-            throw LoadError.progress(path: path, reason: "rename: " + InputError.text(errno: errno))
+            throw LoadError.progress(path: path, reason: "rename: " + Errno.text(errno))
         }
         let folder = String(path[..<path.lastIndex(of: "/")!])
         let dirFD = unsafe open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -1,4 +1,5 @@
 import ChatFormat
+import ChatInput
 public import ChatPosix
 import ChatStore
 import IRCWire

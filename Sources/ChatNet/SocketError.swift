@@ -30,7 +30,7 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `Connection reset by peer (errno 104)`: the system's text for `code`, and the number.
     static func reason(_ code: Int32) -> String {
-        "\(InputError.text(errno: code)) (errno \(code))"
+        "\(Errno.text(code)) (errno \(code))"
     }
 
     public var description: String { message }

@@ -49,7 +49,7 @@ public final class ServiceNotifier {
             case .unsupportedAddress(let name):
                 "NOTIFY_SOCKET=\(name) is not a path or an @abstract name of at most 107 bytes: "
                     + "no notifications are sent"
-            case .socketFailed(let code): "no socket for NOTIFY_SOCKET: \(InputError.text(errno: code))"
+            case .socketFailed(let code): "no socket for NOTIFY_SOCKET: \(Errno.text(code))"
             }
         }
     }
@@ -145,7 +145,7 @@ public final class ServiceNotifier {
         lastErrno = code
         if failedSends == 1, let onFirstFailure {
             onFirstFailure(
-                "notifying the service manager (NOTIFY_SOCKET=\(socketName)) failed: \(InputError.text(errno: code)); "
+                "notifying the service manager (NOTIFY_SOCKET=\(socketName)) failed: \(Errno.text(code)); "
                     + "further failures are counted")
         }
         return false

@@ -32,28 +32,23 @@ public final class OutputSink {
     /// The buffer, `capacity` bytes allocated once; `state.count` of them are waiting.
     private let base: UnsafeMutablePointer<UInt8>
 
-    /// Mutable state in raw memory behind a `let` pointer: one owner, no overlapping access, so a
-    /// line costs no exclusivity checks or uniqueness checks.
-    @unsafe
-    private struct State {
-        var count = 0
-        /// When the oldest unflushed byte was buffered; `nil` while the buffer is empty.
-        var pendingSince: ContinuousClock.Instant? = nil
-        /// `pendingSince != nil`, as a plain flag: the per-line path tests this, not the optional (an
-        /// `Instant?` is copied through its value witness: the standard library's type is resilient).
-        var isPending = false
-        /// ``endLine()`` reads the clock only every `clockStride` lines (a line costs tens of ns).
-        var linesUntilClock = 0
-        var flushCount = 0
-    }
-    private let state: UnsafeMutablePointer<State>
+    /// Bytes waiting in the buffer (`base[0 ..< count]`).
+    private var count = 0
+    /// When the oldest unflushed byte was buffered; `nil` while the buffer is empty.
+    private var pendingSince: ContinuousClock.Instant? = nil
+    /// `pendingSince != nil`, as a plain flag: the per-line path tests this, not the optional (an
+    /// `Instant?` is copied through its value witness: the standard library's type is resilient).
+    private var isPending = false
+    /// ``endLine()`` reads the clock only every `clockStride` lines (a line costs tens of ns).
+    private var linesUntilClock = 0
+    private var writeCalls = 0
     private static let clockStride = 16
 
-    // SAFETY (whole type): `base` holds `capacity` bytes and `state` one State, both from init to
-    // deinit; `state.count <= capacity` is kept by every write (checked before each copy).
+    // SAFETY (whole type): `base` holds `capacity` bytes from init to deinit; `count <= capacity` is
+    // kept by every write (checked before each copy).
 
     /// How many times the buffer was handed to `write(2)` (one call, or a few for a partial write).
-    package var flushCount: Int { unsafe state.pointee.flushCount }
+    package var flushCount: Int { writeCalls }
 
     /// - Parameter capacity: the buffer size; a flush happens when more than half of it is used.
     public init(descriptor: Int32 = 1, capacity: Int = 512 * 1024) {
@@ -61,20 +56,17 @@ public final class OutputSink {
         self.descriptor = descriptor
         self.capacity = capacity
         unsafe base = .allocate(capacity: capacity)
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State())
     }
 
     deinit {
         unsafe base.deallocate()
-        unsafe state.deallocate()
     }
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { isatty(descriptor) != 0 }
 
     /// Whether bytes wait in the buffer.
-    public var hasPendingBytes: Bool { unsafe state.pointee.count > 0 }
+    public var hasPendingBytes: Bool { self.count > 0 }
 
     /// Appends `bytes` to the buffer (writing it out when full).
     ///
@@ -88,7 +80,7 @@ public final class OutputSink {
     /// - Complexity: O(`span.count`). - Allocations: none.
     @inline(__always)
     public func write(_ span: Span<UInt8>) throws(OutputError) {
-        if unsafe state.pointee.count + span.count > capacity {
+        if self.count + span.count > capacity {
             try flush()
             if span.count > capacity {
                 try writeAll(span)
@@ -98,9 +90,9 @@ public final class OutputSink {
         notePending()
         // SAFETY: `count + span.count <= capacity` (checked above); the span is a separate buffer.
         unsafe span.withUnsafeBufferPointer { p in
-            unsafe (base + state.pointee.count).update(from: p.baseAddress!, count: p.count)
+            unsafe (base + self.count).update(from: p.baseAddress!, count: p.count)
         }
-        unsafe state.pointee.count += span.count
+        self.count += span.count
     }
 
     /// Appends one or two bytes (a line terminator).
@@ -109,12 +101,12 @@ public final class OutputSink {
     @inline(__always)
     public func write(byte first: UInt8, _ second: UInt8? = nil) throws(OutputError) {
         let n = second == nil ? 1 : 2
-        if unsafe state.pointee.count + n > capacity { try flush() }
+        if self.count + n > capacity { try flush() }
         notePending()
         // SAFETY: `count + n <= capacity` (checked above; after a flush `count` is 0 and `capacity >= 2`).
-        unsafe base[state.pointee.count] = first
-        if let second { unsafe base[state.pointee.count + 1] = second }
-        unsafe state.pointee.count += n
+        unsafe base[self.count] = first
+        if let second { unsafe base[self.count + 1] = second }
+        self.count += n
     }
 
     /// Marks the end of an output line: flushes when the buffer is half full or its oldest byte is
@@ -123,13 +115,13 @@ public final class OutputSink {
     /// - Complexity: O(1) unless it flushes. - Allocations: none.
     @inline(__always)
     public func endLine() throws(OutputError) {
-        if unsafe state.pointee.count > capacity / 2 {
+        if self.count > capacity / 2 {
             try flush()
             return
         }
-        unsafe state.pointee.linesUntilClock -= 1
-        guard unsafe state.pointee.linesUntilClock <= 0 else { return }
-        unsafe state.pointee.linesUntilClock = Self.clockStride
+        linesUntilClock -= 1
+        guard linesUntilClock <= 0 else { return }
+        linesUntilClock = Self.clockStride
         _ = try flushIfDue(now: .now)
     }
 
@@ -146,33 +138,33 @@ public final class OutputSink {
     }
 
     /// When the buffered bytes are due, or `nil` when the buffer is empty.
-    public var flushDeadline: ContinuousClock.Instant? { unsafe state.pointee.pendingSince.map { $0 + Self.maxDelay } }
+    public var flushDeadline: ContinuousClock.Instant? { pendingSince.map { $0 + Self.maxDelay } }
 
     /// Writes out everything buffered.
     public func flush() throws(OutputError) {
-        let count = unsafe state.pointee.count
+        let count = self.count
         guard count > 0 else { return }
-        unsafe state.pointee.pendingSince = nil
-        unsafe state.pointee.isPending = false
-        unsafe state.pointee.count = 0
+        pendingSince = nil
+        isPending = false
+        self.count = 0
         // SAFETY: `base[0 ..< count]` was written by `write`; the span lives for the call.
         try writeAll(unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: count)))
     }
 
     @inline(__always)
     private func notePending() {
-        if unsafe !state.pointee.isPending {
-            unsafe state.pointee.isPending = true
-            unsafe state.pointee.pendingSince = .now
-            unsafe state.pointee.linesUntilClock = Self.clockStride
+        if !isPending {
+            isPending = true
+            pendingSince = .now
+            linesUntilClock = Self.clockStride
         }
     }
 
     private func writeAll(_ bytes: Span<UInt8>) throws(OutputError) {
-        unsafe state.pointee.flushCount += 1
+        writeCalls += 1
         guard let code = writeAllWaiting(descriptor, bytes) else { return }
         if code == EPIPE { throw .closed }
-        throw .failed(errno: code, message: InputError.text(errno: code))
+        throw .failed(errno: code, message: Errno.text(code))
     }
 }
 

@@ -16,13 +16,13 @@ extension Replay {
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine, _ error: StoreError
     ) throws(OutputError) {
         guard let sink else {
-            unsafe state.pointee.summary.dropped += 1
+            summary.dropped += 1
             report(
                 Self.refusal(
                     at, message.channel.map { String(decoding: bytes, in: $0) }, error, "dropped (it is in no window)"))
             return
         }
-        unsafe state.pointee.summary.untracked += 1
+        summary.untracked += 1
         report(
             Self.refusal(
                 at, message.channel.map { String(decoding: bytes, in: $0) }, error,
@@ -33,7 +33,7 @@ extension Replay {
             return
         }
         // No ring holds it, so no mark can reach it: it is final as soon as it is first.
-        unsafe state.pointee.hold.hold(
+        hold.hold(
             bytes,
             ModerationHold.Line(
                 channel: ModerationHold.untracked, seq: 0, start: 0, count: 0, due: Int64.min, parsed: message.line,
@@ -60,18 +60,18 @@ extension Replay {
     /// - Complexity: O(lines released). - Allocations: none.
     public func releaseDue(wallMilliseconds: Int64) throws(OutputError) {
         guard options.applyModeration, sink != nil else { return }
-        let clock = unsafe state.pointee.clock
-        if wallMilliseconds > clock { unsafe state.pointee.clock = wallMilliseconds }
+        let clock = self.clock
+        if wallMilliseconds > clock { self.clock = wallMilliseconds }
         try releaseHeld(force: false)
     }
 
     /// Writes the held lines from the first one on while they are final (all of them with `force`).
     func releaseHeld(force: Bool) throws(OutputError) {
         guard let sink else { return }
-        while let first = unsafe state.pointee.hold.first {
+        while let first = hold.first {
             let evicted = store.log(at: first.channel).map { $0.ring.liveRange.lowerBound > first.seq } ?? true
-            let held = unsafe state.pointee.hold.heldBytes
-            let clock = unsafe state.pointee.clock
+            let held = hold.heldBytes
+            let clock = self.clock
             let early = held > options.moderationHoldLimit
             guard force || evicted || early || clock >= first.due else { return }
             if early && !evicted { noteEarlyRelease() }
@@ -91,8 +91,8 @@ extension Replay {
             if case .found = lookup { found = true }
         }
         if let failure { throw failure }
-        let tombstone = found ? .none : unsafe state.pointee.hold.takeFrozen(channel: line.channel, seq: line.seq)
-        try unsafe state.pointee.hold.popFirst { (held, bytes) throws(OutputError) in
+        let tombstone = found ? .none : hold.takeFrozen(channel: line.channel, seq: line.seq)
+        try hold.popFirst { (held, bytes) throws(OutputError) in
             guard !found else { return }
             let message = TwitchMessage(held.parsed, in: bytes)
             let time = LineTime(of: message, in: bytes).timestamp
@@ -104,8 +104,8 @@ extension Replay {
 
     /// Counts a line released before its look-ahead ended; says so on stderr the first time.
     private func noteEarlyRelease() {
-        unsafe state.pointee.summary.releasedEarly += 1
-        if unsafe state.pointee.summary.releasedEarly == 1 {
+        summary.releasedEarly += 1
+        if summary.releasedEarly == 1 {
             diagnose(
                 "moderation look-ahead: more than \(options.moderationHoldLimit >> 20) MiB held; releasing lines "
                     + "before their look-ahead ended (counted in the summary)")

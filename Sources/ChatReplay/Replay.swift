@@ -24,8 +24,8 @@ public import TwitchSession
 ///
 /// Owns the store while it runs (the ingest thread); not `Sendable`.
 ///
-/// The per-line state (output buffer, counters, held-back lines) sits in raw memory behind a `let`
-/// pointer: one owner, no overlapping access, so a line pays no exclusivity checks on it.
+/// The per-line state (output buffer, counters, held-back lines) is plain stored properties: release
+/// builds skip the dynamic exclusivity checks (Package.swift), debug builds keep them.
 @safe
 public final class Replay {
     public let options: ReplayOptions
@@ -42,34 +42,26 @@ public final class Replay {
     /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
     public var stop: StopFlag? = nil
 
-    @unsafe
-    struct State: ~Copyable {
-        var writer = JSONWriter()
-        var summary = ReplaySummary()
-        var reported = 0
-        /// Lines appended but not yet written (moderation mode), in input order.
-        var hold = ModerationHold()
-        /// The moderation look-ahead's clock: the newest line time seen (and wall time for live input).
-        var clock = Int64.min
-        var pace: Pacer?
-        /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
-        var idleFailure: OutputError? = nil
-        /// Events until the next look at the output's age (lines filtered out write nothing).
-        var eventsUntilFlushCheck = 0
-        /// Lines until the next view-model tick with a fresh clock reading.
-        var linesUntilPublish = 0
-        /// `--dedupe`'s memory of recent message ids and id-less lines, when asked for.
-        var dedupe: RepeatFilter? = nil
-    }
-    let state: UnsafeMutablePointer<State>
+    // Per-line state: plain stored properties, touched by the owner thread only.
+    var writer = JSONWriter()
+    /// What happened so far.
+    public internal(set) var summary = ReplaySummary()
+    var reported = 0
+    /// Lines appended but not yet written (moderation mode), in input order.
+    var hold = ModerationHold()
+    /// The moderation look-ahead's clock: the newest line time seen (and wall time for live input).
+    var clock = Int64.min
+    var pace: Pacer?
+    /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
+    var idleFailure: OutputError? = nil
+    /// Events until the next look at the output's age (lines filtered out write nothing).
+    var eventsUntilFlushCheck = 0
+    /// Lines until the next view-model tick with a fresh clock reading.
+    var linesUntilPublish = 0
+    /// `--dedupe`'s memory of recent message ids and id-less lines, when asked for.
+    var dedupe: RepeatFilter? = nil
     /// Lines between two clock readings for the view model's tick (its interval is tens of ms).
     private static let publishStride = 16
-
-    // SAFETY (whole type): `state` lives from init to deinit; only the owner thread touches it, and
-    // no method holds a `state.pointee` access across a call that takes another one of the same field.
-
-    /// What happened so far.
-    public var summary: ReplaySummary { unsafe state.pointee.summary }
 
     /// - Parameters:
     ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
@@ -89,15 +81,9 @@ public final class Replay {
         filters =
             options.dedupeShared || options.since != nil || options.until != nil || !options.channels.isEmpty
             || !options.users.isEmpty || !options.types.isEmpty || options.grep != nil
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State(pace: options.speed.map { Pacer(speed: $0) }))
-        if let window = options.dedupeWindowMs { unsafe state.pointee.dedupe = RepeatFilter(windowMs: window) }
-        unsafe state.pointee.summary.channelLimit = store.channelLimit
-    }
-
-    deinit {
-        unsafe state.deinitialize(count: 1)
-        unsafe state.deallocate()
+        pace = options.speed.map { Pacer(speed: $0) }
+        if let window = options.dedupeWindowMs { dedupe = RepeatFilter(windowMs: window) }
+        summary.channelLimit = store.channelLimit
     }
 
     /// Reads every event of `input` (until ``stop`` is raised), then writes what is still held back
@@ -122,62 +108,62 @@ public final class Replay {
     ///   next ``handle(_:_:)``.
     @discardableResult
     public func idle() -> ContinuousClock.Instant? {
-        guard unsafe state.pointee.idleFailure == nil, let sink else { return nil }
+        guard self.idleFailure == nil, let sink else { return nil }
         do throws(OutputError) { return try sink.flushIfDue(now: .now) } catch {
-            unsafe state.pointee.idleFailure = error
+            self.idleFailure = error
             return nil
         }
     }
 
     /// Handles one event of a ``MergeReader``.
     public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) throws(OutputError) {
-        if let idleFailure = unsafe state.pointee.idleFailure { throw idleFailure }
-        unsafe state.pointee.eventsUntilFlushCheck -= 1
-        if unsafe state.pointee.eventsUntilFlushCheck <= 0, let sink {
-            unsafe state.pointee.eventsUntilFlushCheck = 1024
+        if let idleFailure = self.idleFailure { throw idleFailure }
+        eventsUntilFlushCheck -= 1
+        if eventsUntilFlushCheck <= 0, let sink {
+            eventsUntilFlushCheck = 1024
             try sink.flushIfDue(now: .now)
         }
         switch event {
         case .line(let at, let message):
             // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
             // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
-            if options.speed != nil, let t = at.timestamp, isInTimeWindow(t), var pace = unsafe state.pointee.pace {
+            if options.speed != nil, let t = at.timestamp, isInTimeWindow(t), var pace = self.pace {
                 // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
                 let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
-                unsafe state.pointee.pace = pace
+                self.pace = pace
                 guard go else { return }
-                if let idleFailure = unsafe state.pointee.idleFailure { throw idleFailure }
+                if let idleFailure = self.idleFailure { throw idleFailure }
             }
-            unsafe state.pointee.summary.lines += 1
+            summary.lines += 1
             if options.dedupeWindowMs != nil {
-                switch unsafe state.pointee.dedupe!.check(
+                switch dedupe!.check(
                     message, in: bytes, at: at.timestamp?.milliseconds, input: at.inputIndex)
                 {
                 case .new: break
                 case .repeatedId:
-                    unsafe state.pointee.summary.duplicates += 1
+                    summary.duplicates += 1
                     return
                 case .repeatedLine:
-                    unsafe state.pointee.summary.duplicateLines += 1
+                    summary.duplicateLines += 1
                     return
                 }
             }
             try ingest(bytes, message, at)
         case .malformed:
-            unsafe state.pointee.summary.malformed += 1
+            summary.malformed += 1
             report(event.diagnostic)
         case .skipped:
-            unsafe state.pointee.summary.skipped += 1
+            summary.skipped += 1
             report(event.diagnostic)
         case .inputFailed(_, let error, _):
             if error.isDamage {
-                unsafe state.pointee.summary.damagedInputs += 1
+                summary.damagedInputs += 1
             } else {
-                unsafe state.pointee.summary.failedInputs += 1
+                summary.failedInputs += 1
             }
             diagnose(event.diagnostic)
         case .bareCarriageReturns:
-            unsafe state.pointee.summary.bareCarriageReturnInputs += 1
+            summary.bareCarriageReturnInputs += 1
             diagnose(event.diagnostic)
         }
     }
@@ -187,16 +173,16 @@ public final class Replay {
     public func record(_ record: SessionRecord) throws(OutputError) {
         diagnose("\(record)")
         guard options.format == .json, let sink else { return }
-        unsafe state.pointee.writer.reset()
-        unsafe RecordEncoder.encode(record, into: &state.pointee.writer)
-        try unsafe state.pointee.writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        writer.reset()
+        RecordEncoder.encode(record, into: &writer)
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
         try sink.endLine()
     }
 
     /// Reports and counts a partial line of a live source that its connection cut off (it counts as
     /// ``ReplaySummary/cutOff``, not as an over-long line).
     public func noteCutOff(_ message: String) {
-        unsafe state.pointee.summary.cutOff += 1
+        summary.cutOff += 1
         report(message)
     }
 
@@ -237,24 +223,24 @@ public final class Replay {
         }
         if holds, let evicted = placement.evicted {
             // The append evicted the channel's oldest entry: keep its marks if it is still held.
-            unsafe state.pointee.hold.noteEviction(
+            hold.noteEviction(
                 channel: placement.channel, seq: evicted, tombstone: placement.evictedTombstone)
         }
         // O(1) between ticks; a tick visits dirty channels only. The clock is read every few lines.
-        unsafe state.pointee.linesUntilPublish -= 1
-        if unsafe state.pointee.linesUntilPublish <= 0 {
-            unsafe state.pointee.linesUntilPublish = Self.publishStride
+        linesUntilPublish -= 1
+        if linesUntilPublish <= 0 {
+            linesUntilPublish = Self.publishStride
             store.publish(now: elapsedMilliseconds())
         }
         guard let sink else { return }
         if holds {
-            var clock = unsafe state.pointee.clock
+            var clock = self.clock
             if let t = at.timestamp?.milliseconds, t > clock {
                 clock = t
-                unsafe state.pointee.clock = t
+                self.clock = t
             }
             let due = options.moderationWindow.map { clock == Int64.min ? Int64.max : clock &+ $0 } ?? Int64.max
-            unsafe state.pointee.hold.hold(
+            hold.hold(
                 bytes,
                 ModerationHold.Line(
                     channel: placement.channel, seq: placement.seq, start: 0, count: 0, due: due,
@@ -295,25 +281,25 @@ public final class Replay {
             case .lf, .none: try sink.write(byte: 0x0A)  // a last line without terminator still ends the output line
             }
             try sink.endLine()
-            unsafe state.pointee.summary.written += 1
+            summary.written += 1
             return
         }
-        unsafe state.pointee.writer.reset()
+        writer.reset()
         switch options.format {
         case .raw:
             break
         case .irc:
-            unsafe IRCAtomsEncoder.encode(bytes, message, into: &state.pointee.writer)
-            unsafe state.pointee.writer.raw(byte: 0x0A)
+            IRCAtomsEncoder.encode(bytes, message, into: &writer)
+            writer.raw(byte: 0x0A)
         case .json:
-            unsafe TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &state.pointee.writer)
-            unsafe state.pointee.writer.raw(byte: 0x0A)
+            TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &writer)
+            writer.raw(byte: 0x0A)
         case .text:
-            unsafe text.render(bytes, message, context, into: &state.pointee.writer)
+            text.render(bytes, message, context, into: &writer.buffer)
         }
-        try unsafe state.pointee.writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
         try sink.endLine()
-        unsafe state.pointee.summary.written += 1
+        summary.written += 1
     }
 
     // MARK: Filters
@@ -378,8 +364,8 @@ public final class Replay {
     /// Counts a problem and describes it while under ``ReplayOptions/reportLimit``; the message is
     /// built only then (past the limit a problem costs a count, not a String).
     public func report(_ message: @autoclosure () -> String) {
-        unsafe state.pointee.reported += 1
-        let reported = unsafe state.pointee.reported
+        self.reported += 1
+        let reported = self.reported
         if options.reportLimit <= 0 || reported <= options.reportLimit {
             diagnose(message())
         } else if reported == options.reportLimit + 1 {

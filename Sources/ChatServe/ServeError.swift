@@ -1,5 +1,5 @@
+public import ChatInput
 public import ChatNet
-public import ChatPosix
 
 /// Why `chatcap serve` could not start: its inputs, its listening socket or its TLS setup.
 ///

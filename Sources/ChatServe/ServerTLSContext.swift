@@ -20,7 +20,7 @@ final class ServerTLSContext {
         for (what, path) in [("certificate", files.certificate), ("private key", files.key)] {
             // SAFETY: `path` is bridged to a NUL-terminated C string for the call.
             guard unsafe access(path, R_OK) == 0 else {
-                throw .tls("cannot read the \(what) file '\(path)': \(InputError.text(errno: errno))")
+                throw .tls("cannot read the \(what) file '\(path)': \(Errno.text(errno))")
             }
         }
         // SAFETY: `TLS_server_method` returns OpenSSL's static method table.

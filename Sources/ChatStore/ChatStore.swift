@@ -42,8 +42,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
     private let logCount = Atomic<Int>(0)
     /// Channel name (byte for byte) → the address of its log (kept alive by `chunks`).
-    private let byName: NameIndex
-    private let shared: HashIndex
+    private var byName: NameIndex
+    private var shared: HashIndex
 
     /// - Parameters:
     ///   - capacity: entries kept per channel (default 2,500).

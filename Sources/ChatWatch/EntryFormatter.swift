@@ -89,17 +89,18 @@ public struct EntryFormatter: Sendable {
             out.append("-- ", Self.moderation)
             if let c = message.clearChat(in: bytes) {
                 switch c.action {
-                case .clearAll: out.append("chat cleared by a moderator", Self.moderation)
+                case .clearAll: out.append(ModerationWords.chatCleared.description, Self.moderation)
                 case .ban(let login):
                     out.append(bytes, login.range, Self.moderation)
-                    out.append(" was banned", Self.moderation)
+                    out.append(ModerationWords.wasBanned.description, Self.moderation)
                 case .timeout(let login, let seconds):
                     out.append(bytes, login.range, Self.moderation)
-                    out.append(" was timed out for \(seconds)s", Self.moderation)
+                    out.append(
+                        "\(ModerationWords.wasTimedOutFor)\(seconds)\(ModerationWords.seconds)", Self.moderation)
                 }
             }
         case .clearmsg:
-            out.append("-- message deleted", Self.moderation)
+            out.append("-- \(ModerationWords.messageDeleted)", Self.moderation)
             if let m = message.clearMsg(in: bytes) {
                 if let login = m.login {
                     out.append(" from ", Self.moderation)

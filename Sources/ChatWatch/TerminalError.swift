@@ -10,8 +10,8 @@ public enum TerminalError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notATerminal(let path, let e):
-            "watch needs a terminal: cannot use \(path) (\(InputError.text(errno: e)))"
-        case .failed(let call, let e): "terminal: \(call) failed (\(InputError.text(errno: e)))"
+            "watch needs a terminal: cannot use \(path) (\(Errno.text(e)))"
+        case .failed(let call, let e): "terminal: \(call) failed (\(Errno.text(e)))"
         }
     }
 }

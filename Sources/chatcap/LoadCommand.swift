@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatFormat
+import ChatInput
 import ChatLoad
 import ChatPosix
 import TwitchSession

@@ -22,6 +22,6 @@ enum ServiceManager {
         guard let notifier, notifier.failedSends > 0 else { return }
         Diagnostics.warning(
             "\(notifier.failedSends) notifications to the service manager failed"
-                + (notifier.lastErrno.map { " (the last: \(InputError.text(errno: $0)))" } ?? ""))
+                + (notifier.lastErrno.map { " (the last: \(Errno.text($0)))" } ?? ""))
     }
 }

@@ -147,7 +147,7 @@ let renderer = TextRenderer(color: true)
         TypedJSONEncoder.encode(
             bytes, m, context, options: JSONOptions(withTags: true, withRaw: true), into: &jsonWriter)
         IRCAtomsEncoder.encode(bytes, m, into: &jsonWriter)
-        renderer.render(bytes, m, context, into: &jsonWriter)
+        renderer.render(bytes, m, context, into: &jsonWriter.buffer)
         return jsonWriter.count
     }
 }

@@ -1,4 +1,5 @@
 import ChatGzip
+import ChatInput
 import ChatLoad
 import ChatPosix
 import ChatTestSupport

@@ -7,7 +7,7 @@ import Testing
         "insert, replace, remove with backward shift keeps every other key reachable, up to a full table",
         arguments: [60, 96])
     func churn(most: Int) {
-        let index = HashIndex(minimumCapacity: 64)
+        var index = HashIndex(minimumCapacity: 64)
         #expect(index.capacity == 128)
         var model: [UInt64: UInt64] = [:]
         var rng: UInt64 = 12345
@@ -31,7 +31,7 @@ import Testing
 
     @Test("a table full to three quarters refuses instead of growing")
     func full() {
-        let index = HashIndex(minimumCapacity: 4)
+        var index = HashIndex(minimumCapacity: 4)
         var accepted = 0
         for k in 1...100 as ClosedRange<UInt64> where index.set(k, for: k) { accepted += 1 }
         #expect(index.capacity == 8 && accepted == 6)
@@ -39,7 +39,7 @@ import Testing
 
     @Test("insert doubles a full table and keeps every key")
     func insertGrows() {
-        let index = HashIndex(minimumCapacity: 4)
+        var index = HashIndex(minimumCapacity: 4)
         #expect(index.capacity == 8)
         for k in 1...1_000 as ClosedRange<UInt64> { index.insert(k &* 31, for: k) }
         #expect(index.count == 1_000 && index.capacity == 2_048)

@@ -24,7 +24,7 @@ import Testing
 
     @Test("names whose keys all collide each keep their own value: the probes walk past the others")
     func collidingKeys() {
-        let index = NameIndex(matching: .exact)
+        var index = NameIndex(matching: .exact)
         let names = Self.logins(300)
         // Every name under the same first key: the worst a hash could do.
         for (i, name) in names.enumerated() {
@@ -47,7 +47,7 @@ import Testing
 
     @Test("10,000 names are each found by their own key, and a name not stored is not")
     func manyNames() {
-        let index = NameIndex(matching: .exact)
+        var index = NameIndex(matching: .exact)
         let names = Self.logins(10_001)
         for (i, name) in names.dropLast().enumerated() { index.insert(UInt64(i), for: name.span) }
         #expect(index.count == 10_000 && index.reservedBytes == 16_384 * 16)
@@ -60,7 +60,7 @@ import Testing
 
     @Test("case-insensitive keys hash the lowercased bytes; exact keys tell the cases apart")
     func caseInsensitiveKeys() {
-        let folding = NameIndex(matching: .asciiCaseInsensitive)
+        var folding = NameIndex(matching: .asciiCaseInsensitive)
         let exact = NameIndex(matching: .exact)
         for name in Self.logins(500) {
             let lower = name.map(\.asciiLowercased)
@@ -81,7 +81,7 @@ import Testing
 
     @Test("the empty name has a key of its own (1); keys are never 0 and have bit 1 set otherwise")
     func keys() {
-        let index = NameIndex(matching: .exact)
+        var index = NameIndex(matching: .exact)
         let empty: [UInt8] = []
         #expect(index.key(for: empty.span) == 1)
         for name in Self.logins(1_000) { #expect(index.key(for: name.span) & 2 == 2) }

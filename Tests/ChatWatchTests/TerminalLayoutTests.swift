@@ -153,9 +153,9 @@ func layout(_ store: ChatStore, channel: String, width: Int, filter: WatchFilter
                 let bytes = Array(line.last == 0x0D ? line.dropLast() : line)
                 let message = try TwitchMessage.parse(bytes.span)
                 guard let p = message.privmsg(in: bytes.span), !p.isAction else { continue }
-                var writer = JSONWriter()
-                TextRenderer(color: true).render(bytes.span, message, LineContext(timestamp: nil), into: &writer)
-                let rendered = String(decoding: writer.bytes, as: UTF8.self)
+                var text = ByteBuffer()
+                TextRenderer(color: true).render(bytes.span, message, LineContext(timestamp: nil), into: &text)
+                let rendered = String(decoding: text.bytes, as: UTF8.self)
                 let c = NameColor.of(bytes.span, tag: message.tags[.color], login: p.login)
                 #expect(rendered.contains("\u{1B}[1;38;2;\(c.r);\(c.g);\(c.b)m"), "\(rendered)")
             }

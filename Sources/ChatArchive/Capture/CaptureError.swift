@@ -22,7 +22,7 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .directory(let path, let code):
-            "\(path): cannot create or write the capture directory: \(InputError.text(errno: code))"
+            "\(path): cannot create or write the capture directory: \(Errno.text(code))"
         case .file(let error):
             error.description
         }

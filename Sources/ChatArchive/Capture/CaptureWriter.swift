@@ -52,7 +52,7 @@ public final class CaptureWriter {
     var lanes: [CaptureLane] = []
     /// Login (any case) → the lane's position in `lanes`: a line finds its lane in O(1) at any
     /// number of channels.
-    let laneIndex = NameIndex(matching: .asciiCaseInsensitive)
+    var laneIndex = NameIndex(matching: .asciiCaseInsensitive)
     /// `lanes` and then the session lane, kept up to date, so that flushing allocates nothing.
     private(set) var allLanes: [CaptureLane] = []
     let sessionLane: CaptureLane
@@ -70,7 +70,7 @@ public final class CaptureWriter {
     /// keeps every name it was given).
     var joinedNow: [Bool] = []
     /// Login (any case) → its position in `joinedKeys`, asked when a line's channel has no lane yet.
-    let joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
+    var joinedIndex = NameIndex(matching: .asciiCaseInsensitive)
     private var line: [UInt8] = []
     private var stampMs: Int64 = .min
     private var stamp: [UInt8] = []

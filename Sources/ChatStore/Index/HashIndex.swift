@@ -7,17 +7,17 @@
 /// hold); ``set(_:for:)`` refuses beyond three quarters of it, ``insert(_:for:)`` doubles it instead
 /// (an owner-only rehash), so an index follows what it holds. Three quarters, not half: with 16-byte
 /// slots (four to a cache line) a longer probe run still costs about one miss, and a table holds
-/// half again as many keys in the same memory. The storage and its bookkeeping are raw memory owned
-/// by the instance behind one `let` pointer, so the per-line path pays no reference counting or
-/// exclusivity checks.
+/// half again as many keys in the same memory. The slots are raw memory the value owns; their address,
+/// mask and count are plain stored properties, so the per-line path pays no reference counting.
 ///
 /// ```
 ///  slot:   0         1         2        …   capacity-1
 ///         [k0 v0 ]  [ 0    ]  [k2 v2 ]  …   [k  v  ]      key 0 = empty; key and value share a
 ///                                                         cache line, so a probe costs one miss
 /// ```
-/// Owner-only (the ingest loop). A noncopyable value, not an object: its owner holds the state's
-/// address inline, so a lookup reaches the slots in two loads, not three (no object between them).
+/// Owner-only (the ingest loop). A noncopyable value, not an object: its owner holds the slots'
+/// address inline, so a lookup reaches the slots in one load from the owner (no object between
+/// them); inserting and removing are `mutating`, so an owner holds it in a `var`.
 /// - Allocations: one buffer at init; one per doubling in ``insert(_:for:)``; none otherwise.
 @safe
 struct HashIndex: ~Copyable {
@@ -25,25 +25,19 @@ struct HashIndex: ~Copyable {
         var key: UInt64
         var value: UInt64
     }
-    /// All mutable state, reached through `state` (a `let`): one owner, no overlapping access.
-    @unsafe
-    private struct State {
-        var slots: UnsafeMutablePointer<Slot>
-        var mask: Int
-        var count = 0
-    }
-    private let state: UnsafeMutablePointer<State>
+    private var slots: UnsafeMutablePointer<Slot>
+    private var mask: Int
+    private(set) var count = 0
 
     init(minimumCapacity: Int) {
         var size = 8
         while size * 3 < minimumCapacity * 4 { size <<= 1 }
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(to: State(slots: Self.makeSlots(size), mask: size - 1))
+        unsafe slots = Self.makeSlots(size)
+        mask = size - 1
     }
 
     deinit {
-        unsafe state.pointee.slots.deallocate()
-        unsafe state.deallocate()
+        unsafe slots.deallocate()
     }
 
     private static func makeSlots(_ size: Int) -> UnsafeMutablePointer<Slot> {
@@ -52,16 +46,15 @@ struct HashIndex: ~Copyable {
         return unsafe slots
     }
 
-    var capacity: Int { unsafe state.pointee.mask + 1 }
+    var capacity: Int { mask + 1 }
     /// The most keys a table of `size` slots takes before ``set(_:for:)`` refuses.
     @inline(__always)
     private static func limit(_ size: Int) -> Int { size - size / 4 }
-    var count: Int { unsafe state.pointee.count }
     /// Bytes of the slot table (for memory accounting).
     var reservedBytes: Int { capacity * MemoryLayout<Slot>.stride }
 
-    // SAFETY (all methods): `state` lives from init to deinit; every slot index is masked to
-    // `0 ... mask`, inside the current `slots` buffer of `mask + 1` slots.
+    // SAFETY (all methods): `slots` lives from init (or the `grow` that replaced it) to deinit; every
+    // slot index is masked to `0 ... mask`, inside the current `slots` buffer of `mask + 1` slots.
 
     @inline(__always)
     private func home(_ key: UInt64, _ mask: Int) -> Int {
@@ -71,8 +64,8 @@ struct HashIndex: ~Copyable {
     /// - Complexity: O(1) expected. - Allocations: none.
     func value(for key: UInt64) -> UInt64? {
         precondition(key != 0, "key 0 is reserved")
-        let slots = unsafe state.pointee.slots
-        let mask = unsafe state.pointee.mask
+        let slots = unsafe self.slots
+        let mask = self.mask
         var i = home(key, mask)
         while true {
             let slot = unsafe slots[i]
@@ -86,10 +79,10 @@ struct HashIndex: ~Copyable {
     ///
     /// - Complexity: O(1) expected. - Allocations: none.
     @discardableResult
-    func set(_ value: UInt64, for key: UInt64) -> Bool {
+    mutating func set(_ value: UInt64, for key: UInt64) -> Bool {
         precondition(key != 0, "key 0 is reserved")
-        let slots = unsafe state.pointee.slots
-        let mask = unsafe state.pointee.mask
+        let slots = unsafe self.slots
+        let mask = self.mask
         var i = home(key, mask)
         while true {
             let k = unsafe slots[i].key
@@ -98,9 +91,9 @@ struct HashIndex: ~Copyable {
                 return true
             }
             if k == 0 {
-                guard unsafe state.pointee.count < Self.limit(mask + 1) else { return false }
+                guard count < Self.limit(mask + 1) else { return false }
                 unsafe slots[i] = Slot(key: key, value: value)
-                unsafe state.pointee.count += 1
+                count += 1
                 return true
             }
             i = (i &+ 1) & mask
@@ -112,7 +105,7 @@ struct HashIndex: ~Copyable {
     /// - Complexity: amortised O(1) expected. - Allocations: one per doubling (the table follows the
     ///   most keys it has held; none in steady state).
     @inline(__always)
-    func insert(_ value: UInt64, for key: UInt64) {
+    mutating func insert(_ value: UInt64, for key: UInt64) {
         if !set(value, for: key) {
             grow()
             set(value, for: key)
@@ -120,9 +113,9 @@ struct HashIndex: ~Copyable {
     }
 
     /// Rehashes into a table twice the size.
-    private func grow() {
-        let oldSlots = unsafe state.pointee.slots
-        let oldSize = unsafe state.pointee.mask + 1
+    private mutating func grow() {
+        let oldSlots = unsafe self.slots
+        let oldSize = self.mask + 1
         let size = oldSize * 2
         let slots = unsafe Self.makeSlots(size)
         let mask = size - 1
@@ -134,18 +127,18 @@ struct HashIndex: ~Copyable {
             while unsafe slots[i].key != 0 { i = (i &+ 1) & mask }
             unsafe slots[i] = slot
         }
-        unsafe state.pointee.slots = slots
-        unsafe state.pointee.mask = mask
+        unsafe self.slots = unsafe slots
+        self.mask = mask
         unsafe oldSlots.deallocate()
     }
 
     /// Removes `key` if present.
     ///
     /// - Complexity: O(1) expected. - Allocations: none.
-    func remove(_ key: UInt64) {
+    mutating func remove(_ key: UInt64) {
         precondition(key != 0, "key 0 is reserved")
-        let slots = unsafe state.pointee.slots
-        let mask = unsafe state.pointee.mask
+        let slots = unsafe self.slots
+        let mask = self.mask
         var i = home(key, mask)
         while unsafe slots[i].key != key {
             if unsafe slots[i].key == 0 { return }
@@ -166,7 +159,7 @@ struct HashIndex: ~Copyable {
             j = (j &+ 1) & mask
         }
         unsafe slots[hole].key = 0
-        unsafe state.pointee.count -= 1
+        count -= 1
     }
 }
 

@@ -33,7 +33,7 @@ package struct NameIndex: ~Copyable {
     }
 
     package let matching: Matching
-    private let table: HashIndex
+    private var table: HashIndex
 
     /// - Parameter minimumCapacity: names the first table holds (it has at least 4/3 as many slots).
     package init(matching: Matching, minimumCapacity: Int = 64) {
@@ -91,14 +91,14 @@ package struct NameIndex: ~Copyable {
     /// `nil`): under its first free probe key.
     ///
     /// - Complexity: amortised O(1) expected. - Allocations: one per doubling of the table.
-    package func insert(_ value: UInt64, for name: Span<UInt8>) {
+    package mutating func insert(_ value: UInt64, for name: Span<UInt8>) {
         insert(value, forKey: key(for: name))
     }
 
     /// ``insert(_:for:)`` under a first probe key the caller computed (the one its lookup used).
     ///
     /// - Complexity: amortised O(1) expected. - Allocations: one per doubling of the table.
-    package func insert(_ value: UInt64, forKey key: UInt64) {
+    package mutating func insert(_ value: UInt64, forKey key: UInt64) {
         precondition(key != 0, "key 0 is reserved")
         var probe = key
         while table.value(for: probe) != nil { probe = Self.nextProbe(after: probe) }

@@ -5,8 +5,8 @@
 /// is pruned and its index reused under a new generation (so a stale token never matches).
 /// Memory stays proportional to the distinct strings of the live entries.
 ///
-/// Storage is raw memory behind one pointer the instance owns (entries, string arena, free list),
-/// grown by doubling and never shrunk: interning a known string costs a hash, a probe, a compare and
+/// Storage is raw memory the instance owns (entries, string arena, free list), held in plain stored
+/// properties, grown by doubling and never shrunk: interning a known string costs a hash, a probe, a compare and
 /// an increment — no reference counting, uniqueness or exclusivity checks on the per-line path.
 ///
 /// ```
@@ -25,26 +25,22 @@ public final class Interner {
         var length = 0
     }
 
-    /// All mutable state, reached through `state` (a `let`): one owner, no overlapping access.
-    @unsafe
-    private struct State {
-        var entries: UnsafeMutablePointer<Entry>
-        var entryCount = 1
-        var entryCapacity: Int
-        var arena: UnsafeMutablePointer<UInt8>
-        var arenaCount = 0
-        var arenaCapacity: Int
-        var free: UnsafeMutablePointer<UInt32>
-        var freeCount = 0
-        var deadBytes = 0
-        var live = 0
-    }
+    // All mutable state: plain stored properties, one owner (see above).
+    private var entries: UnsafeMutablePointer<Entry>
+    private var entryCount = 1
+    private var entryCapacity: Int
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCount = 0
+    private var arenaCapacity: Int
+    private var free: UnsafeMutablePointer<UInt32>
+    private var freeCount = 0
+    private var deadBytes = 0
+    private var live = 0
 
     private var table: HashIndex
-    private let state: UnsafeMutablePointer<State>
 
     /// Strings live now.
-    public var count: Int { unsafe state.pointee.live }
+    public var count: Int { live }
 
     /// - Parameter expected: distinct strings to hold without growing (several per live entry of
     ///   every ring). Beyond it the storage grows (an allocation, outside steady state).
@@ -54,21 +50,21 @@ public final class Interner {
         let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
         unsafe entries.initialize(repeating: Entry(), count: capacity)
         let arenaCapacity = capacity * 24
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(
-            to: State(
-                entries: entries, entryCapacity: capacity, arena: .allocate(capacity: arenaCapacity),
-                arenaCapacity: arenaCapacity, free: .allocate(capacity: capacity)))
+        unsafe self.entries = entries
+        entryCapacity = capacity
+        unsafe arena = .allocate(capacity: arenaCapacity)
+        self.arenaCapacity = arenaCapacity
+        unsafe free = .allocate(capacity: capacity)
     }
 
     deinit {
-        unsafe state.pointee.entries.deallocate()
-        unsafe state.pointee.arena.deallocate()
-        unsafe state.pointee.free.deallocate()
-        unsafe state.deallocate()
+        unsafe entries.deallocate()
+        unsafe arena.deallocate()
+        unsafe free.deallocate()
     }
 
-    // SAFETY (whole type): `state` is allocated in init and freed in deinit; every entry index used
+    // SAFETY (whole type): `entries`, `arena` and `free` are allocated in init and freed in deinit
+    // (replaced only by their owner when they grow); every entry index used
     // below is `< entryCount <= entryCapacity`, every arena offset `< arenaCount <= arenaCapacity`,
     // checked where it is produced. The owner thread is the only user, and no method re-enters.
 
@@ -85,11 +81,11 @@ public final class Interner {
         while let index = table.value(for: probe) {
             let i = Int(index)
             let same = unsafe bytes.withUnsafeBufferPointer { p in
-                unsafe state.pointee.entries[i].length == range.count
-                    && equalsArena(p.baseAddress! + range.lowerBound, range.count, at: state.pointee.entries[i].start)
+                unsafe self.entries[i].length == range.count
+                    && equalsArena(p.baseAddress! + range.lowerBound, range.count, at: self.entries[i].start)
             }
             if same {
-                unsafe state.pointee.entries[i].refCount += 1
+                unsafe self.entries[i].refCount += 1
                 return token(i)
             }
             probe = probe &* 0x9E37_79B9_7F4A_7C15 | 1
@@ -98,16 +94,16 @@ public final class Interner {
         let start = reserveArena(Self.header + range.count) + Self.header
         unsafe writeHeader(at: start - Self.header, index: i, length: range.count)
         unsafe bytes.withUnsafeBufferPointer { p in
-            unsafe (state.pointee.arena + start).update(from: p.baseAddress! + range.lowerBound, count: range.count)
+            unsafe (self.arena + start).update(from: p.baseAddress! + range.lowerBound, count: range.count)
         }
-        unsafe state.pointee.entries[i] = Entry(
-            hash: probe, refCount: 1, generation: state.pointee.entries[i].generation, start: start, length: range.count
+        unsafe self.entries[i] = unsafe Entry(
+            hash: probe, refCount: 1, generation: self.entries[i].generation, start: start, length: range.count
         )
         if !table.set(UInt64(i), for: probe) {
             rebuild(capacity: table.capacity)
             table.set(UInt64(i), for: probe)
         }
-        unsafe state.pointee.live += 1
+        live += 1
         return token(i)
     }
 
@@ -118,94 +114,92 @@ public final class Interner {
         guard token != .none else { return }
         let i = Int(token.rawValue & 0xFFFFF)
         precondition(isLive(token), "stale token released")
-        unsafe state.pointee.entries[i].refCount -= 1
-        guard unsafe state.pointee.entries[i].refCount == 0 else { return }
-        table.remove(unsafe state.pointee.entries[i].hash)
-        unsafe state.pointee.entries[i].generation = (state.pointee.entries[i].generation &+ 1) & 0xFFF
-        unsafe state.pointee.deadBytes += Self.header + state.pointee.entries[i].length
-        unsafe state.pointee.entries[i].length = 0
-        unsafe state.pointee.free[state.pointee.freeCount] = UInt32(i)
-        unsafe state.pointee.freeCount += 1
-        unsafe state.pointee.live -= 1
-        if unsafe state.pointee.deadBytes > 4096 && state.pointee.deadBytes > state.pointee.arenaCount / 2 { compact() }
+        unsafe self.entries[i].refCount -= 1
+        guard unsafe self.entries[i].refCount == 0 else { return }
+        unsafe table.remove(self.entries[i].hash)
+        unsafe self.entries[i].generation = unsafe (self.entries[i].generation &+ 1) & 0xFFF
+        unsafe deadBytes += Self.header + self.entries[i].length
+        unsafe self.entries[i].length = 0
+        unsafe self.free[freeCount] = UInt32(i)
+        freeCount += 1
+        live -= 1
+        if deadBytes > 4096 && deadBytes > arenaCount / 2 { compact() }
     }
 
     /// The bytes of a live token, for display and tests.
     public func withBytes<R>(_ token: Token, _ body: (ArraySlice<UInt8>) -> R) -> R? {
         guard isLive(token) else { return nil }
-        let e = unsafe state.pointee.entries[Int(token.rawValue & 0xFFFFF)]
-        return body(unsafe Array(UnsafeBufferPointer(start: state.pointee.arena + e.start, count: e.length))[...])
+        let e = unsafe self.entries[Int(token.rawValue & 0xFFFFF)]
+        return body(unsafe Array(UnsafeBufferPointer(start: self.arena + e.start, count: e.length))[...])
     }
 
     /// References held on a live token (0 when pruned).
     public func referenceCount(_ token: Token) -> Int {
         guard isLive(token) else { return 0 }
-        return Int(unsafe state.pointee.entries[Int(token.rawValue & 0xFFFFF)].refCount)
+        return unsafe Int(self.entries[Int(token.rawValue & 0xFFFFF)].refCount)
     }
 
     /// Bytes held for strings, live and not yet compacted.
-    public var arenaBytes: Int { unsafe state.pointee.arenaCount }
+    public var arenaBytes: Int { arenaCount }
 
     private func isLive(_ token: Token) -> Bool {
         let i = Int(token.rawValue & 0xFFFFF)
-        guard token != .none, unsafe i < state.pointee.entryCount else { return false }
-        let e = unsafe state.pointee.entries[i]
+        guard token != .none, i < entryCount else { return false }
+        let e = unsafe self.entries[i]
         return e.refCount > 0 && e.generation == UInt16(token.rawValue >> 20)
     }
 
     private func token(_ i: Int) -> Token {
-        Token(rawValue: UInt32(i) | UInt32(unsafe state.pointee.entries[i].generation) << 20)
+        unsafe Token(rawValue: UInt32(i) | UInt32(self.entries[i].generation) << 20)
     }
 
     private func allocateIndex() -> Int {
-        if unsafe state.pointee.freeCount > 0 {
-            unsafe state.pointee.freeCount -= 1
-            return Int(unsafe state.pointee.free[state.pointee.freeCount])
+        if freeCount > 0 {
+            freeCount -= 1
+            return unsafe Int(self.free[freeCount])
         }
-        if unsafe state.pointee.entryCount == state.pointee.entryCapacity { growEntries() }
-        precondition(unsafe state.pointee.entryCount < 0xFFFFF, "interner full")
-        unsafe state.pointee.entryCount += 1
-        return unsafe state.pointee.entryCount - 1
+        if entryCount == entryCapacity { growEntries() }
+        precondition(entryCount < 0xFFFFF, "interner full")
+        entryCount += 1
+        return entryCount - 1
     }
 
     private func growEntries() {
-        let old = unsafe state.pointee
-        let capacity = unsafe old.entryCapacity * 2
+        let capacity = entryCapacity * 2
         let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
-        unsafe entries.moveInitialize(from: old.entries, count: old.entryCapacity)
-        unsafe (entries + old.entryCapacity).initialize(repeating: Entry(), count: capacity - old.entryCapacity)
+        unsafe entries.moveInitialize(from: self.entries, count: entryCapacity)
+        unsafe (entries + entryCapacity).initialize(repeating: Entry(), count: capacity - entryCapacity)
         let free = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        unsafe free.update(from: old.free, count: old.freeCount)
-        unsafe old.entries.deallocate()
-        unsafe old.free.deallocate()
-        unsafe state.pointee.entries = entries
-        unsafe state.pointee.free = free
-        unsafe state.pointee.entryCapacity = capacity
+        unsafe free.update(from: self.free, count: freeCount)
+        unsafe self.entries.deallocate()
+        unsafe self.free.deallocate()
+        unsafe self.entries = unsafe entries
+        unsafe self.free = unsafe free
+        entryCapacity = capacity
         rebuild(capacity: capacity)
     }
 
     /// Offset of `count` free arena bytes (compacting or growing when needed).
     private func reserveArena(_ count: Int) -> Int {
-        if unsafe state.pointee.arenaCapacity - state.pointee.arenaCount < count {
+        if self.arenaCapacity - arenaCount < count {
             compact()
-            if unsafe state.pointee.arenaCapacity - state.pointee.arenaCount < count {
-                let s = unsafe state.pointee
-                let capacity = unsafe max(s.arenaCapacity * 2, s.arenaCount + count)
+            if self.arenaCapacity - arenaCount < count {
+                let capacity = max(arenaCapacity * 2, arenaCount + count)
                 let arena = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-                unsafe arena.update(from: s.arena, count: s.arenaCount)
-                unsafe s.arena.deallocate()
-                unsafe state.pointee.arena = arena
-                unsafe state.pointee.arenaCapacity = capacity
+                unsafe arena.update(from: self.arena, count: arenaCount)
+                unsafe self.arena.deallocate()
+                unsafe self.arena = unsafe arena
+                self.arenaCapacity = capacity
             }
         }
-        let start = unsafe state.pointee.arenaCount
-        unsafe state.pointee.arenaCount += count
+        let start = arenaCount
+        arenaCount += count
         return start
     }
 
     @unsafe
     private func equalsArena(_ key: UnsafePointer<UInt8>, _ count: Int, at start: Int) -> Bool {
-        let stored = unsafe state.pointee.arena + start
+        let stored = unsafe self.arena + start
         var k = 0
         while k < count {
             if unsafe key[k] != stored[k] { return false }
@@ -219,7 +213,7 @@ public final class Interner {
 
     @unsafe
     private func writeHeader(at offset: Int, index: Int, length: Int) {
-        let raw = unsafe UnsafeMutableRawPointer(state.pointee.arena + offset)
+        let raw = unsafe UnsafeMutableRawPointer(self.arena + offset)
         unsafe raw.storeBytes(of: UInt32(index), toByteOffset: 0, as: UInt32.self)
         unsafe raw.storeBytes(of: UInt32(length), toByteOffset: 4, as: UInt32.self)
     }
@@ -229,8 +223,8 @@ public final class Interner {
     ///
     /// - Complexity: O(arena bytes). - Allocations: none.
     private func compact() {
-        let arena = unsafe state.pointee.arena
-        let end = unsafe state.pointee.arenaCount
+        let arena = unsafe self.arena
+        let end = arenaCount
         var read = 0
         var write = 0
         while read < end {
@@ -238,23 +232,23 @@ public final class Interner {
             let index = Int(unsafe raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
             let length = Int(unsafe raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
             let size = Self.header + length
-            let e = unsafe state.pointee.entries[index]
+            let e = unsafe self.entries[index]
             if e.refCount > 0 && e.start == read + Self.header {
                 if read != write { unsafe (arena + write).update(from: arena + read, count: size) }
-                unsafe state.pointee.entries[index].start = write + Self.header
+                unsafe self.entries[index].start = write + Self.header
                 write += size
             }
             read += size
         }
-        unsafe state.pointee.arenaCount = write
-        unsafe state.pointee.deadBytes = 0
+        arenaCount = write
+        deadBytes = 0
     }
 
     private func rebuild(capacity: Int) {
-        let next = HashIndex(minimumCapacity: capacity)
-        let count = unsafe state.pointee.entryCount
-        for i in 1..<count where unsafe state.pointee.entries[i].refCount > 0 {
-            next.set(UInt64(i), for: unsafe state.pointee.entries[i].hash)
+        var next = HashIndex(minimumCapacity: capacity)
+        let count = entryCount
+        for i in 1..<count where unsafe self.entries[i].refCount > 0 {
+            unsafe next.set(UInt64(i), for: self.entries[i].hash)
         }
         table = next
     }

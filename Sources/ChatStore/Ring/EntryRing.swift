@@ -24,34 +24,32 @@ import Synchronization
 /// ``setTombstone(_:_:)``; any thread holding a ``Reader`` may call the `with…` readers at the same
 /// time. Readers pin what they borrow (``ReaderPins``), so an entry is never overwritten under them
 /// and a generation they loaded is never freed under them; an evicted sequence answers "gone",
-/// never stale bytes. No lock is taken per appended line. The owner's state sits in raw memory behind
-/// a `let` pointer, so the per-line path pays no reference counting and no exclusivity checks.
+/// never stale bytes. No lock is taken per appended line. The owner's state is plain stored
+/// properties of the ring (release builds skip the dynamic exclusivity checks: Package.swift).
 @safe
 public final class EntryRing: @unchecked Sendable {  // single writer + reader pins + atomics: see above
     public let capacity: Int
     /// Whether entries keep their ``SenderTokens`` (a store that interns senders).
     public let keepsSenders: Bool
-    /// ``mappedBytes``, stored beside ``keepsSenders`` in one word: the ring object then takes a
-    /// 112-byte heap block instead of 128 (10,000 channels: 0.16 MB).
+    /// ``mappedBytes``, stored beside ``keepsSenders`` in one word (the object stays a word smaller).
+    /// With the owner's state inline below, a ring object is one 224-byte heap block (malloc's usable
+    /// size 216), where it was a 112-byte object and a 128-byte block for its state.
     private let mappedBytesThreshold: UInt32
 
-    /// Owner-only state (one writer, no overlapping access). Holds copies of the current (immutable)
-    /// storage and table descriptors next to their addresses, so that an append reaches the slot and
-    /// the bytes without first loading two descriptors from elsewhere in memory (with thousands of
-    /// channels, each is a cache miss).
-    @unsafe
-    private struct State {
-        var head: UInt64
-        var tail: UInt64
-        var writePosition: UInt64 = 0
-        /// Where the oldest live entry's bytes start (`writePosition` when the ring is empty).
-        var oldestByte: UInt64 = 0
-        var storageAddress: UnsafeMutablePointer<ByteStorage>
-        var tableAddress: UnsafeMutablePointer<SlotTable>
-        var storage: ByteStorage
-        var table: SlotTable
-    }
-    private let state: UnsafeMutablePointer<State>
+    // Owner-only state (one writer, no overlapping access), stored inline in the object: an append
+    // reaches it at the ring's own address. It holds copies of the current (immutable) storage and
+    // table descriptors next to their addresses, so that an append reaches the slot and the bytes
+    // without first loading two descriptors from elsewhere in memory (with thousands of channels,
+    // each is a cache miss).
+    private var head: UInt64
+    private var tail: UInt64
+    private var writePosition: UInt64 = 0
+    /// Where the oldest live entry's bytes start (`writePosition` when the ring is empty).
+    private var oldestByte: UInt64 = 0
+    private var storageAddress: UnsafeMutablePointer<ByteStorage>
+    private var tableAddress: UnsafeMutablePointer<SlotTable>
+    private var storage: ByteStorage
+    private var table: SlotTable
 
     // Shared state.
     private let lowestLive = Atomic<UInt64>(0)
@@ -119,57 +117,56 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
         pins = ReaderPins(count: readers)
-        unsafe state = .allocate(capacity: 1)
-        unsafe state.initialize(
-            to: State(
-                head: firstSeq, tail: firstSeq, storageAddress: storage, tableAddress: table, storage: storage.pointee,
-                table: table.pointee))
+        head = firstSeq
+        tail = firstSeq
+        unsafe storageAddress = storage
+        unsafe tableAddress = table
+        unsafe self.storage = storage.pointee
+        unsafe self.table = table.pointee
     }
 
     deinit {
-        unsafe ByteStorage.free(state.pointee.storageAddress, pages: pages)
-        unsafe SlotTable.free(state.pointee.tableAddress)
-        unsafe state.deallocate()
+        unsafe ByteStorage.free(storageAddress, pages: pages)
+        unsafe SlotTable.free(tableAddress)
     }
 
-    // SAFETY (owner methods): `state`, its storage and its table live from init to deinit (a
+    // SAFETY (owner methods): the storage and the table live from init to deinit (a
     // replaced generation is freed only by its replacer); slot indexes come from `SlotTable.slot`,
     // below the table's count.
 
     // MARK: Owner
 
     /// Live entries (owner's view).
-    public var count: Int { unsafe Int(state.pointee.tail &- state.pointee.head) }
+    public var count: Int { Int(self.tail &- head) }
     public var isFull: Bool { count == capacity }
     /// The sequence number the next append gets.
-    public var nextSeq: UInt64 { unsafe state.pointee.tail }
+    public var nextSeq: UInt64 { self.tail }
     /// Bytes reserved for entry bytes right now.
-    public var byteCapacity: Int { unsafe state.pointee.storage.capacity }
+    public var byteCapacity: Int { self.storage.capacity }
     /// Slots allocated right now (grows towards ``capacity`` while the ring fills).
-    public var slotCapacity: Int { unsafe state.pointee.table.count }
+    public var slotCapacity: Int { self.table.count }
     /// Bytes this ring reserves now: slot arrays, byte storage and reader pins.
     public var reservedBytes: Int {
-        unsafe state.pointee.table.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
-            + MemoryLayout<State>.stride
+        self.table.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
     }
     /// Bytes of the live entries' lines (owner's view): what the ring holds, against what it reserves.
     ///
     /// - Complexity: O(live entries). - Allocations: none.
     public var heldBytes: Int {
         var total = 0
-        var seq = unsafe state.pointee.head
-        while unsafe seq < state.pointee.tail {
+        var seq = head
+        while seq < self.tail {
             total += Int(meta(seq)!.parsed.length)
             seq += 1
         }
         return total
     }
     /// Whether the byte storage is mapped (it has grown to ``mappedBytes``) and grows in place.
-    public var byteStorageIsMapped: Bool { unsafe state.pointee.storage.reserved > 0 }
+    public var byteStorageIsMapped: Bool { self.storage.reserved > 0 }
     /// Where the byte storage starts: moves only when the storage does (tests).
-    package var byteStorageAddress: UInt { unsafe UInt(bitPattern: state.pointee.storage.base) }
+    package var byteStorageAddress: UInt { unsafe UInt(bitPattern: self.storage.base) }
     /// Bytes of the slot arrays right now (metadata and tombstones).
-    public var slotBytes: Int { unsafe state.pointee.table.reservedBytes }
+    public var slotBytes: Int { self.table.reservedBytes }
     /// Bytes per slot for the sender tokens, in a ring that ``keepsSenders``.
     public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
     /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone), plus
@@ -196,24 +193,24 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     @discardableResult
     @inline(__always)
     func evictOldest<R>(_ body: (Eviction, Span<UInt8>) -> R) -> R {
-        let seq = unsafe state.pointee.head
-        precondition(unsafe state.pointee.tail > seq, "evictOldest on an empty ring")
-        let table = unsafe state.pointee.table
+        let seq = head
+        precondition(self.tail > seq, "evictOldest on an empty ring")
+        let table = self.table
         let s = table.slot(seq)
         // SAFETY: live slots hold initialised columns.
         let eviction = unsafe Eviction(
             seq: seq, meta: table.metas[s], tombstone: Tombstone(packed: table.tombstones[s].load(ordering: .relaxed)),
             sender: table.senders.map { unsafe $0[s] } ?? SenderTokens())
-        unsafe state.pointee.head = seq + 1
-        if unsafe seq + 1 < state.pointee.tail {
+        head = seq + 1
+        if seq + 1 < self.tail {
             // SAFETY: `seq + 1` is live.
-            unsafe state.pointee.oldestByte = table.metas[table.slot(seq + 1)].byteStart
+            oldestByte = unsafe table.metas[table.slot(seq + 1)].byteStart
         }
         lowestLive.store(seq + 1, ordering: .sequentiallyConsistent)
         pins.waitUntilReleased(atOrBelow: seq)
         checkInvariants()
         // SAFETY: only the owner writes the storage, and it has not written since the entry was live.
-        return unsafe state.pointee.storage.withBytes(
+        return unsafe self.storage.withBytes(
             at: eviction.meta.byteStart, count: Int(eviction.meta.parsed.length)
         ) { body(eviction, $0) }
     }
@@ -234,15 +231,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         _ bytes: Span<UInt8>, meta: EntryMeta, ids: IdHashes = IdHashes(message: 0, user: 0),
         sender: SenderTokens = SenderTokens()
     ) -> UInt64 {
-        let seq = unsafe state.pointee.tail
-        let live = unsafe seq &- state.pointee.head
+        let seq = self.tail
+        let live = seq &- head
         precondition(live < UInt64(capacity), "append to a full ring: evict first")
         precondition(bytes.count == Int(meta.parsed.length), "bytes and parse offsets disagree")
-        if unsafe live == UInt64(state.pointee.table.count) { growTable() }
+        if live == UInt64(self.table.count) { growTable() }
         let start = reserve(bytes.count)
         var stored = meta
         stored.byteStart = start
-        let table = unsafe state.pointee.table
+        let table = self.table
         let s = table.slot(seq)
         // SAFETY: `s < table.count`; the slot is free (its previous entry was evicted and released,
         // or the table is new).
@@ -251,15 +248,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         unsafe (table.ids + s).initialize(to: ids)
         // SAFETY: `s < table.count`, the senders' count too.
         if let senders = unsafe table.senders { unsafe (senders + s).initialize(to: sender) }
-        if live == 0 { unsafe state.pointee.oldestByte = start }
-        let storage = unsafe state.pointee.storage
+        if live == 0 { oldestByte = start }
+        let storage = self.storage
         let dst = storage.physical(start)
         // SAFETY: `reserve` guarantees `dst + count <= storage.capacity` and that no live entry
         // uses these bytes; `bytes` is a separate buffer.
         unsafe bytes.withUnsafeBytes { src in
             unsafe (storage.base + dst).copyMemory(from: src.baseAddress!, byteCount: src.count)
         }
-        unsafe state.pointee.tail = seq + 1
+        self.tail = seq + 1
         published.store(seq + 1, ordering: .releasing)
         checkInvariants()
         return seq
@@ -270,8 +267,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Returns: whether the mark changed. - Complexity: O(1). - Allocations: none.
     @discardableResult
     func setTombstone(_ seq: UInt64, _ tombstone: Tombstone) -> Bool {
-        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return false }
-        let table = unsafe state.pointee.table
+        guard seq >= head && seq < self.tail else { return false }
+        let table = self.table
         let current = Tombstone(packed: unsafe table.tombstones[table.slot(seq)].load(ordering: .relaxed))
         let merged = current.merging(tombstone)
         guard merged != current else { return false }
@@ -285,9 +282,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///
     /// - Complexity: O(live entries). - Allocations: none.
     func forEachLive(withIdHash hash: UInt64, user: Bool = false, _ body: (UInt64) -> Void) {
-        let table = unsafe state.pointee.table
-        var seq = unsafe state.pointee.head
-        let tail = unsafe state.pointee.tail
+        let table = self.table
+        var seq = head
+        let tail = self.tail
         guard seq < tail else { return }
         var s = table.slot(seq)
         while seq < tail {
@@ -303,17 +300,17 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// The owner's view of entry `seq`'s sender tokens (empty when it is not live, or the ring does
     /// not keep them).
     func sender(_ seq: UInt64) -> SenderTokens {
-        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail,
-            let senders = unsafe state.pointee.table.senders
+        guard seq >= head && seq < self.tail,
+            let senders = unsafe self.table.senders
         else { return SenderTokens() }
         // SAFETY: live slot.
-        return unsafe senders[state.pointee.table.slot(seq)]
+        return unsafe senders[self.table.slot(seq)]
     }
 
     /// The owner's view of entry `seq`'s metadata, or `nil` when it is not live.
     func meta(_ seq: UInt64) -> EntryMeta? {
-        guard unsafe seq >= state.pointee.head && seq < state.pointee.tail else { return nil }
-        let table = unsafe state.pointee.table
+        guard seq >= head && seq < self.tail else { return nil }
+        let table = self.table
         // SAFETY: live slot.
         return unsafe table.metas[table.slot(seq)]
     }
@@ -322,7 +319,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// overwrites).
     func ownerBytes<R>(_ seq: UInt64, _ body: (ParsedLine, Span<UInt8>) -> R) -> R? {
         guard let m = meta(seq) else { return nil }
-        return unsafe state.pointee.storage.withBytes(at: m.byteStart, count: Int(m.parsed.length)) {
+        return unsafe self.storage.withBytes(at: m.byteStart, count: Int(m.parsed.length)) {
             body(m.parsed, $0)
         }
     }
@@ -330,14 +327,14 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Finds room for `count` contiguous bytes, growing the storage if the live bytes need it.
     private func reserve(_ count: Int) -> UInt64 {
         while true {
-            let storage = unsafe state.pointee.storage
-            let writePosition = unsafe state.pointee.writePosition
+            let storage = self.storage
+            let writePosition = self.writePosition
             var position = writePosition
             let physical = storage.physical(position)
             if physical + count > storage.capacity { position += UInt64(storage.capacity - physical) }
-            let oldest = unsafe state.pointee.tail > state.pointee.head ? state.pointee.oldestByte : position
+            let oldest = self.tail > head ? oldestByte : position
             if position + UInt64(count) - oldest <= UInt64(storage.capacity) {
-                unsafe state.pointee.writePosition = position + UInt64(count)
+                self.writePosition = position + UInt64(count)
                 return position
             }
             grow(live: min(oldest, writePosition)..<writePosition, adding: count)
@@ -352,7 +349,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Complexity: O(1) in place; O(live bytes) for a move (amortised O(1) per byte appended).
     /// - Allocations: a descriptor; for a move, the new bytes too.
     private func grow(live: Range<UInt64>, adding count: Int) {
-        let old = unsafe state.pointee.storageAddress
+        let old = unsafe storageAddress
         let oldStorage = unsafe old.pointee
         let oldCapacity = oldStorage.capacity
         let entries = self.count
@@ -413,8 +410,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Makes `next` the current storage, for the owner and for readers.
     @unsafe
     private func publish(_ next: UnsafeMutablePointer<ByteStorage>) {
-        unsafe state.pointee.storageAddress = next
-        unsafe state.pointee.storage = next.pointee
+        unsafe storageAddress = unsafe next
+        self.storage = unsafe next.pointee
         currentStorage.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
     }
 
@@ -432,13 +429,13 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// By half, not doubling: a table is at least two thirds full (metadata is most of what a
     /// channel of short lines reserves besides its bytes), and the copies stay amortised O(1).
     private func growTable() {
-        let old = unsafe state.pointee.tableAddress
+        let old = unsafe tableAddress
         let count = unsafe old.pointee.count
         let next = unsafe SlotTable.make(count: min(capacity, count + max(1, count / 2)), keepsSenders: keepsSenders)
         let from = unsafe old.pointee
         let to = unsafe next.pointee
-        var seq = unsafe state.pointee.head
-        while unsafe seq < state.pointee.tail {
+        var seq = head
+        while seq < self.tail {
             // SAFETY: both slots are below their table's count; `seq` is live, so its meta is initialised.
             unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
             unsafe (to.ids + to.slot(seq)).initialize(to: from.ids[from.slot(seq)])
@@ -449,8 +446,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
             }
             seq += 1
         }
-        unsafe state.pointee.tableAddress = next
-        unsafe state.pointee.table = next.pointee
+        unsafe tableAddress = unsafe next
+        self.table = unsafe next.pointee
         // Readers that see a sequence published after this load at least this table.
         currentTable.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
         pins.waitUntilAllObservedFree()
@@ -458,15 +455,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     }
 
     private func checkInvariants() {
-        assert(unsafe state.pointee.head <= state.pointee.tail)
-        assert(unsafe state.pointee.tail - state.pointee.head <= UInt64(state.pointee.table.count))
-        assert(unsafe state.pointee.table.count <= capacity)
-        assert(unsafe lowestLive.load(ordering: .relaxed) == state.pointee.head)
+        assert(head <= self.tail)
+        assert(self.tail - head <= UInt64(self.table.count))
+        assert(self.table.count <= capacity)
+        assert(lowestLive.load(ordering: .relaxed) == head)
         assert(
-            unsafe state.pointee.head == state.pointee.tail
-                || meta(state.pointee.head)!.byteStart == state.pointee.oldestByte)
-        assert(unsafe state.pointee.storage.base == state.pointee.storageAddress.pointee.base)
-        assert(unsafe state.pointee.table.metas == state.pointee.tableAddress.pointee.metas)
+            head == self.tail
+                || meta(head)!.byteStart == oldestByte)
+        unsafe assert(self.storage.base == storageAddress.pointee.base)
+        unsafe assert(self.table.metas == tableAddress.pointee.metas)
     }
 
     // MARK: Readers (any thread)

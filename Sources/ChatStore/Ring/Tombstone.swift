@@ -37,13 +37,15 @@ public struct Tombstone: Sendable, Equatable, Hashable, CustomStringConvertible 
             banned: banned || other.banned, cleared: cleared || other.cleared)
     }
 
-    /// The facts in words, `[deleted] [timed out 600s]`; empty when none.
+    /// The facts in words (``ModerationWords``), `[deleted] [timed out 600s]`; empty when none.
     public var description: String {
         var parts: [String] = []
-        if deleted { parts.append("[deleted]") }
-        if let s = timedOutSeconds { parts.append("[timed out \(s)s]") }
-        if banned { parts.append("[banned]") }
-        if cleared { parts.append("[cleared]") }
+        if deleted { parts.append(ModerationWords.deleted.description) }
+        if let s = timedOutSeconds {
+            parts.append("\(ModerationWords.timedOutOpen)\(s)\(ModerationWords.timedOutClose)")
+        }
+        if banned { parts.append(ModerationWords.banned.description) }
+        if cleared { parts.append(ModerationWords.cleared.description) }
         return parts.joined(separator: " ")
     }
 

@@ -1,3 +1,5 @@
+import ChatPosix
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -74,11 +76,11 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case .standardInputRepeated:
             "'-' (standard input) given more than once"
         case .cannotOpen(let path, let code) where code == EMFILE || code == ENFILE:
-            "\(path): cannot open: \(Self.text(errno: code)) (out of file descriptors; see ulimit -n)"
+            "\(path): cannot open: \(Errno.text(code)) (out of file descriptors; see ulimit -n)"
         case .cannotOpen(let path, let code):
-            "\(path): cannot open: \(Self.text(errno: code))"
+            "\(path): cannot open: \(Errno.text(code))"
         case .readFailed(let name, let code):
-            "\(name): read error: \(Self.text(errno: code))"
+            "\(name): read error: \(Errno.text(code))"
         case .replaced(let name):
             "\(name): replaced by another file while it was read; lines before were read"
         case .truncated(let name, let offset):
@@ -88,13 +90,5 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case .decompressorUnavailable(let name, let reason):
             "\(name): cannot start decompression: \(reason)"
         }
-    }
-
-    /// `strerror(code)`, e.g. "Input/output error".
-    package static func text(errno code: Int32) -> String {
-        // SAFETY: glibc's `strerror` returns a NUL-terminated string that stays valid at least until
-        // the next call on this thread; it is copied at once.
-        guard let message = unsafe strerror(code) else { return "errno \(code)" }
-        return unsafe String(cString: message)
     }
 }
