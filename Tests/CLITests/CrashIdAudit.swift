@@ -71,28 +71,35 @@ struct CrashIdAudit {
     /// Takes one stored line (without CR LF) of a channel file or of `_session`.
     mutating func take(_ line: Substring) {
         guard line.hasPrefix("@time="), let space = line.firstIndex(of: " ") else { return }
-        let tags = line[line.index(line.startIndex, offsetBy: 1)..<space]
-        guard let received = Self.tag("time", tags).flatMap(Self.milliseconds) else { return }
         let words = line[line.index(after: space)...].split(separator: " ", maxSplits: 3)
         guard words.count >= 3 else { return }
-        switch words[1] {
-        case "PRIVMSG", "USERNOTICE":
-            guard let id = Self.tag("id", tags), let sent = Self.tag("tmi-sent-ts", tags).flatMap({ Int64($0) })
-            else { return }
-            stored[id] = Stored(receivedMs: received, sentMs: sent)
-        case "CAPTURE" where words[0] == ":chatcap" && words.count == 4:
-            let rest = words[3]
-            guard rest.hasPrefix("#") else { return }
-            let channel = rest.dropFirst().prefix { $0 != " " }
-            if words[2] == "joined" {
-                joined[channel, default: []].append(received)
-            } else if words[2] == "gap", let from = Self.tag("gap-from", tags).flatMap(Self.milliseconds),
-                let to = Self.tag("gap-to", tags).flatMap(Self.milliseconds)
-            {
-                gaps[channel, default: []].append((from, to))
+        let isChat = words[1] == "PRIVMSG" || words[1] == "USERNOTICE"
+        let isRecord =
+            words[1] == "CAPTURE" && words[0] == ":chatcap" && words.count == 4
+            && (words[2] == "joined" || words[2] == "gap") && words[3].hasPrefix("#")
+        guard isChat || isRecord else { return }
+        // One pass over the tags for the few this needs.
+        var values: [Substring: Substring] = [:]
+        for tag in line[line.index(after: line.startIndex)..<space].split(separator: ";") {
+            guard let equals = tag.firstIndex(of: "=") else { continue }
+            let key = tag[..<equals]
+            if key == "time" || key == "id" || key == "tmi-sent-ts" || key == "gap-from" || key == "gap-to" {
+                values[key] = tag[tag.index(after: equals)...]
             }
-        default:
+        }
+        guard let received = values["time"].flatMap(Self.milliseconds) else { return }
+        if isChat {
+            guard let id = values["id"], let sent = values["tmi-sent-ts"].flatMap({ Int64($0) }) else { return }
+            stored[id] = Stored(receivedMs: received, sentMs: sent)
             return
+        }
+        let channel = words[3].dropFirst().prefix { $0 != " " }
+        if words[2] == "joined" {
+            joined[channel, default: []].append(received)
+        } else if let from = values["gap-from"].flatMap(Self.milliseconds),
+            let to = values["gap-to"].flatMap(Self.milliseconds)
+        {
+            gaps[channel, default: []].append((from, to))
         }
     }
 
@@ -151,12 +158,6 @@ struct CrashIdAudit {
         }
     }
 
-    /// The value of tag `key` in `tags` (without `@`).
-    static func tag(_ key: String, _ tags: Substring) -> Substring? {
-        tags.split(separator: ";").first { $0.hasPrefix(key) && $0.dropFirst(key.count).first == "=" }?
-            .dropFirst(key.count + 1)
-    }
-
     /// `2026-11-26T13:52:04.312Z` as ms since 1970 (the form capture writes), or `nil`.
     static func milliseconds(_ text: Substring) -> Int64? {
         let digits = Array(text.utf8)
@@ -196,14 +197,19 @@ struct CrashIdAudit {
                 said.append(byte.first!)
             }
             guard said == Array("joined".utf8) else {
-                stop()
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
                 throw ServeCLIFailure(
                     description: "the recorder did not join: \(String(decoding: said, as: UTF8.self))")
             }
         }
 
-        /// Stops it (SIGTERM: it writes what it received) and reads what it recorded.
+        /// Stops it (SIGTERM: it writes what it received) and reads what it recorded. The recorder must
+        /// still be running: one that ended (serve closed it) heard only part of what serve played.
         func stop() -> [Played] {
+            #expect(
+                process.isRunning,
+                "the recorder ended early (exit \(process.isRunning ? 0 : process.terminationStatus))")
             if process.isRunning {
                 kill(process.processIdentifier, SIGTERM)
                 let deadline = Date().addingTimeInterval(10)
