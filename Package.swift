@@ -173,7 +173,9 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatArchiveTests",
-            dependencies: ["ChatArchive", "ChatPosix", "TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport"],
+            dependencies: [
+                "ChatArchive", "ChatGzip", "ChatPosix", "TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatFormatTests", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],

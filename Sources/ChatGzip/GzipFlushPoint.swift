@@ -41,4 +41,20 @@ public enum GzipFlushPoint: Sendable {
         else { return size }
         return end.truncateTo
     }
+
+    /// How much of the file's text (decompressed, every member) is durable: `nil` when all of it is (the
+    /// file ends in a finished member, or is empty), else the text up to its last flush point, which
+    /// ends a line. A reader that must not take a line the repair will cut skips the lines starting at
+    /// or past it.
+    ///
+    /// - Throws: as ``durableLength(descriptor:size:path:)``.
+    /// - Complexity: O(`size`): the file is decoded once. - Allocations: as ``durableLength(descriptor:size:path:)``.
+    public static func durableTextLength(descriptor: Int32, size: UInt64, path: String) throws(GzipWriterError)
+        -> UInt64?
+    {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        defer { unsafe scratch.deallocate() }
+        return try unsafe GzipTailScan.scan(descriptor: descriptor, size: size, path: path, scratch: scratch)?
+            .keptTextBytes
+    }
 }

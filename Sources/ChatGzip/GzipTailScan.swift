@@ -53,6 +53,8 @@ struct GzipTailScan {
     var suffix: [UInt8]
     /// The finished member's decompressed size (modulo 2³²), as its trailer records it.
     var memberSize: UInt32
+    /// Decompressed bytes of the whole file (every member) up to `truncateTo`: the text it keeps.
+    var keptTextBytes: UInt64 = 0
     /// What the bytes after `truncateTo` decode to: whole lines, whether a cut line follows them, bytes.
     var droppedLines = 0
     var droppedPartialLine = false
@@ -94,6 +96,8 @@ struct GzipTailScan {
         var memberStart: UInt64 = 0
         var memberSize: UInt32 = 0
         var best: GzipTailScan? = nil
+        // Decompressed bytes of the file so far, every member.
+        var textBytes: UInt64 = 0
         // The text decoded since `best`'s point: lines, bytes, and its last byte (LF: a line just ended).
         var linesSince = 0
         var bytesSince: UInt64 = 0
@@ -120,7 +124,7 @@ struct GzipTailScan {
                 memberStart = position
                 memberSize = 0
                 // Fallback while no flush point is known: drop the member whole.
-                best = GzipTailScan(truncateTo: memberStart, suffix: [], memberSize: 0)
+                best = GzipTailScan(truncateTo: memberStart, suffix: [], memberSize: 0, keptTextBytes: textBytes)
                 (linesSince, bytesSince, lastByte) = (0, 0, 0x0A)
             }
             // SAFETY: `scratch` is writable for its count; zlib writes at most `avail_out` bytes there.
@@ -131,6 +135,7 @@ struct GzipTailScan {
             let result = unsafe inflate(stream, Z_BLOCK)
             let produced = Int(unsafe before - stream.pointee.avail_out)
             memberSize &+= UInt32(truncatingIfNeeded: produced)
+            textBytes += UInt64(produced)
             if produced > 0 {
                 // SAFETY: inflate wrote `produced <= scratch.count` bytes at the start of `scratch`.
                 let text = unsafe UnsafeRawBufferPointer(rebasing: scratch[0..<produced])
@@ -163,12 +168,12 @@ struct GzipTailScan {
                     guard marker == GzipFlushPoint.syncFlushMarker else { continue }
                     point = GzipTailScan(
                         truncateTo: end, suffix: [0x03, 0x00] + trailer(crc: crc, size: memberSize),
-                        memberSize: memberSize)
+                        memberSize: memberSize, keptTextBytes: textBytes)
                 } else {
                     // After the final block: the rest of its last byte is padding; the trailer follows.
                     point = GzipTailScan(
                         truncateTo: consumed - bits / 8, suffix: trailer(crc: crc, size: memberSize),
-                        memberSize: memberSize)
+                        memberSize: memberSize, keptTextBytes: textBytes)
                 }
                 best = point
                 (linesSince, bytesSince) = (0, 0)

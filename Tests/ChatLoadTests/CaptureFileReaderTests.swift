@@ -115,6 +115,33 @@ import Testing
         #expect(got.map(\.0) == lines.map { String(decoding: $0.dropLast(2), as: UTF8.self) })
     }
 
+    /// A capture killed with `kill -9` that never comes back (or whose next run never writes to this
+    /// file): the file stays torn. Once quiet, it is decoded whole with the repair's rule and what lies
+    /// after the last flush point is never handed out, though zcat decodes it.
+    @Test("a file left torn by a capture that never comes back: once quiet, settled with only its flushed lines")
+    func tornForGood() throws {
+        let dir = try InputTempDirectory()
+        let path = try dir.file("c/2026-11-21.log.gz")
+        let flushed = Self.lines(0..<100)
+        let dead = try GzipWriter(path: path, outputCapacity: 1024)
+        for line in flushed { try dead.write(line.span) }
+        try dead.flush()
+        for line in Self.lines(100..<20_100) { try dead.write(line.span) }
+        dead.abandon()
+        let decodable = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null").output
+        try #require(decodable.count > flushed.joined().count + 10_000, "the unflushed lines reached the file")
+
+        let reader = try CaptureFileReader(path: path, resumeAt: 0, mark: nil)
+        var got = try Self.drain(reader)
+        let deadline = Date().addingTimeInterval(10)
+        while !reader.isDrained && Date() < deadline {
+            usleep(100_000)
+            got += try Self.drain(reader)
+        }
+        #expect(reader.isDrained, "settled once quiet")
+        #expect(got.map(\.0) == flushed.map { String(decoding: $0.dropLast(2), as: UTF8.self) })
+    }
+
     @Test("after a crash and the repair, reading goes on at the flush point: nothing handed out twice or lost")
     func continuesAcrossRepair() throws {
         let dir = try InputTempDirectory()

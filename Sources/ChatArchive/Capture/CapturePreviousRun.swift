@@ -1,4 +1,5 @@
 import ChatFormat
+import ChatGzip
 import ChatInput
 import ChatStore
 import IRCWire
@@ -18,9 +19,14 @@ import TwitchSession
 /// `_session` and of every channel directory are read, newest first, until a file's modification time
 /// is older than the newest line found (no line of a file is newer than the file).
 ///
+/// **Stored** means kept: up to each file's last flush point. A killed run leaves compressed lines
+/// after it (the compressor writes whenever its buffer fills), readable until the next run's repair
+/// cuts them off (``GzipFlushPoint``); taking the newest of those for the run's last moment started the
+/// gap after the lines received between the last flush and it, which were then lost without a record.
+///
 /// - Complexity: reads the newest session file, and after a run without `stop` the newest files of
-///   the directories until the newest line is certain — typically one or two files, decompressed once,
-///   at start only.
+///   the directories until the newest line is certain — typically one or two files, each decompressed
+///   twice (once to find its last flush point), at start only.
 public struct CapturePreviousRun: Sendable, Equatable {
     /// Whether the previous run's last record is `stop`.
     public var endedWithStop: Bool
@@ -73,14 +79,34 @@ public struct CapturePreviousRun: Sendable, Equatable {
         return CapturePreviousRun(endedWithStop: false, lastLineWallMs: newest, channels: known)
     }
 
-    /// Calls `body` with every line of the file at `path` and its time (`nil` when it has none),
-    /// ignoring malformed lines and a damaged end (a run killed mid-write leaves a torn gzip member).
+    /// Calls `body` with every line of the file at `path` up to its last flush point (what a repair
+    /// keeps) and its time (`nil` when it has none), ignoring malformed lines and a damaged end.
     private static func read(_ path: String, _ body: (TwitchMessage, Span<UInt8>, Int64?) -> Void) {
+        let kept = keptTextLength(path)
         MergeReader(paths: [path]).forEachEvent { event, bytes in
             guard case .line(let at, let message) = event else { return }
+            // A flush point ends a line: a line starting before it is kept whole.
+            if let kept, at.byteOffset >= kept { return }
             let own = at.timeSource == .timeTag || at.timeSource == .tmiSentTs || at.timeSource == .received
             body(message, bytes, own ? at.timestamp?.milliseconds : nil)
         }
+    }
+
+    /// The text of the file at `path` that a repair keeps (``GzipFlushPoint/durableTextLength(descriptor:size:path:)``),
+    /// or `nil` for all of it: the file ends in a finished member, or cannot be scanned (then whatever
+    /// reads is taken, as before).
+    private static func keptTextLength(_ path: String) -> UInt64? {
+        var descriptor: Int32
+        repeat {
+            // SAFETY: `path` is bridged to a NUL-terminated string for the call.
+            descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        // SAFETY: `info` is a local `stat` that `fstat(2)` fills in.
+        guard unsafe fstat(descriptor, &info) == 0 else { return nil }
+        return try? GzipFlushPoint.durableTextLength(descriptor: descriptor, size: UInt64(info.st_size), path: path)
     }
 }
 

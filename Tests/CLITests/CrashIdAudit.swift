@@ -1,0 +1,244 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Every message id `serve` played while a capture run was joined, held against what the capture
+/// directory holds after a kill -9 loop: each one is in a file, or inside a `gap` the capture recorded.
+///
+/// **What serve played**, and when, comes from ``Recorder``: a client of serve of its own beside the
+/// capture (`Tests/Support/irc_recorder.py`), which writes down each message's id, channel and
+/// `tmi-sent-ts` in the order serve sent them. Serve stamps `tmi-sent-ts` with the moment it plays the
+/// line (the generated log has no `time` tag, so each line is paced by its own `tmi-sent-ts`), and the
+/// timeline is one for every client, so the recorder hears exactly what the capture was sent, in the
+/// same order. Serve's clock and capture's are the same machine's wall clock.
+///
+/// **Which ids must be accounted for**: those of channel C played while a run was joined to C, from its
+/// `joined #C` record (capture's receive time of the JOIN echo: serve added it to the channel before)
+/// to the moment the test killed it; for the run stopped last, up to the last message it stored, in
+/// serve's order (what serve played after that was still on its way when the run stopped). A run
+/// whose `joined` record itself was lost with its unflushed tail is not counted; neither is what serve
+/// played while no run was joined (counted apart, ``Result/unjoined``).
+///
+/// **Inside a gap**: a gap of C from `F` to `T` (capture's clock) holds a message played at `t` (serve's
+/// clock) when `F - lag ≤ t ≤ T`, where `lag` is the largest delivery lag (capture's receive time minus
+/// serve's play time) of the messages the capture stored in the two seconds up to `F`. After a kill the
+/// restarted run's gap starts at the last line stored (the lines received after the last flush point
+/// are cut by the repair: they are received after it); a message played before that line reached
+/// capture, and not stored, was lost while capture claims to have been running, and fails the check.
+struct CrashIdAudit {
+    struct Stored {
+        var receivedMs: Int64
+        var sentMs: Int64
+    }
+
+    struct Played {
+        var sentMs: Int64
+        var id: Substring
+        var channel: Substring
+    }
+
+    struct Result: CustomStringConvertible {
+        /// Ids played while a run was joined (those that must be accounted for).
+        var required = 0
+        /// Of those, in the files.
+        var stored = 0
+        /// Not in the files, inside a gap.
+        var inGap = 0
+        /// Not in the files nor inside a gap: `sentMs id channel`, the first few.
+        var missing: [String] = []
+        var missingCount = 0
+        /// Played while no run was joined (not counted).
+        var unjoined = 0
+        var gaps = 0
+        /// The largest delivery lag used for a gap's start (ms).
+        var largestLag: Int64 = 0
+
+        var description: String {
+            "\(required) ids played while a run was joined: \(stored) stored, \(inGap) inside a gap, "
+                + "\(missingCount) missing \(missing); \(unjoined) played while no run was joined; \(gaps) gaps, "
+                + "largest lag at a gap's start \(largestLag) ms"
+        }
+    }
+
+    /// Stored messages by id.
+    var stored: [Substring: Stored] = [:]
+    /// Gaps per channel: `(from, to)`, ms since 1970.
+    var gaps: [Substring: [(from: Int64, to: Int64)]] = [:]
+    /// `joined` records per channel, ms since 1970.
+    var joined: [Substring: [Int64]] = [:]
+
+    /// Takes one stored line (without CR LF) of a channel file or of `_session`.
+    mutating func take(_ line: Substring) {
+        guard line.hasPrefix("@time="), let space = line.firstIndex(of: " ") else { return }
+        let words = line[line.index(after: space)...].split(separator: " ", maxSplits: 3)
+        guard words.count >= 3 else { return }
+        let isChat = words[1] == "PRIVMSG" || words[1] == "USERNOTICE"
+        let isRecord =
+            words[1] == "CAPTURE" && words[0] == ":chatcap" && words.count == 4
+            && (words[2] == "joined" || words[2] == "gap") && words[3].hasPrefix("#")
+        guard isChat || isRecord else { return }
+        // One pass over the tags for the few this needs.
+        var values: [Substring: Substring] = [:]
+        for tag in line[line.index(after: line.startIndex)..<space].split(separator: ";") {
+            guard let equals = tag.firstIndex(of: "=") else { continue }
+            let key = tag[..<equals]
+            if key == "time" || key == "id" || key == "tmi-sent-ts" || key == "gap-from" || key == "gap-to" {
+                values[key] = tag[tag.index(after: equals)...]
+            }
+        }
+        guard let received = values["time"].flatMap(Self.milliseconds) else { return }
+        if isChat {
+            guard let id = values["id"], let sent = values["tmi-sent-ts"].flatMap({ Int64($0) }) else { return }
+            stored[id] = Stored(receivedMs: received, sentMs: sent)
+            return
+        }
+        let channel = words[3].dropFirst().prefix { $0 != " " }
+        if words[2] == "joined" {
+            joined[channel, default: []].append(received)
+        } else if let from = values["gap-from"].flatMap(Self.milliseconds),
+            let to = values["gap-to"].flatMap(Self.milliseconds)
+        {
+            gaps[channel, default: []].append((from, to))
+        }
+    }
+
+    /// Holds `played` (in serve's order) against what was taken; `kills` are the wall-clock moments
+    /// (ms) the test killed the runs, in order; the last run was stopped.
+    func audit(played: [Played], kills: [Int64]) -> Result {
+        var result = Result()
+        result.gaps = gaps.values.reduce(0) { $0 + $1.count }
+        // The largest delivery lag of the messages stored in the 2 s up to each gap's start.
+        let byReceipt = stored.values.map { ($0.receivedMs, $0.receivedMs - $0.sentMs) }.sorted { $0.0 < $1.0 }
+        var lagAt: [Int64: Int64] = [:]
+        for from in Set(gaps.values.flatMap { $0.map(\.from) }) {
+            var end = byReceipt.partitioningIndex { $0.0 > from }
+            var lag: Int64 = 0
+            while end > 0 && byReceipt[end - 1].0 >= from - 2_000 {
+                lag = max(lag, byReceipt[end - 1].1)
+                end -= 1
+            }
+            lagAt[from] = lag
+            result.largestLag = max(result.largestLag, lag)
+        }
+        // The last run: up to the last message stored, in serve's order.
+        let lastStored = played.lastIndex { stored[$0.id] != nil } ?? -1
+        let windows = joined.mapValues { starts in starts.map { start in (start, kills.first { $0 > start }) } }
+        for (index, message) in played.enumerated() {
+            let joinedThen = (windows[message.channel] ?? []).contains { start, kill in
+                message.sentMs >= start && (kill.map { message.sentMs <= $0 } ?? (index <= lastStored))
+            }
+            guard joinedThen else {
+                result.unjoined += 1
+                continue
+            }
+            result.required += 1
+            if stored[message.id] != nil {
+                result.stored += 1
+            } else if (gaps[message.channel] ?? []).contains(where: { gap in
+                gap.from - (lagAt[gap.from] ?? 0) <= message.sentMs && message.sentMs <= gap.to
+            }) {
+                result.inGap += 1
+            } else {
+                result.missingCount += 1
+                if result.missing.count < 5 {
+                    result.missing.append("\(message.sentMs) \(message.id) #\(message.channel)")
+                }
+            }
+        }
+        return result
+    }
+
+    /// The recorder's rows: `<tmi-sent-ts>\t<id>\t<channel>`.
+    static func played(_ text: String) -> [Played] {
+        text.split(separator: "\n").compactMap { row in
+            let fields = row.split(separator: "\t")
+            guard fields.count == 3, let sent = Int64(fields[0]) else { return nil }
+            return Played(sentMs: sent, id: fields[1], channel: fields[2])
+        }
+    }
+
+    /// `2026-11-26T13:52:04.312Z` as ms since 1970 (the form capture writes), or `nil`.
+    static func milliseconds(_ text: Substring) -> Int64? {
+        let digits = Array(text.utf8)
+        guard digits.count == 24, digits[10] == UInt8(ascii: "T"), digits[23] == UInt8(ascii: "Z") else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int64 {
+            digits[from..<(from + count)].reduce(0) { $0 * 10 + Int64($1) - 48 }
+        }
+        // Days since 1970 of a civil date (Howard Hinnant's days_from_civil).
+        let month = number(5, 2)
+        let year = number(0, 4) - (month <= 2 ? 1 : 0)
+        let era = year / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + number(8, 2) - 1
+        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        return ((days * 24 + number(11, 2)) * 60 + number(14, 2)) * 60_000 + number(17, 2) * 1000 + number(20, 3)
+    }
+
+    /// `Tests/Support/irc_recorder.py` joined to `channels` of serve at `port`, writing to `path`.
+    final class Recorder {
+        let process = Process()
+        let path: String
+
+        init(port: UInt16, channels: [String], path: String) throws {
+            self.path = path
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments =
+                ["python3", Fixtures.root + "/Tests/Support/irc_recorder.py", "\(port)", path] + channels
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            // It says "joined" once every JOIN is echoed.
+            var said: [UInt8] = []
+            while true {
+                let byte = out.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty || byte.first == 0x0A { break }
+                said.append(byte.first!)
+            }
+            guard said == Array("joined".utf8) else {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                throw ServeCLIFailure(
+                    description: "the recorder did not join: \(String(decoding: said, as: UTF8.self))")
+            }
+        }
+
+        /// Stops it (SIGTERM: it writes what it received) and reads what it recorded. The recorder must
+        /// still be running: one that ended (serve closed it) heard only part of what serve played.
+        func stop() -> [Played] {
+            #expect(
+                process.isRunning,
+                "the recorder ended early (exit \(process.isRunning ? 0 : process.terminationStatus))")
+            if process.isRunning {
+                kill(process.processIdentifier, SIGTERM)
+                let deadline = Date().addingTimeInterval(10)
+                while process.isRunning && Date() < deadline { usleep(20_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+            }
+            return CrashIdAudit.played(
+                String(data: FileManager.default.contents(atPath: path) ?? Data(), encoding: .utf8) ?? "")
+        }
+
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `predicate`, which must be false then true along the array.
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,56 @@
+import ChatArchive
+import ChatGzip
+import ChatStore
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// What a restarted capture takes for the previous run's last moment after a kill -9: the newest line
+/// the repair will keep, never one of the lines compressed after the last flush point (readable until
+/// the repair cuts them off). Issue 23: the kill -9 loop found the gap starting at such a line, so the
+/// lines received between the last flush and it were lost and not inside any gap.
+@Suite(.timeLimit(.minutes(20))) struct CapturePreviousRunTests {
+    static func ms(_ rfc3339: String) -> Int64 { Timestamp(rfc3339: rfc3339)!.milliseconds }
+
+    /// `count` chat lines of `#c`, one a millisecond from `start`, with text that compresses badly.
+    static func lines(_ count: Int, from start: Int64, seed: UInt64) -> [UInt8] {
+        var rng = InputRandom(seed: seed)
+        var out: [UInt8] = []
+        for i in 0..<count {
+            let words = (0..<(Int(rng.next() % 12) + 1)).map { _ in String(rng.next() % 1_000_000, radix: 36) }
+            let time = Timestamp(milliseconds: start + Int64(i)).rfc3339
+            out += Array("@time=\(time) :u!u@u.tmi.twitch.tv PRIVMSG #c :\(words.joined(separator: " "))\r\n".utf8)
+        }
+        return out
+    }
+
+    @Test(
+        "after a kill -9, the previous run's last moment is its newest flushed line, not a line after the last flush point",
+        arguments: [Int32(1), 6])
+    func lastDurableLine(level: Int32) throws {
+        let dir = try InputTempDirectory()
+        let flushedUntil = Self.ms("2025-11-21T01:00:04.999Z")
+        // The session file: the run's start, finished (its records are all flushed).
+        let session = try GzipWriter(path: try dir.file("_session/2025-11-21.log.gz"))
+        try session.write(
+            Array("@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of c started\r\n".utf8).span)
+        try session.close()
+        // The channel's file: 5,000 lines flushed, then 20,000 later ones the compressor wrote out as its
+        // buffer filled, and the run killed before the next flush.
+        let channel = try GzipWriter(path: try dir.file("c/2025-11-21.log.gz"), level: level, outputCapacity: 1024)
+        try channel.write(Self.lines(5_000, from: flushedUntil - 4_999, seed: 1).span)
+        try channel.flush()
+        try channel.write(Self.lines(20_000, from: flushedUntil + 1_000, seed: 2).span)
+        channel.abandon()
+        let unflushed = try InputShell.run("zcat \(InputShell.quote(dir.path + "/c/2025-11-21.log.gz")) | wc -l")
+        let readable = Int(String(decoding: unflushed.output, as: UTF8.self).filter(\.isNumber)) ?? 0
+        #expect(readable > 5_000, "zcat reads lines past the flush point: \(readable)")
+
+        let previous = try #require(CapturePreviousRun.examine(directory: dir.path, channels: ["c"]))
+        #expect(previous.endedWithStop == false)
+        #expect(
+            previous.lastLineWallMs == flushedUntil,
+            "\(Timestamp(milliseconds: previous.lastLineWallMs).rfc3339): the gap must start at the last line kept")
+        #expect(previous.channels == ["c"])
+    }
+}
