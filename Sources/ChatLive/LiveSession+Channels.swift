@@ -9,6 +9,19 @@ extension LiveSession {
     /// - Complexity: O(channels). - Allocations: the array.
     public var channels: [String] { connections.flatMap(\.machine.channels) }
 
+    /// Opens a gap for each of `channels` from `fromWallMs` (the hole a restart left), before ``run(until:)``:
+    /// each ends, with its record (and a backfill, with ``recentMessages``), when its channel is
+    /// joined (``ConnectionMachine/openGap(for:fromWallMs:reason:)``).
+    ///
+    /// - Complexity: O(channels × connections). - Allocations: none beyond the machines' own.
+    public func openGaps(_ channels: [String], fromWallMs: Int64, reason: DisconnectReason) {
+        for channel in channels {
+            for c in connections where c.machine.openGap(for: channel, fromWallMs: fromWallMs, reason: reason) {
+                break
+            }
+        }
+    }
+
     /// Removes `removing` and adds `adding` (logins, any case, `#` optional) while the session runs.
     /// Call it on the ingest thread (from ``onTick``).
     ///

@@ -481,7 +481,9 @@ public final class LiveSession {
                 if case .fatal(let message, _) = record { fatal = message }
                 // A gap that ends with the channel rejoined (its `joined` record follows in the same
                 // list) is recorded once the backfill has its answer.
-                if case .gap(let gap) = record, let backfill, Self.rejoins(gap.channel, list) {
+                // A restart's gap is not asked about: the new run has not seen the previous run's last
+                // lines, so the service's lines around the gap's start could not be told from them.
+                if case .gap(let gap) = record, let backfill, Self.rejoins(gap.channel, list), !gap.reason.isRestart {
                     backfill.begin(gap, now: Moment.now())
                     continue
                 }

@@ -42,6 +42,14 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
     case authenticationFailed(String)
     /// The session was stopped on purpose.
     case stopped
+    /// Before the session: the program was not running (a restart), said in the text.
+    case notRunning(String)
+
+    /// Whether this is the hole a restart left (``notRunning(_:)``).
+    public var isRestart: Bool {
+        if case .notRunning = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -56,6 +64,7 @@ public enum DisconnectReason: Sendable, Equatable, CustomStringConvertible {
         case .registrationTimedOut: "the server did not complete the login in time"
         case .authenticationFailed(let message): "login rejected: \(message)"
         case .stopped: "stopped"
+        case .notRunning(let text): text
         }
     }
 }

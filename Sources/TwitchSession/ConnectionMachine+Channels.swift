@@ -30,6 +30,17 @@ extension ConnectionMachine {
         return true
     }
 
+    /// Opens a gap for `channel` from `fromWallMs` before the session starts (the hole a restart left):
+    /// it ends, with its record, when the channel is joined (or its JOIN fails, or the session stops),
+    /// like a reconnect's, so that what was said before the JOIN is inside a gap too.
+    ///
+    /// - Returns: whether `channel` is one of this connection's and had no open gap.
+    public mutating func openGap(for channel: String, fromWallMs: Int64, reason: DisconnectReason) -> Bool {
+        guard let index = indexByChannel[Login.normalize(channel)], openGaps[index] == nil else { return false }
+        openGaps[index] = OpenGap(fromWallMs: fromWallMs, reason: reason)
+        return true
+    }
+
     /// Removes `channel` at run time (a reloaded channel list): a `PART` when it is joined or a JOIN of
     /// it was sent on the current connection (a JOIN still unanswered is parted too: the server
     /// answers in order), its open gap (if any) ended now with a record, then a

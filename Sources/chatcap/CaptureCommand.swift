@@ -189,7 +189,9 @@ struct CaptureCommand: ParsableCommand {
                 "the previous capture run in \(dir) ended without a stop record (killed or crashed?); its last stored "
                     + "line is from \(last)"
                     + (previous.channels.isEmpty
-                        ? "" : ": recorded a gap since then for #" + previous.channels.joined(separator: " #")))
+                        ? ""
+                        : ": a gap since then is recorded for #" + previous.channels.joined(separator: " #")
+                            + ", ending as each is joined"))
         }
         var failure: CaptureError? = nil
         var unusable = 0
@@ -240,6 +242,12 @@ struct CaptureCommand: ParsableCommand {
                 }
             })
         session.recentMessages = backfill.source(connection)
+        // The hole since the previous run ends when each channel is joined, as a reconnect's does (and
+        // is backfilled with --recent-messages): nothing said before the JOIN reaches us.
+        if let previous {
+            session.openGaps(
+                previous.channels, fromWallMs: previous.lastLineWallMs, reason: .notRunning(previous.gapReason))
+        }
         session.onMalformedLine = { bytes, receivedAt in
             http?.malformed(bytes)
             guard failure == nil else { return }

@@ -163,17 +163,18 @@ import Testing
         ).filter { r in !life.contains { r.contains($0) } }
         #expect(
             records == [
-                #"["session","start"]"#, #"["session","joined"]"#, #"["session","stop"]"#,
-                #"["gap","capture was not running (stopped, then started again)"]"#, #"["session","start"]"#,
-                #"["session","joined"]"#, #"["session","stop"]"#,
+                #"["session","start"]"#, #"["session","joined"]"#, #"["session","stop"]"#, #"["session","start"]"#,
+                #"["gap","capture was not running (stopped, then started again)"]"#, #"["session","joined"]"#,
+                #"["session","stop"]"#,
             ])
-        // The restart gap runs from the first run's stop to the second run's start.
+        // The restart gap runs from the first run's stop to the second run's JOIN (nothing said before
+        // it reaches the second run).
         let stops = try Self.jq(["\(dir)/cap"], #"select(.event == "stop") | .ts"#)
-        let starts = try Self.jq(["\(dir)/cap"], #"select(.event == "start") | .ts"#)
+        let joins = try Self.jq(["\(dir)/cap"], #"select(.event == "joined") | .ts"#)
         let gap = try Self.jq(["\(dir)/cap"], #"select(.type == "gap") | [.from, .to]"#)
-        #expect(stops.count == 2 && starts.count == 2 && gap.count == 1)
-        if stops.count == 2 && starts.count == 2 {
-            #expect(gap == ["[\(stops[0]),\(starts[1])]"])
+        #expect(stops.count == 2 && joins.count == 2 && gap.count == 1)
+        if stops.count == 2 && joins.count == 2 {
+            #expect(gap == ["[\(stops[0]),\(joins[1])]"])
         }
         // 2. A run killed without stop: the next run says so, and the gap starts at its last line.
         let killed = try ChatcapProcess(["capture"] + common + ["--duration", "30"])
@@ -193,21 +194,23 @@ import Testing
                 filtered[k].hasPrefix(
                     #"["session","ended_without_stop","the previous capture run ended without a stop record"#),
                 "\(filtered)")
+            #expect(filtered[k + 1] == #"["session","start","capture of c started"]"#)
             #expect(
-                filtered[k + 1]
+                filtered[k + 2]
                     == #"["gap","capture was not running (the previous run ended without a stop record)",null]"#)
-            #expect(filtered[k + 2] == #"["session","start","capture of c started"]"#)
             #expect(
                 filtered[k + 3].hasPrefix(#"["session","joined""#) && filtered[k + 4].hasPrefix(#"["session","stop""#))
         }
-        // The gap starts at the last line the killed run stored: the newest time before the restart.
+        // The gap starts at the last line the killed run stored (the newest time before the restart)
+        // and ends at the new run's JOIN.
         let restart = try Self.jq(["\(dir)/cap"], #"select(.type == "session" and .event == "start") | .ts"#).last ?? ""
+        let rejoin = try Self.jq(["\(dir)/cap"], #"select(.type == "session" and .event == "joined") | .ts"#).last ?? ""
         let times = try CLI.shell(
             "\(CLI.shellBinary) replay '\(dir)/cap' --format irc | jq -r '.tags.time // empty' | sort")
         let lastBefore = times.text.split(separator: "\n").map(String.init).filter { "\"\($0)\"" < restart }.last
         let gapFrom = try Self.jq(["\(dir)/cap"], #"select(.type == "gap") | [.from, .to]"#)
         #expect(gapFrom.count == 3)
-        #expect(gapFrom.last == "[\"\(lastBefore ?? "?")\",\(restart)]", "\(gapFrom) \(restart)")
+        #expect(gapFrom.last == "[\"\(lastBefore ?? "?")\",\(rejoin)]", "\(gapFrom) \(rejoin)")
     }
 
     @Test(

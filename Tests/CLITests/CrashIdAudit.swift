@@ -15,7 +15,9 @@ import Testing
 ///
 /// **Which ids must be accounted for**: those of channel C played while a run was joined to C, from its
 /// `joined #C` record (capture's receive time of the JOIN echo: serve added it to the channel before)
-/// to the moment the test killed it; for the run stopped last, up to the last message it stored, in
+/// to the moment the test killed it, and for every run after the first from its `start` record (a
+/// restart's gap ends when the channel is joined again: what serve played between a run's start and
+/// its JOIN is inside it); for the run stopped last, up to the last message it stored, in
 /// serve's order (what serve played after that was still on its way when the run stopped). A run
 /// whose `joined` record itself was lost with its unflushed tail is not counted; neither is what serve
 /// played while no run was joined (counted apart, ``Result/unjoined``).
@@ -67,6 +69,8 @@ struct CrashIdAudit {
     var gaps: [Substring: [(from: Int64, to: Int64)]] = [:]
     /// `joined` records per channel, ms since 1970.
     var joined: [Substring: [Int64]] = [:]
+    /// `start` records (one per run), ms since 1970.
+    var starts: [Int64] = []
 
     /// Takes one stored line (without CR LF) of a channel file or of `_session`.
     mutating func take(_ line: Substring) {
@@ -74,10 +78,10 @@ struct CrashIdAudit {
         let words = line[line.index(after: space)...].split(separator: " ", maxSplits: 3)
         guard words.count >= 3 else { return }
         let isChat = words[1] == "PRIVMSG" || words[1] == "USERNOTICE"
-        let isRecord =
-            words[1] == "CAPTURE" && words[0] == ":chatcap" && words.count == 4
-            && (words[2] == "joined" || words[2] == "gap") && words[3].hasPrefix("#")
-        guard isChat || isRecord else { return }
+        let isCapture = words[1] == "CAPTURE" && words[0] == ":chatcap" && words.count == 4
+        let isRecord = isCapture && (words[2] == "joined" || words[2] == "gap") && words[3].hasPrefix("#")
+        let isStart = isCapture && words[2] == "start"
+        guard isChat || isRecord || isStart else { return }
         // One pass over the tags for the few this needs.
         var values: [Substring: Substring] = [:]
         for tag in line[line.index(after: line.startIndex)..<space].split(separator: ";") {
@@ -88,6 +92,10 @@ struct CrashIdAudit {
             }
         }
         guard let received = values["time"].flatMap(Self.milliseconds) else { return }
+        if isStart {
+            starts.append(received)
+            return
+        }
         if isChat {
             guard let id = values["id"], let sent = values["tmi-sent-ts"].flatMap({ Int64($0) }) else { return }
             stored[id] = Stored(receivedMs: received, sentMs: sent)
@@ -123,7 +131,11 @@ struct CrashIdAudit {
         }
         // The last run: up to the last message stored, in serve's order.
         let lastStored = played.lastIndex { stored[$0.id] != nil } ?? -1
-        let windows = joined.mapValues { starts in starts.map { start in (start, kills.first { $0 > start }) } }
+        // Every run after the first is accountable from its start: its channels are in a gap until joined.
+        let restarts = starts.sorted().dropFirst()
+        let windows = joined.mapValues { joins in
+            (joins + restarts).map { start in (start, kills.first { $0 > start }) }
+        }
         for (index, message) in played.enumerated() {
             let joinedThen = (windows[message.channel] ?? []).contains { start, kill in
                 message.sentMs >= start && (kill.map { message.sentMs <= $0 } ?? (index <= lastStored))

@@ -14,6 +14,26 @@ import TwitchSession
         return driver
     }
 
+    @Test("a restart's gap, opened before the start, ends with its record at the channel's JOIN echo, before `joined`")
+    func restartGapEndsAtJoin() {
+        var driver = SessionDriver(channels: ["a", "b"])
+        let from = SessionDriver.start.wallMs - 60_000
+        let reason = DisconnectReason.notRunning("capture was not running (stopped, then started again)")
+        let opened = driver.machine.openGap(for: "#A", fromWallMs: from, reason: reason)
+        let again = driver.machine.openGap(for: "a", fromWallMs: from, reason: reason)
+        let other = driver.machine.openGap(for: "zz", fromWallMs: from, reason: reason)
+        #expect(opened && !again && !other, "one open gap per channel, and only for its own channels")
+        driver.startMachine()
+        driver.connectAndRegister()
+        driver.advance(by: 1_500)
+        let echoed = driver.echoJoins(["a", "b"])
+        let gap = Gap(channel: "a", fromWallMs: from, toWallMs: driver.now.wallMs, reason: reason)
+        #expect(echoed.records.first == .gap(gap))
+        #expect(echoed.records.dropFirst().first == .joined(channel: "a", at: driver.now.wallMs))
+        #expect(driver.log.map(\.action).gaps == [gap], "b had no gap")
+        #expect(gap.description.hasSuffix("(61500 ms): capture was not running (stopped, then started again)"))
+    }
+
     @Test("channels added on a ready connection are joined at the JOIN pace, after the JOINs already sent")
     func addedAtPace() {
         var settings = ConnectionSettings()

@@ -35,6 +35,13 @@ public struct CapturePreviousRun: Sendable, Equatable {
     /// The channels of the new run that the directory already holds files of: each gets a gap.
     public var channels: [String]
 
+    /// The reason of those gaps: `capture was not running (…)`, saying how the previous run ended.
+    public var gapReason: String {
+        endedWithStop
+            ? "capture was not running (stopped, then started again)"
+            : "capture was not running (the previous run ended without a stop record)"
+    }
+
     public init(endedWithStop: Bool, lastLineWallMs: Int64, channels: [String]) {
         self.endedWithStop = endedWithStop
         self.lastLineWallMs = lastLineWallMs

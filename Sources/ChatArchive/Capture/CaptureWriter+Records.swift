@@ -83,30 +83,22 @@ extension CaptureWriter {
     }
 
     /// Looks at the run before this one in the directory (``CapturePreviousRun``) and stores what the
-    /// restart left: after a run that ended without `stop`, an `ended-without-stop` record; then, for
-    /// each of `channels` the directory already holds files of, a `gap` from the previous run's last
-    /// moment (its `stop`, else its newest line) to `now`. Call it once, before anything else is written.
+    /// restart left: after a run that ended without `stop`, an `ended-without-stop` record. The gaps of
+    /// its channels (``CapturePreviousRun/channels``, from ``CapturePreviousRun/lastLineWallMs``, for
+    /// ``CapturePreviousRun/gapReason``) are the session's to record: they end when each channel is
+    /// joined, since nothing said before the JOIN is received. Call it once, before anything else is written.
     ///
     /// - Returns: what was found, or `nil` when the directory holds no earlier run.
     /// - Throws: ``CaptureError`` (sticky).
     @discardableResult
     public func recordPreviousRun(channels: [String], atWallMs now: Int64) throws(CaptureError) -> CapturePreviousRun? {
         guard let previous = CapturePreviousRun.examine(directory: directory, channels: channels) else { return nil }
-        let reason: String
-        if previous.endedWithStop {
-            reason = "capture was not running (stopped, then started again)"
-        } else {
-            reason = "capture was not running (the previous run ended without a stop record)"
+        if !previous.endedWithStop {
             try note(
                 event: "ended-without-stop",
                 text: "the previous capture run ended without a stop record (killed, crashed or lost power); "
                     + "its last stored line is from \(Timestamp(milliseconds: previous.lastLineWallMs).rfc3339)",
                 atWallMs: now)
-        }
-        if previous.lastLineWallMs < now {
-            for channel in previous.channels {
-                try recordGap(channel: channel, fromWallMs: previous.lastLineWallMs, toWallMs: now, reason: reason)
-            }
         }
         return previous
     }
