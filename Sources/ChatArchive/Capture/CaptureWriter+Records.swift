@@ -46,6 +46,10 @@ extension CaptureWriter {
             try recordGap(
                 channel: gap.channel, fromWallMs: gap.fromWallMs, toWallMs: gap.toWallMs,
                 reason: gap.reason.description, backfill: gap.backfill)
+            // Flushed at once, before any line after it reaches the spool (which writes in order): a
+            // kill between two files of one flush must not keep the channel's later chat and lose the
+            // record (the next run's gap starts after that chat, so this interval would be in no gap).
+            try flush(sessionLane)
             return
         case .disconnected(_, let t): (event, target, at) = ("disconnected", "*", t)
         case .reconnectScheduled(_, _, let t): (event, target, at) = ("reconnect", "*", t)

@@ -223,10 +223,14 @@ public final class CaptureWriter {
     /// Flushes every file written to since its last flush.
     public func flushAll() throws(CaptureError) {
         try checkUsable()
-        for lane in allLanes where lane.dirty {
-            try guarded { () throws(GzipWriterError) in try lane.writer?.flush() }
-            lane.dirty = false
-        }
+        for lane in allLanes where lane.dirty { try flush(lane) }
+    }
+
+    /// Flushes `lane` (a sync flush handed to the spool, which writes its chunks in order).
+    func flush(_ lane: CaptureLane) throws(CaptureError) {
+        guard lane.dirty else { return }
+        try guarded { () throws(GzipWriterError) in try lane.writer?.flush() }
+        lane.dirty = false
     }
 
     /// Waits until everything handed to the spool so far is written (or failed). For tests and
