@@ -172,19 +172,9 @@ struct CrashIdAudit {
 
     /// `2026-11-26T13:52:04.312Z` as ms since 1970 (the form capture writes), or `nil`.
     static func milliseconds(_ text: Substring) -> Int64? {
-        let digits = Array(text.utf8)
-        guard digits.count == 24, digits[10] == UInt8(ascii: "T"), digits[23] == UInt8(ascii: "Z") else { return nil }
-        func number(_ from: Int, _ count: Int) -> Int64 {
-            digits[from..<(from + count)].reduce(0) { $0 * 10 + Int64($1) - 48 }
+        ISO8601DateFormatter.withFraction.date(from: String(text)).map {
+            Int64(($0.timeIntervalSince1970 * 1000).rounded())
         }
-        // Days since 1970 of a civil date (Howard Hinnant's days_from_civil).
-        let month = number(5, 2)
-        let year = number(0, 4) - (month <= 2 ? 1 : 0)
-        let era = year / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + number(8, 2) - 1
-        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
-        return ((days * 24 + number(11, 2)) * 60 + number(14, 2)) * 60_000 + number(17, 2) * 1000 + number(20, 3)
     }
 
     /// `Tests/Support/irc_recorder.py` joined to `channels` of serve at `port`, writing to `path`.
@@ -194,25 +184,14 @@ struct CrashIdAudit {
 
         init(port: UInt16, channels: [String], path: String) throws {
             self.path = path
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments =
-                ["python3", Fixtures.root + "/Tests/Support/irc_recorder.py", "\(port)", path] + channels
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
             // It says "joined" once every JOIN is echoed.
-            var said: [UInt8] = []
-            while true {
-                let byte = out.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte.first == 0x0A { break }
-                said.append(byte.first!)
-            }
-            guard said == Array("joined".utf8) else {
+            let said = try startPython(
+                process, arguments: [Fixtures.root + "/Tests/Support/irc_recorder.py", "\(port)", path] + channels)
+            guard said == "joined" else {
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
                 throw ServeCLIFailure(
-                    description: "the recorder did not join: \(String(decoding: said, as: UTF8.self))")
+                    description: "the recorder did not join: \(said)")
             }
         }
 

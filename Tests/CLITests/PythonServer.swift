@@ -7,6 +7,17 @@ import Glibc
 /// - Throws: ``ServeCLIFailure`` (naming `what`) when the script ends or prints no port; the process
 ///   is killed first.
 func startPythonServer(_ process: Process, arguments: [String], what: String) throws -> Int {
+    guard let port = Int(try startPython(process, arguments: arguments)) else {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw ServeCLIFailure(description: "\(what) did not say its port")
+    }
+    return port
+}
+
+/// Starts `python3 arguments…` (stdin from /dev/null) and returns the first line it prints, without
+/// its LF (empty if it ends first).
+func startPython(_ process: Process, arguments: [String]) throws -> String {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3"] + arguments
     let out = Pipe()
@@ -19,10 +30,5 @@ func startPythonServer(_ process: Process, arguments: [String], what: String) th
         if byte.isEmpty || byte.first == 0x0A { break }
         text.append(byte.first!)
     }
-    guard let port = Int(String(decoding: text, as: UTF8.self)) else {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw ServeCLIFailure(description: "\(what) did not say its port")
-    }
-    return port
+    return String(decoding: text, as: UTF8.self)
 }
