@@ -14,6 +14,9 @@ struct BenchOptions {
     var passes = 5
     /// Run only the measurements whose section is named so (`parser`, `store`, `budget`).
     var only: String? = nil
+    /// Run one parser row once and print nothing else (`read`, `frame`, `parse`, `split`, `twitch`,
+    /// `view`): for counting its instructions under valgrind (`Benchmarks/parser_instructions.sh`).
+    var step: String? = nil
 }
 
 /// The measurements. Nonisolated on purpose: closures on the measured path must not carry actor checks.
@@ -30,6 +33,10 @@ struct Bench {
     }
 
     mutating func run() {
+        if let step = options.step {
+            runStep(step)
+            return
+        }
         print(
             "input: \(options.file): \(lineCount) lines, \(data.count / 1_000_000) MB, \(data.count / max(lineCount, 1)) bytes/line; best of \(options.passes) passes"
         )
@@ -46,51 +53,70 @@ struct Bench {
             print("\(pad("memchr floor (C)", 30)) \(pad(fmt(floor, 1), 8, left: true)) ns/line")
         }
 
-        report("frame", best { frameAll { $0.count } })
-        report(
-            "frame + parse",
-            best {
-                frameAll { bytes in (try? ParsedLine.parse(bytes)).map { Int($0.paramCount) } ?? 0 }
-            })
-        report(
-            "frame + parse + tag split",
-            best {
-                frameAll { bytes in
-                    guard let p = try? ParsedLine.parse(bytes) else { return 0 }
-                    var cursor = p.tags
-                    var n = 0
-                    while let t = cursor.next(in: bytes) { n &+= t.value.raw.count }
-                    return n
-                }
-            })
-        report(
-            "frame + parse + Twitch tags",
-            best {
-                frameAll { bytes in (try? TwitchMessage.parse(bytes))?.tags.count ?? 0 }
-            })
+        report("frame", best { frameAll(Self.frame) })
+        report("frame + parse", best { frameAll(Self.parse) })
+        report("frame + parse + tag split", best { frameAll(Self.split) })
+        report("frame + parse + Twitch tags", best { frameAll(Self.twitch) })
         defer {
             if options.only != "parser" {
                 runStore()
                 runBudget()
             }
         }
-        report(
-            "frame + parse + Twitch view",
-            best {
-                frameAll { bytes in
-                    guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
-                    var sum = m.tags.count
-                    if let p = m.privmsg(in: bytes) {
-                        sum &+= p.text.count &+ p.login.count
-                        sum &+= Int(m.sentTimestamp(in: bytes) ?? 0) & 1
-                        var badges = m.badges
-                        while let b = badges.next(in: bytes) { sum &+= b.version.count }
-                        var emotes = m.emotes
-                        while let e = emotes.next(in: bytes) { sum &+= e.start }
-                    }
-                    return sum
-                }
-            })
+        report("frame + parse + Twitch view", best { frameAll(Self.view) })
+    }
+
+    /// One parser row, once, silently (the input is read and its lines counted whatever the step, so
+    /// `read` is the baseline to subtract).
+    func runStep(_ step: String) {
+        let body: ((Span<UInt8>) -> Int)? =
+            switch step {
+            case "frame": Self.frame
+            case "parse": Self.parse
+            case "split": Self.split
+            case "twitch": Self.twitch
+            case "view": Self.view
+            default: nil
+            }
+        guard let body else {
+            if step != "read" {
+                print("unknown step \(step): read, frame, parse, split, twitch or view")
+                exit(64)
+            }
+            return
+        }
+        if frameAll(body) == 42 { print("") }  // keep the work observable
+    }
+
+    static func frame(_ bytes: Span<UInt8>) -> Int { bytes.count }
+
+    static func parse(_ bytes: Span<UInt8>) -> Int {
+        (try? ParsedLine.parse(bytes)).map { Int($0.paramCount) } ?? 0
+    }
+
+    /// Spans plus every tag split (key and raw value), as tmi-rs's parser gives them.
+    static func split(_ bytes: Span<UInt8>) -> Int {
+        guard let p = try? ParsedLine.parse(bytes) else { return 0 }
+        var cursor = p.tags
+        var n = 0
+        while let t = cursor.next(in: bytes) { n &+= t.value.raw.count }
+        return n
+    }
+
+    static func twitch(_ bytes: Span<UInt8>) -> Int { (try? TwitchMessage.parse(bytes))?.tags.count ?? 0 }
+
+    static func view(_ bytes: Span<UInt8>) -> Int {
+        guard let m = try? TwitchMessage.parse(bytes) else { return 0 }
+        var sum = m.tags.count
+        if let p = m.privmsg(in: bytes) {
+            sum &+= p.text.count &+ p.login.count
+            sum &+= Int(m.sentTimestamp(in: bytes) ?? 0) & 1
+            var badges = m.badges
+            while let b = badges.next(in: bytes) { sum &+= b.version.count }
+            var emotes = m.emotes
+            while let e = emotes.next(in: bytes) { sum &+= e.start }
+        }
+        return sum
     }
 
     /// The ring and view model: ingest (parse + append + coalesced publish), forced publishes for two
