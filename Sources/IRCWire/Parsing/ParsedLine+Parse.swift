@@ -45,16 +45,34 @@ extension ParsedLine {
     public static func parse(_ line: Span<UInt8>) throws(LineError) -> ParsedLine {
         let n = line.count
         guard n <= Int(UInt16.max) else { throw .tooLong(length: n) }
-        var i = 0
-        var tags: ByteRange? = nil
         if n > 0 && line[0] == UInt8(ascii: "@") {
             guard let sp = ByteScan.firstIndex(of: space, in: line, from: 1, to: n) else {
                 throw .missingCommand(offset: n)
             }
-            tags = ByteRange(1..<sp)
-            i = sp
+            return try parse(line, tagsEndingAt: sp)
         }
-        i = skipSpaces(line, from: i)  // after the tags, or leading spaces of a sloppy line
+        return try parseAfterTags(line, tags: nil, from: 0)
+    }
+
+    /// ``parse(_:)`` of a line that starts with `@` and whose tag section ends at the space at
+    /// `end`, found by the caller's own pass over the section (``TwitchMessage/parse(_:)`` sorts the
+    /// tags in the same pass): the section is not read again.
+    ///
+    /// - Precondition: `line[0] == "@"`, `line[end]` is the first space after it, and
+    ///   `line.count <= 65_535`.
+    /// - Complexity: O(n - end). - Allocations: none.
+    static func parse(_ line: Span<UInt8>, tagsEndingAt end: Int) throws(LineError) -> ParsedLine {
+        assert(line[0] == UInt8(ascii: "@") && line[end] == space)
+        return try parseAfterTags(line, tags: ByteRange(1..<end), from: end)
+    }
+
+    /// The rest of the line from `start` (just after the tags, or 0 without them).
+    @inline(__always)
+    private static func parseAfterTags(_ line: Span<UInt8>, tags: ByteRange?, from start: Int) throws(LineError)
+        -> ParsedLine
+    {
+        let n = line.count
+        var i = skipSpaces(line, from: start)  // after the tags, or leading spaces of a sloppy line
         var source: ByteRange? = nil
         if i < n && line[i] == UInt8(ascii: ":") {
             guard let sp = ByteScan.firstIndex(of: space, in: line, from: i + 1, to: n) else {

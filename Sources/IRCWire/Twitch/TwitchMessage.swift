@@ -13,10 +13,19 @@ public struct TwitchMessage: Sendable {
     ///
     /// - Complexity: O(tag bytes + middle parameter bytes). - Allocations: none.
     public init(_ line: ParsedLine, in bytes: Span<UInt8>) {
+        self.init(line, tags: line.hasTags ? TwitchTags(line, in: bytes) : TwitchTags.none, in: bytes)
+    }
+
+    /// Classifies `line`, whose tags are already sorted.
+    private init(_ line: ParsedLine, tags: TwitchTags, in bytes: Span<UInt8>) {
         self.line = line
-        let command = TwitchCommand(line, in: bytes)
-        self.command = command
-        self.tags = line.hasTags ? TwitchTags(line, in: bytes) : TwitchTags.none
+        command = TwitchCommand(line, in: bytes)
+        self.tags = tags
+        channel = Self.channel(of: line, command, in: bytes)
+    }
+
+    /// The channel's login without `#`, for commands addressed to a channel.
+    private static func channel(of line: ParsedLine, _ command: TwitchCommand, in bytes: Span<UInt8>) -> ByteRange? {
         let channelParam: Int? =
             switch command {
             case .names: 2
@@ -29,17 +38,27 @@ public struct TwitchMessage: Sendable {
         if let index = channelParam, let param = line.param(index, in: bytes), param.count > 1,
             bytes[Int(param.lower)] == UInt8(ascii: "#")
         {
-            channel = ByteRange(param.lower + 1, param.upper)
-        } else {
-            channel = nil
+            return ByteRange(param.lower + 1, param.upper)
         }
+        return nil
     }
 
     /// Parses `bytes` (one line without CR/LF) and classifies it.
     ///
+    /// The tag section is read once: one pass finds its end (the parser's question) and sorts its
+    /// tags into slots together (``TwitchTags``), then the parser goes on after it. The result, and
+    /// every error, is the same as ``TwitchMessage/init(_:in:)`` of ``ParsedLine/parse(_:)``.
+    ///
     /// - Complexity: O(n). - Allocations: none.
     public static func parse(_ bytes: Span<UInt8>) throws(LineError) -> TwitchMessage {
-        TwitchMessage(try ParsedLine.parse(bytes), in: bytes)
+        let n = bytes.count
+        guard n > 0 && n <= Int(UInt16.max) && bytes[0] == UInt8(ascii: "@") else {
+            return TwitchMessage(try ParsedLine.parse(bytes), in: bytes)
+        }
+        let tags = TwitchTags(scanning: bytes, from: 1, limit: n)
+        let end = tags.sectionEnd
+        guard end < n else { throw .missingCommand(offset: n) }  // no space: tags and nothing else
+        return TwitchMessage(try ParsedLine.parse(bytes, tagsEndingAt: end), tags: tags, in: bytes)
     }
 
     /// The sender's login: the nick of the source (`nick!user@host`), when there is a source.

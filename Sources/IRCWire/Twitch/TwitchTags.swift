@@ -9,7 +9,8 @@ public struct TwitchTags: Sendable {
     var slots = InlineArray<64, UInt32>(repeating: .max)
     private var counts: (all: UInt16, msgParams: UInt16, unknown: UInt16) = (0, 0, 0)
     private var irregular = false
-    private let tagCursor: TagCursor
+    /// The tag section (`@` excluded), for the walks of ``msgParam(_:in:)`` and the `forEach`s.
+    private var section = ByteRange(0, 0)
 
     /// Tags seen, duplicates included.
     public var count: Int { Int(counts.all) }
@@ -24,64 +25,92 @@ public struct TwitchTags: Sendable {
 
     /// Sorts the tags of `line` into slots.
     ///
-    /// One pass from delimiter to delimiter (``TagStops``: the section's `=` and `;` as bit masks, 64
-    /// bytes per step); each key is hashed and looked up, each value only delimited (unescaping stays
-    /// lazy).
-    ///
     /// - Precondition: `line` was parsed from `bytes`.
     /// - Complexity: O(tag bytes), one pass. - Allocations: none.
     public init(_ line: ParsedLine, in bytes: Span<UInt8>) {
-        tagCursor = line.tags
-        let lower = Int(line.tagsRange.lower)
-        let upper = Int(line.tagsRange.upper)
-        precondition(upper <= bytes.count, "tags range outside the line")
+        precondition(Int(line.tagsRange.upper) <= bytes.count, "tags range outside the line")
+        self.init(scanning: bytes, from: Int(line.tagsRange.lower), limit: Int(line.tagsRange.upper))
+    }
+
+    /// Sorts the tags of the section that starts at `lower` and ends at its first space or at
+    /// `limit`, whichever comes first; ``sectionEnd`` is then where it ended. With `limit` the
+    /// bytes' end this is the parser's pass over the section too: ``TwitchMessage/parse(_:)`` reads
+    /// the tags once, for their end and their slots together.
+    ///
+    /// One pass from delimiter to delimiter (``TagStops``: the section's `=`, `;` and spaces as a bit
+    /// mask, 64 bytes per step); each key is hashed and looked up, each value only delimited
+    /// (unescaping stays lazy).
+    ///
+    /// - Precondition: `lower <= limit <= bytes.count` and `limit <= 65_535`.
+    /// - Complexity: O(section bytes), one pass. - Allocations: none.
+    init(scanning bytes: Span<UInt8>, from lower: Int, limit: Int) {
+        precondition(lower <= limit && limit <= bytes.count && limit <= Int(UInt16.max), "tag section outside the line")
         let count = bytes.count
-        // Hot loop on a raw pointer. Bounds: every scan stays in `lower ..< upper`, within `bytes`;
+        var end = limit
+        // Counted in locals and stored once: the closure would otherwise update `self` per tag.
+        var all: UInt16 = 0
+        var msgParams: UInt16 = 0
+        var unknown: UInt16 = 0
+        // Hot loop on a raw pointer. Bounds: every scan stays in `lower ..< limit`, within `bytes`;
         // a short key (< 8 bytes) is hashed from one word read only when `keyStart + 8 <= count`.
-        guard lower < upper else { return }
         unsafe bytes.withUnsafeBufferPointer { buffer in
-            let p = buffer.baseAddress!
+            guard let p = buffer.baseAddress else { return }  // no bytes: no section
             let table = tagKeyTable
-            var stops = unsafe TagStops(p, count: count, lower: lower, upper: upper)
+            let space = UInt8(ascii: " ")
+            let semicolon = UInt8(ascii: ";")
+            var stops = unsafe TagStops(p, count: count, lower: lower, limit: limit)
             var i = lower
-            while i < upper {
+            while true {
                 let keyStart = i
                 let keyEnd = stops.nextStop(from: i)
                 var valueStart = keyEnd
                 var valueEnd = keyEnd
-                // SAFETY: `keyEnd < upper` is checked before the read.
-                if keyEnd < upper, unsafe p[keyEnd] == UInt8(ascii: "=") {
+                // What ended the element: `;` (more follow), a space or the limit (the section's end).
+                // SAFETY: `keyEnd < limit <= count` is checked before the read.
+                var stop = keyEnd < limit ? unsafe p[keyEnd] : space
+                if stop == UInt8(ascii: "=") {
                     valueStart = keyEnd &+ 1
-                    valueEnd = stops.nextSemicolon(from: valueStart)
+                    valueEnd = stops.nextEnd(from: valueStart)
+                    // SAFETY: `valueEnd < limit <= count` is checked before the read.
+                    stop = valueEnd < limit ? unsafe p[valueEnd] : space
+                }
+                let keyCount = keyEnd &- keyStart
+                if keyCount == 0 {
+                    // An empty element (`;;`, a leading or trailing `;`) or a value without a key
+                    // (`=v`); only an empty section (`@ `) is regular.
+                    if stop == semicolon || keyStart != lower || valueStart != keyEnd { irregular = true }
+                } else {
+                    all &+= 1
+                    let index: Int?
+                    if keyCount >= 8 || keyStart &+ 8 <= count {
+                        // SAFETY: see the bounds note above.
+                        index = unsafe table.lookup(p + keyStart, count: keyCount)
+                    } else {
+                        index = TwitchTagKey(bytes: bytes, ByteRange(keyStart..<keyEnd)).map { Int($0.rawValue) }
+                    }
+                    if let index {
+                        if slots[index] != .max { irregular = true }  // a repeat: the last one wins
+                        slots[index] =
+                            UInt32(truncatingIfNeeded: valueStart) << 16 | UInt32(truncatingIfNeeded: valueEnd)
+                    } else if Self.isMsgParam(ByteRange(keyStart..<keyEnd), in: bytes) {
+                        msgParams &+= 1
+                    } else {
+                        unknown &+= 1
+                    }
+                }
+                guard stop == semicolon else {
+                    end = valueEnd
+                    break
                 }
                 i = valueEnd &+ 1  // past the `;`
-                let keyCount = keyEnd &- keyStart
-                if keyCount == 0 {  // empty element (`;;` or a trailing `;`)
-                    irregular = true
-                    continue
-                }
-                counts.all &+= 1
-                let index: Int?
-                if keyCount >= 8 || keyStart &+ 8 <= count {
-                    // SAFETY: see the bounds note above.
-                    index = unsafe table.lookup(p + keyStart, count: keyCount)
-                } else {
-                    index = TwitchTagKey(bytes: bytes, ByteRange(keyStart..<keyEnd)).map { Int($0.rawValue) }
-                }
-                if let index {
-                    if slots[index] != .max { irregular = true }  // a repeat: the last one wins
-                    slots[index] = UInt32(truncatingIfNeeded: valueStart) << 16 | UInt32(truncatingIfNeeded: valueEnd)
-                } else if Self.isMsgParam(ByteRange(keyStart..<keyEnd), in: bytes) {
-                    counts.msgParams &+= 1
-                } else {
-                    counts.unknown &+= 1
-                }
             }
-            // A trailing `;` ends the loop without an empty key to see.
-            // SAFETY: `lower < upper <= count`.
-            if unsafe p[upper &- 1] == UInt8(ascii: ";") { irregular = true }
         }
+        section = ByteRange(lower..<end)
+        counts = (all, msgParams, unknown)
     }
+
+    /// Where the tag section ended: its first space, or the limit it was scanned up to.
+    var sectionEnd: Int { Int(section.upper) }
 
     /// The raw value of `key`, or `nil` when the line does not carry it.
     ///
@@ -112,7 +141,7 @@ public struct TwitchTags: Sendable {
     /// - Complexity: O(tag bytes). - Allocations: none.
     public func msgParam(_ suffix: StaticString, in bytes: Span<UInt8>) -> TagValue? {
         guard msgParamCount > 0 else { return nil }
-        var cursor = tagCursor
+        var cursor = TagCursor(lower: Int(section.lower), upper: Int(section.upper))
         var found: TagValue? = nil
         while let tag = cursor.next(in: bytes) {
             guard Self.isMsgParam(tag.key, in: bytes) else { continue }
@@ -124,7 +153,7 @@ public struct TwitchTags: Sendable {
     /// Calls `body` with every `msg-param-*` tag, in line order.
     public func forEachMsgParam<E: Error>(in bytes: Span<UInt8>, _ body: (Tag) throws(E) -> Void) throws(E) {
         guard msgParamCount > 0 else { return }
-        var cursor = tagCursor
+        var cursor = TagCursor(lower: Int(section.lower), upper: Int(section.upper))
         while let tag = cursor.next(in: bytes) {
             if Self.isMsgParam(tag.key, in: bytes) { try body(tag) }
         }
@@ -133,7 +162,7 @@ public struct TwitchTags: Sendable {
     /// Calls `body` with every tag that is neither documented nor `msg-param-*`, in line order.
     public func forEachUnknown<E: Error>(in bytes: Span<UInt8>, _ body: (Tag) throws(E) -> Void) throws(E) {
         guard unknownCount > 0 else { return }
-        var cursor = tagCursor
+        var cursor = TagCursor(lower: Int(section.lower), upper: Int(section.upper))
         while let tag = cursor.next(in: bytes) {
             if TwitchTagKey(bytes: bytes, tag.key) == nil && !Self.isMsgParam(tag.key, in: bytes) {
                 try body(tag)
