@@ -9,6 +9,9 @@ nonisolated(unsafe) private var framer = LineFramer(maxLineLength: 512, bufferCa
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: data, count: size))
+    // The whole input as one line: libFuzzer's copy ends exactly where the input does, so a scan that
+    // reads past the last byte is caught by the address sanitizer.
+    agree(input)
     framer.reset()
     var lines = 0
     framer.feed(input) { event, framer in
@@ -23,7 +26,29 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
+/// The one-pass parse (``TwitchMessage/parse(_:)``: the tags sorted in the walk that finds their end)
+/// agrees with the two passes (``ParsedLine/parse(_:)``, then the tags sorted): the same line, the
+/// same error, the same slots and counts.
+private func agree(_ bytes: Span<UInt8>) {
+    var onePass: Result<TwitchMessage, LineError>
+    do throws(LineError) { onePass = .success(try TwitchMessage.parse(bytes)) } catch { onePass = .failure(error) }
+    var twoPass: Result<ParsedLine, LineError>
+    do throws(LineError) { twoPass = .success(try ParsedLine.parse(bytes)) } catch { twoPass = .failure(error) }
+    switch (onePass, twoPass) {
+    case (.failure(let a), .failure(let b)): precondition(a == b, "one pass and two passes fail apart")
+    case (.success(let fast), .success(let line)):
+        precondition(fast.line == line, "one pass and two passes parse apart")
+        let slow = TwitchMessage(line, in: bytes)
+        precondition(fast.tags.count == slow.tags.count && fast.tags.isRegular == slow.tags.isRegular)
+        precondition(fast.tags.msgParamCount == slow.tags.msgParamCount)
+        precondition(fast.tags.unknownCount == slow.tags.unknownCount)
+        for key in TwitchTagKey.allCases { precondition(fast.tags[key] == slow.tags[key], "slot \(key) apart") }
+    default: preconditionFailure("one pass and two passes disagree on whether the line parses")
+    }
+}
+
 private func exercise(_ bytes: Span<UInt8>) {
+    agree(bytes)
     guard let parsed = try? ParsedLine.parse(bytes) else { return }
     precondition(Int(parsed.length) == bytes.count)
     var sink: UInt32 = 0
