@@ -8,8 +8,8 @@ import ChatGzip
 import ChatHTTP
 import ChatInput
 import ChatNet
+import ChatOutput
 import ChatPosix
-import ChatReplay
 import ChatServe
 import ChatStore
 import ChatTestSupport

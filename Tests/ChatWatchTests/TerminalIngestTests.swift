@@ -78,7 +78,7 @@ import Testing
                 .utf8)
         let dir = try InputTempDirectory()
         let path = try dir.write("paced.irc", input)
-        let feed = ReplayFeed(reader: try MergeReader(arguments: [path]), speed: 1)
+        let feed = RecordingFeed(reader: try MergeReader(arguments: [path]), speed: 1)
         // Promptness counts from the moment the flag is raised: under a loaded parallel run the
         // dispatch timer itself may fire late, which says nothing about the feed.
         let raisedAt = Mutex<Date?>(nil)

@@ -5,7 +5,7 @@ import IRCWire
 
 /// The lines `--apply-moderation` holds back (``ModerationHold``) and the lines of channels past the
 /// store's limit: when they are written, and how.
-extension Replay {
+extension OutputPipeline {
     /// A line the store refused (its channel is past the store's channel limit), reported with its
     /// position and counted: written without the store — at once, or with moderation held (as a copy,
     /// final at once) in input order among the other held lines — or, with no output (`dump`: only
