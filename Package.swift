@@ -99,7 +99,8 @@ let package = Package(
         // The live ingest loop: one epoll thread joining the network, the session machine and the caller;
         // the backfill of gaps from a recent-messages service, fetched on a worker thread.
         .target(
-            name: "ChatLive", dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "TwitchSession", "IRCWire"],
+            name: "ChatLive",
+            dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "ChatStore", "TwitchSession", "IRCWire"],
             swiftSettings: dataPathSettings),
         // The stand-in Twitch server.
         .target(
@@ -156,7 +157,7 @@ let package = Package(
             name: "ChatStoreTests", dependencies: ["ChatStore", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "TwitchSessionTests", dependencies: ["TwitchSession", "IRCWire", "ChatTestSupport"],
+            name: "TwitchSessionTests", dependencies: ["TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatNetTests",

@@ -24,7 +24,7 @@ extension OutputPipeline {
         let time = LineTime(of: message, in: bytes)
         let at = MergedLine(
             inputName: Self.liveInputName, inputIndex: 0, lineNumber: lineNumber, byteOffset: 0,
-            timestamp: time.timestamp ?? Timestamp(milliseconds: receivedAt.wallMs),
+            timestamp: time.timestamp ?? receivedAt.wall,
             timeSource: time.origin == .timeTag ? .timeTag : (time.origin == .tmiSentTs ? .tmiSentTs : .received))
         try handle(.line(at, message), bytes)
     }

@@ -217,7 +217,7 @@ public final class OutputPipeline {
         let holds = options.applyModeration && sink != nil
         let placement: ChatStore.Placement
         do throws(StoreError) {
-            placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
+            placement = try store.append(bytes, message: message, receivedAt: at.timestamp ?? .epoch)
         } catch {
             try refused(bytes, message, at, error)
             return
@@ -260,7 +260,7 @@ public final class OutputPipeline {
         let time = LineTime(of: message, in: bytes).timestamp
         let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
         // The entry's receipt time is the line's time or, without one, the time of the line before it.
-        let filterTime = info.receivedAt == 0 ? time : Timestamp(milliseconds: info.receivedAt)
+        let filterTime = info.receivedAt == .epoch ? time : info.receivedAt
         // The ring keeps no terminator: raw output uses CRLF.
         try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
     }

@@ -50,7 +50,7 @@ public final class RecordingFeed: WatchFeed {
                 case .line(let at, let message):
                     if let t = at.timestamp { pace(until: t.milliseconds, ingest) }
                     guard !ingest.stop.isRaised else { return }
-                    ingest.append(bytes, message, receivedAt: at.timestamp?.milliseconds ?? 0)
+                    ingest.append(bytes, message, receivedAt: at.timestamp ?? .epoch)
                 case .malformed, .skipped, .inputFailed, .bareCarriageReturns:
                     ingest.report(event.diagnostic)
                 }

@@ -129,7 +129,7 @@ struct TailCommand: ParsableCommand {
             }
             if failure == nil {
                 do throws(OutputError) {
-                    try pipeline.releaseDue(wallMilliseconds: Moment.now().wallMs)
+                    try pipeline.releaseDue(now: Moment.now().wall)
                     try sink.flushIfDue(now: .now)
                 } catch { failure = error }
             }

@@ -39,9 +39,9 @@ import Testing
         let pipeline = OutputPipeline(options: options, sink: Self.devNull(), diagnose: { _ in })
         let t: Int64 = 1_763_700_000_000
         try Self.feed(pipeline, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
-        try pipeline.releaseDue(wallMilliseconds: t + 4_999)
+        try pipeline.releaseDue(now: Timestamp(milliseconds: t + 4_999))
         #expect(pipeline.summary.written == 0)
-        try pipeline.releaseDue(wallMilliseconds: t + 5_000)
+        try pipeline.releaseDue(now: Timestamp(milliseconds: t + 5_000))
         #expect(pipeline.summary.written == 1)
         try pipeline.finish()
         #expect(pipeline.summary.written == 1)

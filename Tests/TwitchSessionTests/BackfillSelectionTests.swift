@@ -1,3 +1,4 @@
+import ChatStore
 import Testing
 import TwitchSession
 
@@ -96,7 +97,8 @@ import TwitchSession
         #expect(partial.state == "partial")
         #expect(BackfillResult.failed("timed out").description == "backfill failed: timed out")
         let gap = Gap(
-            channel: "c", fromWallMs: 0, toWallMs: 500, reason: .endOfStream, backfill: .recovered(2, .closed))
+            channel: "c", from: .epoch, to: Timestamp(milliseconds: 500), reason: .endOfStream,
+            backfill: .recovered(2, .closed))
         #expect(
             gap.description
                 == "gap in #c from 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:00.500Z (500 ms): "

@@ -1,3 +1,4 @@
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -103,7 +104,7 @@ final class BackfillCoordinator {
             var name = [UInt8]()
             for i in utf8.indices { name.append(utf8[i]) }
             let fresh = ChannelState(name: String(decoding: name, as: UTF8.self))
-            fresh.recent.append(fingerprint, wallMs: receivedAt.wallMs)
+            fresh.recent.append(fingerprint, wallMs: receivedAt.wall.milliseconds)
             channels[key] = fresh
             onLine(bytes, message, receivedAt, lineNumber)
             return
@@ -118,7 +119,7 @@ final class BackfillCoordinator {
             }
         }
         guard var pending = state.pending else {
-            state.recent.append(fingerprint, wallMs: receivedAt.wallMs)
+            state.recent.append(fingerprint, wallMs: receivedAt.wall.milliseconds)
             onLine(bytes, message, receivedAt, lineNumber)
             return
         }
@@ -266,7 +267,8 @@ final class BackfillCoordinator {
         gap.backfill = result
         onRecord(.gap(gap))
         for line in recovered {
-            let at = Moment(monotonicMs: now.monotonicMs, wallMs: line.timeMs ?? gap.toWallMs)
+            let at = Moment(
+                monotonicMs: now.monotonicMs, wall: line.timeMs.map { Timestamp(milliseconds: $0) } ?? gap.to)
             emit(line.bytes, receivedAt: at, lineNumber: 0, into: state)
         }
         state.recovered = Set(recoveredIds)
@@ -280,7 +282,7 @@ final class BackfillCoordinator {
     private func emit(_ bytes: [UInt8], receivedAt: Moment, lineNumber: Int, into state: ChannelState) {
         let span = bytes.span
         guard let message = try? TwitchMessage.parse(span) else { return }
-        state.recent.append(LineFingerprint.of(span, message), wallMs: receivedAt.wallMs)
+        state.recent.append(LineFingerprint.of(span, message), wallMs: receivedAt.wall.milliseconds)
         onLine(span, message, receivedAt, lineNumber)
     }
 
@@ -310,16 +312,18 @@ final class BackfillCoordinator {
             lines.append((Self.marked(bytes, message), time))
         }
         let choice = BackfillSelection.choose(
-            candidates, had: Set(state.recent.fingerprints), seen: pending.seen, gapFromMs: pending.gap.fromWallMs,
-            gapToMs: pending.gap.toWallMs, lastSeenWallMs: pending.lastSeenWallMs)
+            candidates, had: Set(state.recent.fingerprints), seen: pending.seen,
+            gapFromMs: pending.gap.from.milliseconds,
+            gapToMs: pending.gap.to.milliseconds, lastSeenWallMs: pending.lastSeenWallMs)
         var coverage = choice.coverage
         if behind {
             // What came after the answer's newest line may be missing.
             let newest = max(
-                candidates.lazy.compactMap(\.timeMs).max() ?? pending.gap.fromWallMs, pending.gap.fromWallMs)
-            let from = coverage == .closed ? newest : pending.gap.fromWallMs
-            if from < pending.gap.toWallMs {
-                coverage = .partial(missingFromMs: from, missingToMs: pending.gap.toWallMs)
+                candidates.lazy.compactMap(\.timeMs).max() ?? pending.gap.from.milliseconds,
+                pending.gap.from.milliseconds)
+            let from = coverage == .closed ? newest : pending.gap.from.milliseconds
+            if from < pending.gap.to.milliseconds {
+                coverage = .partial(missingFromMs: from, missingToMs: pending.gap.to.milliseconds)
             }
         }
         let ids = choice.kept.lazy.filter { candidates[$0].hasId }.map { candidates[$0].fingerprint }
@@ -334,7 +338,7 @@ final class BackfillCoordinator {
             while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
             guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
             if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
-            if let t = LineFingerprint.serviceTimeMs(bytes.span, message.line), t >= pending.gap.toWallMs {
+            if let t = LineFingerprint.serviceTimeMs(bytes.span, message.line), t >= pending.gap.to.milliseconds {
                 return true
             }
         }
