@@ -36,9 +36,9 @@ public enum RecordEncoder: Sendable {
                 switch backfill {
                 case .recovered(_, .partial(let from, let to)):
                     out.key("missing_from")
-                    out.timestamp(Timestamp(milliseconds: from))
+                    out.timestamp(from)
                     out.key("missing_to")
-                    out.timestamp(Timestamp(milliseconds: to))
+                    out.timestamp(to)
                 case .failed(let why):
                     out.key("backfill_error")
                     out.string(why)

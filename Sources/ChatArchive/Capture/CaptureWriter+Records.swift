@@ -76,8 +76,8 @@ extension CaptureWriter {
             tags += ";backfill=\(backfill.state);recovered=\(backfill.recoveredCount)"
             switch backfill {
             case .recovered(_, .partial(let missingFrom, let missingTo)):
-                tags += ";missing-from=\(Timestamp(milliseconds: missingFrom).rfc3339)"
-                tags += ";missing-to=\(Timestamp(milliseconds: missingTo).rfc3339)"
+                tags += ";missing-from=\(missingFrom.rfc3339)"
+                tags += ";missing-to=\(missingTo.rfc3339)"
             case .failed(let why): tags += ";backfill-error=\(TagValue.escaping(why))"
             case .recovered(_, .closed): break
             }
