@@ -88,9 +88,10 @@ let package = Package(
                 "ChatGzip", "ChatInput", "ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession",
             ],
             swiftSettings: dataPathSettings),
-        // The output pipeline of replay, dump, stats and tail: filters, store, encoders, the stdout sink.
+        // The output pipeline of replay, dump and tail (live lines through `OutputPipeline+Live`): filters, store,
+        // encoders, the stdout sink; stats' counters.
         .target(
-            name: "ChatReplay",
+            name: "ChatOutput",
             dependencies: ["ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
             swiftSettings: dataPathSettings),
         // The one HTTP client (libcurl's easy interface): `load`'s POSTs, the backfill's GETs.
@@ -98,7 +99,8 @@ let package = Package(
         // The live ingest loop: one epoll thread joining the network, the session machine and the caller;
         // the backfill of gaps from a recent-messages service, fetched on a worker thread.
         .target(
-            name: "ChatLive", dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "TwitchSession", "IRCWire"],
+            name: "ChatLive",
+            dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "ChatStore", "TwitchSession", "IRCWire"],
             swiftSettings: dataPathSettings),
         // The stand-in Twitch server.
         .target(
@@ -119,7 +121,7 @@ let package = Package(
         .target(
             name: "ChatWatch",
             dependencies: [
-                "ChatLive", "ChatReplay", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "TwitchSession",
+                "ChatLive", "ChatOutput", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "TwitchSession",
                 "IRCWire",
             ],
             swiftSettings: dataPathSettings),
@@ -135,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatReplay", "ChatLoad", "ChatArchive", "ChatInput",
+                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatArchive", "ChatInput",
                 "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -155,7 +157,7 @@ let package = Package(
             name: "ChatStoreTests", dependencies: ["ChatStore", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "TwitchSessionTests", dependencies: ["TwitchSession", "IRCWire", "ChatTestSupport"],
+            name: "TwitchSessionTests", dependencies: ["TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatNetTests",
@@ -181,9 +183,9 @@ let package = Package(
             name: "ChatFormatTests", dependencies: ["ChatFormat", "ChatStore", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatReplayTests",
+            name: "ChatOutputTests",
             dependencies: [
-                "ChatReplay", "ChatPosix", "ChatTestSupport", "ChatInput", "ChatFormat", "ChatStore", "IRCWire",
+                "ChatOutput", "ChatPosix", "ChatTestSupport", "ChatInput", "ChatFormat", "ChatStore", "IRCWire",
                 "TwitchSession",
             ],
             swiftSettings: commonSettings),
@@ -221,7 +223,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
-                "ChatArchive", "ChatReplay", "ChatServe", "ChatHTTP", "WebSocketWire", "ChatTestSupport",
+                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

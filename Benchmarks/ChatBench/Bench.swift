@@ -131,7 +131,7 @@ struct Bench {
             var n = 0
             return frameAll { bytes in
                 time &+= 1
-                guard let p = try? store.ingest(bytes, receivedAt: time) else { return 0 }
+                guard let p = try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: time)) else { return 0 }
                 n &+= 1
                 if n & 63 == 0 { store.publish(now: time) }
                 return Int(p.seq & 1)
@@ -144,7 +144,7 @@ struct Bench {
         // Publishing is O(1): the same cost for N = 150 and N = 2,500.
         for size in [150, 2_500] {
             let s = ChatStore(windowSize: size)
-            _ = frameAll { bytes in (try? s.ingest(bytes, receivedAt: 0)).map { Int($0.seq & 1) } ?? 0 }
+            _ = frameAll { bytes in (try? s.ingest(bytes, receivedAt: .epoch)).map { Int($0.seq & 1) } ?? 0 }
             let log = (0..<s.channelCount).map { s.log(at: $0)! }.max { $0.ring.count < $1.ring.count }!
             let mailbox = s.viewModel.observe(channel: log.index)
             let publishes = 1_000_000
@@ -213,7 +213,7 @@ struct Bench {
             lines &+= 1
             guard let message = try? TwitchMessage.parse(bytes) else { return 0 }
             let time = LineTime(of: message, in: bytes).timestamp
-            guard let p = try? store.append(bytes, message: message, receivedAt: time?.milliseconds ?? 0) else {
+            guard let p = try? store.append(bytes, message: message, receivedAt: time ?? .epoch) else {
                 return 0
             }
             if lines & 15 == 0 { store.publish(now: Int64(lines)) }

@@ -17,13 +17,13 @@ public enum RecordEncoder: Sendable {
             out.key("channel")
             out.string(gap.channel)
             out.key("ts")
-            out.timestamp(Timestamp(milliseconds: gap.toWallMs))
+            out.timestamp(gap.to)
             out.key("about")
             out.null()
             out.key("from")
-            out.timestamp(Timestamp(milliseconds: gap.fromWallMs))
+            out.timestamp(gap.from)
             out.key("to")
-            out.timestamp(Timestamp(milliseconds: gap.toWallMs))
+            out.timestamp(gap.to)
             out.key("duration_ms")
             out.number(gap.durationMs)
             out.key("reason")
@@ -36,9 +36,9 @@ public enum RecordEncoder: Sendable {
                 switch backfill {
                 case .recovered(_, .partial(let from, let to)):
                     out.key("missing_from")
-                    out.timestamp(Timestamp(milliseconds: from))
+                    out.timestamp(from)
                     out.key("missing_to")
-                    out.timestamp(Timestamp(milliseconds: to))
+                    out.timestamp(to)
                 case .failed(let why):
                     out.key("backfill_error")
                     out.string(why)
@@ -52,7 +52,7 @@ public enum RecordEncoder: Sendable {
             out.key("channel")
             if let channel { out.string(channel) } else { out.null() }
             out.key("ts")
-            out.timestamp(Timestamp(milliseconds: at))
+            out.timestamp(at)
             out.key("about")
             out.null()
             out.key("event")
@@ -66,8 +66,8 @@ public enum RecordEncoder: Sendable {
 
     /// The event, channel, time and detail of a record: the detail is its description, the text
     /// `capture` stores for it, so that `tail` and a replayed capture write the same record.
-    private static func fields(_ r: SessionRecord) -> (String, String?, Int64, String) {
-        let (event, channel, at): (String, String?, Int64) =
+    private static func fields(_ r: SessionRecord) -> (String, String?, Timestamp, String) {
+        let (event, channel, at): (String, String?, Timestamp) =
             switch r {
             case .connected(_, let at): ("connected", nil, at)
             case .capabilities(_, let at): ("capabilities", nil, at)
@@ -77,7 +77,7 @@ public enum RecordEncoder: Sendable {
             case .disconnected(_, let at): ("disconnected", nil, at)
             case .reconnectScheduled(_, _, let at): ("reconnect", nil, at)
             case .fatal(_, let at): ("fatal", nil, at)
-            case .gap(let gap): ("gap", gap.channel, gap.toWallMs)
+            case .gap(let gap): ("gap", gap.channel, gap.to)
             }
         return (event, channel, at, r.description)
     }

@@ -42,15 +42,15 @@ public final class IngestMetrics {
         lagCounts = Array(repeating: 0, count: Self.lagBoundsMs.count + 1)
     }
 
-    /// Counts a line received at `receivedAtMs` (wall milliseconds).
+    /// Counts a line received at `receivedAt`.
     ///
     /// - Complexity: O(line length) for `tmi-sent-ts`; with per-channel counts, a channel look-up.
     /// - Allocations: none (with per-channel counts, one per new channel).
-    public func line(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAtMs: Int64, store: ChatStore) {
+    public func line(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Timestamp, store: ChatStore) {
         receivedLines &+= 1
         receivedBytes &+= UInt64(bytes.count + 2)
         if let sent = message.sentTimestamp(in: bytes) {
-            let lag = max(0, receivedAtMs - sent)
+            let lag = max(0, receivedAt.milliseconds - sent)
             lagSumMs &+= lag
             var bucket = 0
             while bucket < Self.lagBoundsMs.count && lag > Self.lagBoundsMs[bucket] { bucket += 1 }

@@ -1,3 +1,5 @@
+public import ChatStore
+
 /// What the command's output side has done, sampled on the ingest thread at each publication:
 /// capture's files, or tail's standard output. `nil` fields are not exported.
 public struct IngestOutputFigures: Sendable {
@@ -33,7 +35,7 @@ public struct IngestSnapshot: Sendable {
     /// `capture` or `tail`, and chatcap's version (`chatcap_build_info`).
     public var command: String
     public var version: String
-    public var startedAtWallMs: Int64
+    public var startedAt: Timestamp
     public var receivedLines: UInt64 = 0
     public var receivedBytes: UInt64 = 0
     public var malformedLines: UInt64 = 0
@@ -59,10 +61,10 @@ public struct IngestSnapshot: Sendable {
     public var healthy = false
     public var health = "starting: not connected yet"
 
-    public init(command: String, version: String, startedAtWallMs: Int64) {
+    public init(command: String, version: String, startedAt: Timestamp) {
         self.command = command
         self.version = version
-        self.startedAtWallMs = startedAtWallMs
+        self.startedAt = startedAt
     }
 
     /// The Prometheus text exposition (version 0.0.4).
@@ -73,7 +75,7 @@ public struct IngestSnapshot: Sendable {
             "chatcap_build_info", labels: ["version": version, "command": command], value: UInt64(1))
         text.gauge(
             "process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.",
-            value: Double(startedAtWallMs) / 1000)
+            value: Double(startedAt.milliseconds) / 1000)
         text.counter(
             "chatcap_received_lines_total",
             help: "Lines received from the chat servers (parsed or not, backfilled ones included).",

@@ -16,7 +16,7 @@ import Synchronization
 /// read the rings through the store's reader pins; the channels joined are behind a lock taken at
 /// a JOIN or PART and by readers, never per line.
 ///
-/// ``record(_:playedAtMs:)``, ``record(_:message:receivedAtMs:)``, ``join(_:)`` and ``part(_:)``
+/// ``record(_:playedAt:)``, ``record(_:message:receivedAt:)``, ``join(_:)`` and ``part(_:)``
 /// run on one thread (the store's owner: serve's loop, the ingest thread); ``store`` and
 /// ``isJoined(_:)`` on any thread.
 public final class RecentHistory: Sendable {
@@ -50,27 +50,26 @@ public final class RecentHistory: Sendable {
     }
 
     /// Keeps `line` (as sent, without CR LF) if it is of a kind the service hands out and names a
-    /// channel; `playedAtMs` is when it was played (milliseconds since 1970). Owner thread.
+    /// channel; `playedAt` is when it was played. Owner thread.
     ///
     /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
-    package func record(_ line: Span<UInt8>, playedAtMs: Int64) {
+    package func record(_ line: Span<UInt8>, playedAt: Timestamp) {
         guard let message = try? TwitchMessage.parse(line) else { return }
-        record(line, message: message, receivedAtMs: playedAtMs)
+        record(line, message: message, receivedAt: playedAt)
     }
 
     /// Keeps `line` (as received, without CR LF), already parsed as `message`, if it is of a kind the
-    /// service hands out and names a channel; `receivedAtMs` is when it was received (milliseconds
-    /// since 1970). Owner thread.
+    /// service hands out and names a channel; `receivedAt` is when it was received. Owner thread.
     ///
     /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
-    package func record(_ line: Span<UInt8>, message: TwitchMessage, receivedAtMs: Int64) {
+    package func record(_ line: Span<UInt8>, message: TwitchMessage, receivedAt: Timestamp) {
         guard message.channel != nil, RecentMessagesRenderer.isExported(message.command, message.line, in: line)
         else { return }
         // The store holds 262,144 channels; past that a line is not kept here (it is still captured).
-        _ = try? store.append(line, message: message, receivedAt: receivedAtMs)
+        _ = try? store.append(line, message: message, receivedAt: receivedAt)
     }
 }

@@ -1,4 +1,5 @@
 import ChatPosix
+import ChatStore
 import TwitchSession
 
 /// Following a directory that a capture is still writing (`replay DIR --follow`).
@@ -65,7 +66,7 @@ extension MergeReader {
             var wait = min(following!.nextScan, following!.nextPoll) - now
             if let top = heap.first {
                 let time = lanes[top]!.sortKey.milliseconds
-                let dueInMs = time == .min ? Int64.min : time &+ settleMs &- Moment.now().wallMs
+                let dueInMs = time == .min ? Int64.min : time &+ settleMs &- Moment.now().wall.milliseconds
                 if over || following!.waiting.isEmpty || dueInMs <= 0 {
                     try handOutTop(body)
                     return true

@@ -1,4 +1,5 @@
 import ChatPosix
+public import ChatStore
 public import TwitchSession
 
 /// The channel list changed at run time (a reloaded `--channels-file`): channels joined and parted
@@ -9,14 +10,14 @@ extension LiveSession {
     /// - Complexity: O(channels). - Allocations: the array.
     public var channels: [String] { connections.flatMap(\.machine.channels) }
 
-    /// Opens a gap for each of `channels` from `fromWallMs` (the hole a restart left), before ``run(until:)``:
+    /// Opens a gap for each of `channels` from `from` (the hole a restart left), before ``run(until:)``:
     /// each ends, with its record (and a backfill, with ``recentMessages``), when its channel is
-    /// joined (``ConnectionMachine/openGap(for:fromWallMs:reason:)``).
+    /// joined (``ConnectionMachine/openGap(for:from:reason:)``).
     ///
     /// - Complexity: O(channels × connections). - Allocations: none beyond the machines' own.
-    public func openGaps(_ channels: [String], fromWallMs: Int64, reason: DisconnectReason) {
+    public func openGaps(_ channels: [String], from: Timestamp, reason: DisconnectReason) {
         for channel in channels {
-            for c in connections where c.machine.openGap(for: channel, fromWallMs: fromWallMs, reason: reason) {
+            for c in connections where c.machine.openGap(for: channel, from: from, reason: reason) {
                 break
             }
         }

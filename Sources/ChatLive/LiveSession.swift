@@ -14,7 +14,9 @@ public import TwitchSession
 /// reconnecting on its own with gap records for its channels. All connections share one JOIN pace
 /// (``ConnectionSettings/joinLimit`` per ``ConnectionSettings/joinWindowMs``). Bytes are read straight into each connection's
 /// ``LineFramer`` (allocated once), lines are parsed in place and handed to `onLine` — no copy and no
-/// thread hop per line. Session records (connections, JOIN outcomes, gaps) go to `onRecord`.
+/// thread hop per line. Session records (connections, JOIN outcomes, gaps) go to `onRecord`, lines
+/// that could not be used (``LiveProblem``) to `onProblem`. `tail` hands all three to ChatOutput's
+/// `OutputPipeline` (`OutputPipeline+Live.swift`), `watch` to its `LiveFeed`, `capture` to its writer.
 ///
 /// Connecting (name resolution, TCP connect, TLS handshake) blocks the loop for at most the
 /// endpoint's timeout; chat of other connections waits meanwhile (documented trade-off: connections
@@ -587,31 +589,3 @@ public final class LiveSession {
 
 @available(*, unavailable)
 extension LiveSession: Sendable {}
-
-/// A line from the server that could not be used: reported and counted, never dropped silently.
-public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
-    /// The parser rejected line `lineNumber` of the current connection.
-    case malformed(lineNumber: Int, LineError)
-    /// A line longer than the framer's limit, skipped whole.
-    case skipped(FramingError)
-    /// The connection closed in the middle of a line (the server closed it, or we did: RECONNECT, no
-    /// PONG, a peer that does not read, the end of the run); the partial line's bytes were dropped.
-    case cutOff(droppedBytes: Int, reason: DisconnectReason)
-    /// The recent-messages service could not fill a gap (down, slow, an error): said for the first
-    /// such gap only; ``LiveSession/backfillCounters`` counts them all, and each gap's record says it.
-    case backfillFailed(channel: String, reason: String)
-
-    public var description: String {
-        switch self {
-        case .malformed(let line, let error): "live:\(line): malformed line: \(error)"
-        case .skipped(let error): "a line was too long and was skipped: \(error)"
-        case .cutOff(let dropped, .endOfStream):
-            "the server closed the connection mid-line: \(dropped) bytes of a partial line dropped"
-        case .cutOff(let dropped, let reason):
-            "the connection was closed mid-line (\(reason)): \(dropped) bytes of a partial line dropped"
-        case .backfillFailed(let channel, let reason):
-            "the recent-messages service could not fill the gap in #\(channel): \(reason); live chat goes on, "
-                + "gaps stay open (said once; every gap record says it, the summary counts them)"
-        }
-    }
-}

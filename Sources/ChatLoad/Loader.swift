@@ -325,7 +325,7 @@ public final class Loader {  // not Sendable: one thread runs it
     private func send() throws(LoadError) {
         if batch.body == nil { batch.body = client.body(for: batch.bytes) }
         try client.insert(body: batch.body!)
-        let ackMs = Moment.now().wallMs
+        let ackMs = Moment.now().wall.milliseconds
         for received in batch.receivedMs {
             let delay = ackMs - received
             counters.delaySumMs += delay

@@ -1,3 +1,4 @@
+import ChatStore
 import Glibc
 public import TwitchSession
 
@@ -6,7 +7,7 @@ extension Moment {
     ///
     /// - Complexity: two `clock_gettime` calls (vDSO). - Allocations: none.
     public static func now() -> Moment {
-        Moment(monotonicMs: milliseconds(CLOCK_MONOTONIC), wallMs: milliseconds(CLOCK_REALTIME))
+        Moment(monotonicMs: milliseconds(CLOCK_MONOTONIC), wall: Timestamp(milliseconds: milliseconds(CLOCK_REALTIME)))
     }
 
     fileprivate static func milliseconds(_ clock: clockid_t) -> Int64 {

@@ -1,5 +1,6 @@
 import ChatHTTP
 import ChatPosix
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -187,7 +188,7 @@ final class LogTimeline {
     func pump(now: Int64) {
         guard !isFinished, !isIdle, listenerCount > 0 else { return }
         let clock = Moment.now()
-        let wallOffset = clock.wallMs - clock.monotonicMs
+        let wallOffset = clock.wall.milliseconds - clock.monotonicMs
         self.wallOffset = wallOffset
         if passStart == nil { passStart = now }
         var looked = 0
@@ -244,7 +245,7 @@ final class LogTimeline {
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
         let line = writer.bytes  // shared, not copied: a span of a local outlives no property access
-        history?.record(line.span, playedAtMs: due &+ wallOffset)
+        history?.record(line.span, playedAt: Timestamp(milliseconds: due &+ wallOffset))
         // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.
         for entry in slots[index].listeners where entry.since <= due {
             entry.listener.receive(line.span, untaggedStart: untaggedStart)

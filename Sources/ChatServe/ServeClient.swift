@@ -1,5 +1,6 @@
 import ChatNet
 import ChatPosix
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -264,7 +265,7 @@ final class ServeClient: ChannelListener, ChannelMember {
     private func relay(_ text: String, to channel: String, id: String) {
         let line = session.relayedPrivmsg(
             channel: channel, text: text, id: id, roomId: context.log.rooms.id(of: channel),
-            sentAtMs: Moment.now().wallMs)
+            sentAtMs: Moment.now().wall.milliseconds)
         for member in context.hub.members(of: channel) where member !== self {
             member.receiveRelayed(line)
         }

@@ -135,13 +135,14 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// first sight) and applies its moderation. Owner thread only.
     ///
     /// - Complexity: O(line). - Allocations: none in steady state (one per new channel).
-    public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64) throws(StoreError) -> Placement
+    public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Timestamp) throws(StoreError)
+        -> Placement
     {
         // Borrowed, not retained: with thousands of channels the log object is a cache miss, and an
         // atomic increment of its count there stalls where a load would not.
         // SAFETY: the store keeps every log alive as long as itself.
         try unsafe logReference(channel: message.channel, in: bytes)._withUnsafeGuaranteedRef { log in
-            append(bytes, message: message, receivedAt: receivedAt, to: log)
+            append(bytes, message: message, receivedAt: receivedAt.milliseconds, to: log)
         }
     }
 
@@ -186,7 +187,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     }
 
     /// Parses one line and appends it. Owner thread only.
-    public func ingest(_ bytes: Span<UInt8>, receivedAt: Int64) throws(StoreError) -> Placement {
+    public func ingest(_ bytes: Span<UInt8>, receivedAt: Timestamp) throws(StoreError) -> Placement {
         let message: TwitchMessage
         do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch { throw .malformed(error) }
         return try append(bytes, message: message, receivedAt: receivedAt)

@@ -153,7 +153,7 @@ public struct EntryFormatter: Sendable {
     private func time(_ message: TwitchMessage, _ info: EntryInfo, _ bytes: Span<UInt8>, _ out: inout StyledText) {
         let t =
             LineTime(of: message, in: bytes).timestamp
-            ?? (info.receivedAt != 0 ? Timestamp(milliseconds: info.receivedAt) : nil)
+            ?? (info.receivedAt != .epoch ? info.receivedAt : nil)
         guard let t else {
             out.append("--:--:-- ", Self.time)
             return

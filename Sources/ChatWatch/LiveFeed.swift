@@ -38,7 +38,7 @@ public final class LiveFeed: WatchFeed {
         do {
             session = try LiveSession(
                 channels: channels, credentials: credentials, endpoint: endpoint, settings: settings, stop: ingest.stop,
-                onLine: { bytes, message, receivedAt, _ in ingest.append(bytes, message, receivedAt: receivedAt.wallMs)
+                onLine: { bytes, message, receivedAt, _ in ingest.append(bytes, message, receivedAt: receivedAt.wall)
                 },
                 onRecord: { record in
                     switch record {

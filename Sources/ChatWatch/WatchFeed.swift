@@ -1,5 +1,5 @@
 /// A source of chat for `watch`. It runs on the ingest thread and hands every line to the
-/// ``WatchIngest`` it is given — the replay reader now (``ReplayFeed``), the live reader later —
+/// ``WatchIngest`` it is given — a recording (``RecordingFeed``) or live chat (``LiveFeed``) —
 /// so the store, the view model and the UI do not care where lines come from.
 ///
 /// A feed must return soon after ``WatchIngest/stop`` is raised (checking it per line and while

@@ -40,7 +40,7 @@ public final class WatchIngest {
     /// - Complexity: O(line); the publish check is O(1) between ticks, and a tick visits only the
     ///   channels that changed since the previous one.
     /// - Allocations: none in steady state (a few when a channel first appears).
-    public func append(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Int64) {
+    public func append(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Timestamp) {
         if !wanted.isEmpty {
             guard let channel = message.channel,
                 wanted.contains(where: { bytes.equals(lowercased: $0, at: channel.range) })
@@ -62,7 +62,7 @@ public final class WatchIngest {
                 board.setRoom(rooms[placement.channel], index: placement.channel)
             }
         case .privmsg:
-            if rates[placement.channel].count(at: receivedAt) {
+            if rates[placement.channel].count(at: receivedAt.milliseconds) {
                 board.setRate(rates[placement.channel].perSecond, index: placement.channel)
             }
         default:

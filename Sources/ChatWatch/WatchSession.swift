@@ -3,7 +3,7 @@ public import ChatStore
 
 /// `chatcap watch`: a full-screen view of chat as it is ingested.
 ///
-/// Two threads. The ingest thread runs the ``WatchFeed`` (a replay now, the live reader later),
+/// Two threads. The ingest thread runs the ``WatchFeed`` (a recording or live chat),
 /// which owns the ``ChatStore`` and appends every line through a ``WatchIngest``; the view model
 /// publishes each channel's window to its mailbox, coalesced to one change set per 33 ms. The
 /// calling thread becomes the UI (``WatchScreen``): it takes the mailboxes at most 30 times a

@@ -1,3 +1,4 @@
+public import ChatStore
 import IRCWire
 
 extension ConnectionMachine {
@@ -30,14 +31,14 @@ extension ConnectionMachine {
         return true
     }
 
-    /// Opens a gap for `channel` from `fromWallMs` before the session starts (the hole a restart left):
+    /// Opens a gap for `channel` from `from` before the session starts (the hole a restart left):
     /// it ends, with its record, when the channel is joined (or its JOIN fails, or the session stops),
     /// like a reconnect's, so that what was said before the JOIN is inside a gap too.
     ///
     /// - Returns: whether `channel` is one of this connection's and had no open gap.
-    public mutating func openGap(for channel: String, fromWallMs: Int64, reason: DisconnectReason) -> Bool {
+    public mutating func openGap(for channel: String, from: Timestamp, reason: DisconnectReason) -> Bool {
         guard let index = indexByChannel[Login.normalize(channel)], openGaps[index] == nil else { return false }
-        openGaps[index] = OpenGap(fromWallMs: fromWallMs, reason: reason)
+        openGaps[index] = OpenGap(from: from, reason: reason)
         return true
     }
 
@@ -61,7 +62,7 @@ extension ConnectionMachine {
             }
         }
         closeGap(of: index, at: now, &actions)
-        actions.append(.report(.parted(channel: login, at: now.wallMs)))
+        actions.append(.report(.parted(channel: login, at: now.wall)))
         let awaited = awaitingHandover[index]
         channels.remove(at: index)
         statuses.remove(at: index)

@@ -54,11 +54,11 @@ extension ConnectionMachine {
         guard isHandingOver else { return }
         isHandingOver = false
         handoverSettleDeadline = nil
-        actions.append(.report(.disconnected(reason, at: now.wallMs)))
+        actions.append(.report(.disconnected(reason, at: now.wall)))
         for index in channels.indices where awaitingHandover[index] {
             awaitingHandover[index] = false
             if openGaps[index] == nil {
-                openGaps[index] = OpenGap(fromWallMs: now.wallMs, reason: .serverRequestedReconnect)
+                openGaps[index] = OpenGap(from: now.wall, reason: .serverRequestedReconnect)
             }
         }
     }
@@ -71,6 +71,6 @@ extension ConnectionMachine {
         handoverSettleDeadline = nil
         for index in channels.indices { awaitingHandover[index] = false }
         actions.append(.closeRetired)
-        actions.append(.report(.disconnected(reason, at: now.wallMs)))
+        actions.append(.report(.disconnected(reason, at: now.wall)))
     }
 }

@@ -49,7 +49,7 @@ extension ConnectionMachine {
             inFlightHead += 1
             statuses[index] = .timedOut
             let reason = JoinFailure.timedOut(afterMs: settings.joinTimeoutMs)
-            actions.append(.report(.joinFailed(channel: channels[index], reason: reason, at: now.wallMs)))
+            actions.append(.report(.joinFailed(channel: channels[index], reason: reason, at: now.wall)))
         }
         if inFlightHead == inFlight.count {
             inFlight.removeAll(keepingCapacity: true)
@@ -70,7 +70,7 @@ extension ConnectionMachine {
         guard let index = indexByChannel[channel], statuses[index] != .joined else { return }
         closeGap(of: index, at: now, &actions)
         statuses[index] = .joined
-        actions.append(.report(.joined(channel: channel, at: now.wallMs)))
+        actions.append(.report(.joined(channel: channel, at: now.wall)))
         handedOver(index, at: now, &actions)
     }
 
@@ -84,7 +84,7 @@ extension ConnectionMachine {
             closeGap(of: index, at: now, &actions)
             statuses[index] = .refused
             let reason = JoinFailure.refused(msgId: msgId, text: text)
-            actions.append(.report(.joinFailed(channel: channel, reason: reason, at: now.wallMs)))
+            actions.append(.report(.joinFailed(channel: channel, reason: reason, at: now.wall)))
             handedOver(index, at: now, &actions)
         case .joined, .refused:
             break

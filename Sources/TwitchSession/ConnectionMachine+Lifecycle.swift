@@ -39,15 +39,15 @@ extension ConnectionMachine {
         guard phase == .connecting || phase == .registering || phase == .ready else { return }
         let wasConnected = phase != .connecting
         lastDisconnect = reason
-        actions.append(.report(.disconnected(reason, at: now.wallMs)))
+        actions.append(.report(.disconnected(reason, at: now.wall)))
         if close && wasConnected { actions.append(.close(reason)) }
-        let gapStart = reason == .unresponsive ? (lastReceived?.wallMs ?? now.wallMs) : now.wallMs
+        let gapStart = reason == .unresponsive ? (lastReceived?.wall ?? now.wall) : now.wall
         for index in channels.indices where statuses[index] == .joined && openGaps[index] == nil {
-            openGaps[index] = OpenGap(fromWallMs: gapStart, reason: reason)
+            openGaps[index] = OpenGap(from: gapStart, reason: reason)
         }
         leaveConnection(at: now)
         let delay = backoff.nextDelay(using: &generator)
-        actions.append(.report(.reconnectScheduled(afterMs: delay, attempt: backoff.attempt, at: now.wallMs)))
+        actions.append(.report(.reconnectScheduled(afterMs: delay, attempt: backoff.attempt, at: now.wall)))
         actions.append(.connect(after: delay))
     }
 
@@ -56,7 +56,7 @@ extension ConnectionMachine {
         _ reason: DisconnectReason, message: String, at now: Moment, _ actions: inout [ConnectionAction]
     ) {
         failure = reason
-        actions.append(.report(.fatal(message, at: now.wallMs)))
+        actions.append(.report(.fatal(message, at: now.wall)))
         dropRetired(because: reason, at: now, &actions)
         if phase == .registering || phase == .ready { actions.append(.close(reason)) }
         closeOpenGaps(at: now, &actions)
@@ -93,8 +93,8 @@ extension ConnectionMachine {
     mutating func closeGap(of index: Int, at now: Moment, _ actions: inout [ConnectionAction]) {
         guard let gap = openGaps[index] else { return }
         openGaps[index] = nil
-        let end = max(gap.fromWallMs, now.wallMs)
-        let record = Gap(channel: channels[index], fromWallMs: gap.fromWallMs, toWallMs: end, reason: gap.reason)
+        let end = max(gap.from, now.wall)
+        let record = Gap(channel: channels[index], from: gap.from, to: end, reason: gap.reason)
         actions.append(.report(.gap(record)))
     }
 

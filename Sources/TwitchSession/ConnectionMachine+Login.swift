@@ -17,7 +17,7 @@ extension ConnectionMachine {
         nick = initialNick
         capabilityOutcome = nil
         registrationDeadline = now.monotonicMs + settings.registrationTimeoutMs
-        actions.append(.report(.connected(attempt: connectionCount, at: now.wallMs)))
+        actions.append(.report(.connected(attempt: connectionCount, at: now.wall)))
         if settings.capabilities.isEmpty {
             capabilityDeadline = nil
         } else {
@@ -74,7 +74,7 @@ extension ConnectionMachine {
         guard capabilityDeadline != nil else { return }
         capabilityDeadline = nil
         capabilityOutcome = outcome
-        actions.append(.report(.capabilities(outcome, at: now.wallMs)))
+        actions.append(.report(.capabilities(outcome, at: now.wall)))
         // A standard IRCv3 server holds registration until CAP END; Twitch accepts it.
         actions.append(.send(OutgoingMessage(verb: "CAP", params: ["END"])))
     }

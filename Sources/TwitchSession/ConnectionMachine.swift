@@ -1,3 +1,4 @@
+import ChatStore
 public import IRCWire
 
 /// The life of one chat connection as a value: events in, actions out. It never touches a socket.
@@ -66,7 +67,7 @@ public struct ConnectionMachine: Sendable {
 
     /// A gap that started but has not ended.
     struct OpenGap: Sendable, Equatable {
-        var fromWallMs: Int64
+        var from: Timestamp
         var reason: DisconnectReason
     }
 
@@ -217,7 +218,7 @@ public struct ConnectionMachine: Sendable {
         var actions: [ConnectionAction] = []
         dropRetired(because: .stopped, at: now, &actions)
         if phase == .registering || phase == .ready {
-            actions.append(.report(.disconnected(.stopped, at: now.wallMs)))
+            actions.append(.report(.disconnected(.stopped, at: now.wall)))
             actions.append(.close(.stopped))
         }
         closeOpenGaps(at: now, &actions)

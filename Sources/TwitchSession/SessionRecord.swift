@@ -1,29 +1,29 @@
-import ChatStore
+public import ChatStore
 
 /// Something worth recording about a session: connections, capability outcomes, JOIN outcomes,
-/// gaps in the capture, and fatal errors. Times are wall-clock milliseconds since 1970; the
-/// descriptions write instants in RFC 3339.
+/// gaps in the capture, and fatal errors. Times are wall-clock instants (``Timestamp``); the
+/// descriptions write them in RFC 3339.
 public enum SessionRecord: Sendable, Equatable, CustomStringConvertible {
     /// A connection is up (`attempt` counts connections made by this machine, from 1).
-    case connected(attempt: Int, at: Int64)
+    case connected(attempt: Int, at: Timestamp)
     /// What became of the capability request.
-    case capabilities(CapabilityOutcome, at: Int64)
+    case capabilities(CapabilityOutcome, at: Timestamp)
     /// Our own JOIN echo arrived: the channel is captured from now on.
-    case joined(channel: String, at: Int64)
+    case joined(channel: String, at: Timestamp)
     /// The channel could not be joined on this connection.
-    case joinFailed(channel: String, reason: JoinFailure, at: Int64)
+    case joinFailed(channel: String, reason: JoinFailure, at: Timestamp)
     /// The channel was taken off the list (a reloaded `--channels-file`): `PART` sent when it was
     /// joined or being joined, not captured from now on (see ``ConnectionMachine/remove(_:at:)``).
-    case parted(channel: String, at: Int64)
+    case parted(channel: String, at: Timestamp)
     /// The channel was not captured during this interval.
     case gap(Gap)
     /// The connection ended.
-    case disconnected(DisconnectReason, at: Int64)
+    case disconnected(DisconnectReason, at: Timestamp)
     /// The next connection attempt opens after `afterMs` (the `attempt`-th in a row since the last
     /// healthy connection).
-    case reconnectScheduled(afterMs: Int64, attempt: Int, at: Int64)
+    case reconnectScheduled(afterMs: Int64, attempt: Int, at: Timestamp)
     /// The session cannot go on; no reconnect will follow.
-    case fatal(String, at: Int64)
+    case fatal(String, at: Timestamp)
 
     public var description: String {
         switch self {
@@ -45,29 +45,30 @@ public enum SessionRecord: Sendable, Equatable, CustomStringConvertible {
 /// session gave up on the channel).
 public struct Gap: Sendable, Equatable, CustomStringConvertible {
     public var channel: String
-    public var fromWallMs: Int64
-    public var toWallMs: Int64
+    /// When the channel stopped being captured.
+    public var from: Timestamp
+    /// When it was captured again (or given up on).
+    public var to: Timestamp
     public var reason: DisconnectReason
     /// What a recent-messages service made of the gap, when one was asked (`--recent-messages`).
     public var backfill: BackfillResult?
 
     public init(
-        channel: String, fromWallMs: Int64, toWallMs: Int64, reason: DisconnectReason, backfill: BackfillResult? = nil
+        channel: String, from: Timestamp, to: Timestamp, reason: DisconnectReason, backfill: BackfillResult? = nil
     ) {
         self.channel = channel
-        self.fromWallMs = fromWallMs
-        self.toWallMs = toWallMs
+        self.from = from
+        self.to = to
         self.reason = reason
         self.backfill = backfill
     }
 
-    public var durationMs: Int64 { toWallMs - fromWallMs }
+    public var durationMs: Int64 { to.milliseconds - from.milliseconds }
 
     /// `gap in #c from <RFC 3339> to <RFC 3339> (<n> ms): <reason>`, then `; <backfill>` when a
     /// recent-messages service was asked.
     public var description: String {
-        "gap in #\(channel) from \(Timestamp(milliseconds: fromWallMs).rfc3339) to "
-            + "\(Timestamp(milliseconds: toWallMs).rfc3339) (\(durationMs) ms): \(reason)"
+        "gap in #\(channel) from \(from.rfc3339) to \(to.rfc3339) (\(durationMs) ms): \(reason)"
             + (backfill.map { "; \($0)" } ?? "")
     }
 }

@@ -34,9 +34,9 @@ extension CaptureCommand {
             do throws(CaptureError) {
                 switch outcome {
                 case .kept:
-                    try writer.note(event: "reload-failed", text: text, atWallMs: Moment.now().wallMs)
+                    try writer.note(event: "reload-failed", text: text, at: Moment.now().wall)
                 case .changed(let added, let removed, _):
-                    try writer.note(event: "reload", text: text, atWallMs: Moment.now().wallMs)
+                    try writer.note(event: "reload", text: text, at: Moment.now().wall)
                     writer.admit(channels: added)
                     session.update(adding: added, removing: removed)
                     try writer.retire(channels: removed)

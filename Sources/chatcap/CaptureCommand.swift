@@ -168,10 +168,10 @@ struct CaptureCommand: ParsableCommand {
         do throws(CaptureError) {
             writer = try CaptureWriter(directory: dir, options: options)
             // The hole since the previous run (and a run that ended without stop) are records too.
-            let now = Moment.now().wallMs
-            previous = try writer.recordPreviousRun(channels: channels, atWallMs: now)
+            let now = Moment.now().wall
+            previous = try writer.recordPreviousRun(channels: channels, at: now)
             try writer.recordStart(
-                "capture\(shard.map { " (shard \($0))" } ?? "")", channels: channels, atWallMs: now)
+                "capture\(shard.map { " (shard \($0))" } ?? "")", channels: channels, at: now)
         } catch {
             Diagnostics.error(error.description)
             throw ExitCode(.ioErr)
@@ -184,7 +184,7 @@ struct CaptureCommand: ParsableCommand {
         }
         writer.onNotice = say
         if let previous, !previous.endedWithStop {
-            let last = Timestamp(milliseconds: previous.lastLineWallMs).rfc3339
+            let last = previous.lastLine.rfc3339
             say(
                 "the previous capture run in \(dir) ended without a stop record (killed or crashed?); its last stored "
                     + "line is from \(last)"
@@ -236,7 +236,7 @@ struct CaptureCommand: ParsableCommand {
                 say("\(problem)")
                 guard failure == nil else { return }
                 do throws(CaptureError) {
-                    try writer.note(event: event, text: "\(problem)", atWallMs: Moment.now().wallMs)
+                    try writer.note(event: event, text: "\(problem)", at: Moment.now().wall)
                 } catch {
                     failure = error
                 }
@@ -246,7 +246,7 @@ struct CaptureCommand: ParsableCommand {
         // is backfilled with --recent-messages): nothing said before the JOIN reaches us.
         if let previous {
             session.openGaps(
-                previous.channels, fromWallMs: previous.lastLineWallMs, reason: .notRunning(previous.gapReason))
+                previous.channels, from: previous.lastLine, reason: .notRunning(previous.gapReason))
         }
         session.onMalformedLine = { bytes, receivedAt in
             http?.malformed(bytes)
@@ -313,7 +313,7 @@ struct CaptureCommand: ParsableCommand {
             do throws(CaptureError) {
                 try writer.note(
                     event: "stop", text: "capture stopped after \(writer.lineCount) lines",
-                    atWallMs: Moment.now().wallMs)
+                    at: Moment.now().wall)
             } catch { failure = error }
         }
         do throws(CaptureError) { try writer.close() } catch { if failure == nil { failure = error } }

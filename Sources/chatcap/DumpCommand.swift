@@ -1,6 +1,6 @@
 import ArgumentParser
 import ChatFormat
-import ChatReplay
+import ChatOutput
 import ChatStore
 
 struct DumpCommand: ParsableCommand {
@@ -44,7 +44,7 @@ struct DumpCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         let sink = OutputSink()
-        var options = ReplayOptions()
+        var options = PipelineOptions()
         options.format = .json
         options.json = JSONOptions(withTags: withTags, withRaw: withRaw)
         options.capacity = input.entriesPerChannel
@@ -52,12 +52,12 @@ struct DumpCommand: ParsableCommand {
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
         let reader = try input.makeReader()
-        let replay = Replay(options: options, sink: nil, diagnose: Diagnostics.note)
+        let pipeline = OutputPipeline(options: options, sink: nil, diagnose: Diagnostics.note)
         try finish(strict: input.strict) {
-            try replay.run(reader)
+            try pipeline.run(reader)
             try InputOptions.exitIfStopped(reader)
-            try replay.writeWindows(last: last, to: sink)
-            return replay.summary
+            try pipeline.writeWindows(last: last, to: sink)
+            return pipeline.summary
         }
     }
 }

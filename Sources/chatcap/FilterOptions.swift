@@ -1,5 +1,5 @@
 import ArgumentParser
-import ChatReplay
+import ChatOutput
 import TwitchSession
 
 /// Which lines to write, shared by `replay` and `tail`.
@@ -75,7 +75,7 @@ struct FilterOptions: ParsableArguments {
     }
 
     /// - Parameter windowDefault: the moderation look-ahead window in seconds when none is given.
-    func apply(to options: inout ReplayOptions, windowDefault: Double = 300) throws {
+    func apply(to options: inout PipelineOptions, windowDefault: Double = 300) throws {
         options.moderationWindow = Int64((moderationWindow ?? windowDefault) * 1000)
         options.channels = Set(channels.map(Login.normalize))
         options.users = Set(users.map { $0.lowercased() })

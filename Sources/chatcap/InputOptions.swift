@@ -1,7 +1,7 @@
 public import ArgumentParser
 import ChatFormat
 import ChatInput
-import ChatReplay
+import ChatOutput
 import ChatStore
 
 /// The inputs every reading command takes.
@@ -70,7 +70,7 @@ struct OutputOptions: ParsableArguments {
     var withRaw = false
 
     /// Sets the output fields of `options`; `--color auto` decides from `sink`.
-    func apply(to options: inout ReplayOptions, sink: OutputSink) {
+    func apply(to options: inout PipelineOptions, sink: OutputSink) {
         options.format = format
         options.color =
             switch color {

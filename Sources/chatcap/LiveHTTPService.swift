@@ -62,7 +62,7 @@ final class LiveHTTPService {
         self.history = history
         metrics = IngestMetrics(countsPerChannel: options.httpChannelMetrics)
         snapshot = IngestSnapshot(
-            command: command, version: ChatcapVersion.string, startedAtWallMs: Moment.now().wallMs)
+            command: command, version: ChatcapVersion.string, startedAt: Moment.now().wall)
         let published = Published(snapshot)
         self.published = published
         var router = HTTPRouter()
@@ -85,8 +85,8 @@ final class LiveHTTPService {
     /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full.
     func line(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Moment) {
-        metrics.line(bytes, message, receivedAtMs: receivedAt.wallMs, store: history.store)
-        history.record(bytes, message: message, receivedAtMs: receivedAt.wallMs)
+        metrics.line(bytes, message, receivedAt: receivedAt.wall, store: history.store)
+        history.record(bytes, message: message, receivedAt: receivedAt.wall)
     }
 
     /// A line the parser rejected.

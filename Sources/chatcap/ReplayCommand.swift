@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChatInput
+import ChatOutput
 import ChatPosix
-import ChatReplay
 import ChatStore
 
 struct ReplayCommand: ParsableCommand {
@@ -89,7 +89,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         let sink = OutputSink()
-        var options = ReplayOptions()
+        var options = PipelineOptions()
         output.apply(to: &options, sink: sink)
         options.speed = speed.factor
         options.since = since.flatMap { Timestamp.interval(parsingArgument: $0)?.lowerBound }
@@ -99,7 +99,7 @@ struct ReplayCommand: ParsableCommand {
         options.capacity = input.entriesPerChannel
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
-        let replay = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
+        let replay = OutputPipeline(options: options, sink: sink, diagnose: Diagnostics.note)
         // SIGINT/SIGTERM end the replay: every line written so far is flushed, and the exit is 0.
         let stop = StopFlag()
         replay.stop = stop
@@ -116,13 +116,13 @@ struct ReplayCommand: ParsableCommand {
 }
 
 /// Runs `body`, maps output errors to exit statuses, prints the summary when something went wrong,
-/// and applies `--strict`: exit 65 when lines were lost (``ReplaySummary/losesLines``: lines of
+/// and applies `--strict`: exit 65 when lines were lost (``PipelineSummary/losesLines``: lines of
 /// channels past the store's limit in `dump`), or with `--strict` on any problem the summary counts.
 ///
 /// - Parameter warnsWhenEmpty: say "the input holds no lines" when nothing was read (inputs; a live
 ///   command says what happened to its connection instead).
-func finish(strict: Bool, warnsWhenEmpty: Bool = true, _ body: () throws -> ReplaySummary) throws {
-    let summary: ReplaySummary
+func finish(strict: Bool, warnsWhenEmpty: Bool = true, _ body: () throws -> PipelineSummary) throws {
+    let summary: PipelineSummary
     do {
         summary = try body()
     } catch OutputError.closed {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import ChatInput
-import ChatReplay
+import ChatOutput
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

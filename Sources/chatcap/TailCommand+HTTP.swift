@@ -1,9 +1,9 @@
 import ChatHTTP
-import ChatReplay
+import ChatOutput
 
 extension TailCommand {
     /// What `/metrics` says of tail's output (`--http-port`): the lines written. Ingest thread.
-    static func httpFigures(_ pipeline: Replay) -> IngestOutputFigures {
+    static func httpFigures(_ pipeline: OutputPipeline) -> IngestOutputFigures {
         IngestOutputFigures(linesWritten: UInt64(pipeline.summary.written))
     }
 }

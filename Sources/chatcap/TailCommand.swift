@@ -2,8 +2,8 @@ import ArgumentParser
 import ChatInput
 import ChatLive
 import ChatNet
+import ChatOutput
 import ChatPosix
-import ChatReplay
 import ChatStore
 import IRCWire
 import Synchronization
@@ -69,13 +69,13 @@ struct TailCommand: ParsableCommand {
         if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
         let credentials = try connection.credentials()
         let sink = OutputSink()
-        var options = ReplayOptions()
+        var options = PipelineOptions()
         output.apply(to: &options, sink: sink)
         options.capacity = capacity
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
         try filters.apply(to: &options, windowDefault: 5)
-        let pipeline = Replay(options: options, sink: sink, diagnose: Diagnostics.note)
+        let pipeline = OutputPipeline(options: options, sink: sink, diagnose: Diagnostics.note)
         let http = try LiveHTTPService.start(liveHTTP, command: "tail", quiet: false)
         var failure: OutputError? = nil
         var joined = 0
@@ -89,13 +89,9 @@ struct TailCommand: ParsableCommand {
             onLine: { bytes, message, receivedAt, number in
                 http?.line(bytes, message, receivedAt: receivedAt)
                 guard failure == nil else { return }
-                let time = LineTime(of: message, in: bytes)
-                let at = MergedLine(
-                    inputName: "live", inputIndex: 0, lineNumber: number, byteOffset: 0,
-                    timestamp: time.timestamp ?? Timestamp(milliseconds: receivedAt.wallMs),
-                    timeSource: time.origin == .timeTag
-                        ? .timeTag : (time.origin == .tmiSentTs ? .tmiSentTs : .received))
-                do throws(OutputError) { try pipeline.handle(.line(at, message), bytes) } catch { failure = error }
+                do throws(OutputError) {
+                    try pipeline.handleLive(bytes, message, receivedAt: receivedAt, lineNumber: number)
+                } catch { failure = error }
             },
             onRecord: { record in
                 http?.record(record)
@@ -109,20 +105,7 @@ struct TailCommand: ParsableCommand {
             onProblem: { problem in
                 http?.problem(problem)
                 guard failure == nil else { return }
-                let at = { (line: Int) in
-                    MergedLine(
-                        inputName: "live", inputIndex: 0, lineNumber: line, byteOffset: 0, timestamp: nil,
-                        timeSource: .none)
-                }
-                do throws(OutputError) {
-                    switch problem {
-                    case .malformed(let line, let error):
-                        try pipeline.handle(.malformed(at(line), error), [UInt8]().span)
-                    case .skipped(let error): try pipeline.handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
-                    case .cutOff: pipeline.noteCutOff("\(problem)")
-                    case .backfillFailed: pipeline.report("\(problem)")
-                    }
-                } catch { failure = error }
+                do throws(OutputError) { try pipeline.handleLive(problem) } catch { failure = error }
             })
         session.recentMessages = backfill.source(connection)
         session.onMalformedLine = { bytes, _ in http?.malformed(bytes) }
@@ -146,7 +129,7 @@ struct TailCommand: ParsableCommand {
             }
             if failure == nil {
                 do throws(OutputError) {
-                    try pipeline.releaseDue(wallMilliseconds: Moment.now().wallMs)
+                    try pipeline.releaseDue(now: Moment.now().wall)
                     try sink.flushIfDue(now: .now)
                 } catch { failure = error }
             }

@@ -128,13 +128,13 @@ struct WatchCommand: ParsableCommand {
                 recentMessages: backfill.source(connection))
         } else if follow {
             // The reader's waits tick the screen and end when the session stops (q, SIGINT).
-            weak var following: ReplayFeed? = nil
+            weak var following: RecordingFeed? = nil
             let mode = FollowMode(stop: session.stop, idle: { following?.idle() })
-            let replay = ReplayFeed(reader: try input.makeReader(follow: mode), speed: nil)
-            following = replay
-            feed = replay
+            let recording = RecordingFeed(reader: try input.makeReader(follow: mode), speed: nil)
+            following = recording
+            feed = recording
         } else {
-            feed = ReplayFeed(reader: try input.makeReader(), speed: speed.factor)
+            feed = RecordingFeed(reader: try input.makeReader(), speed: speed.factor)
         }
         let report: WatchSession.Report
         do {
@@ -144,7 +144,7 @@ struct WatchCommand: ParsableCommand {
             throw ExitCode(.ioErr)
         }
         for problem in report.problems { Diagnostics.note(problem) }
-        if let error = (feed as? ReplayFeed)?.exhaustion {
+        if let error = (feed as? RecordingFeed)?.exhaustion {
             Diagnostics.error("\(error)")
             throw ExitCode(.noInput)
         }

@@ -8,8 +8,8 @@ import ChatGzip
 import ChatHTTP
 import ChatInput
 import ChatNet
+import ChatOutput
 import ChatPosix
-import ChatReplay
 import ChatServe
 import ChatStore
 import ChatTestSupport
@@ -94,7 +94,7 @@ var clock: Int64 = 0
         guard case .line(let line) = event else { return }
         clock += 1
         sum &+= framer.withBytes(of: line) { bytes in
-            (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
+            (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: clock))).map { Int($0.seq & 1) } ?? 0
         }
     }
     return sum
@@ -170,7 +170,7 @@ var socketFramer = LineFramer()
                 guard case .line(let line) = event else { continue }
                 clock += 1
                 sum &+= socketFramer.withBytes(of: line) { bytes in
-                    (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
+                    (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: clock))).map { Int($0.seq & 1) } ?? 0
                 }
             }
             if case .bytes = outcome { continue }
@@ -235,7 +235,7 @@ var webSocketFramer = LineFramer()
                 clock += 1
                 lines += 1
                 sum &+= webSocketFramer.withBytes(of: line) { bytes in
-                    (try? store.ingest(bytes, receivedAt: clock)).map { Int($0.seq & 1) } ?? 0
+                    (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: clock))).map { Int($0.seq & 1) } ?? 0
                 }
             }
             if case .bytes = outcome { continue }
@@ -338,7 +338,7 @@ var historyWriter = ServedLineWriter()
         historyWriter.write(
             bytes, message: m, lineTime: 1_763_700_000_000, sentAtMs: 1_800_000_000_000, pass: 2, keepTime: false)
         let line = historyWriter.bytes
-        servedHistory.record(line.span, playedAtMs: 1_800_000_000_000)
+        servedHistory.record(line.span, playedAt: Timestamp(milliseconds: 1_800_000_000_000))
         return line.count
     }
 }
@@ -361,10 +361,10 @@ var liveClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
 @MainActor func captureHTTPRings() -> Int {
     sumOverMessages { bytes, message in
         liveClock.monotonicMs += 1
-        liveClock.wallMs += 1
+        liveClock.wall = liveClock.wall.advanced(byMilliseconds: 1)
         if liveClock.monotonicMs % 1_000 == 0 { try? liveWriter.tick(now: liveClock.advanced(byMs: 1_000)) }
-        liveMetrics.line(bytes, message, receivedAtMs: liveClock.wallMs, store: liveHistory.store)
-        liveHistory.record(bytes, message: message, receivedAtMs: liveClock.wallMs)
+        liveMetrics.line(bytes, message, receivedAt: liveClock.wall, store: liveHistory.store)
+        liveHistory.record(bytes, message: message, receivedAt: liveClock.wall)
         return (try? liveWriter.append(bytes, message: message, receivedAt: liveClock)) != nil ? 1 : 0
     }
 }

@@ -49,8 +49,8 @@ import Testing
         let previous = try #require(CapturePreviousRun.examine(directory: dir.path, channels: ["c"]))
         #expect(previous.endedWithStop == false)
         #expect(
-            previous.lastLineWallMs == flushedUntil,
-            "\(Timestamp(milliseconds: previous.lastLineWallMs).rfc3339): the gap must start at the last line kept")
+            previous.lastLine.milliseconds == flushedUntil,
+            "\(previous.lastLine.rfc3339): the gap must start at the last line kept")
         #expect(previous.channels == ["c"])
     }
 }

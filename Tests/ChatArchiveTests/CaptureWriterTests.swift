@@ -9,7 +9,8 @@ import TwitchSession
 /// `CaptureWriter` with an injected clock: naming, the time tag, day/hour/size rotation, restart
 /// appends, flush pacing and write errors.
 @Suite(.timeLimit(.minutes(20))) struct CaptureWriterTests {
-    static func ms(_ rfc3339: String) -> Int64 { Timestamp(rfc3339: rfc3339)!.milliseconds }
+    static func ms(_ rfc3339: String) -> Int64 { instant(rfc3339).milliseconds }
+    static func instant(_ rfc3339: String) -> Timestamp { Timestamp(rfc3339: rfc3339)! }
 
     static func at(_ rfc3339: String, mono: Int64 = 0) -> Moment { Moment(monotonicMs: mono, wallMs: ms(rfc3339)) }
 
@@ -110,7 +111,7 @@ import TwitchSession
             try writer.tick(now: t)
             try Self.append(writer, ":u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)", t)
             expected +=
-                "@time=\(Timestamp(milliseconds: t.wallMs).rfc3339) :u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
+                "@time=\(t.wall.rfc3339) :u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
         }
         try writer.close()
         let names = Self.files(dir.path).filter { $0.hasPrefix("c/") }
@@ -230,9 +231,9 @@ import TwitchSession
     func records() throws {
         let dir = try InputTempDirectory()
         let writer = try CaptureWriter(directory: dir.path)
-        let t = Self.ms("2025-11-21T01:00:00.000Z")
+        let t = Self.instant("2025-11-21T01:00:00.000Z")
         try writer.record(.connected(attempt: 2, at: t))
-        try writer.record(.gap(Gap(channel: "c", fromWallMs: t - 1500, toWallMs: t, reason: .endOfStream)))
+        try writer.record(.gap(Gap(channel: "c", from: t.advanced(byMilliseconds: -1500), to: t, reason: .endOfStream)))
         try writer.close()
         let text = try Self.zcat(dir.path + "/_session/2025-11-21.log.gz")
         #expect(
@@ -252,31 +253,31 @@ import TwitchSession
         let dir = try InputTempDirectory()
         // Nothing before: nothing to record.
         let none = try CaptureWriter(directory: dir.path)
-        #expect(try none.recordPreviousRun(channels: ["c"], atWallMs: Self.ms("2025-11-21T00:59:00.000Z")) == nil)
+        #expect(try none.recordPreviousRun(channels: ["c"], at: Self.instant("2025-11-21T00:59:00.000Z")) == nil)
         try none.close()
         let first = try CaptureWriter(directory: dir.path)
-        try first.note(event: "start", text: "capture of c started", atWallMs: Self.ms("2025-11-21T01:00:00.000Z"))
+        try first.note(event: "start", text: "capture of c started", at: Self.instant("2025-11-21T01:00:00.000Z"))
         try Self.append(first, "PING :tmi.twitch.tv", Self.at("2025-11-21T01:00:04.000Z"))
         try Self.append(first, ":u PRIVMSG #c :one", Self.at("2025-11-21T01:00:05.000Z"))
         try first.close()  // no stop record: as if killed
         let second = try CaptureWriter(directory: dir.path)
         let killed = try second.recordPreviousRun(
-            channels: ["c", "new"], atWallMs: Self.ms("2025-11-21T01:10:00.000Z"))
+            channels: ["c", "new"], at: Self.instant("2025-11-21T01:10:00.000Z"))
         #expect(
             killed
                 == CapturePreviousRun(
-                    endedWithStop: false, lastLineWallMs: Self.ms("2025-11-21T01:00:05.000Z"), channels: ["c"]))
+                    endedWithStop: false, lastLine: Self.instant("2025-11-21T01:00:05.000Z"), channels: ["c"]))
         // The gaps are the session's to record, when each channel is joined (ConnectionMachine.openGap).
         #expect(second.gaps == 0)
         #expect(killed?.gapReason == "capture was not running (the previous run ended without a stop record)")
-        try second.note(event: "stop", text: "capture stopped", atWallMs: Self.ms("2025-11-21T01:20:00.000Z"))
+        try second.note(event: "stop", text: "capture stopped", at: Self.instant("2025-11-21T01:20:00.000Z"))
         try second.close()
         let third = try CaptureWriter(directory: dir.path)
-        let stopped = try third.recordPreviousRun(channels: ["c"], atWallMs: Self.ms("2025-11-21T01:30:00.000Z"))
+        let stopped = try third.recordPreviousRun(channels: ["c"], at: Self.instant("2025-11-21T01:30:00.000Z"))
         #expect(
             stopped
                 == CapturePreviousRun(
-                    endedWithStop: true, lastLineWallMs: Self.ms("2025-11-21T01:20:00.000Z"), channels: ["c"]))
+                    endedWithStop: true, lastLine: Self.instant("2025-11-21T01:20:00.000Z"), channels: ["c"]))
         #expect(stopped?.gapReason == "capture was not running (stopped, then started again)")
         try third.close()
         #expect(
@@ -295,12 +296,12 @@ import TwitchSession
     func startRecord() throws {
         let dir = try InputTempDirectory()
         let writer = try CaptureWriter(directory: dir.path)
-        let at = Self.ms("2025-11-21T01:00:00.000Z")
-        try writer.recordStart("capture", channels: ["a", "b"], atWallMs: at)
+        let at = Self.instant("2025-11-21T01:00:00.000Z")
+        try writer.recordStart("capture", channels: ["a", "b"], at: at)
         // 7,999 + 1 + 1 bytes: one past the limit, so a second record; a name longer than the limit stands alone.
         let long = String(repeating: "x", count: 9_000)
         let names = [String(repeating: "y", count: 7_999), "z", long, "w"]
-        try writer.recordStart("capture (shard 1/2)", channels: names, atWallMs: at)
+        try writer.recordStart("capture (shard 1/2)", channels: names, at: at)
         try writer.close()
         let prefix = "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE "
         #expect(
@@ -350,8 +351,8 @@ import TwitchSession
         }
         try Self.append(writer, ":u PRIVMSG #b :x", start)
         try Self.append(writer, ":me!me@me JOIN #a", start)
-        try writer.record(.connected(attempt: 1, at: start.wallMs))
-        try writer.record(.connected(attempt: 2, at: start.wallMs))
+        try writer.record(.connected(attempt: 1, at: start.wall))
+        try writer.record(.connected(attempt: 2, at: start.wall))
         try writer.waitForWrites()
         let first = status.snapshot(writer, now: start.advanced(byMs: 2_000), unusableLines: 3)
         let line = first.line(width: 250)
@@ -473,7 +474,7 @@ import TwitchSession
         let path = dir.path + "/c/2025-11-21.log.gz"
         try writer.waitForWrites()
         #expect(FileManager.default.contents(atPath: path)?.isEmpty ?? true, "not flushed yet")
-        try writer.record(.disconnected(.endOfStream, at: t.wallMs + 10))
+        try writer.record(.disconnected(.endOfStream, at: t.wall.advanced(byMilliseconds: 10)))
         try writer.waitForWrites()
         let r = try InputShell.run("zcat \(InputShell.quote(path)) 2>/dev/null")
         #expect(

@@ -1,4 +1,5 @@
 import ChatFormat
+import ChatStore
 import IRCWire
 import Testing
 
@@ -10,7 +11,8 @@ import Testing
         let message = try TwitchMessage.parse(bytes.span)
         var out: [UInt8] = []
         HistoricalLine.write(
-            bytes.span, message: message, receivedAtMs: receivedAtMs, deleted: deleted, clearchatToNotice: notice,
+            bytes.span, message: message, receivedAt: Timestamp(milliseconds: receivedAtMs), deleted: deleted,
+            clearchatToNotice: notice,
             into: &out)
         return String(decoding: out, as: UTF8.self)
     }

@@ -8,7 +8,7 @@ import TwitchSession
     static func count(_ metrics: IngestMetrics, _ line: String, receivedAtMs: Int64, store: ChatStore) throws {
         let bytes = Array(line.utf8)
         let message = try TwitchMessage.parse(bytes.span)
-        metrics.line(bytes.span, message, receivedAtMs: receivedAtMs, store: store)
+        metrics.line(bytes.span, message, receivedAt: Timestamp(milliseconds: receivedAtMs), store: store)
     }
 
     @Test("lines, bytes with CR LF, the lag histogram's buckets and sum; a negative lag counts as 0")
@@ -46,11 +46,16 @@ import TwitchSession
     func records() {
         let metrics = IngestMetrics(countsPerChannel: false)
         let records: [SessionRecord] = [
-            .connected(attempt: 1, at: 0), .joined(channel: "a", at: 0),
-            .joinFailed(channel: "b", reason: .refused(msgId: "msg_banned", text: "banned"), at: 0),
-            .joinFailed(channel: "c", reason: .timedOut(afterMs: 10_000), at: 0),
-            .disconnected(.endOfStream, at: 1), .connected(attempt: 2, at: 2),
-            .gap(Gap(channel: "a", fromWallMs: 1, toWallMs: 2, reason: .endOfStream)), .joined(channel: "a", at: 2),
+            .connected(attempt: 1, at: .epoch), .joined(channel: "a", at: .epoch),
+            .joinFailed(channel: "b", reason: .refused(msgId: "msg_banned", text: "banned"), at: .epoch),
+            .joinFailed(channel: "c", reason: .timedOut(afterMs: 10_000), at: .epoch),
+            .disconnected(.endOfStream, at: Timestamp(milliseconds: 1)),
+            .connected(attempt: 2, at: Timestamp(milliseconds: 2)),
+            .gap(
+                Gap(
+                    channel: "a", from: Timestamp(milliseconds: 1), to: Timestamp(milliseconds: 2), reason: .endOfStream
+                )),
+            .joined(channel: "a", at: Timestamp(milliseconds: 2)),
         ]
         for record in records { metrics.record(record) }
         #expect(metrics.joined == 2 && metrics.refused == 1 && metrics.timedOut == 1)

@@ -6,7 +6,7 @@ import Testing
     static let store: ChatStore = {
         let store = ChatStore(capacity: 10, internsSenders: false)
         let bytes = Array("@id=a :u!u@u PRIVMSG #c :hi".utf8)
-        _ = try? store.ingest(bytes.span, receivedAt: 77)
+        _ = try? store.ingest(bytes.span, receivedAt: Timestamp(milliseconds: 77))
         return store
     }()
 

@@ -26,7 +26,7 @@ import Testing
         let store = ChatStore(capacity: capacity, internsSenders: false)
         for (i, line) in lines.enumerated() {
             let bytes = Array(line.utf8)
-            _ = try store.ingest(bytes.span, receivedAt: firstMs + Int64(i))
+            _ = try store.ingest(bytes.span, receivedAt: Timestamp(milliseconds: firstMs + Int64(i)))
         }
         return store
     }
@@ -141,7 +141,7 @@ import Testing
     func escaping() throws {
         let store = ChatStore(capacity: 10, internsSenders: false)
         let bytes = Array(#"@id=q;system-msg=a\sb :u!u@u PRIVMSG #c :say "hi" \ now"#.utf8) + [0x01, 0x09, 0xFF]
-        _ = try store.ingest(bytes.span, receivedAt: 5)
+        _ = try store.ingest(bytes.span, receivedAt: Timestamp(milliseconds: 5))
         let renderer = try #require(RecentMessagesRenderer(store: store))
         let body = String(
             decoding: renderer.body(channel: "c", query: RecentMessagesQuery(), bound: 500, joined: true), as: UTF8.self

@@ -14,7 +14,9 @@ func ingestFixture(_ file: String, into store: ChatStore) throws -> [Int: [UInt6
         guard case .line(let l) = event else { return }
         framer.withBytes(of: l) { bytes in
             time += 1
-            if let p = try? store.ingest(bytes, receivedAt: time) { byLine[l.number] = [UInt64(p.channel), p.seq] }
+            if let p = try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: time)) {
+                byLine[l.number] = [UInt64(p.channel), p.seq]
+            }
         }
     }
     return byLine
@@ -71,12 +73,12 @@ struct NotLive: Error { var seq: UInt64 }
         }
         for capacity in [2, 10] {
             let store = ChatStore(capacity: capacity, dedupeSharedChat: true)
-            #expect(try !store.ingest(copy("a", "1").span, receivedAt: 0).isMirror)
+            #expect(try !store.ingest(copy("a", "1").span, receivedAt: .epoch).isMirror)
             for n in 0..<2 {
-                _ = try store.ingest(Array("@id=x\(n) :u!u@u PRIVMSG #a :own words".utf8).span, receivedAt: 0)
+                _ = try store.ingest(Array("@id=x\(n) :u!u@u PRIVMSG #a :own words".utf8).span, receivedAt: .epoch)
             }
             // Capacity 2: the first copy has been evicted, and the index forgot it with it.
-            let second = try store.ingest(copy("b", "2").span, receivedAt: 0)
+            let second = try store.ingest(copy("b", "2").span, receivedAt: .epoch)
             #expect(second.isMirror == (capacity == 10), "capacity \(capacity)")
         }
     }
@@ -112,7 +114,7 @@ struct NotLive: Error { var seq: UInt64 }
             let bytes = Array(
                 "@display-name=\(login.uppercased());color=#FF0000;user-id=\(login.count) :\(login)!x@x PRIVMSG #\(channel) :m\(n)"
                     .utf8)
-            return try store.ingest(bytes.span, receivedAt: 0).seq
+            return try store.ingest(bytes.span, receivedAt: .epoch).seq
         }
         let a = try add("one", "alice", 0)
         _ = try add("two", "alice", 1)
@@ -142,14 +144,14 @@ struct NotLive: Error { var seq: UInt64 }
         let store = ChatStore(capacity: 100, internsSenders: false)
         for n in 0..<250 {
             let bytes = Array("@id=m\(n % 200);user-id=\(n % 7) :u\(n % 7)!u@u PRIVMSG #c :hi \(n)".utf8)
-            _ = try store.ingest(bytes.span, receivedAt: 0)
+            _ = try store.ingest(bytes.span, receivedAt: .epoch)
         }
         // Live before the three moderation lines: seqs 150 ..< 250 (ids m150…m199, then m0…m49); each
         // of them evicts one, so the ban sees 151 ..< 250 and the end holds 153 ..< 253.
         let ban = Array("@target-user-id=3 :tmi.twitch.tv CLEARCHAT #c :u3".utf8)
         let clear = Array("@target-msg-id=m160 :tmi.twitch.tv CLEARMSG #c :hi".utf8)
         let gone = Array("@target-msg-id=m100 :tmi.twitch.tv CLEARMSG #c :hi".utf8)
-        for line in [ban, clear, gone] { _ = try store.ingest(line.span, receivedAt: 0) }
+        for line in [ban, clear, gone] { _ = try store.ingest(line.span, receivedAt: .epoch) }
         let log = try #require(store.log(named: "c"))
         let reader = try #require(store.readers.makeReader())
         var marked: [UInt64: Tombstone] = [:]
@@ -162,8 +164,8 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(marked.count == banned.count + (banned.contains(160) ? 0 : 1))
         // An id kept twice (a log read twice): both copies are deleted.
         let twice = ChatStore(internsSenders: false)
-        for _ in 0..<2 { _ = try twice.ingest(Array("@id=dup :u!u@u PRIVMSG #c :x".utf8).span, receivedAt: 0) }
-        _ = try twice.ingest(Array("@target-msg-id=dup :tmi.twitch.tv CLEARMSG #c :x".utf8).span, receivedAt: 0)
+        for _ in 0..<2 { _ = try twice.ingest(Array("@id=dup :u!u@u PRIVMSG #c :x".utf8).span, receivedAt: .epoch) }
+        _ = try twice.ingest(Array("@target-msg-id=dup :tmi.twitch.tv CLEARMSG #c :x".utf8).span, receivedAt: .epoch)
         #expect(try tombstone(twice, 0, 0) == .deleted && tombstone(twice, 0, 1) == .deleted)
     }
 
@@ -173,7 +175,7 @@ struct NotLive: Error { var seq: UInt64 }
         for n in 0..<5_000 {
             let bytes = Array(
                 "@id=id\(n);user-id=\(n % 1_000);display-name=U\(n % 1_000) :u\(n % 1_000)!u@u PRIVMSG #c :hi".utf8)
-            _ = try store.ingest(bytes.span, receivedAt: 0)
+            _ = try store.ingest(bytes.span, receivedAt: .epoch)
         }
         #expect(store.interner.count == 2 * 100)  // the login and display name of each of the last 100 senders
         #expect(store.log(named: "c")!.ring.count == 100)
@@ -184,10 +186,10 @@ struct NotLive: Error { var seq: UInt64 }
         let store = ChatStore(capacity: 4, channelLimit: 3)
         for c in 0..<3 {
             let bytes = Array(":u!u@u PRIVMSG #c\(c) :hi".utf8)
-            #expect(try store.ingest(bytes.span, receivedAt: 0).channel == c)
+            #expect(try store.ingest(bytes.span, receivedAt: .epoch).channel == c)
         }
         let bytes = Array(":u!u@u PRIVMSG #c3 :hi".utf8)
-        #expect(throws: StoreError.tooManyChannels(3)) { try store.ingest(bytes.span, receivedAt: 0) }
+        #expect(throws: StoreError.tooManyChannels(3)) { try store.ingest(bytes.span, receivedAt: .epoch) }
         #expect(store.channelCount == 3)
         #expect(ChatStore().channelLimit == ChatStore.maximumChannels)
         #expect("\(StoreError.tooManyChannels(3))" == "more channels than the limit of 3")
@@ -200,7 +202,7 @@ struct NotLive: Error { var seq: UInt64 }
         for round in 0..<2 {
             for c in 0..<channels {
                 let bytes = Array("@id=m\(round)-\(c) :u!u@u PRIVMSG #ch\(c) :message \(round)".utf8)
-                let p = try store.ingest(bytes.span, receivedAt: 0)
+                let p = try store.ingest(bytes.span, receivedAt: .epoch)
                 #expect(p.channel == c && p.seq == UInt64(round))
             }
         }
@@ -218,12 +220,12 @@ struct NotLive: Error { var seq: UInt64 }
         let store = ChatStore()
         let join = Array(":someone!someone@someone.tmi.twitch.tv JOIN #quiet".utf8)
         let roomstate = Array("@emote-only=0;room-id=1;slow=0 :tmi.twitch.tv ROOMSTATE #quiet".utf8)
-        _ = try store.ingest(join.span, receivedAt: 0)
-        _ = try store.ingest(roomstate.span, receivedAt: 0)
+        _ = try store.ingest(join.span, receivedAt: .epoch)
+        _ = try store.ingest(roomstate.span, receivedAt: .epoch)
         let quiet = try #require(store.log(named: "quiet"))
         #expect(quiet.reservedBytes <= 16 * 1024)
         for n in 0..<3_000 {
-            _ = try store.ingest(line(UInt64(n)).span, receivedAt: Int64(n))
+            _ = try store.ingest(line(UInt64(n)).span, receivedAt: Timestamp(milliseconds: Int64(n)))
         }
         let busy = try #require(store.log(named: "c"))
         #expect(busy.ring.slotCapacity == 2_500 && busy.ring.isFull)
@@ -246,7 +248,7 @@ struct NotLive: Error { var seq: UInt64 }
         var held = 0
         for n in 0..<390 {
             held += chat(n).count
-            _ = try store.ingest(chat(n).span, receivedAt: 0)
+            _ = try store.ingest(chat(n).span, receivedAt: .epoch)
         }
         let m = store.memory
         #expect(m.channels == 3 && m.entries == 390 && m.heldBytes == held)
@@ -258,12 +260,12 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(m.reservedBytes == m.byteCapacity + m.slotBytes + m.otherBytes && m.otherBytes > 0)
         #expect(m.description.hasPrefix("3 channels, 390 entries, "))
         let small = ChatStore(capacity: 100)
-        for n in 0..<700 { _ = try small.ingest(chat(n).span, receivedAt: 0) }
+        for n in 0..<700 { _ = try small.ingest(chat(n).span, receivedAt: .epoch) }
         let s = small.memory
         #expect(s.entries == 300 && s.slotBytes == 3 * 100 * perSlot)
         // A store that does not intern senders (replay, dump) keeps no tokens: 16 bytes less a slot.
         let lean = ChatStore(internsSenders: false)
-        for n in 0..<390 { _ = try lean.ingest(chat(n).span, receivedAt: 0) }
+        for n in 0..<390 { _ = try lean.ingest(chat(n).span, receivedAt: .epoch) }
         #expect(lean.memory.slotBytes == 3 * 141 * EntryRing.metadataBytesPerEntry)
         #expect(EntryRing.senderBytesPerEntry == 16)
         let reader = try #require(lean.readers.makeReader())
@@ -281,7 +283,7 @@ struct NotLive: Error { var seq: UInt64 }
         for round in 0..<2 {
             for (i, name) in names.enumerated() {
                 let bytes = Array(":u!u@u PRIVMSG #\(name) :round \(round)".utf8)
-                let p = try store.ingest(bytes.span, receivedAt: 0)
+                let p = try store.ingest(bytes.span, receivedAt: .epoch)
                 #expect(p.channel == i && p.seq == UInt64(round), "\(name)")
             }
         }

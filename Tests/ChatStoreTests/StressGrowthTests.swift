@@ -23,12 +23,14 @@ import Testing
                 "@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 300))"
                     .utf8)
         }
-        _ = try store.ingest(bytes(0, 0).span, receivedAt: 0)
+        _ = try store.ingest(bytes(0, 0).span, receivedAt: .epoch)
 
         let threads = [
             spawn {
                 for c in 0..<channels {
-                    for s in (c == 0 ? 1 : 0)..<perChannel { _ = try! store.ingest(bytes(c, s).span, receivedAt: 0) }
+                    for s in (c == 0 ? 1 : 0)..<perChannel {
+                        _ = try! store.ingest(bytes(c, s).span, receivedAt: .epoch)
+                    }
                     store.publish(now: Int64(c))
                 }
                 done.value.store(true, ordering: .releasing)

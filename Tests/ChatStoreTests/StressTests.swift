@@ -23,7 +23,7 @@ import Testing
         let total = 200_000
         let done = Flag()
         // The owner creates the log and the observer before the threads start.
-        _ = try store.ingest(line(0).span, receivedAt: 0)
+        _ = try store.ingest(line(0).span, receivedAt: .epoch)
         let box = store.viewModel.observe(channel: 0)
         let windowReader = Tally()
         let oldestReader = Tally()
@@ -32,7 +32,8 @@ import Testing
             spawn {
                 for n in 1..<total {
                     _ = try! store.ingest(
-                        line(UInt64(n), padding: n % 5 == 0 ? 900 : n % 200).span, receivedAt: Int64(n))
+                        line(UInt64(n), padding: n % 5 == 0 ? 900 : n % 200).span,
+                        receivedAt: Timestamp(milliseconds: Int64(n)))
                     if n % 64 == 0 { store.publish(now: Int64(n)) }
                 }
                 store.publish(now: Int64(total), force: true)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct ViewModelTests {
     func add(_ store: ChatStore, _ n: Int) {
         let bytes = line(UInt64(n))
-        _ = try! store.ingest(bytes.span, receivedAt: Int64(n))
+        _ = try! store.ingest(bytes.span, receivedAt: Timestamp(milliseconds: Int64(n)))
     }
 
     @Test("the window is the last N entries: an index range, whatever N is", arguments: [1, 150, 2_500])
@@ -71,7 +71,7 @@ import Testing
         store.viewModel.publish(log, now: 0)
         _ = mailbox.take()
         let clear = Array("@target-msg-id=m3 :tmi.twitch.tv CLEARMSG #c :message 3".utf8)
-        _ = try store.ingest(clear.span, receivedAt: 0)
+        _ = try store.ingest(clear.span, receivedAt: .epoch)
         store.viewModel.publish(log, now: 1)
         let change = try #require(mailbox.take())
         #expect(change.modified.contains(3) && change.modified.count == 1)
@@ -96,7 +96,7 @@ import Testing
     /// Appends a line to channel `#c<channel>`.
     func add(_ store: ChatStore, channel: Int, _ n: Int) {
         let bytes = Array("@id=m\(n) :u!u@u PRIVMSG #c\(channel) :message \(n)".utf8)
-        _ = try! store.ingest(bytes.span, receivedAt: Int64(n))
+        _ = try! store.ingest(bytes.span, receivedAt: Timestamp(milliseconds: Int64(n)))
     }
 
     @Test("a tick visits only the channels that changed since the last one, never all of them")
@@ -141,7 +141,7 @@ import Testing
         #expect(store.viewModel.visited == visited)
         #expect(mailbox.take() == nil)
         let clear = Array("@target-msg-id=m12 :tmi.twitch.tv CLEARMSG #c :message 12".utf8)
-        _ = try store.ingest(clear.span, receivedAt: 0)
+        _ = try store.ingest(clear.span, receivedAt: .epoch)
         store.publish(now: 40)
         #expect(store.viewModel.visited == visited + 1)
         let change = try #require(mailbox.take())

@@ -84,7 +84,9 @@ import Testing
         let ingest = WatchIngest(store: store, board: board)
         func add(_ line: String) {
             let bytes = Array(line.utf8)
-            ingest.append(bytes.span, try! TwitchMessage.parse(bytes.span), receivedAt: 1_763_700_000_000)
+            ingest.append(
+                bytes.span, try! TwitchMessage.parse(bytes.span), receivedAt: Timestamp(milliseconds: 1_763_700_000_000)
+            )
         }
         add("@id=a;user-id=1;tmi-sent-ts=1763700000000 :u1!u1@u1 PRIVMSG #c :first")
         add("@id=b;user-id=2;tmi-sent-ts=1763700001000 :u2!u2@u2 PRIVMSG #c :second")

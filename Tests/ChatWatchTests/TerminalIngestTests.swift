@@ -60,10 +60,11 @@ import Testing
         for k in 0..<40 {  // four messages a second for ten seconds
             let ms = 1_763_700_000_000 + Int64(k) * 250
             let bytes = Array("@tmi-sent-ts=\(ms) :u!u@u PRIVMSG #c :hi".utf8)
-            ingest.append(bytes.span, try TwitchMessage.parse(bytes.span), receivedAt: ms)
+            ingest.append(bytes.span, try TwitchMessage.parse(bytes.span), receivedAt: Timestamp(milliseconds: ms))
         }
         let bytes = Array(":u!u@u PRIVMSG #c :later".utf8)
-        ingest.append(bytes.span, try TwitchMessage.parse(bytes.span), receivedAt: 1_763_700_010_000)
+        ingest.append(
+            bytes.span, try TwitchMessage.parse(bytes.span), receivedAt: Timestamp(milliseconds: 1_763_700_010_000))
         #expect(board.channels[0].rate == 3.7)  // the new second: 36 of the last ten seconds plus this one
     }
 
@@ -78,7 +79,7 @@ import Testing
                 .utf8)
         let dir = try InputTempDirectory()
         let path = try dir.write("paced.irc", input)
-        let feed = ReplayFeed(reader: try MergeReader(arguments: [path]), speed: 1)
+        let feed = RecordingFeed(reader: try MergeReader(arguments: [path]), speed: 1)
         // Promptness counts from the moment the flag is raised: under a loaded parallel run the
         // dispatch timer itself may fire late, which says nothing about the feed.
         let raisedAt = Mutex<Date?>(nil)

@@ -25,7 +25,7 @@ import Testing
         let store = ChatStore()
         let board = WatchBoard(channels: [])
         let ingest = WatchIngest(store: store, board: board, channels: [])
-        ReplayFeed(reader: try MergeReader(arguments: [path]), speed: nil).run(into: ingest)
+        RecordingFeed(reader: try MergeReader(arguments: [path]), speed: nil).run(into: ingest)
         let rows = layout(store, channel: "c", width: 200).map { $0.joined() }
         #expect(
             rows == [

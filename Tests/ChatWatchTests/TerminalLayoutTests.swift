@@ -15,7 +15,7 @@ func watchStore(_ names: [String], channels: [String] = [], capacity: Int = 2_50
     let board = WatchBoard(channels: channels)
     let ingest = WatchIngest(store: store, board: board, channels: channels)
     let reader = try MergeReader(arguments: names.map { Fixtures.directory + "/lines/" + $0 })
-    ReplayFeed(reader: reader, speed: nil).run(into: ingest)
+    RecordingFeed(reader: reader, speed: nil).run(into: ingest)
     return (store, board)
 }
 

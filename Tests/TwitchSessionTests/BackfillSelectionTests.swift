@@ -1,5 +1,9 @@
+import ChatStore
 import Testing
 import TwitchSession
+
+/// The instant `milliseconds` after the epoch: the tables below are in milliseconds.
+private func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds) }
 
 @Suite struct BackfillSelectionTests {
     typealias C = BackfillSelection.Candidate
@@ -7,9 +11,9 @@ import TwitchSession
     @Test("after the anchor, the unseen lines are kept and the gap is closed")
     func anchored() {
         // Service: 1..6 at t = 100..600. We had 1, 2 (anchor 2); since the rejoin we saw 5.
-        let candidates = (1...6).map { C(fingerprint: UInt64($0), timeMs: Int64($0) * 100) }
+        let candidates = (1...6).map { C(fingerprint: UInt64($0), time: ms(Int64($0) * 100)) }
         let choice = BackfillSelection.choose(
-            candidates, had: [1, 2], seen: [5], gapFromMs: 250, gapToMs: 450, lastSeenWallMs: 200)
+            candidates, had: [1, 2], seen: [5], gapFrom: ms(250), gapTo: ms(450), lastSeen: ms(200))
         #expect(choice.kept == [2, 3, 5])
         #expect(choice.coverage == .closed)
     }
@@ -17,27 +21,29 @@ import TwitchSession
     @Test("the anchor is the newest line of the answer chatcap had, also when its very last line is not in it")
     func lastAnchor() {
         let fps: [UInt64] = [7, 1, 7, 2, 3]
-        let candidates = fps.enumerated().map { C(fingerprint: $0.element, timeMs: Int64($0.offset) * 10) }
+        let candidates = fps.enumerated().map { C(fingerprint: $0.element, time: ms(Int64($0.offset) * 10)) }
         // 99 (say our own JOIN echo) was the last line before the gap; the service never had it.
         let choice = BackfillSelection.choose(
-            candidates, had: [7, 99], seen: [], gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+            candidates, had: [7, 99], seen: [], gapFrom: ms(25), gapTo: ms(60), lastSeen: ms(20))
         #expect(choice.kept == [3, 4])
         #expect(choice.coverage == .closed)
         // Lines before the anchor that chatcap never had (before it joined) are not the gap's.
         let early = BackfillSelection.choose(
-            [C(fingerprint: 50, timeMs: 1), C(fingerprint: 7, timeMs: 2), C(fingerprint: 51, timeMs: 3)], had: [7],
-            seen: [], gapFromMs: 2, gapToMs: 4, lastSeenWallMs: 2)
+            [C(fingerprint: 50, time: ms(1)), C(fingerprint: 7, time: ms(2)), C(fingerprint: 51, time: ms(3))],
+            had: [7],
+            seen: [], gapFrom: ms(2), gapTo: ms(4), lastSeen: ms(2))
         #expect(early.kept == [2])
     }
 
     @Test("without the anchor, lines from the slack before the last line on are kept; the service reaching back closes")
     func unanchoredClosed() {
         let candidates = [
-            C(fingerprint: 10, timeMs: 1_000), C(fingerprint: 11, timeMs: 4_500), C(fingerprint: 12, timeMs: 5_200),
-            C(fingerprint: 13, timeMs: 6_000),
+            C(fingerprint: 10, time: ms(1_000)), C(fingerprint: 11, time: ms(4_500)),
+            C(fingerprint: 12, time: ms(5_200)),
+            C(fingerprint: 13, time: ms(6_000)),
         ]
         let choice = BackfillSelection.choose(
-            candidates, had: [99], seen: [13], gapFromMs: 5_600, gapToMs: 7_000, lastSeenWallMs: 5_500)
+            candidates, had: [99], seen: [13], gapFrom: ms(5_600), gapTo: ms(7_000), lastSeen: ms(5_500))
         #expect(choice.kept == [1, 2])  // 4,500 >= 5,500 - 1,000; 10 is older; 13 was seen
         #expect(choice.coverage == .closed)
     }
@@ -46,40 +52,41 @@ import TwitchSession
     func idAnchor() {
         // 30: a JOIN chatcap had before the gap, and the same JOIN again in the gap (at 3).
         let candidates = [
-            C(fingerprint: 1, timeMs: 10), C(fingerprint: 30, timeMs: 20, hasId: false), C(fingerprint: 2, timeMs: 30),
-            C(fingerprint: 30, timeMs: 40, hasId: false), C(fingerprint: 3, timeMs: 50),
+            C(fingerprint: 1, time: ms(10)), C(fingerprint: 30, time: ms(20), hasId: false),
+            C(fingerprint: 2, time: ms(30)),
+            C(fingerprint: 30, time: ms(40), hasId: false), C(fingerprint: 3, time: ms(50)),
         ]
         let choice = BackfillSelection.choose(
-            candidates, had: [1, 30], seen: [], gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+            candidates, had: [1, 30], seen: [], gapFrom: ms(25), gapTo: ms(60), lastSeen: ms(20))
         #expect(choice.kept == [2, 4])  // the second JOIN is taken for the one chatcap had: a known limit
         let idless = BackfillSelection.choose(
-            [C(fingerprint: 30, timeMs: 20, hasId: false), C(fingerprint: 4, timeMs: 30)], had: [30], seen: [],
-            gapFromMs: 25, gapToMs: 60, lastSeenWallMs: 20)
+            [C(fingerprint: 30, time: ms(20), hasId: false), C(fingerprint: 4, time: ms(30))], had: [30], seen: [],
+            gapFrom: ms(25), gapTo: ms(60), lastSeen: ms(20))
         #expect(idless.kept == [1])
         #expect(idless.coverage == .closed)
     }
 
     @Test("a service whose oldest line is younger than the gap's start makes it partial, with the interval left")
     func partial() {
-        let candidates = [C(fingerprint: 20, timeMs: 8_000), C(fingerprint: 21, timeMs: 9_000)]
+        let candidates = [C(fingerprint: 20, time: ms(8_000)), C(fingerprint: 21, time: ms(9_000))]
         let choice = BackfillSelection.choose(
-            candidates, had: [1], seen: [], gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
+            candidates, had: [1], seen: [], gapFrom: ms(5_000), gapTo: ms(10_000), lastSeen: ms(4_900))
         #expect(choice.kept == [0, 1])
-        #expect(choice.coverage == .partial(missingFromMs: 5_000, missingToMs: 8_000))
+        #expect(choice.coverage == .partial(missingFrom: ms(5_000), missingTo: ms(8_000)))
         let empty = BackfillSelection.choose(
-            [], had: [1], seen: [], gapFromMs: 5_000, gapToMs: 10_000, lastSeenWallMs: 4_900)
+            [], had: [1], seen: [], gapFrom: ms(5_000), gapTo: ms(10_000), lastSeen: ms(4_900))
         #expect(empty.kept == [])
-        #expect(empty.coverage == .partial(missingFromMs: 5_000, missingToMs: 10_000))
+        #expect(empty.coverage == .partial(missingFrom: ms(5_000), missingTo: ms(10_000)))
     }
 
     @Test("kept lines come in time order, equal times in the service's order; a line twice in the answer is kept once")
     func order() {
         let candidates = [
-            C(fingerprint: 1, timeMs: 100), C(fingerprint: 2, timeMs: 300), C(fingerprint: 3, timeMs: 200),
-            C(fingerprint: 4, timeMs: 200), C(fingerprint: 2, timeMs: 300), C(fingerprint: 5, timeMs: nil),
+            C(fingerprint: 1, time: ms(100)), C(fingerprint: 2, time: ms(300)), C(fingerprint: 3, time: ms(200)),
+            C(fingerprint: 4, time: ms(200)), C(fingerprint: 2, time: ms(300)), C(fingerprint: 5, time: nil),
         ]
         let choice = BackfillSelection.choose(
-            candidates, had: [1], seen: [], gapFromMs: 150, gapToMs: 400, lastSeenWallMs: 100)
+            candidates, had: [1], seen: [], gapFrom: ms(150), gapTo: ms(400), lastSeen: ms(100))
         // The line without a time takes the latest time before it (300).
         #expect(choice.kept == [2, 3, 1, 5])
     }
@@ -88,7 +95,7 @@ import TwitchSession
     func descriptions() {
         #expect(BackfillResult.recovered(3, .closed).description == "backfill closed it: 3 lines recovered")
         #expect(BackfillResult.recovered(1, .closed).state == "closed")
-        let partial = BackfillResult.recovered(0, .partial(missingFromMs: 0, missingToMs: 1_000))
+        let partial = BackfillResult.recovered(0, .partial(missingFrom: ms(0), missingTo: ms(1_000)))
         #expect(
             partial.description
                 == "backfill partial: 0 lines recovered, still missing from 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:01.000Z"
@@ -96,7 +103,8 @@ import TwitchSession
         #expect(partial.state == "partial")
         #expect(BackfillResult.failed("timed out").description == "backfill failed: timed out")
         let gap = Gap(
-            channel: "c", fromWallMs: 0, toWallMs: 500, reason: .endOfStream, backfill: .recovered(2, .closed))
+            channel: "c", from: .epoch, to: Timestamp(milliseconds: 500), reason: .endOfStream,
+            backfill: .recovered(2, .closed))
         #expect(
             gap.description
                 == "gap in #c from 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:00.500Z (500 ms): "
@@ -109,10 +117,10 @@ import TwitchSession
     func ring() {
         var recent = RecentLines(capacity: 3)
         #expect(recent.newest == nil)
-        for i in 1...5 { recent.append(UInt64(i), wallMs: Int64(i) * 10) }
+        for i in 1...5 { recent.append(UInt64(i), receivedAt: ms(Int64(i) * 10)) }
         #expect(Set(recent.fingerprints) == [3, 4, 5])
         #expect(recent.newest == 5)
-        #expect(recent.newestWallMs == 50)
+        #expect(recent.newestReceivedAt == ms(50))
         #expect(recent.total == 5)
     }
 }

@@ -17,19 +17,19 @@ import TwitchSession
     @Test("a restart's gap, opened before the start, ends with its record at the channel's JOIN echo, before `joined`")
     func restartGapEndsAtJoin() {
         var driver = SessionDriver(channels: ["a", "b"])
-        let from = SessionDriver.start.wallMs - 60_000
+        let from = SessionDriver.start.wall - 60_000
         let reason = DisconnectReason.notRunning("capture was not running (stopped, then started again)")
-        let opened = driver.machine.openGap(for: "#A", fromWallMs: from, reason: reason)
-        let again = driver.machine.openGap(for: "a", fromWallMs: from, reason: reason)
-        let other = driver.machine.openGap(for: "zz", fromWallMs: from, reason: reason)
+        let opened = driver.machine.openGap(for: "#A", from: from, reason: reason)
+        let again = driver.machine.openGap(for: "a", from: from, reason: reason)
+        let other = driver.machine.openGap(for: "zz", from: from, reason: reason)
         #expect(opened && !again && !other, "one open gap per channel, and only for its own channels")
         driver.startMachine()
         driver.connectAndRegister()
         driver.advance(by: 1_500)
         let echoed = driver.echoJoins(["a", "b"])
-        let gap = Gap(channel: "a", fromWallMs: from, toWallMs: driver.now.wallMs, reason: reason)
+        let gap = Gap(channel: "a", from: from, to: driver.now.wall, reason: reason)
         #expect(echoed.records.first == .gap(gap))
-        #expect(echoed.records.dropFirst().first == .joined(channel: "a", at: driver.now.wallMs))
+        #expect(echoed.records.dropFirst().first == .joined(channel: "a", at: driver.now.wall))
         #expect(driver.log.map(\.action).gaps == [gap], "b had no gap")
         #expect(gap.description.hasSuffix("(61500 ms): capture was not running (stopped, then started again)"))
     }
@@ -56,7 +56,7 @@ import TwitchSession
     )
     func rejoinSetFollowsChanges() {
         var driver = Self.joined(["a", "b", "c"])
-        let t0 = driver.now.wallMs
+        let t0 = driver.now.wall
         let removal = driver.remove("B")
         #expect(removal == [.send(.part("b")), .report(.parted(channel: "b", at: t0))])
         #expect(driver.machine.status(of: "b") == nil)
@@ -65,14 +65,14 @@ import TwitchSession
         #expect(driver.machine.channels == ["a", "c", "d"])
 
         driver.advance(by: 500)
-        let lostAt = driver.now.wallMs
+        let lostAt = driver.now.wall
         driver.send(.closed(.endOfStream))
         driver.advance(by: 60_000)
         let rejoin = driver.connectAndRegister()
         #expect(rejoin.joined == ["a", "c", "d"])
         let echoed = driver.echoJoins(["a", "c", "d", "b"])
         #expect(echoed.gaps.map(\.channel) == ["a", "c", "d"], "a late echo of b is not ours any more")
-        #expect(echoed.gaps.allSatisfy { $0.fromWallMs == lostAt })
+        #expect(echoed.gaps.allSatisfy { $0.from == lostAt })
         #expect(echoed.joinedRecords == ["a", "c", "d"])
         #expect(driver.log.map(\.action).sent.filter { $0.verb == "PART" } == [.part("b")], "one PART, once")
     }
@@ -100,7 +100,7 @@ import TwitchSession
         #expect(driver.connectAndRegister().joined == ["a"])
         let removal = driver.remove("b")
         #expect(removal.sent.isEmpty)
-        #expect(removal.records == [.parted(channel: "b", at: driver.now.wallMs)])
+        #expect(removal.records == [.parted(channel: "b", at: driver.now.wall)])
         #expect(driver.advance(by: 10_000).joined == ["c"], "c moves up into b's turn")
         #expect(driver.advance(by: 30_000).joined.isEmpty)
     }
@@ -119,14 +119,14 @@ import TwitchSession
     @Test("a channel removed while disconnected: its open gap ends at the removal, then the parted record")
     func removedDuringGap() {
         var driver = Self.joined(["a", "b"])
-        let lostAt = driver.now.wallMs
+        let lostAt = driver.now.wall
         driver.send(.closed(.endOfStream))
         driver.advance(by: 400)
         let removal = driver.remove("b")
         #expect(removal.sent.isEmpty, "no connection to PART on")
         #expect(
             removal.records == [
-                .gap(Gap(channel: "b", fromWallMs: lostAt, toWallMs: lostAt + 400, reason: .endOfStream)),
+                .gap(Gap(channel: "b", from: lostAt, to: lostAt + 400, reason: .endOfStream)),
                 .parted(channel: "b", at: lostAt + 400),
             ])
         driver.advance(by: 60_000)

@@ -39,7 +39,7 @@ import TwitchSession
         driver.advance(by: 30)
         let confirmed = driver.send(.overlapConfirmed)
         #expect(confirmed.filter { $0 == .closeRetired }.count == 1)
-        #expect(confirmed.records.contains(.disconnected(.serverRequestedReconnect, at: driver.now.wallMs)))
+        #expect(confirmed.records.contains(.disconnected(.serverRequestedReconnect, at: driver.now.wall)))
         #expect(!driver.machine.isHandingOver)
         #expect(driver.log.map(\.action).gaps.isEmpty)
         // Later, the retiring connection's own end is news to no one.
@@ -55,7 +55,7 @@ import TwitchSession
         driver.connectAndRegister()
         driver.echoJoins(["a"])
         driver.advance(by: 200)
-        let closedAt = driver.now.wallMs
+        let closedAt = driver.now.wall
         let ended = driver.send(.retiredClosed(.endOfStream))
         #expect(ended.records == [.disconnected(.endOfStream, at: closedAt)])
         #expect(!ended.contains(.closeRetired))
@@ -64,8 +64,8 @@ import TwitchSession
         let gap = try #require(joinedB.gaps.first)
         #expect(joinedB.gaps.count == 1)
         #expect(gap.channel == "b")
-        #expect(gap.fromWallMs == closedAt)
-        #expect(gap.toWallMs == closedAt + 700)
+        #expect(gap.from == closedAt)
+        #expect(gap.to == closedAt + 700)
         #expect(gap.reason == .serverRequestedReconnect)
         #expect(driver.log.map(\.action).gaps.count == 1, "no gap for a, joined in time")
     }
@@ -79,7 +79,7 @@ import TwitchSession
         driver.connectAndRegister()
         let joins = driver.echoJoins(["a", "b"])
         #expect(joins.gaps.map(\.channel) == ["a", "b"])
-        #expect(joins.gaps.allSatisfy { $0.toWallMs - $0.fromWallMs == 50 })
+        #expect(joins.gaps.allSatisfy { $0.to - $0.from == 50 })
         #expect(!joins.contains(.closeRetired))
     }
 
@@ -112,7 +112,7 @@ import TwitchSession
         driver.advance(by: 40)
         driver.connectAndRegister()
         let rejoined = driver.echoJoins(["a"])
-        #expect(rejoined.gaps.map(\.toWallMs) == [driver.now.wallMs])
+        #expect(rejoined.gaps.map(\.to) == [driver.now.wall])
     }
 
     @Test("stopping during an overlap closes the retiring connection without a gap")
@@ -122,7 +122,7 @@ import TwitchSession
         let stop = driver.machine.stop(at: driver.now)
         #expect(stop.contains(.closeRetired))
         #expect(stop.gaps.isEmpty)
-        #expect(stop.records.contains(.disconnected(.stopped, at: driver.now.wallMs)))
+        #expect(stop.records.contains(.disconnected(.stopped, at: driver.now.wall)))
     }
 
     @Test("RECONNECT before the welcome is a lost connection: closed, reconnected after the back-off")

@@ -48,7 +48,7 @@ import TwitchSession
         var driver = SessionDriver(channels: ["good", "gone", "banned", "tos", "missing", "silent"])
         driver.startMachine()
         driver.connectAndRegister()
-        let t0 = driver.now.wallMs
+        let t0 = driver.now.wall
         #expect(driver.echoJoins(["good"]).joinedRecords == ["good"])
         #expect(driver.echoJoins(["good"]).records.isEmpty)
         let notices = [

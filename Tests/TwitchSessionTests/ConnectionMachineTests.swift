@@ -8,7 +8,7 @@ import TwitchSession
         var driver = SessionDriver(channels: ["a"])
         #expect(driver.startMachine() == [.connect(after: 0)])
         let actions = driver.send(.connected)
-        #expect(actions.records == [.connected(attempt: 1, at: SessionDriver.start.wallMs)])
+        #expect(actions.records == [.connected(attempt: 1, at: SessionDriver.start.wall)])
         #expect(actions.sentVerbs == ["CAP", "NICK", "USER"])
         #expect(actions.sent[0] == .capabilityRequest())
         let wire = try String(decoding: actions.sent[0].wireBytes(), as: UTF8.self)
@@ -47,7 +47,7 @@ import TwitchSession
         driver.send(.connected)
         let ack = driver.receive(":tmi.twitch.tv CAP * ACK :twitch.tv/tags twitch.tv/commands twitch.tv/membership")
         #expect(
-            ack.records == [.capabilities(.acknowledged(OutgoingMessage.twitchCapabilities), at: driver.now.wallMs)])
+            ack.records == [.capabilities(.acknowledged(OutgoingMessage.twitchCapabilities), at: driver.now.wall)])
         #expect(ack.sent == [OutgoingMessage(verb: "CAP", params: ["END"])])
         #expect(ack.joined.isEmpty)
         let welcome = driver.receive(":tmi.twitch.tv 001 \(driver.machine.nick) :Welcome, GLHF!")
@@ -73,7 +73,7 @@ import TwitchSession
         driver.send(.connected)
         let nak = driver.receive(":irc.example.net CAP * NAK :twitch.tv/tags twitch.tv/commands twitch.tv/membership")
         let outcome = CapabilityOutcome.rejected(OutgoingMessage.twitchCapabilities)
-        #expect(nak.records == [.capabilities(outcome, at: driver.now.wallMs)])
+        #expect(nak.records == [.capabilities(outcome, at: driver.now.wall)])
         #expect(outcome.isDegraded && outcome.description.contains("continuing without"))
         #expect(nak.sentVerbs == ["CAP"])
         let welcome = driver.receive(":irc.example.net 001 \(driver.machine.nick) :Welcome to ExampleNet")
@@ -89,7 +89,7 @@ import TwitchSession
         driver.send(.connected)
         #expect(driver.advance(by: 4_999).records.isEmpty)
         let timeout = driver.advance(by: 1)
-        #expect(timeout.records == [.capabilities(.noAnswer(afterMs: 5_000), at: driver.now.wallMs)])
+        #expect(timeout.records == [.capabilities(.noAnswer(afterMs: 5_000), at: driver.now.wall)])
         #expect(timeout.sent == [OutgoingMessage(verb: "CAP", params: ["END"])])
         #expect(driver.machine.capabilityOutcome?.isDegraded == true)
         // A late ACK is not reported twice.
@@ -107,7 +107,7 @@ import TwitchSession
             ack.records == [
                 .capabilities(
                     .partial(granted: ["twitch.tv/tags"], missing: ["twitch.tv/commands", "twitch.tv/membership"]),
-                    at: driver.now.wallMs)
+                    at: driver.now.wall)
             ])
     }
 
@@ -159,7 +159,7 @@ import TwitchSession
         #expect(driver.advance(by: 9_999).closeReasons.isEmpty)
         let dead = driver.advance(by: 1)
         #expect(dead.closeReasons == [.unresponsive])
-        #expect(dead.records.contains(.disconnected(.unresponsive, at: driver.now.wallMs)))
+        #expect(dead.records.contains(.disconnected(.unresponsive, at: driver.now.wall)))
         #expect(dead.connectDelays == [1_000])
         #expect(driver.machine.phase == .connecting)
     }

@@ -79,7 +79,7 @@ import TwitchSession
         driver.connectAndRegister()
         driver.echoJoins(channels)
         driver.advance(by: 5_000)
-        let lostAt = driver.now.wallMs
+        let lostAt = driver.now.wall
         let lost = driver.send(.closed(.failed("Connection reset by peer")))
         #expect(lost.gaps.isEmpty)
         #expect(lost.records.contains(.disconnected(.failed("Connection reset by peer"), at: lostAt)))
@@ -92,10 +92,10 @@ import TwitchSession
         let reason = DisconnectReason.failed("Connection reset by peer")
         #expect(
             back.gaps == [
-                Gap(channel: "a", fromWallMs: lostAt, toWallMs: lostAt + 1_250, reason: reason),
-                Gap(channel: "b", fromWallMs: lostAt, toWallMs: lostAt + 1_250, reason: reason),
+                Gap(channel: "a", from: lostAt, to: lostAt + 1_250, reason: reason),
+                Gap(channel: "b", from: lostAt, to: lostAt + 1_250, reason: reason),
             ])
-        #expect(backC.gaps == [Gap(channel: "c", fromWallMs: lostAt, toWallMs: lostAt + 1_350, reason: reason)])
+        #expect(backC.gaps == [Gap(channel: "c", from: lostAt, to: lostAt + 1_350, reason: reason)])
         // The gap is reported before the join that ends it.
         #expect(back.records.first == .gap(back.gaps[0]))
         #expect(driver.log.map(\.action).gaps.count == 3)
@@ -107,7 +107,7 @@ import TwitchSession
         driver.startMachine()
         driver.connectAndRegister()
         driver.echoJoins(["a", "b"])
-        let lostAt = driver.now.wallMs
+        let lostAt = driver.now.wall
         driver.receive(":tmi.twitch.tv RECONNECT")
         driver.send(.retiredClosed(.endOfStream))  // the server closes the old connection at once
         driver.advance(by: 1_000)
@@ -119,7 +119,7 @@ import TwitchSession
         driver.connectAndRegister()
         let back = driver.echoJoins(["a", "b"])
         #expect(
-            back.gaps.map { [$0.channel, "\($0.fromWallMs)", "\($0.toWallMs)"] } == [
+            back.gaps.map { [$0.channel, "\($0.from)", "\($0.to)"] } == [
                 ["a", "\(lostAt)", "\(lostAt + 7_000)"], ["b", "\(lostAt)", "\(lostAt + 7_000)"],
             ])
         #expect(back.gaps.allSatisfy { $0.reason == .serverRequestedReconnect })
@@ -134,13 +134,13 @@ import TwitchSession
         driver.echoJoins(["a"])
         driver.advance(by: 3_000)
         driver.receive("@id=1 :u!u@u PRIVMSG #a :last words")
-        let lastLine = driver.now.wallMs
+        let lastLine = driver.now.wall
         driver.advance(by: 70_000)  // PING at +60 s, dead at +70 s
         driver.advance(by: 1_000)
         driver.connectAndRegister()
         let back = driver.echoJoins(["a"])
         #expect(
-            back.gaps == [Gap(channel: "a", fromWallMs: lastLine, toWallMs: lastLine + 71_000, reason: .unresponsive)])
+            back.gaps == [Gap(channel: "a", from: lastLine, to: lastLine + 71_000, reason: .unresponsive)])
     }
 
     @Test("channels never captured get no gap; a refusal on rejoin ends the gap; stop ends open gaps")
@@ -149,18 +149,18 @@ import TwitchSession
         driver.startMachine()
         driver.connectAndRegister()
         driver.echoJoins(["a", "b"])  // c never answers
-        let lostAt = driver.now.wallMs
+        let lostAt = driver.now.wall
         driver.send(.closed(.endOfStream))
         driver.advance(by: 1_000)
         driver.connectAndRegister()
         let refused = driver.receive(
             "@msg-id=msg_channel_suspended :tmi.twitch.tv NOTICE #a :This channel has been suspended.")
-        #expect(refused.gaps == [Gap(channel: "a", fromWallMs: lostAt, toWallMs: lostAt + 1_000, reason: .endOfStream)])
+        #expect(refused.gaps == [Gap(channel: "a", from: lostAt, to: lostAt + 1_000, reason: .endOfStream)])
         #expect(refused.joinFailures.map(\.channel) == ["a"])
         driver.send(.closed(.endOfStream))
         driver.advance(by: 500)
         let stopped = driver.machine.stop(at: driver.now)
-        #expect(stopped.gaps == [Gap(channel: "b", fromWallMs: lostAt, toWallMs: lostAt + 1_500, reason: .endOfStream)])
+        #expect(stopped.gaps == [Gap(channel: "b", from: lostAt, to: lostAt + 1_500, reason: .endOfStream)])
         #expect(!driver.log.map(\.action).gaps.contains { $0.channel == "c" })
     }
 }

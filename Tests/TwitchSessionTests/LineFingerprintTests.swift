@@ -1,3 +1,4 @@
+import ChatStore
 import IRCWire
 import Testing
 import TwitchSession
@@ -46,7 +47,7 @@ import TwitchSession
     func serviceTime() throws {
         func time(_ text: String) throws -> Int64? {
             let bytes = Array(text.utf8)
-            return LineFingerprint.serviceTimeMs(bytes.span, try ParsedLine.parse(bytes.span))
+            return LineFingerprint.serviceTime(bytes.span, try ParsedLine.parse(bytes.span))?.milliseconds
         }
         #expect(try time("@rm-received-ts=20;tmi-sent-ts=10 :a PRIVMSG #c :x") == 20)
         #expect(try time("@tmi-sent-ts=10 :a PRIVMSG #c :x") == 10)

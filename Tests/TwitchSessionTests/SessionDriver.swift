@@ -1,5 +1,17 @@
+import ChatStore
 import IRCWire
 import TwitchSession
+
+/// Wall-clock arithmetic for the tests, in milliseconds: `lostAt + 7_000`, `gap.to - gap.from`.
+extension Timestamp {
+    static func + (instant: Timestamp, milliseconds: Int64) -> Timestamp {
+        instant.advanced(byMilliseconds: milliseconds)
+    }
+    static func - (instant: Timestamp, milliseconds: Int64) -> Timestamp {
+        instant.advanced(byMilliseconds: -milliseconds)
+    }
+    static func - (later: Timestamp, earlier: Timestamp) -> Int64 { later.milliseconds - earlier.milliseconds }
+}
 
 /// Drives a ``ConnectionMachine`` like the ingest loop would, with a hand-moved clock.
 struct SessionDriver {

@@ -18,7 +18,7 @@ final class CaptureLane {
     var existingBytes: UInt64 = 0
     /// Written to since the last flush.
     var dirty = false
-    /// Taken off the channel list at run time (``CaptureWriter/retire(channels:atWallMs:)``): its file
+    /// Taken off the channel list at run time (``CaptureWriter/retire(channels:)``): its file
     /// is finished, and its lines go to `_session` as unjoined until it is admitted again.
     var isParted = false
     /// The writer's use count and the wall time at this lane's last write (see

@@ -1,7 +1,7 @@
 import ChatFormat
 import ChatGzip
 import ChatInput
-import ChatStore
+public import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -10,7 +10,7 @@ import TwitchSession
 #endif
 
 /// What a capture run finds in its directory about the run before it, so that the hole between the
-/// two runs is a record and not a silent absence (see ``CaptureWriter/recordPreviousRun(channels:atWallMs:)``).
+/// two runs is a record and not a silent absence (see ``CaptureWriter/recordPreviousRun(channels:at:)``).
 ///
 /// The previous run **ended with `stop`** when the last `CAPTURE` record of the newest `_session`
 /// file (by modification time) is `stop`: a run writes `start` first and `stop` last, and nothing
@@ -31,7 +31,7 @@ public struct CapturePreviousRun: Sendable, Equatable {
     /// Whether the previous run's last record is `stop`.
     public var endedWithStop: Bool
     /// When the previous run was last known to capture: its `stop` record, or its newest line.
-    public var lastLineWallMs: Int64
+    public var lastLine: Timestamp
     /// The channels of the new run that the directory already holds files of: each gets a gap.
     public var channels: [String]
 
@@ -42,9 +42,9 @@ public struct CapturePreviousRun: Sendable, Equatable {
             : "capture was not running (the previous run ended without a stop record)"
     }
 
-    public init(endedWithStop: Bool, lastLineWallMs: Int64, channels: [String]) {
+    public init(endedWithStop: Bool, lastLine: Timestamp, channels: [String]) {
         self.endedWithStop = endedWithStop
-        self.lastLineWallMs = lastLineWallMs
+        self.lastLine = lastLine
         self.channels = channels
     }
 
@@ -68,7 +68,7 @@ public struct CapturePreviousRun: Sendable, Equatable {
             !channel.isEmpty && LogFile.newest(in: directory + "/" + channel) != nil
         }
         if lastRecordIsStop, let at = lastRecordMs {
-            return CapturePreviousRun(endedWithStop: true, lastLineWallMs: at, channels: known)
+            return CapturePreviousRun(endedWithStop: true, lastLine: Timestamp(milliseconds: at), channels: known)
         }
         // Without `stop`: the newest line of any directory's newest file.
         var files = [session]
@@ -83,7 +83,7 @@ public struct CapturePreviousRun: Sendable, Equatable {
             }
         }
         guard newest != Int64.min else { return nil }
-        return CapturePreviousRun(endedWithStop: false, lastLineWallMs: newest, channels: known)
+        return CapturePreviousRun(endedWithStop: false, lastLine: Timestamp(milliseconds: newest), channels: known)
     }
 
     /// Calls `body` with every line of the file at `path` up to its last flush point (what a repair

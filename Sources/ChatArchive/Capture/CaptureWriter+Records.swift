@@ -1,4 +1,4 @@
-import ChatStore
+public import ChatStore
 import IRCWire
 public import TwitchSession
 
@@ -9,12 +9,12 @@ public import TwitchSession
 ///   [;missing-from=<RFC 3339>;missing-to=<RFC 3339>][;backfill-error=<text>]]] :chatcap CAPTURE <event> <target> :<text>
 /// ```
 /// - `event`: `start`, `channels` (the run's channels, when `start` cannot list them all: see
-///   ``recordStart(_:channels:atWallMs:)``), `stop`, `connected`, `capabilities`, `joined`, `join-failed`,
+///   ``recordStart(_:channels:at:)``), `stop`, `connected`, `capabilities`, `joined`, `join-failed`,
 ///   `parted`, `reload` and `reload-failed` (a channel list re-read at run time), `gap`,
 ///   `disconnected`, `reconnect`, `fatal`; `back-pressure` (the socket was not read while the disk
 ///   caught up), `skipped` (a line over the length limit), `cut-off` (a partial line at a close) and
 ///   `ended-without-stop` (the run before this one left no `stop` record: see
-///   ``recordPreviousRun(channels:atWallMs:)``).
+///   ``recordPreviousRun(channels:at:)``).
 /// - `target`: `#channel` for `joined`, `join-failed`, `parted` and `gap`, else `*`.
 /// - `text`: the human-readable description (``SessionRecord/description``), CR and LF replaced by
 ///   spaces; instants in it are RFC 3339.
@@ -33,7 +33,7 @@ extension CaptureWriter {
     /// - Throws: ``CaptureError`` (sticky).
     /// - Allocations: a few small strings (records are rare).
     public func record(_ record: SessionRecord) throws(CaptureError) {
-        let (event, target, at): (String, String, Int64)
+        let (event, target, at): (String, String, Timestamp)
         switch record {
         case .connected(let attempt, let t):
             if attempt > 1 { reconnects += 1 }
@@ -44,7 +44,7 @@ extension CaptureWriter {
         case .parted(let channel, let t): (event, target, at) = ("parted", "#" + channel, t)
         case .gap(let gap):
             try recordGap(
-                channel: gap.channel, fromWallMs: gap.fromWallMs, toWallMs: gap.toWallMs,
+                channel: gap.channel, from: gap.from, to: gap.to,
                 reason: gap.reason.description, backfill: gap.backfill)
             // Flushed at once, before any line after it reaches the spool (which writes in order): a
             // kill between two files of one flush must not keep the channel's later chat and lose the
@@ -55,54 +55,53 @@ extension CaptureWriter {
         case .reconnectScheduled(_, _, let t): (event, target, at) = ("reconnect", "*", t)
         case .fatal(_, let t): (event, target, at) = ("fatal", "*", t)
         }
-        try note(event: event, target: target, text: record.description, atWallMs: at)
+        try note(event: event, target: target, text: record.description, at: at)
         if case .disconnected = record { try flushAll() }
     }
 
-    /// Stores a `gap` record: `channel` was not captured from `fromWallMs` to `toWallMs`, for `reason`.
+    /// Stores a `gap` record: `channel` was not captured from `from` to `to`, for `reason`.
     /// Counted in ``gaps``.
     ///
     /// - Throws: ``CaptureError`` (sticky).
     public func recordGap(
-        channel: String, fromWallMs: Int64, toWallMs: Int64, reason: String, backfill: BackfillResult? = nil
+        channel: String, from: Timestamp, to: Timestamp, reason: String, backfill: BackfillResult? = nil
     ) throws(CaptureError) {
         gaps += 1
-        let from = Timestamp(milliseconds: fromWallMs).rfc3339
-        let to = Timestamp(milliseconds: toWallMs).rfc3339
         // The form of ``Gap/description``, with any reason.
-        var text = "gap in #\(channel) from \(from) to \(to) (\(toWallMs - fromWallMs) ms): \(reason)"
+        var text =
+            "gap in #\(channel) from \(from.rfc3339) to \(to.rfc3339) (\(to.milliseconds - from.milliseconds) ms): \(reason)"
         var tags = ";gap-from=\(from);gap-to=\(to);reason=\(TagValue.escaping(reason))"
         if let backfill {
             text += "; \(backfill)"
             tags += ";backfill=\(backfill.state);recovered=\(backfill.recoveredCount)"
             switch backfill {
             case .recovered(_, .partial(let missingFrom, let missingTo)):
-                tags += ";missing-from=\(Timestamp(milliseconds: missingFrom).rfc3339)"
-                tags += ";missing-to=\(Timestamp(milliseconds: missingTo).rfc3339)"
+                tags += ";missing-from=\(missingFrom.rfc3339)"
+                tags += ";missing-to=\(missingTo.rfc3339)"
             case .failed(let why): tags += ";backfill-error=\(TagValue.escaping(why))"
             case .recovered(_, .closed): break
             }
         }
-        try note(event: "gap", target: "#" + channel, text: text, atWallMs: toWallMs, extraTags: tags)
+        try note(event: "gap", target: "#" + channel, text: text, at: to, extraTags: tags)
     }
 
     /// Looks at the run before this one in the directory (``CapturePreviousRun``) and stores what the
     /// restart left: after a run that ended without `stop`, an `ended-without-stop` record. The gaps of
-    /// its channels (``CapturePreviousRun/channels``, from ``CapturePreviousRun/lastLineWallMs``, for
+    /// its channels (``CapturePreviousRun/channels``, from ``CapturePreviousRun/lastLine``, for
     /// ``CapturePreviousRun/gapReason``) are the session's to record: they end when each channel is
     /// joined, since nothing said before the JOIN is received. Call it once, before anything else is written.
     ///
     /// - Returns: what was found, or `nil` when the directory holds no earlier run.
     /// - Throws: ``CaptureError`` (sticky).
     @discardableResult
-    public func recordPreviousRun(channels: [String], atWallMs now: Int64) throws(CaptureError) -> CapturePreviousRun? {
+    public func recordPreviousRun(channels: [String], at now: Timestamp) throws(CaptureError) -> CapturePreviousRun? {
         guard let previous = CapturePreviousRun.examine(directory: directory, channels: channels) else { return nil }
         if !previous.endedWithStop {
             try note(
                 event: "ended-without-stop",
                 text: "the previous capture run ended without a stop record (killed, crashed or lost power); "
-                    + "its last stored line is from \(Timestamp(milliseconds: previous.lastLineWallMs).rfc3339)",
-                atWallMs: now)
+                    + "its last stored line is from \(previous.lastLine.rfc3339)",
+                at: now)
         }
         return previous
     }
@@ -120,10 +119,10 @@ extension CaptureWriter {
     /// - Throws: ``CaptureError`` (sticky).
     /// - Complexity: O(total bytes of the names).
     /// - Allocations: the records' strings (once per run).
-    public func recordStart(_ what: String, channels: [String], atWallMs at: Int64) throws(CaptureError) {
+    public func recordStart(_ what: String, channels: [String], at: Timestamp) throws(CaptureError) {
         let listed = channels.joined(separator: " ")
         guard listed.utf8.count > Self.channelListBytes else {
-            try note(event: "start", text: "\(what) of \(listed) started", atWallMs: at)
+            try note(event: "start", text: "\(what) of \(listed) started", at: at)
             return
         }
         var chunks: [ArraySlice<String>] = []
@@ -144,26 +143,26 @@ extension CaptureWriter {
             event: "start",
             text:
                 "\(what) of \(channels.count) channels started (listed in the \(chunks.count) channels records that follow)",
-            atWallMs: at)
+            at: at)
         for chunk in chunks {
             try note(
                 event: "channels",
                 text: "channels \(chunk.startIndex + 1)-\(chunk.endIndex) of \(channels.count): "
                     + chunk.joined(separator: " "),
-                atWallMs: at)
+                at: at)
         }
     }
 
     /// Stores a record of our own (e.g. `start`, `stop`) in the session file.
-    public func note(event: String, target: String = "*", text: String, atWallMs at: Int64, extraTags: String = "")
+    public func note(event: String, target: String = "*", text: String, at: Timestamp, extraTags: String = "")
         throws(CaptureError)
     {
         try checkUsable()
         var bytes = Array(
-            "@time=\(Timestamp(milliseconds: at).rfc3339)\(extraTags) :chatcap CAPTURE \(event) \(target) :".utf8)
+            "@time=\(at.rfc3339)\(extraTags) :chatcap CAPTURE \(event) \(target) :".utf8)
         for b in text.utf8 { bytes.append(b == 13 || b == 10 ? 32 : b) }
         bytes.append(13)
         bytes.append(10)
-        try write(bytes.span, to: sessionLane, wallMs: at)
+        try write(bytes.span, to: sessionLane, wallMs: at.milliseconds)
     }
 }

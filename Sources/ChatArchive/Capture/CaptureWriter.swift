@@ -66,7 +66,7 @@ public final class CaptureWriter {
     /// ``CaptureOptions/channels`` as lowercase login bytes (`nil`: every channel gets a lane), and
     /// channels added since (``admit(channels:)``).
     var joinedKeys: [[UInt8]]?
-    /// Whether each of `joinedKeys` is joined now (``retire(channels:atWallMs:)`` clears it: the index
+    /// Whether each of `joinedKeys` is joined now (``retire(channels:)`` clears it: the index
     /// keeps every name it was given).
     var joinedNow: [Bool] = []
     /// Login (any case) → its position in `joinedKeys`, asked when a line's channel has no lane yet.
@@ -80,7 +80,7 @@ public final class CaptureWriter {
     /// Does the `write(2)`s of every file.
     let spool: WriteSpool
     /// Session records waiting for the next ``tick(now:)`` (made where writing them could re-enter a file).
-    private var pendingNotes: [(event: String, text: String, atWallMs: Int64)] = []
+    private var pendingNotes: [(event: String, text: String, at: Timestamp)] = []
 
     /// Connections made after the first one, and gaps recorded (from ``record(_:)``).
     public internal(set) var reconnects = 0
@@ -140,7 +140,7 @@ public final class CaptureWriter {
         try checkUsable()
         let lane = try lane(for: message.channel, in: bytes)
         if let sent = message.sentTimestamp(in: bytes) {
-            lane.lagSumMs += receivedAt.wallMs - sent
+            lane.lagSumMs += receivedAt.wall.milliseconds - sent
             lane.lagCount += 1
         }
         try store(bytes, in: lane, receivedAt: receivedAt)
@@ -176,7 +176,7 @@ public final class CaptureWriter {
         if options.verbatim {
             append(bytes)
         } else {
-            appendTimeTag(receivedAt.wallMs)
+            appendTimeTag(receivedAt.wall.milliseconds)
             if !bytes.isEmpty && bytes[0] == UInt8(ascii: "@") {
                 line.append(UInt8(ascii: ";"))
                 append(bytes.extracting(1...))
@@ -190,7 +190,7 @@ public final class CaptureWriter {
         // A second reference, not a copy: `line` is not mutated while `buffer` lives, and is unique
         // again by the next call, so `removeAll(keepingCapacity:)` does not allocate.
         let buffer = line
-        try write(buffer.span, to: lane, wallMs: receivedAt.wallMs)
+        try write(buffer.span, to: lane, wallMs: receivedAt.wall.milliseconds)
         lane.lines += 1
     }
 
@@ -212,9 +212,9 @@ public final class CaptureWriter {
         guard now.monotonicMs - last >= options.flushIntervalMs else { return }
         try flushAll()
         lastFlushMs = now.monotonicMs
-        let period = options.rotation.period(ofWallMs: now.wallMs)
+        let period = options.rotation.period(ofWallMs: now.wall.milliseconds)
         for lane in allLanes where lane.writer != nil {
-            if period > lane.period || now.wallMs - lane.lastWallMs >= options.idleCloseMs {
+            if period > lane.period || now.wall.milliseconds - lane.lastWallMs >= options.idleCloseMs {
                 try closeFile(of: lane)
             }
         }
@@ -273,7 +273,7 @@ public final class CaptureWriter {
         while !pendingNotes.isEmpty {
             let notes = pendingNotes
             pendingNotes.removeAll()
-            for n in notes { try note(event: n.event, text: n.text, atWallMs: n.atWallMs) }
+            for n in notes { try note(event: n.event, text: n.text, at: n.at) }
         }
     }
 
@@ -304,7 +304,7 @@ public final class CaptureWriter {
         case .ended(let ms, let n):
             let text = "back-pressure \(n): stopped reading the socket for \(ms) ms while the disk caught up"
             onNotice?("resumed: " + text)
-            pendingNotes.append((event: "back-pressure", text: text, atWallMs: Moment.now().wallMs))
+            pendingNotes.append((event: "back-pressure", text: text, at: Moment.now().wall))
         }
     }
 

@@ -1,3 +1,4 @@
+public import ChatStore
 public import IRCWire
 
 /// Writes a kept line as a recent-messages service hands it out (the v2 API of robotty's
@@ -27,19 +28,19 @@ public enum HistoricalLine: Sendable {
     /// Writes `line` (parsed as `message`) as exported into `out`, which is emptied first.
     ///
     /// - Parameters:
-    ///   - receivedAtMs: when the line was received, in milliseconds since 1970 (`rm-received-ts`).
+    ///   - receivedAt: when the line was received (`rm-received-ts`, in milliseconds since 1970).
     ///   - deleted: a later CLEARMSG or CLEARCHAT hit it (`rm-deleted=1`).
     ///   - clearchatToNotice: write a CLEARCHAT as the NOTICE the service makes of it.
     /// - Complexity: O(`line.count`). - Allocations: none once `out` has grown to the longest line.
     public static func write(
-        _ line: Span<UInt8>, message: TwitchMessage, receivedAtMs: Int64, deleted: Bool, clearchatToNotice: Bool,
+        _ line: Span<UInt8>, message: TwitchMessage, receivedAt: Timestamp, deleted: Bool, clearchatToNotice: Bool,
         into out: inout [UInt8]
     ) {
         out.removeAll(keepingCapacity: true)
         out.append(UInt8(ascii: "@"))
         if deleted { append("rm-deleted=1;", to: &out) }
         append("rm-received-ts=", to: &out)
-        appendDecimal(receivedAtMs, to: &out)
+        appendDecimal(receivedAt.milliseconds, to: &out)
         append(";historical=1", to: &out)
         if clearchatToNotice, let clear = message.clearChat(in: line) {
             writeNotice(clear, line, into: &out)

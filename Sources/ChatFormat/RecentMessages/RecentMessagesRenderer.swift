@@ -90,7 +90,7 @@ public final class RecentMessagesRenderer {
                 if query.hideModeratedMessages && deleted { return }
                 if query.hideModerationMessages && (info.command == .clearchat || info.command == .clearmsg) { return }
                 HistoricalLine.write(
-                    bytes, message: TwitchMessage(info.parsed, in: bytes), receivedAtMs: info.receivedAt,
+                    bytes, message: TwitchMessage(info.parsed, in: bytes), receivedAt: info.receivedAt,
                     deleted: deleted, clearchatToNotice: query.clearchatToNotice, into: &line)
                 let written = line  // shared, not copied: a span of a local outlives no property access
                 guard written.count <= Int(UInt16.max) else { return }  // lines are at most 16 KiB and a few tags

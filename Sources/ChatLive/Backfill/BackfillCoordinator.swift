@@ -1,3 +1,4 @@
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -20,7 +21,7 @@ final class BackfillCoordinator {
     struct Pending {
         var id: Int
         var gap: Gap
-        var lastSeenWallMs: Int64?
+        var lastSeen: Timestamp?
         var deadlineMs: Int64
         var held: [Held] = []
         var heldBytes = 0
@@ -103,7 +104,7 @@ final class BackfillCoordinator {
             var name = [UInt8]()
             for i in utf8.indices { name.append(utf8[i]) }
             let fresh = ChannelState(name: String(decoding: name, as: UTF8.self))
-            fresh.recent.append(fingerprint, wallMs: receivedAt.wallMs)
+            fresh.recent.append(fingerprint, receivedAt: receivedAt.wall)
             channels[key] = fresh
             onLine(bytes, message, receivedAt, lineNumber)
             return
@@ -118,7 +119,7 @@ final class BackfillCoordinator {
             }
         }
         guard var pending = state.pending else {
-            state.recent.append(fingerprint, wallMs: receivedAt.wallMs)
+            state.recent.append(fingerprint, receivedAt: receivedAt.wall)
             onLine(bytes, message, receivedAt, lineNumber)
             return
         }
@@ -148,7 +149,7 @@ final class BackfillCoordinator {
         let id = nextId
         nextId += 1
         state.pending = Pending(
-            id: id, gap: gap, lastSeenWallMs: state.recent.newestWallMs,
+            id: id, gap: gap, lastSeen: state.recent.newestReceivedAt,
             deadlineMs: now.monotonicMs + source.waitMs)
         waiting[id] = state
         counters.requested += 1
@@ -228,7 +229,7 @@ final class BackfillCoordinator {
         guard let pending = state.pending else { return }
         state.pending = nil
         waiting[pending.id] = nil
-        var recovered: [(bytes: [UInt8], timeMs: Int64?)] = []
+        var recovered: [(bytes: [UInt8], time: Timestamp?)] = []
         var recoveredIds: [UInt64] = []
         let result: BackfillResult
         switch outcome {
@@ -266,7 +267,7 @@ final class BackfillCoordinator {
         gap.backfill = result
         onRecord(.gap(gap))
         for line in recovered {
-            let at = Moment(monotonicMs: now.monotonicMs, wallMs: line.timeMs ?? gap.toWallMs)
+            let at = Moment(monotonicMs: now.monotonicMs, wall: line.time ?? gap.to)
             emit(line.bytes, receivedAt: at, lineNumber: 0, into: state)
         }
         state.recovered = Set(recoveredIds)
@@ -280,17 +281,17 @@ final class BackfillCoordinator {
     private func emit(_ bytes: [UInt8], receivedAt: Moment, lineNumber: Int, into state: ChannelState) {
         let span = bytes.span
         guard let message = try? TwitchMessage.parse(span) else { return }
-        state.recent.append(LineFingerprint.of(span, message), wallMs: receivedAt.wallMs)
+        state.recent.append(LineFingerprint.of(span, message), receivedAt: receivedAt.wall)
         onLine(span, message, receivedAt, lineNumber)
     }
 
     /// The service's lines to write for `pending` (``BackfillSelection``), the fingerprints of those
     /// of them with an `id` (unique, so a later live copy is known for one), and the result to record.
     private func select(_ messages: [[UInt8]], for pending: Pending, in state: ChannelState, behind: Bool) -> (
-        [(bytes: [UInt8], timeMs: Int64?)], [UInt64], BackfillResult
+        [(bytes: [UInt8], time: Timestamp?)], [UInt64], BackfillResult
     ) {
         var candidates: [BackfillSelection.Candidate] = []
-        var lines: [(bytes: [UInt8], timeMs: Int64?)] = []
+        var lines: [(bytes: [UInt8], time: Timestamp?)] = []
         candidates.reserveCapacity(messages.count)
         for var bytes in messages {
             // A line with its CR LF still on (some services keep it).
@@ -302,24 +303,23 @@ final class BackfillCoordinator {
                 counters.unusable += 1
                 continue
             }
-            let time = LineFingerprint.serviceTimeMs(span, message.line)
+            let time = LineFingerprint.serviceTime(span, message.line)
             candidates.append(
                 .init(
-                    fingerprint: LineFingerprint.of(span, message), timeMs: time,
+                    fingerprint: LineFingerprint.of(span, message), time: time,
                     hasId: message.tags[.id].map { !$0.raw.isEmpty } ?? false))
             lines.append((Self.marked(bytes, message), time))
         }
         let choice = BackfillSelection.choose(
-            candidates, had: Set(state.recent.fingerprints), seen: pending.seen, gapFromMs: pending.gap.fromWallMs,
-            gapToMs: pending.gap.toWallMs, lastSeenWallMs: pending.lastSeenWallMs)
+            candidates, had: Set(state.recent.fingerprints), seen: pending.seen,
+            gapFrom: pending.gap.from, gapTo: pending.gap.to, lastSeen: pending.lastSeen)
         var coverage = choice.coverage
         if behind {
             // What came after the answer's newest line may be missing.
-            let newest = max(
-                candidates.lazy.compactMap(\.timeMs).max() ?? pending.gap.fromWallMs, pending.gap.fromWallMs)
-            let from = coverage == .closed ? newest : pending.gap.fromWallMs
-            if from < pending.gap.toWallMs {
-                coverage = .partial(missingFromMs: from, missingToMs: pending.gap.toWallMs)
+            let newest = max(candidates.lazy.compactMap(\.time).max() ?? pending.gap.from, pending.gap.from)
+            let from = coverage == .closed ? newest : pending.gap.from
+            if from < pending.gap.to {
+                coverage = .partial(missingFrom: from, missingTo: pending.gap.to)
             }
         }
         let ids = choice.kept.lazy.filter { candidates[$0].hasId }.map { candidates[$0].fingerprint }
@@ -334,7 +334,7 @@ final class BackfillCoordinator {
             while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
             guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
             if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
-            if let t = LineFingerprint.serviceTimeMs(bytes.span, message.line), t >= pending.gap.toWallMs {
+            if let t = LineFingerprint.serviceTime(bytes.span, message.line), t >= pending.gap.to {
                 return true
             }
         }

@@ -27,8 +27,8 @@ public struct EntryInfo: Sendable {
     /// Offsets of the parsed line, relative to the entry's bytes.
     public var parsed: ParsedLine
     public var command: TwitchCommand
-    /// Receive time, milliseconds since 1970 (UTC).
-    public var receivedAt: Int64
+    /// When the line was received.
+    public var receivedAt: Timestamp
     public var tombstone: Tombstone
     public var sender: SenderTokens
     /// A shared-chat copy of a message already kept in another channel (see de-duplication).

@@ -550,7 +550,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         // (after seeing `seq` published) hold the entry and cannot be retired while it is pinned.
         let meta = unsafe table.metas[s]
         let info = EntryInfo(
-            seq: seq, parsed: meta.parsed, command: meta.command, receivedAt: meta.receivedAt,
+            seq: seq, parsed: meta.parsed, command: meta.command, receivedAt: Timestamp(milliseconds: meta.receivedAt),
             tombstone: Tombstone(packed: unsafe table.tombstones[s].load(ordering: .acquiring)),
             sender: unsafe table.senders.map { unsafe $0[s] } ?? SenderTokens(),
             isMirror: meta.isMirror)

@@ -1,7 +1,7 @@
-import ChatStore
+public import ChatStore
 
 /// Which lines of a recent-messages service's answer fill a gap, and whether they fill all of it:
-/// the pure decision of a backfill (``choose(_:seen:anchor:gapFromMs:lastSeenWallMs:)``).
+/// the pure decision of a backfill (``choose(_:had:seen:gapFrom:gapTo:lastSeen:)``).
 ///
 /// The service's lines come oldest first. Kept are the lines after the **anchor** (the newest line of
 /// the answer with an `id` that chatcap had before the gap, found by its fingerprint: the last line
@@ -21,13 +21,13 @@ public enum BackfillSelection {
     /// One line of the service's answer, as the selection sees it.
     public struct Candidate: Sendable, Equatable {
         public var fingerprint: UInt64
-        /// The service's receive time (``LineFingerprint/serviceTimeMs(_:_:)``).
-        public var timeMs: Int64?
+        /// The service's receive time (``LineFingerprint/serviceTime(_:_:)``).
+        public var time: Timestamp?
         /// Whether the line has an `id` (its fingerprint is the id's, unique).
         public var hasId: Bool
-        public init(fingerprint: UInt64, timeMs: Int64?, hasId: Bool = true) {
+        public init(fingerprint: UInt64, time: Timestamp?, hasId: Bool = true) {
             self.fingerprint = fingerprint
-            self.timeMs = timeMs
+            self.time = time
             self.hasId = hasId
         }
     }
@@ -45,13 +45,15 @@ public enum BackfillSelection {
     /// - Parameters:
     ///   - had: fingerprints of the last lines chatcap had in the channel before the gap.
     ///   - seen: fingerprints of the live lines received since the rejoin.
-    ///   - gapFromMs: the gap's start; `gapToMs` its end (the rejoin).
-    ///   - lastSeenWallMs: when that last line came.
+    ///   - gapFrom: the gap's start; `gapTo` its end (the rejoin).
+    ///   - lastSeen: when that last line came.
     /// - Complexity: O(n log n) in the answer's length. - Allocations: the result.
     public static func choose(
-        _ candidates: [Candidate], had: Set<UInt64>, seen: Set<UInt64>, gapFromMs: Int64, gapToMs: Int64,
-        lastSeenWallMs: Int64?
+        _ candidates: [Candidate], had: Set<UInt64>, seen: Set<UInt64>, gapFrom: Timestamp, gapTo: Timestamp,
+        lastSeen: Timestamp?
     ) -> Choice {
+        let gapFromMs = gapFrom.milliseconds
+        let gapToMs = gapTo.milliseconds
         var start = 0
         var anchored = false
         if let i = candidates.lastIndex(where: { $0.hasId && had.contains($0.fingerprint) })
@@ -60,32 +62,33 @@ public enum BackfillSelection {
             start = i + 1
             anchored = true
         }
-        let since = min(lastSeenWallMs ?? gapFromMs, gapFromMs) - slackMs
+        let since = min(lastSeen?.milliseconds ?? gapFromMs, gapFromMs) - slackMs
         var kept: [(index: Int, time: Int64)] = []
         var time = Int64.min
         var written = Set<UInt64>()
         for i in candidates.indices {
-            if let t = candidates[i].timeMs { time = max(time, t) }
+            if let t = candidates[i].time?.milliseconds { time = max(time, t) }
             guard i >= start else { continue }
             let c = candidates[i]
             if had.contains(c.fingerprint) || seen.contains(c.fingerprint) || written.contains(c.fingerprint) {
                 continue
             }
-            if !anchored, let t = c.timeMs, t < since { continue }
-            if !anchored, c.timeMs == nil, time < since { continue }
+            if !anchored, let t = c.time?.milliseconds, t < since { continue }
+            if !anchored, c.time == nil, time < since { continue }
             written.insert(c.fingerprint)
-            kept.append((i, c.timeMs ?? time))
+            kept.append((i, c.time?.milliseconds ?? time))
         }
         // Stable: equal times keep the service's order.
         let ordered = kept.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
-        let oldest = candidates.lazy.compactMap(\.timeMs).min()
+        let oldest = candidates.lazy.compactMap(\.time?.milliseconds).min()
         let coverage: BackfillCoverage
         if anchored {
             coverage = .closed
         } else if let oldest, oldest < gapFromMs {
             coverage = .closed
         } else {
-            coverage = .partial(missingFromMs: gapFromMs, missingToMs: min(oldest ?? gapToMs, gapToMs))
+            coverage = .partial(
+                missingFrom: gapFrom, missingTo: Timestamp(milliseconds: min(oldest ?? gapToMs, gapToMs)))
         }
         return Choice(kept: ordered.map(\.element.index), coverage: coverage)
     }
@@ -96,9 +99,9 @@ public enum BackfillCoverage: Sendable, Equatable {
     /// The service's answer reaches back before the gap's start (or holds the last line chatcap had
     /// before it): every line of the gap the service kept is now in the output.
     case closed
-    /// The service's oldest line is younger than the gap's start: from `missingFromMs` to
-    /// `missingToMs` chat may still be missing.
-    case partial(missingFromMs: Int64, missingToMs: Int64)
+    /// The service's oldest line is younger than the gap's start: from `missingFrom` to
+    /// `missingTo` chat may still be missing.
+    case partial(missingFrom: Timestamp, missingTo: Timestamp)
 }
 
 /// What became of the backfill of one gap.
@@ -129,7 +132,7 @@ public enum BackfillResult: Sendable, Equatable, CustomStringConvertible {
             "backfill closed it: \(n) line\(n == 1 ? "" : "s") recovered"
         case .recovered(let n, .partial(let from, let to)):
             "backfill partial: \(n) line\(n == 1 ? "" : "s") recovered, still missing from "
-                + "\(Timestamp(milliseconds: from).rfc3339) to \(Timestamp(milliseconds: to).rfc3339)"
+                + "\(from.rfc3339) to \(to.rfc3339)"
         case .failed(let why): "backfill failed: \(why)"
         }
     }

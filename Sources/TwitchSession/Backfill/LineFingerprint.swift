@@ -1,3 +1,4 @@
+public import ChatStore
 public import IRCWire
 
 /// What recognises one chat line in two copies of it: the live line chatcap received and the copy a
@@ -61,11 +62,11 @@ public enum LineFingerprint {
     }
 
     /// When a copy from a recent-messages service was received: its `rm-received-ts`, else the
-    /// `tmi-sent-ts` Twitch stamped it with (milliseconds since 1970); `nil` without either.
+    /// `tmi-sent-ts` Twitch stamped it with (both milliseconds since 1970); `nil` without either.
     ///
     /// - Complexity: O(tag bytes). - Allocations: none.
-    public static func serviceTimeMs(_ bytes: Span<UInt8>, _ line: ParsedLine) -> Int64? {
-        if let t = line.tag("rm-received-ts", in: bytes)?.integer(in: bytes) { return t }
-        return line.tag("tmi-sent-ts", in: bytes)?.integer(in: bytes)
+    public static func serviceTime(_ bytes: Span<UInt8>, _ line: ParsedLine) -> Timestamp? {
+        if let t = line.tag("rm-received-ts", in: bytes)?.integer(in: bytes) { return Timestamp(milliseconds: t) }
+        return line.tag("tmi-sent-ts", in: bytes)?.integer(in: bytes).map { Timestamp(milliseconds: $0) }
     }
 }

@@ -1,3 +1,5 @@
+public import ChatStore
+
 /// The fingerprints (``LineFingerprint``) of the last lines chatcap received in one channel, and when
 /// the newest came: what a backfill after a gap compares the service's lines with.
 ///
@@ -13,8 +15,8 @@ public struct RecentLines: Sendable {
     public private(set) var total = 0
     /// The fingerprint of the newest line, `nil` before the first.
     public private(set) var newest: UInt64? = nil
-    /// When the newest line was received (wall clock, milliseconds since 1970).
-    public private(set) var newestWallMs: Int64? = nil
+    /// When the newest line was received.
+    public private(set) var newestReceivedAt: Timestamp? = nil
 
     /// - Precondition: `capacity > 0`.
     public init(capacity: Int = RecentLines.defaultCapacity) {
@@ -29,7 +31,7 @@ public struct RecentLines: Sendable {
     /// Remembers a received line.
     ///
     /// - Complexity: O(1). - Allocations: none once the ring is full (it grows to ``capacity``).
-    public mutating func append(_ fingerprint: UInt64, wallMs: Int64) {
+    public mutating func append(_ fingerprint: UInt64, receivedAt: Timestamp) {
         if ring.count < capacity {
             ring.append(fingerprint)
         } else {
@@ -38,7 +40,7 @@ public struct RecentLines: Sendable {
         next = next + 1 == capacity ? 0 : next + 1
         total += 1
         newest = fingerprint
-        newestWallMs = wallMs
+        newestReceivedAt = receivedAt
     }
 
     /// The fingerprints held, in no particular order.

@@ -1,11 +1,11 @@
 import ChatFormat
 import ChatInput
-import ChatStore
+public import ChatStore
 import IRCWire
 
 /// The lines `--apply-moderation` holds back (``ModerationHold``) and the lines of channels past the
 /// store's limit: when they are written, and how.
-extension Replay {
+extension OutputPipeline {
     /// A line the store refused (its channel is past the store's channel limit), reported with its
     /// position and counted: written without the store — at once, or with moderation held (as a copy,
     /// final at once) in input order among the other held lines — or, with no output (`dump`: only
@@ -53,15 +53,15 @@ extension Replay {
         return "\(at.inputName):\(at.lineNumber): \(why): \(outcome)"
     }
 
-    /// For live input: advances the moderation look-ahead's clock to `wallMilliseconds` and writes the
+    /// For live input: advances the moderation look-ahead's clock to `now` (the wall clock) and writes the
     /// held lines whose window has passed, so a quiet live channel's lines keep flowing. Call it from
     /// the live loop's tick.
     ///
     /// - Complexity: O(lines released). - Allocations: none.
-    public func releaseDue(wallMilliseconds: Int64) throws(OutputError) {
+    public func releaseDue(now: Timestamp) throws(OutputError) {
         guard options.applyModeration, sink != nil else { return }
         let clock = self.clock
-        if wallMilliseconds > clock { self.clock = wallMilliseconds }
+        if now.milliseconds > clock { self.clock = now.milliseconds }
         try releaseHeld(force: false)
     }
 

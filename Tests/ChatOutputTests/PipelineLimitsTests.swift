@@ -1,6 +1,6 @@
 import ChatFormat
 import ChatInput
-import ChatReplay
+import ChatOutput
 import ChatTestSupport
 import Foundation
 import Testing
@@ -8,12 +8,12 @@ import Testing
 /// Issue #12 items 6 and 14: lines of channels past the store's channel limit are written (or, for
 /// `dump`, counted as dropped) and never silently lost; the number of problems described one by one
 /// is configurable, 0 for all.
-@Suite struct ReplayLimitsTests {
-    /// What one replay printed, wrote and counted.
+@Suite struct PipelineLimitsTests {
+    /// What one run of the pipeline printed, wrote and counted.
     struct Outcome {
         var output: [UInt8]
         var diagnostics: [String]
-        var summary: ReplaySummary
+        var summary: PipelineSummary
         /// Output lines without their CRLF.
         var outputLines: [String] {
             String(decoding: output, as: UTF8.self).split(separator: "\r\n").map(String.init)
@@ -26,10 +26,10 @@ import Testing
         (0..<rounds).flatMap { r in (0..<channels).map { c in "@id=m\(r)-\(c) :u!u@u PRIVMSG #ch\(c) :line \(r)" } }
     }
 
-    /// Replays `lines` (written CRLF-terminated) from a file through ``Replay`` into a file (or into the store only, for
+    /// Replays `lines` (written CRLF-terminated) from a file through ``OutputPipeline`` into a file (or into the store only, for
     /// `dump`, when `toSink` is false).
     static func replay(
-        _ lines: [String], toSink: Bool = true, _ configure: (inout ReplayOptions) -> Void
+        _ lines: [String], toSink: Bool = true, _ configure: (inout PipelineOptions) -> Void
     ) throws -> Outcome {
         let dir = try InputTempDirectory()
         let input = try dir.write("t.irc", Array(lines.map { $0 + "\r\n" }.joined().utf8))
@@ -37,15 +37,15 @@ import Testing
         let fd = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         #expect(fd >= 0)
         defer { close(fd) }
-        var options = ReplayOptions()
+        var options = PipelineOptions()
         options.format = .raw
         configure(&options)
         nonisolated(unsafe) var diagnostics: [String] = []
         let sink = OutputSink(descriptor: fd)
-        let replay = Replay(options: options, sink: toSink ? sink : nil, diagnose: { diagnostics.append($0) })
-        try replay.run(try MergeReader(arguments: [input]))
+        let pipeline = OutputPipeline(options: options, sink: toSink ? sink : nil, diagnose: { diagnostics.append($0) })
+        try pipeline.run(try MergeReader(arguments: [input]))
         let output = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outPath)))
-        return Outcome(output: output, diagnostics: diagnostics, summary: replay.summary)
+        return Outcome(output: output, diagnostics: diagnostics, summary: pipeline.summary)
     }
 
     /// Lines of the 6 channels past a limit of 64, in `chat(channels: 70, rounds: 2)`.
@@ -143,7 +143,7 @@ import Testing
     func reportLimitDefault() throws {
         let run = try Self.replay(Self.malformed) { _ in }
         #expect(run.diagnostics.count == 21)
-        #expect(ReplayOptions().reportLimit == 20)
+        #expect(PipelineOptions().reportLimit == 20)
     }
 
     @Test("stats: list limit 0 lists all 30 problems; 3 lists three and counts the rest")

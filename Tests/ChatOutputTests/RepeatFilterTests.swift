@@ -1,4 +1,4 @@
-import ChatReplay
+import ChatOutput
 import IRCWire
 import Testing
 import TwitchSession

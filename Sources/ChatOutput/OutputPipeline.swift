@@ -5,30 +5,31 @@ public import ChatStore
 import IRCWire
 public import TwitchSession
 
-/// Runs recorded chat through the live path — framer, parser, channel rings, view model — and writes
-/// it out in one of the output formats.
+/// The output pipeline of `replay`, `dump` and `tail`: runs chat — recorded (a ``MergeReader``'s events)
+/// or live (``handleLive(_:_:receivedAt:lineNumber:)``) — through the live path's channel rings and view
+/// model, filters it, and writes it out in one of the output formats.
 ///
 /// Without moderation each line is written as soon as it is appended (one line out per line in), into
 /// the ``OutputSink``, which batches writes and flushes them within ``OutputSink/maxDelay``: the pacer's
 /// waits and ``idle()`` (for follow polls and live ticks) give it the chance.
-/// With ``ReplayOptions/applyModeration`` each line waits for its own channel's look-ahead (see
-/// ``ModerationHold``): until its ring evicts it, until ``ReplayOptions/moderationWindow`` has passed,
+/// With ``PipelineOptions/applyModeration`` each line waits for its own channel's look-ahead (see
+/// ``ModerationHold``): until its ring evicts it, until ``PipelineOptions/moderationWindow`` has passed,
 /// or the end. Lines are written in input order, carrying the tombstone a later CLEARMSG/CLEARCHAT put
 /// on them; a line released before its look-ahead ended (the hold's byte limit) is counted.
 ///
 /// A line whose channel is past the store's ``ChatStore/channelLimit`` is reported with its position
-/// and still written (counted as ``ReplaySummary/untracked``: no tombstone, no de-duplication; with
+/// and still written (counted as ``PipelineSummary/untracked``: no tombstone, no de-duplication; with
 /// moderation held as a copy, in input order); with no sink (`dump`) it is counted as
-/// ``ReplaySummary/dropped``. Problems are described through `diagnose` up to
-/// ``ReplayOptions/reportLimit`` (0: all), then only counted.
+/// ``PipelineSummary/dropped``. Problems are described through `diagnose` up to
+/// ``PipelineOptions/reportLimit`` (0: all), then only counted.
 ///
 /// Owns the store while it runs (the ingest thread); not `Sendable`.
 ///
 /// The per-line state (output buffer, counters, held-back lines) is plain stored properties: release
 /// builds skip the dynamic exclusivity checks (Package.swift), debug builds keep them.
 @safe
-public final class Replay {
-    public let options: ReplayOptions
+public final class OutputPipeline {
+    public let options: PipelineOptions
     public let store: ChatStore
     let sink: OutputSink?
     let diagnose: (String) -> Void
@@ -45,7 +46,7 @@ public final class Replay {
     // Per-line state: plain stored properties, touched by the owner thread only.
     var writer = JSONWriter()
     /// What happened so far.
-    public internal(set) var summary = ReplaySummary()
+    public internal(set) var summary = PipelineSummary()
     var reported = 0
     /// Lines appended but not yet written (moderation mode), in input order.
     var hold = ModerationHold()
@@ -66,7 +67,7 @@ public final class Replay {
     /// - Parameters:
     ///   - sink: where lines go; `nil` to only fill the store (for `dump`).
     ///   - diagnose: receives one message per problem (file and line number included).
-    public init(options: ReplayOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
+    public init(options: PipelineOptions, sink: OutputSink?, diagnose: @escaping (String) -> Void) {
         self.options = options
         // Nothing in replay or dump reads sender tokens (encoders read names from the entry bytes).
         store = ChatStore(
@@ -180,7 +181,7 @@ public final class Replay {
     }
 
     /// Reports and counts a partial line of a live source that its connection cut off (it counts as
-    /// ``ReplaySummary/cutOff``, not as an over-long line).
+    /// ``PipelineSummary/cutOff``, not as an over-long line).
     public func noteCutOff(_ message: String) {
         summary.cutOff += 1
         report(message)
@@ -216,7 +217,7 @@ public final class Replay {
         let holds = options.applyModeration && sink != nil
         let placement: ChatStore.Placement
         do throws(StoreError) {
-            placement = try store.append(bytes, message: message, receivedAt: at.timestamp?.milliseconds ?? 0)
+            placement = try store.append(bytes, message: message, receivedAt: at.timestamp ?? .epoch)
         } catch {
             try refused(bytes, message, at, error)
             return
@@ -259,7 +260,7 @@ public final class Replay {
         let time = LineTime(of: message, in: bytes).timestamp
         let context = LineContext(timestamp: time, tombstone: info.tombstone, isMirror: info.isMirror)
         // The entry's receipt time is the line's time or, without one, the time of the line before it.
-        let filterTime = info.receivedAt == 0 ? time : Timestamp(milliseconds: info.receivedAt)
+        let filterTime = info.receivedAt == .epoch ? time : info.receivedAt
         // The ring keeps no terminator: raw output uses CRLF.
         try write(bytes, message, context, time: filterTime, terminator: .crlf, to: sink)
     }
@@ -361,7 +362,7 @@ public final class Replay {
         }
     }
 
-    /// Counts a problem and describes it while under ``ReplayOptions/reportLimit``; the message is
+    /// Counts a problem and describes it while under ``PipelineOptions/reportLimit``; the message is
     /// built only then (past the limit a problem costs a count, not a String).
     public func report(_ message: @autoclosure () -> String) {
         self.reported += 1
@@ -377,4 +378,4 @@ public final class Replay {
 }
 
 @available(*, unavailable)
-extension Replay: Sendable {}
+extension OutputPipeline: Sendable {}

@@ -5,7 +5,7 @@ import IRCWire
 ///
 /// Each channel gets its own look-ahead: a held line is *final* when its channel's ring has evicted
 /// it (no later CLEARMSG/CLEARCHAT can reach it — `dump` could not mark it either), when the
-/// look-ahead window has passed on the replay's clock, or at the end of the input. The owner writes
+/// look-ahead window has passed on the pipeline's clock, or at the end of the input. The owner writes
 /// the first line as soon as it is final, so the output keeps input order while a quiet channel's
 /// line waits for its own look-ahead, not for another channel's ring.
 ///
@@ -13,7 +13,7 @@ import IRCWire
 /// channel is still waiting; a line's tombstone is read from its ring while it is there, and frozen
 /// here (``noteEviction(channel:seq:tombstone:)``) when the ring evicts it first.
 ///
-/// Not thread-safe: the replay's owner thread only.
+/// Not thread-safe: the pipeline's owner thread only.
 struct ModerationHold: ~Copyable {
     struct Line {
         var channel: Int
@@ -21,7 +21,7 @@ struct ModerationHold: ~Copyable {
         /// Offset of the bytes in the (logical, ever-growing) byte stream.
         var start: Int
         var count: Int
-        /// Milliseconds on the replay's clock after which the line is final (`Int64.max`: never by time).
+        /// Milliseconds on the pipeline's clock after which the line is final (`Int64.max`: never by time).
         var due: Int64
         var parsed: ParsedLine
         var terminator: LineTerminator

@@ -1,6 +1,6 @@
 public import ChatInput
+import ChatOutput
 import ChatPosix
-import ChatReplay
 import ChatStore
 import IRCWire
 
@@ -13,7 +13,7 @@ import IRCWire
 /// to the board (the screen's footer, then stderr on exit), never dropped silently.
 ///
 /// Runs on the ingest thread; the reader is handed over to it and not touched elsewhere.
-public final class ReplayFeed: WatchFeed {
+public final class RecordingFeed: WatchFeed {
     private let reader: MergeReader
     private var pacer: Pacer?
     /// The longest sleep between two ticks.
@@ -50,7 +50,7 @@ public final class ReplayFeed: WatchFeed {
                 case .line(let at, let message):
                     if let t = at.timestamp { pace(until: t.milliseconds, ingest) }
                     guard !ingest.stop.isRaised else { return }
-                    ingest.append(bytes, message, receivedAt: at.timestamp?.milliseconds ?? 0)
+                    ingest.append(bytes, message, receivedAt: at.timestamp ?? .epoch)
                 case .malformed, .skipped, .inputFailed, .bareCarriageReturns:
                     ingest.report(event.diagnostic)
                 }
@@ -74,4 +74,4 @@ public final class ReplayFeed: WatchFeed {
 }
 
 @available(*, unavailable)
-extension ReplayFeed: Sendable {}
+extension RecordingFeed: Sendable {}

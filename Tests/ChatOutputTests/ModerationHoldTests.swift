@@ -1,6 +1,6 @@
 import ChatFormat
 import ChatInput
-import ChatReplay
+import ChatOutput
 import ChatStore
 import Foundation
 import IRCWire
@@ -13,18 +13,18 @@ import Testing
         var messages: [String] = []
     }
 
-    static func feed(_ replay: Replay, _ line: String, number: Int, at ms: Int64) throws {
+    static func feed(_ pipeline: OutputPipeline, _ line: String, number: Int, at ms: Int64) throws {
         let bytes = Array(line.utf8)
         let message = try TwitchMessage.parse(bytes.span)
         let at = MergedLine(
             inputName: "t", inputIndex: 0, lineNumber: number, byteOffset: 0,
             timestamp: Timestamp(milliseconds: ms), timeSource: .tmiSentTs)
-        try replay.handle(.line(at, message), bytes.span)
+        try pipeline.handle(.line(at, message), bytes.span)
     }
 
     /// JSON output with the moderation look-ahead on, held for `window` milliseconds.
-    static func holding(window: Int64?) -> ReplayOptions {
-        var options = ReplayOptions()
+    static func holding(window: Int64?) -> PipelineOptions {
+        var options = PipelineOptions()
         options.format = .json
         options.applyModeration = true
         options.moderationWindow = window
@@ -36,16 +36,16 @@ import Testing
     @Test("live: a quiet channel's line is written once the wall clock passes its window, not before")
     func liveWindow() throws {
         let options = Self.holding(window: 5_000)
-        let replay = Replay(options: options, sink: Self.devNull(), diagnose: { _ in })
+        let pipeline = OutputPipeline(options: options, sink: Self.devNull(), diagnose: { _ in })
         let t: Int64 = 1_763_700_000_000
-        try Self.feed(replay, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
-        try replay.releaseDue(wallMilliseconds: t + 4_999)
-        #expect(replay.summary.written == 0)
-        try replay.releaseDue(wallMilliseconds: t + 5_000)
-        #expect(replay.summary.written == 1)
-        try replay.finish()
-        #expect(replay.summary.written == 1)
-        #expect(replay.summary.releasedEarly == 0)
+        try Self.feed(pipeline, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
+        try pipeline.releaseDue(now: Timestamp(milliseconds: t + 4_999))
+        #expect(pipeline.summary.written == 0)
+        try pipeline.releaseDue(now: Timestamp(milliseconds: t + 5_000))
+        #expect(pipeline.summary.written == 1)
+        try pipeline.finish()
+        #expect(pipeline.summary.written == 1)
+        #expect(pipeline.summary.releasedEarly == 0)
     }
 
     @Test("a held line its ring evicts keeps the marks it had: a 2-entry ring, a deleted message pushed out")
@@ -55,15 +55,15 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("evicted-held-\(getpid()).json").path
         defer { unlink(path) }
         let sink = OutputSink(descriptor: open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
-        let replay = Replay(options: options, sink: sink, diagnose: { _ in })
+        let pipeline = OutputPipeline(options: options, sink: sink, diagnose: { _ in })
         let t: Int64 = 1_763_700_000_000
-        try Self.feed(replay, "@id=a;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #c :first", number: 1, at: t)
+        try Self.feed(pipeline, "@id=a;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #c :first", number: 1, at: t)
         try Self.feed(
-            replay, "@login=bob;target-msg-id=a;tmi-sent-ts=\(t + 1) :tmi.twitch.tv CLEARMSG #c :first", number: 2,
+            pipeline, "@login=bob;target-msg-id=a;tmi-sent-ts=\(t + 1) :tmi.twitch.tv CLEARMSG #c :first", number: 2,
             at: t + 1)
-        try Self.feed(replay, "@id=b;tmi-sent-ts=\(t + 2) :ann!ann@a PRIVMSG #c :second", number: 3, at: t + 2)
-        try Self.feed(replay, "@id=c;tmi-sent-ts=\(t + 3) :ann!ann@a PRIVMSG #c :third", number: 4, at: t + 3)
-        try replay.finish()
+        try Self.feed(pipeline, "@id=b;tmi-sent-ts=\(t + 2) :ann!ann@a PRIVMSG #c :second", number: 3, at: t + 2)
+        try Self.feed(pipeline, "@id=c;tmi-sent-ts=\(t + 3) :ann!ann@a PRIVMSG #c :third", number: 4, at: t + 3)
+        try pipeline.finish()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         let first = try #require(lines.first { $0.contains("\"id\":\"a\"") })
         #expect(first.contains("\"deleted\":true"), "\(first)")
@@ -79,28 +79,28 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hold-limit-\(getpid()).json").path
         defer { unlink(path) }
         let sink = OutputSink(descriptor: open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
-        let replay = Replay(options: options, sink: sink, diagnose: { notes.messages.append($0) })
+        let pipeline = OutputPipeline(options: options, sink: sink, diagnose: { notes.messages.append($0) })
         let t: Int64 = 1_763_700_000_000
-        try Self.feed(replay, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
+        try Self.feed(pipeline, "@id=q;tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #quiet :hi", number: 1, at: t)
         for i in 0..<100 {
             try Self.feed(
-                replay, "@id=b\(i);tmi-sent-ts=\(t + 1) :ann!ann@a PRIVMSG #busy :message number \(i)",
+                pipeline, "@id=b\(i);tmi-sent-ts=\(t + 1) :ann!ann@a PRIVMSG #busy :message number \(i)",
                 number: i + 2, at: t + 1)
         }
-        let early = replay.summary.releasedEarly
+        let early = pipeline.summary.releasedEarly
         #expect(early == 88, "1,024 bytes hold the last 13 of the 101 lines")
-        #expect(replay.summary.written == early)
+        #expect(pipeline.summary.written == early)
         // The lines out early are the oldest ones, in order: the quiet channel's, then the busy one's first.
         try sink.flush()
         let ids = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
             $0.firstMatch(of: /"id":"([a-z0-9]+)"/).map { String($0.1) } ?? "?"
         }
         #expect(ids == ["q"] + (0..<(early - 1)).map { "b\($0)" })
-        try replay.finish()
-        #expect(replay.summary.written == 101)
-        #expect(replay.summary.releasedEarly == early)
-        #expect(replay.summary.hasProblems)
-        #expect(replay.summary.description.contains("\(early) released before their moderation look-ahead ended"))
+        try pipeline.finish()
+        #expect(pipeline.summary.written == 101)
+        #expect(pipeline.summary.releasedEarly == early)
+        #expect(pipeline.summary.hasProblems)
+        #expect(pipeline.summary.description.contains("\(early) released before their moderation look-ahead ended"))
         #expect(notes.messages.filter { $0.contains("moderation look-ahead") }.count == 1, "\(notes.messages)")
     }
 }

@@ -1,4 +1,4 @@
-import ChatReplay
+import ChatOutput
 import ChatTestSupport
 import Foundation
 import Testing

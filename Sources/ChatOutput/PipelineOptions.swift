@@ -1,8 +1,9 @@
 public import ChatFormat
 public import ChatStore
 
-/// What `replay` (and `dump`, `stats`) do with the lines they read. Not `Sendable` (it holds a `Regex`).
-public struct ReplayOptions {  // not Sendable: holds a Regex
+/// What the ``OutputPipeline`` of `replay`, `dump` and `tail` does with the lines it reads. Not `Sendable` (it holds a
+/// `Regex`).
+public struct PipelineOptions {  // not Sendable: holds a Regex
     public var format: OutputFormat = .text
     public var color = false
     public var json = JSONOptions()
@@ -34,20 +35,20 @@ public struct ReplayOptions {  // not Sendable: holds a Regex
     /// even if its ring still holds it (`nil`: only the ring and the end of the input end it).
     public var moderationWindow: Int64? = 300_000
     /// With `applyModeration`: bytes of held lines above which the oldest are released before their
-    /// look-ahead ended (counted in ``ReplaySummary/releasedEarly``).
+    /// look-ahead ended (counted in ``PipelineSummary/releasedEarly``).
     public var moderationHoldLimit = 256 << 20
     /// How many problems to describe one by one on stderr before only counting them; 0 for all.
     public var reportLimit = 20
     /// The most channels the store holds (``ChatStore/maximumChannels``); lowered only by tests
     /// (`--channel-limit`, hidden). Lines of further channels are written without the store
-    /// (``ReplaySummary/untracked``) or, with no output (`dump`), dropped (``ReplaySummary/dropped``).
+    /// (``PipelineSummary/untracked``) or, with no output (`dump`), dropped (``PipelineSummary/dropped``).
     package var channelLimit = ChatStore.maximumChannels
 
     public init() {}
 }
 
-/// What a replay saw, for the exit summary and the exit status.
-public struct ReplaySummary: Sendable, Equatable {
+/// What an ``OutputPipeline`` saw, for the exit summary and the exit status.
+public struct PipelineSummary: Sendable, Equatable {
     public var lines = 0
     public var written = 0
     public var malformed = 0
@@ -110,4 +111,4 @@ public struct ReplaySummary: Sendable, Equatable {
 }
 
 @available(*, unavailable)
-extension ReplayOptions: Sendable {}
+extension PipelineOptions: Sendable {}

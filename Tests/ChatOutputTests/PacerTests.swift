@@ -1,7 +1,7 @@
 import ChatPosix
 import Testing
 
-@testable import ChatReplay
+@testable import ChatOutput
 
 /// `Pacer` at the extremes a library caller may pass: a speed as small as a `Double` gets and line
 /// times as far apart as an `Int64` holds wait (at most ``Pacer/longestWait``) instead of trapping.

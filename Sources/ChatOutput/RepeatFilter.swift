@@ -18,7 +18,7 @@ import TwitchSession
 /// window (on the newest line time seen) are forgotten. Two different lines with the same 64-bit hash
 /// would drop one wrongly: about one in 10^19 per pair.
 ///
-/// Not thread-safe: the replay's owner thread only.
+/// Not thread-safe: the pipeline's owner thread only.
 package struct RepeatFilter {
     /// What ``check(_:in:at:input:)`` found.
     package enum Verdict: Equatable {
