@@ -280,12 +280,14 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// `user-id` hash) is `hash`, oldest first (owner's view): one pass over the dense id-hash column,
     /// 16 bytes per entry, no division per entry.
     ///
+    /// - Returns: the entries it visited (every live one), for tests of its cost.
     /// - Complexity: O(live entries). - Allocations: none.
-    func forEachLive(withIdHash hash: UInt64, user: Bool = false, _ body: (UInt64) -> Void) {
+    @discardableResult
+    func forEachLive(withIdHash hash: UInt64, user: Bool = false, _ body: (UInt64) -> Void) -> Int {
         let table = self.table
         var seq = head
         let tail = self.tail
-        guard seq < tail else { return }
+        guard seq < tail else { return 0 }
         var s = table.slot(seq)
         while seq < tail {
             // SAFETY: `s < table.count` (wrapped below); the slot of live entry `seq` holds its hashes.
@@ -295,6 +297,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
             s += 1
             if s == table.count { s = 0 }
         }
+        return count
     }
 
     /// The owner's view of entry `seq`'s sender tokens (empty when it is not live, or the ring does
