@@ -208,6 +208,12 @@ import Testing
     @Test("ids and user ids that share the index's 32-bit fingerprint are told apart by their bytes")
     func sharedFingerprint() throws {
         // "m-13737"/"m-67241" and "15468"/"36131" collide in the fingerprint the index keeps of each hash.
+        func fingerprint(_ s: String) -> UInt32 {
+            let bytes = Array(s.utf8)
+            return IdLinks.fingerprint(hashBytes(bytes.span, 0..<bytes.count))
+        }
+        try #require(fingerprint("m-13737") == fingerprint("m-67241") && fingerprint("15468") == fingerprint("36131"))
+        try #require(fingerprint("m-13737") != fingerprint("15468"))
         let store = ChatStore(capacity: 100, internsSenders: false)
         let chat = [
             "@id=m-13737;user-id=15468 :a!a@a PRIVMSG #c :one", "@id=m-67241;user-id=36131 :b!b@b PRIVMSG #c :two",
@@ -285,9 +291,10 @@ import Testing
             let visited = ring.forEachLive(withIdHash: Self.hash(q)) { _ in Issue.record("found \(q)") }
             worstExtra = max(worstExtra, visited)
         }
-        // Entries of other ids that share a bucket: a few per lookup on average, never hundreds (a
-        // pass over the ring visits all `capacity`).
-        #expect(worstExtra <= 48, "worst lookup visited \(worstExtra) entries besides its own")
+        // Entries of other ids that share a bucket: a few per lookup on average (2.5 here at both
+        // capacities), never hundreds (a pass over the ring visits all `capacity`). The worst here: 10
+        // at 2,500, 40 at 40,000 (a user's bucket shared with 4 other users of 10 entries each).
+        #expect(worstExtra <= 64, "worst lookup visited \(worstExtra) entries besides its own")
         #expect(extra <= 6 * queries, "\(extra) entries visited besides their own in \(queries) lookups")
     }
 }
