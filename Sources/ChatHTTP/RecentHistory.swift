@@ -52,7 +52,8 @@ public final class RecentHistory: Sendable {
     /// Keeps `line` (as sent, without CR LF) if it is of a kind the service hands out and names a
     /// channel; `playedAtMs` is when it was played (milliseconds since 1970). Owner thread.
     ///
-    /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
+    /// - Complexity: O(line length); a CLEARMSG or a CLEARCHAT of a user adds O(1 + entries it marks)
+    ///   (moderation's index), a CLEARCHAT of the whole chat a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
     package func record(_ line: Span<UInt8>, playedAtMs: Int64) {
@@ -64,7 +65,8 @@ public final class RecentHistory: Sendable {
     /// service hands out and names a channel; `receivedAtMs` is when it was received (milliseconds
     /// since 1970). Owner thread.
     ///
-    /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
+    /// - Complexity: O(line length); a CLEARMSG or a CLEARCHAT of a user adds O(1 + entries it marks)
+    ///   (moderation's index), a CLEARCHAT of the whole chat a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
     package func record(_ line: Span<UInt8>, message: TwitchMessage, receivedAtMs: Int64) {
