@@ -31,9 +31,10 @@ struct IdLinks {
     var user: UInt32
     /// Sequence numbers back to the previous entry of the same message bucket (0: none).
     var previousMessage: UInt32
+    /// Sequence numbers back to the previous entry of the same user bucket (0: none).
     var previousUser: UInt32
 
-    /// A hash's fingerprint: its two halves folded, never 0 (0 marks "none").
+    /// A hash's fingerprint: its two halves folded; 0 only for the hash 0 ("none").
     @inline(__always)
     static func fingerprint(_ hash: UInt64) -> UInt32 {
         guard hash != 0 else { return 0 }
@@ -49,9 +50,6 @@ extension SlotTable {
         let quarter = count >> 2
         return quarter <= 1 ? 0 : Int.bitWidth - (quarter - 1).leadingZeroBitCount
     }
-
-    /// Buckets of each chain table (message and user).
-    var buckets: Int { 1 << Self.bucketBits(count) }
 
     /// The bucket of fingerprint `f` among `1 << bits` (its top bits after a multiplicative hash).
     @inline(__always)
