@@ -138,11 +138,13 @@ bench-http: deps fixtures
 	Benchmarks/http_flood_bench.sh .build/release/chatcap $(BENCH_LOG)
 
 # Instructions per line under valgrind (deterministic, unlike wall time on a shared machine): stats
-# and replay raw/json over the first 100,000 bench lines, then the parser's steps alone (ChatBench).
+# and replay raw/json over the first 100,000 bench lines; then one channel holding the 300,000 lines
+# of the many-channels log against the same lines over its 1,000 channels (moderation's lookups);
+# then the parser's steps alone (ChatBench).
 instructions: deps fixtures
 	@$(MAKE) --no-print-directory install-packages PACKAGES="valgrind binutils"
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
-	Benchmarks/instructions_bench.sh .build/release/chatcap $(BENCH_LOG)
+	Benchmarks/instructions_bench.sh .build/release/chatcap $(BENCH_LOG) 100000 $(MANY_LOG)
 	$(SWIFT) build -c release -j $(JOBS) --product ChatBench
 	Benchmarks/parser_instructions.sh .build/release/ChatBench $(BENCH_LOG)
 

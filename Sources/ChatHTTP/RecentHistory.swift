@@ -52,7 +52,8 @@ public final class RecentHistory: Sendable {
     /// Keeps `line` (as sent, without CR LF) if it is of a kind the service hands out and names a
     /// channel; `playedAt` is when it was played. Owner thread.
     ///
-    /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
+    /// - Complexity: O(line length); a CLEARMSG or a CLEARCHAT of a user adds O(1 + entries it marks)
+    ///   (moderation's index), a CLEARCHAT of the whole chat a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
     package func record(_ line: Span<UInt8>, playedAt: Timestamp) {
@@ -63,7 +64,8 @@ public final class RecentHistory: Sendable {
     /// Keeps `line` (as received, without CR LF), already parsed as `message`, if it is of a kind the
     /// service hands out and names a channel; `receivedAt` is when it was received. Owner thread.
     ///
-    /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
+    /// - Complexity: O(line length); a CLEARMSG or a CLEARCHAT of a user adds O(1 + entries it marks)
+    ///   (moderation's index), a CLEARCHAT of the whole chat a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
     ///   fills).
     package func record(_ line: Span<UInt8>, message: TwitchMessage, receivedAt: Timestamp) {

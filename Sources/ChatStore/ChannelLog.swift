@@ -1,14 +1,15 @@
 import IRCWire
 import Synchronization
 
-/// One channel's kept chat: an ``EntryRing``, whose entries keep the hashes of their message id
-/// and user id in a dense column, and the tokens of the process-wide ``Interner``.
+/// One channel's kept chat: an ``EntryRing``, whose slot table indexes its entries by message id
+/// and by user id (``IdLinks``), and the tokens of the process-wide ``Interner``.
 ///
-/// Moderation finds its targets by one pass over that column, comparing those hashes: no
-/// per-channel index is kept up to date on every line for the few lines (CLEARMSG, CLEARCHAT) that
-/// would use it. An index cost two hash-table updates per line and two per eviction, each a cache
-/// miss with thousands of channels, and a sixth of a busy channel's memory; the pass costs
-/// O(entries) per moderation line (2,500 entries: a few microseconds).
+/// Moderation finds its targets through that index: a CLEARMSG or a ban walks the chain of its id's
+/// bucket, newest entry first, while the entries are live, and confirms each hit on the entry's
+/// bytes. An append links its entry into two chains (two bucket heads of a table of 2 to 4 bytes a
+/// slot); an eviction does nothing. It replaced a pass over the ring per moderation line, which
+/// made one channel holding 300,000 lines cost 42% more instructions than the same lines over
+/// 1,000 channels.
 /// Threads: mutated by the owner only (through ``ChatStore``); readers use ``ring``.
 public final class ChannelLog: @unchecked Sendable {  // owner-only mutable state; readers touch `ring` only
     /// The channel login without `#` (empty for the connection-level log).
@@ -90,8 +91,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Appends a parsed line, evicting the oldest entry first when the ring is full, and applies
     /// CLEARMSG/CLEARCHAT moderation to earlier entries in place.
     ///
-    /// - Complexity: O(line) for the copy in and the tags; a CLEARMSG or CLEARCHAT adds one pass over
-    ///   the live entries.
+    /// - Complexity: O(line) for the copy in and the tags; a CLEARMSG, or a CLEARCHAT of a user, adds
+    ///   O(1 + entries it marks) expected, whatever the ring holds; a CLEARCHAT of the whole chat one
+    ///   pass over the live entries.
     /// - Allocations: none in steady state (one at the log's first moderation mark).
     func append(
         _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, isMirror: Bool, sourceIdHash: UInt64,
@@ -157,6 +159,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
 
     /// Marks every live entry whose `id` is the CLEARMSG's `target-msg-id` (ids are unique; a log
     /// read twice may hold one twice, and both copies were deleted).
+    ///
+    /// - Complexity: O(1 + entries marked) expected (the id's bucket chain). - Allocations: none.
     private func applyClearMsg(_ message: TwitchMessage, _ bytes: Span<UInt8>) {
         guard let target = message.tags[.targetMsgId], !target.raw.isEmpty else { return }
         let hash = hashBytes(bytes, target.raw.range)
@@ -165,6 +169,11 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         }
     }
 
+    /// Marks the live PRIVMSG and USERNOTICE entries of the CLEARCHAT's `target-user-id` (a ban or
+    /// a timeout), or every one before it (a clear of the whole chat).
+    ///
+    /// - Complexity: O(1 + entries marked) expected for a user (the user's bucket chain); O(live
+    ///   entries) for the whole chat. - Allocations: none.
     private func applyClearChat(_ message: TwitchMessage, _ bytes: Span<UInt8>, at clearSeq: UInt64) {
         guard let view = message.clearChat(in: bytes) else { return }
         let tombstone: Tombstone

@@ -82,7 +82,8 @@ final class LiveHTTPService {
 
     /// A line received: into its channel's ring and the counters.
     ///
-    /// - Complexity: O(line length); a CLEARMSG or CLEARCHAT adds a pass over its channel's ring.
+    /// - Complexity: O(line length); a CLEARMSG or a CLEARCHAT of a user adds O(1 + entries it marks)
+    ///   (moderation's index), a CLEARCHAT of the whole chat a pass over its channel's ring.
     /// - Allocations: none once the channel's ring is full.
     func line(_ bytes: Span<UInt8>, _ message: TwitchMessage, receivedAt: Moment) {
         metrics.line(bytes, message, receivedAt: receivedAt.wall, store: history.store)

@@ -67,8 +67,8 @@ struct EntryMeta {
 }
 
 /// Hashes of an entry's `id` and `user-id` (PRIVMSG and USERNOTICE only) tags, 0 when absent: what
-/// moderation compares to find its targets. Kept in a dense column of their own (``SlotTable/ids``),
-/// so that a CLEARMSG or a ban reads 16 bytes per entry, not the whole metadata.
+/// moderation looks its targets up by. The ring keeps a 32-bit fingerprint of each and links the
+/// entry into their bucket chains (``IdLinks``, in ``SlotTable/ids``).
 struct IdHashes {
     var message: UInt64
     var user: UInt64

@@ -13,7 +13,9 @@ import Synchronization
 /// small, and once they reach ``mappedBytes`` move into a mapping that grows in place. Growing
 /// makes a new generation (copying the live entries, unless the bytes grow in place; entry `seq`
 /// moves to slot `seq % newSlots`), publishes it, and frees what the old one alone held once no
-/// reader can still hold it.
+/// reader can still hold it. The slot table also holds moderation's index of the entries by message
+/// id and by user id (``IdLinks``): chains through the slots, which eviction leaves alone and growth
+/// builds again.
 ///
 /// Invariants: live entries are exactly `head ..< tail`; `tail - head <= slots <= capacity`; entry
 /// `seq` lives in slot `seq % slots` of the current table; `lowestLive == head` and
@@ -169,11 +171,14 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public var slotBytes: Int { self.table.reservedBytes }
     /// Bytes per slot for the sender tokens, in a ring that ``keepsSenders``.
     public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
-    /// Fixed bytes per slot besides the line itself (metadata and the atomic tombstone), plus
-    /// ``senderBytesPerEntry`` in a ring that ``keepsSenders``.
+    /// Fixed bytes per slot besides the line itself (metadata, moderation's id links and the atomic
+    /// tombstone), plus ``senderBytesPerEntry`` in a ring that ``keepsSenders``; the table adds
+    /// moderation's bucket heads, 2 to 4 bytes a slot (``bucketHeadBytes(slots:)``).
     public static var metadataBytesPerEntry: Int {
-        MemoryLayout<EntryMeta>.stride + MemoryLayout<IdHashes>.stride + MemoryLayout<UInt64>.stride
+        MemoryLayout<EntryMeta>.stride + MemoryLayout<IdLinks>.stride + MemoryLayout<UInt64>.stride
     }
+    /// Bytes of moderation's bucket heads in a slot table of `slots` slots.
+    public static func bucketHeadBytes(slots: Int) -> Int { SlotTable.headBytes(slots) }
 
     /// What ``evictOldest(_:)`` removed, as the owner stored it.
     struct Eviction {
@@ -245,7 +250,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         // or the table is new).
         unsafe (table.metas + s).initialize(to: stored)
         unsafe table.tombstones[s].store(0, ordering: .relaxed)
-        unsafe (table.ids + s).initialize(to: ids)
+        table.link(seq, message: IdLinks.fingerprint(ids.message), user: IdLinks.fingerprint(ids.user), slot: s)
         // SAFETY: `s < table.count`, the senders' count too.
         if let senders = unsafe table.senders { unsafe (senders + s).initialize(to: sender) }
         if live == 0 { oldestByte = start }
@@ -277,24 +282,17 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     }
 
     /// Calls `body` with the sequence number of every live entry whose `id` hash (or, with `user`,
-    /// `user-id` hash) is `hash`, oldest first (owner's view): one pass over the dense id-hash column,
-    /// 16 bytes per entry, no division per entry.
+    /// `user-id` hash) is `hash`, newest first (owner's view), and of any other whose hash shares its
+    /// 32-bit fingerprint (the caller confirms each on the bytes): a walk of the hash's bucket chain
+    /// (``IdLinks``), not a pass over the ring.
     ///
-    /// - Complexity: O(live entries). - Allocations: none.
-    func forEachLive(withIdHash hash: UInt64, user: Bool = false, _ body: (UInt64) -> Void) {
-        let table = self.table
-        var seq = head
-        let tail = self.tail
-        guard seq < tail else { return }
-        var s = table.slot(seq)
-        while seq < tail {
-            // SAFETY: `s < table.count` (wrapped below); the slot of live entry `seq` holds its hashes.
-            let ids = unsafe table.ids[s]
-            if (user ? ids.user : ids.message) == hash { body(seq) }
-            seq += 1
-            s += 1
-            if s == table.count { s = 0 }
-        }
+    /// - Returns: the entries it visited: those found, and the bucket's other live entries (about
+    ///   `count / buckets`, 2 to 4 in a full ring), for tests of its cost.
+    /// - Complexity: O(entries visited), expected O(1 + entries found) whatever the ring holds.
+    /// - Allocations: none.
+    @discardableResult
+    func forEachLive(withIdHash hash: UInt64, user: Bool = false, _ body: (UInt64) -> Void) -> Int {
+        self.table.forEachLinked(hash, user: user, live: head..<self.tail, body)
     }
 
     /// The owner's view of entry `seq`'s sender tokens (empty when it is not live, or the ring does
@@ -438,7 +436,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         while seq < self.tail {
             // SAFETY: both slots are below their table's count; `seq` is live, so its meta is initialised.
             unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
-            unsafe (to.ids + to.slot(seq)).initialize(to: from.ids[from.slot(seq)])
+            // Moderation's chains are built again (other buckets), oldest entry first.
+            let links = unsafe from.ids[from.slot(seq)]
+            to.link(seq, message: links.message, user: links.user, slot: to.slot(seq))
             unsafe to.tombstones[to.slot(seq)].store(
                 from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
             if let a = unsafe from.senders, let b = unsafe to.senders {
