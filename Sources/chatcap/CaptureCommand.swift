@@ -107,8 +107,12 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var backfill: RecentMessagesOptions
     @OptionGroup var reloading: ReloadOptions
     @OptionGroup var liveHTTP: LiveHTTPOptions
+    @OptionGroup var memory: MemoryBudgetOptions
 
     func validate() throws {
+        if memory.memoryBudget != nil && liveHTTP.http.httpPort == nil {
+            throw ValidationError("--memory-budget applies only with --http-port (capture keeps rings only for it)")
+        }
         try NoOpChecks.login(connection)
         try reloading.validate(channelsFile: connection.channelsFile)
         if quiet && status == .json {
@@ -155,7 +159,8 @@ struct CaptureCommand: ParsableCommand {
                 "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
-        let http = try LiveHTTPService.start(liveHTTP, command: "capture", quiet: quiet)
+        let http = try LiveHTTPService.start(
+            liveHTTP, command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make())
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
@@ -338,6 +343,7 @@ struct CaptureCommand: ParsableCommand {
                     + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
             if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
+            if let budget = http?.budget { Diagnostics.note(budget.summary) }
             if session.overlapDuplicates > 0 {
                 Diagnostics.note(
                     "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")
