@@ -277,7 +277,8 @@ struct CaptureCommand: ParsableCommand {
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
-            let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
+            var snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
+            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
             if terminal {
                 // One column short of the width: a terminal without xenl wraps at the last one.
                 let columns = TerminalWidth.columns(of: 2, environment: Environment.value)
@@ -330,7 +331,9 @@ struct CaptureCommand: ParsableCommand {
             throw ExitCode(.ioErr)
         }
         if json {
-            Diagnostics.write(statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable).json + "\n")
+            var snapshot = statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable)
+            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
+            Diagnostics.write(snapshot.json + "\n")
         }
         if !quiet {
             let pressure = writer.backPressure

@@ -19,12 +19,12 @@ import Testing
     /// (at most 60 s): its peak RSS, the PRIVMSG lines printed, and its stderr.
     static func tail(
         _ server: ServeProcess, channels file: String, budget: String, out: String, wanted: Int
-    ) throws -> (peak: Int, printed: [String], stderr: String, status: Int32?) {
+    ) throws -> (peak: Int, printed: [String], stderr: String, status: Int32?, metrics: String) {
         let tail = try ChatcapProcess(
             [
                 "tail", "--channels-file", file, "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
                 "--channels-per-connection", "50", "--join-rate", "1000", "--connect-interval", "0",
-                "--format", "raw", "--duration", "90", "--memory-budget", budget, "--stats",
+                "--format", "raw", "--duration", "90", "--memory-budget", budget, "--stats", "--http-port", "0",
             ], stdoutFile: out)
         var printed: [String] = []
         let deadline = Date().addingTimeInterval(60)
@@ -34,8 +34,12 @@ import Testing
             printed = received.split(separator: "\r\n").map(String.init).filter { $0.contains(" PRIVMSG #") }
         }
         let peak = peakRSS(tail.process.processIdentifier) ?? 0
+        // Every line is in: no trim after this. The snapshot is renewed every 0.1 s.
+        usleep(300_000)
+        let url = tail.stderr.firstMatch(of: #/listening on (http://127\.0\.0\.1:\d+)/#).map { String($0.1) }
+        let metrics = try url.map { try ServeRecentMessagesCLITests.curl($0 + "/metrics").body } ?? ""
         let status = tail.stop(with: SIGINT)
-        return (peak, printed, tail.stderr, status)
+        return (peak, printed, tail.stderr, status, metrics)
     }
 
     @Test(
@@ -69,8 +73,9 @@ import Testing
             #expect(run.printed.count == privmsgs.count, "\(run.stderr)")
             #expect(run.printed.sorted() == privmsgs.sorted())
         }
-        // 1G is never reached with these 25 MB of lines; 4M is, and says what it trimmed: the rings of
-        // 100 channels at their floor of 150 lines (15,000 of the 60,000 lines), never below.
+        // 1G is never reached with these 25 MB of lines (kept twice: the output's rings and those of
+        // --http-port); 4M is, and says what it trimmed: the rings of both stores at their floor of 150
+        // lines a channel, never below.
         #expect(large.stderr.contains("memory budget 1074 MB: nothing trimmed"), "\(large.stderr)")
         let reserve = { (run: String) -> Int? in
             run.split(separator: "\n").first { $0.contains("memory budget") }?.split(separator: "rings reserve ").last
@@ -80,8 +85,8 @@ import Testing
         let count = trimmed.flatMap { $0.split(separator: "MB: ").last?.split(separator: " ").first }.flatMap {
             Int($0)
         }
-        // `stats: N lines in …`: every line read went to a ring, and ring c kept at least
-        // min(150, its PRIVMSGs): what the budget may have trimmed is at most the rest.
+        // `stats: N lines in …`: every line read went to a ring of each store, and ring c kept at least
+        // min(150, its PRIVMSGs): what the budget may have trimmed is at most the rest, twice.
         let read = small.stderr.split(separator: "\n").first { $0.hasPrefix("chatcap: stats: ") }.flatMap {
             Int($0.split(separator: " ")[2])
         }
@@ -91,11 +96,16 @@ import Testing
             $0.split(separator: " PRIVMSG #")[1].split(separator: " ")[0]
         }
         let floors = perChannel.values.reduce(0) { $0 + min($1.count, 150) }
-        #expect((count ?? 0) > 30_000 && (count ?? .max) <= lines - floors, "\(floors) \(small.stderr)")
+        #expect((count ?? 0) > 30_000 && (count ?? .max) <= 2 * (lines - floors), "\(floors) \(small.stderr)")
+        // /metrics says the same (the HTTP rings are trimmed as well: one budget for both stores).
+        #expect(
+            LiveHTTPCLITests.sample("chatcap_budget_trimmed_entries_total", in: small.metrics) == Double(count ?? -1))
+        #expect(LiveHTTPCLITests.sample("chatcap_budget_limit_bytes", in: small.metrics) == 4_194_304)
+        #expect(LiveHTTPCLITests.sample("chatcap_budget_trimmed_entries_total", in: large.metrics) == 0)
         let largeReserve = try #require(reserve(large.stderr))
         let smallReserve = try #require(reserve(small.stderr))
-        #expect(largeReserve >= 20, "\(large.stderr)")
-        #expect(smallReserve <= 10, "\(small.stderr)")
+        #expect(largeReserve >= 40, "\(large.stderr)")
+        #expect(smallReserve <= 20, "\(small.stderr)")
         // Peak RSS (VmHWM) falls with what the rings reserve.
         print(
             "peak RSS: --memory-budget 1G \(large.peak / 1_000_000) MB (rings \(largeReserve) MB), 4M \(small.peak / 1_000_000) MB (rings \(smallReserve) MB)"
