@@ -55,6 +55,8 @@ public struct IngestSnapshot: Sendable {
     public var connectionsUp = 0
     public var channels = 0
     public var channelsJoined = 0
+    /// The memory budget's figures (`--memory-budget`), when the process has one.
+    public var budget: BudgetFigures? = nil
     /// `--http-channel-metrics`: lines received per channel.
     public var perChannel: [(channel: String, lines: UInt64)]? = nil
     /// `/healthz`: whether the session is connected and joined as configured, and why not.
@@ -136,6 +138,21 @@ public struct IngestSnapshot: Sendable {
             text.gauge(
                 "chatcap_buffer_limit_bytes", help: "The --buffer bound at which reading stops.", value: Double(limit))
         }
+        if let budget {
+            text.counter(
+                "chatcap_budget_trimmed_entries_total",
+                help: "Entries the memory budget released from the least recently active channels' rings.",
+                value: budget.trimmedEntries)
+            text.counter(
+                "chatcap_budget_trimmed_bytes_total", help: "Bytes of the lines the memory budget released.",
+                value: budget.trimmedBytes)
+            text.gauge(
+                "chatcap_budget_reserved_bytes", help: "Bytes the channel rings reserve now.",
+                value: Double(budget.reservedBytes))
+            text.gauge(
+                "chatcap_budget_limit_bytes", help: "The memory budget of the rings (--memory-budget).",
+                value: Double(budget.limit))
+        }
         if let files = output.openFiles {
             text.gauge("chatcap_open_files", help: "Capture files open now.", value: Double(files))
         }
@@ -154,5 +171,20 @@ public struct IngestSnapshot: Sendable {
             }
         }
         return text.bytes
+    }
+}
+
+/// What the memory budget (`--memory-budget`) has trimmed, for `/metrics`.
+public struct BudgetFigures: Sendable, Equatable {
+    public var limit: Int
+    public var reservedBytes: Int
+    public var trimmedEntries: UInt64
+    public var trimmedBytes: UInt64
+
+    public init(limit: Int, reservedBytes: Int, trimmedEntries: UInt64, trimmedBytes: UInt64) {
+        self.limit = limit
+        self.reservedBytes = reservedBytes
+        self.trimmedEntries = trimmedEntries
+        self.trimmedBytes = trimmedBytes
     }
 }

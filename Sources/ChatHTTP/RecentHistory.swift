@@ -26,11 +26,13 @@ public final class RecentHistory: Sendable {
     public let store: ChatStore
     private let joined = Mutex<Set<String>>([])
 
+    /// - Parameter budget: the process-wide bound on what rings reserve, shared with the process's
+    ///   other stores (the budget keeps the last 150 lines of a channel, or all of `limit` if fewer).
     /// - Precondition: `limit >= 1`.
-    public init(limit: Int) {
+    public init(limit: Int, budget: MemoryBudget? = nil) {
         precondition(limit >= 1, "the history keeps at least one line per channel")
         self.limit = limit
-        store = ChatStore(capacity: limit, internsSenders: false, pages: .system)
+        store = ChatStore(capacity: limit, internsSenders: false, pages: .system, budget: budget)
     }
 
     /// Whether `channel` (a login) is joined: by a client on serve's shared timeline, by the

@@ -47,6 +47,8 @@ struct ModerationHold: ~Copyable {
     private(set) var heldBytes = 0
     /// Per channel index: the first sequence number not yet written.
     private var firstPending: [UInt64] = []
+    /// Per channel index: the lines held now (``firstNeeded(_:)``).
+    private var heldPerChannel: [Int32] = []
     /// Tombstones of held lines their ring evicted (only marked ones).
     private var frozen: [Key: Tombstone] = [:]
 
@@ -69,6 +71,21 @@ struct ModerationHold: ~Copyable {
             head = 0
         }
         lines.append(item)
+        if item.channel >= 0 {
+            if item.channel >= heldPerChannel.count {
+                heldPerChannel.append(contentsOf: repeatElement(0, count: item.channel + 1 - heldPerChannel.count))
+            }
+            heldPerChannel[item.channel] += 1
+        }
+    }
+
+    /// The first sequence number of `channel` a held line may still need from its ring (for the
+    /// memory budget, which trims only below it): the first not yet written while the channel has
+    /// lines held, `UInt64.max` when it has none.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    func firstNeeded(_ channel: Int) -> UInt64 {
+        channel < heldPerChannel.count && heldPerChannel[channel] > 0 ? pendingStart(channel) : .max
     }
 
     /// Called before a ring evicts `seq` of `channel`: keeps its tombstone if the line is still held.
@@ -95,6 +112,7 @@ struct ModerationHold: ~Copyable {
         head += 1
         heldBytes -= line.count
         setPendingStart(line.channel, line.seq + 1)
+        if line.channel >= 0 { heldPerChannel[line.channel] -= 1 }
         if head == lines.count {
             lines.removeAll(keepingCapacity: true)
             head = 0

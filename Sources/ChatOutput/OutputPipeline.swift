@@ -72,7 +72,7 @@ public final class OutputPipeline {
         // Nothing in replay or dump reads sender tokens (encoders read names from the entry bytes).
         store = ChatStore(
             capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false,
-            channelLimit: options.channelLimit, pages: .system)
+            channelLimit: options.channelLimit, pages: .system, budget: options.budget)
         self.sink = sink
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)
@@ -85,6 +85,10 @@ public final class OutputPipeline {
         pace = options.speed.map { Pacer(speed: $0) }
         if let window = options.dedupeWindowMs { dedupe = RepeatFilter(windowMs: window) }
         summary.channelLimit = store.channelLimit
+        if options.applyModeration && options.budget != nil {
+            // The budget never takes a line the look-ahead still holds: moderation must still reach it.
+            store.budgetKeeps = { [unowned self] channel in self.hold.firstNeeded(channel) }
+        }
     }
 
     /// Reads every event of `input` (until ``stop`` is raised), then writes what is still held back

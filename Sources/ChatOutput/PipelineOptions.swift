@@ -37,6 +37,9 @@ public struct PipelineOptions {  // not Sendable: holds a Regex
     /// With `applyModeration`: bytes of held lines above which the oldest are released before their
     /// look-ahead ended (counted in ``PipelineSummary/releasedEarly``).
     public var moderationHoldLimit = 256 << 20
+    /// The process-wide bound on what the rings reserve (`--memory-budget`), shared with any other
+    /// store of the process; `nil`: each ring keeps up to ``capacity`` entries.
+    public var budget: MemoryBudget? = nil
     /// How many problems to describe one by one on stderr before only counting them; 0 for all.
     public var reportLimit = 20
     /// The most channels the store holds (``ChatStore/maximumChannels``); lowered only by tests

@@ -84,6 +84,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     struct Evicted {
         var seq: UInt64
         var sourceIdHash: UInt64
+        /// Bytes of its line.
+        var length: Int
         /// Its moderation marks when it went.
         var tombstone: Tombstone
     }
@@ -151,8 +153,19 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
             let key =
                 eviction.meta.hasSourceId
                 ? ChatStore.sharedChatKey(TwitchMessage(eviction.meta.parsed, in: bytes), in: bytes) : 0
-            return Evicted(seq: eviction.seq, sourceIdHash: key, tombstone: eviction.tombstone)
+            return Evicted(
+                seq: eviction.seq, sourceIdHash: key, length: Int(eviction.meta.parsed.length),
+                tombstone: eviction.tombstone)
         }
+    }
+
+    /// Releases the oldest entries while more than `floor` are live and the oldest is below `keep`,
+    /// handing each to `body` as it goes (the memory budget's trim; a full ring's eviction is
+    /// ``append(_:message:receivedAt:isMirror:sourceIdHash:evicted:)``'s).
+    ///
+    /// - Complexity: O(entries released × readers). - Allocations: none.
+    func trim(keeping floor: Int, below keep: UInt64, _ body: (Evicted) -> Void) {
+        while ring.count > floor && ring.liveRange.lowerBound < keep { body(evictOldest()) }
     }
 
     // MARK: Moderation

@@ -37,6 +37,17 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     public let internsSenders: Bool
     /// Where busy channels' byte storage comes from (`nil`: allocated, moved when it grows).
     public let pages: PageMapping?
+    /// The process-wide bound on what rings reserve, if any (``ChatStore+Budget.swift``).
+    public let budget: MemoryBudget?
+    /// Entries the budget leaves in every channel: the view model's window (what `watch` shows and
+    /// publishes), at most ``capacity``.
+    public let budgetFloor: Int
+    /// Per channel index, the first sequence number its reader still needs (the moderation
+    /// look-ahead's first held line): the budget trims only below it. Asked during a trimming pass
+    /// only, never per line. Owner thread.
+    public var budgetKeeps: ((Int) -> UInt64)? = nil
+    /// Channels by last append, for the budget (kept only with one).
+    var recency = ChannelRecency()
 
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
@@ -54,22 +65,27 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///     consumer that reads names from the entry bytes (replay, dump) turns it off.
     ///   - pages: where a channel's byte storage comes from once it is busy (``EntryRing/mappedBytesDefault``):
     ///     mapped, it grows in place, never copied. The OS layer passes `PageMapping.system`.
+    ///   - budget: the process-wide bound on what rings reserve (shared by every store given it);
+    ///     `nil`: each ring keeps up to `capacity` entries.
     public convenience init(
         capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
-        internsSenders: Bool = true, pages: PageMapping? = nil
+        internsSenders: Bool = true, pages: PageMapping? = nil, budget: MemoryBudget? = nil
     ) {
         self.init(
             capacity: capacity, windowSize: windowSize, interval: interval, dedupeSharedChat: dedupeSharedChat,
-            internsSenders: internsSenders, channelLimit: Self.maximumChannels, pages: pages)
+            internsSenders: internsSenders, channelLimit: Self.maximumChannels, pages: pages, budget: budget)
     }
 
     /// A store that holds at most `channelLimit` channels (clamped to 1…``maximumChannels``): for
     /// tests of what happens past the limit without creating 262,144 channels.
     package init(
         capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
-        internsSenders: Bool = true, channelLimit: Int, pages: PageMapping? = nil
+        internsSenders: Bool = true, channelLimit: Int, pages: PageMapping? = nil, budget: MemoryBudget? = nil,
+        budgetFloor: Int? = nil
     ) {
         self.pages = pages
+        self.budget = budget
+        self.budgetFloor = min(max(budgetFloor ?? windowSize, 1), capacity)
         self.capacity = capacity
         self.channelLimit = min(max(channelLimit, 1), Self.maximumChannels)
         self.internsSenders = internsSenders
@@ -159,18 +175,32 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
             }
         }
         var evicted: ChannelLog.Evicted? = nil
+        let reserved = budget == nil ? 0 : log.ring.reservedBytes
         let seq = log.append(
             bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
             evicted: &evicted)
         viewModel.markDirty(log.index)
-        if let e = evicted, e.sourceIdHash != 0,
-            shared.value(for: e.sourceIdHash) == UInt64(log.index) << 48 | (e.seq & 0xFFFF_FFFF_FFFF)
-        {
-            shared.remove(e.sourceIdHash)
+        if let e = evicted { forgetShared(e, of: log.index) }
+        if let budget {
+            let grown = log.ring.reservedBytes - reserved
+            if grown != 0 { budget.add(grown) }
+            recency.touch(log.index)
+            if budget.isOver { trimToBudget(budget) }
         }
         return Placement(
             channel: log.index, seq: seq, evicted: evicted?.seq, evictedTombstone: evicted?.tombstone ?? .none,
             isMirror: isMirror)
+    }
+
+    /// Drops an entry that left `channel`'s ring from the shared-chat index, if the index points at it.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    func forgetShared(_ e: ChannelLog.Evicted, of channel: Int) {
+        if e.sourceIdHash != 0, shared.value(for: e.sourceIdHash) == UInt64(channel) << 48 | (e.seq & 0xFFFF_FFFF_FFFF)
+        {
+            shared.remove(e.sourceIdHash)
+        }
     }
 
     /// The line's key in the shared-chat index: the hash of its `source-id`, for a PRIVMSG or
@@ -237,6 +267,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
             unsafe chunks[c] = chunk
         }
         unsafe chunks[c]![index % Self.chunkSize] = log
+        budget?.add(log.ring.reservedBytes)
         logCount.store(index + 1, ordering: .releasing)
         unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), forKey: key)
         return unsafe Unmanaged.passUnretained(log)

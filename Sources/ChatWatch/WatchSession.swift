@@ -31,6 +31,9 @@ public final class WatchSession {
         public var terminalPath = "/dev/tty"
         /// Input problems described one by one in the exit summary (the rest are counted); 0 for all.
         public var reportLimit = 20
+        /// The bound on what the rings reserve (`--memory-budget`); `nil`: each keeps `capacity` entries.
+        /// The budget never trims a channel below `windowSize` entries.
+        public var budget: MemoryBudget? = nil
 
         public init() {}
     }
@@ -53,7 +56,8 @@ public final class WatchSession {
     public init(options: Options = Options()) {
         self.options = options
         store = ChatStore(
-            capacity: options.capacity, windowSize: options.windowSize, interval: options.interval, pages: .system)
+            capacity: options.capacity, windowSize: options.windowSize, interval: options.interval, pages: .system,
+            budget: options.budget)
         board = WatchBoard(channels: options.channels, keptProblems: options.reportLimit)
     }
 

@@ -107,8 +107,12 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var backfill: RecentMessagesOptions
     @OptionGroup var reloading: ReloadOptions
     @OptionGroup var liveHTTP: LiveHTTPOptions
+    @OptionGroup var memory: MemoryBudgetOptions
 
     func validate() throws {
+        if memory.memoryBudget != nil && liveHTTP.http.httpPort == nil {
+            throw ValidationError("--memory-budget applies only with --http-port (capture keeps rings only for it)")
+        }
         try NoOpChecks.login(connection)
         try reloading.validate(channelsFile: connection.channelsFile)
         if quiet && status == .json {
@@ -155,7 +159,8 @@ struct CaptureCommand: ParsableCommand {
                 "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
-        let http = try LiveHTTPService.start(liveHTTP, command: "capture", quiet: quiet)
+        let http = try LiveHTTPService.start(
+            liveHTTP, command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make())
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
@@ -272,7 +277,8 @@ struct CaptureCommand: ParsableCommand {
         var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
         let showStatus = { (now: Moment) in
             guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
-            let snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
+            var snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
+            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
             if terminal {
                 // One column short of the width: a terminal without xenl wraps at the last one.
                 let columns = TerminalWidth.columns(of: 2, environment: Environment.value)
@@ -325,7 +331,9 @@ struct CaptureCommand: ParsableCommand {
             throw ExitCode(.ioErr)
         }
         if json {
-            Diagnostics.write(statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable).json + "\n")
+            var snapshot = statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable)
+            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
+            Diagnostics.write(snapshot.json + "\n")
         }
         if !quiet {
             let pressure = writer.backPressure
@@ -338,6 +346,7 @@ struct CaptureCommand: ParsableCommand {
                     + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
             if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
+            if let budget = http?.budget { Diagnostics.note(budget.summary) }
             if session.overlapDuplicates > 0 {
                 Diagnostics.note(
                     "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")

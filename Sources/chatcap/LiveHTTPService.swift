@@ -33,6 +33,8 @@ final class LiveHTTPService {
     }
 
     let history: RecentHistory
+    /// The process's memory budget (`--memory-budget`), shared with tail's own rings.
+    let budget: MemoryBudget?
     let metrics: IngestMetrics
     let listener: HTTPListener
     private let published: Published
@@ -44,11 +46,13 @@ final class LiveHTTPService {
     /// listens on stderr (unless `quiet`).
     ///
     /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
-    static func start(_ options: LiveHTTPOptions, command: String, quiet: Bool) throws -> LiveHTTPService? {
+    static func start(
+        _ options: LiveHTTPOptions, command: String, quiet: Bool, budget: MemoryBudget? = nil
+    ) throws -> LiveHTTPService? {
         guard let port = options.http.httpPort else { return nil }
         let service: LiveHTTPService
         do {
-            service = try LiveHTTPService(options, port: UInt16(port), command: command)
+            service = try LiveHTTPService(options, port: UInt16(port), command: command, budget: budget)
         } catch {
             Diagnostics.error("\(error)")
             throw ExitCode(.ioErr)
@@ -57,9 +61,12 @@ final class LiveHTTPService {
         return service
     }
 
-    private init(_ options: LiveHTTPOptions, port: UInt16, command: String) throws(HTTPError) {
-        let history = RecentHistory(limit: options.httpHistory ?? LiveHTTPOptions.defaultHistory)
+    private init(
+        _ options: LiveHTTPOptions, port: UInt16, command: String, budget: MemoryBudget?
+    ) throws(HTTPError) {
+        let history = RecentHistory(limit: options.httpHistory ?? LiveHTTPOptions.defaultHistory, budget: budget)
         self.history = history
+        self.budget = budget
         metrics = IngestMetrics(countsPerChannel: options.httpChannelMetrics)
         snapshot = IngestSnapshot(
             command: command, version: ChatcapVersion.string, startedAt: Moment.now().wall)
@@ -139,6 +146,11 @@ final class LiveHTTPService {
         snapshot.lagCounts = Array(metrics.lagCounts)
         snapshot.lagSumMs = metrics.lagSumMs
         snapshot.output = output()
+        snapshot.budget = budget.map {
+            BudgetFigures(
+                limit: $0.limit, reservedBytes: $0.heldBytes, trimmedEntries: UInt64($0.trimmedEntries),
+                trimmedBytes: UInt64($0.trimmedBytes))
+        }
         if metrics.countsPerChannel {
             snapshot.perChannel = metrics.perChannel.indices.compactMap { index in
                 guard let log = history.store.log(at: index), metrics.perChannel[index] > 0 else { return nil }

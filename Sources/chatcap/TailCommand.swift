@@ -52,6 +52,7 @@ struct TailCommand: ParsableCommand {
     var reportLimit = 20
 
     @OptionGroup var limits: ChannelLimitOptions
+    @OptionGroup var memory: MemoryBudgetOptions
 
     func validate() throws {
         try NoOpChecks.output(output, filters)
@@ -74,9 +75,12 @@ struct TailCommand: ParsableCommand {
         options.capacity = capacity
         options.reportLimit = reportLimit
         options.channelLimit = limits.channelLimit
+        // One budget for the rings of the output and those of --http-port.
+        let budget = memory.make()
+        options.budget = budget
         try filters.apply(to: &options, windowDefault: 5)
         let pipeline = OutputPipeline(options: options, sink: sink, diagnose: Diagnostics.note)
-        let http = try LiveHTTPService.start(liveHTTP, command: "tail", quiet: false)
+        let http = try LiveHTTPService.start(liveHTTP, command: "tail", quiet: false, budget: budget)
         var failure: OutputError? = nil
         var joined = 0
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop,
@@ -138,7 +142,7 @@ struct TailCommand: ParsableCommand {
                 // The list in force: a reload (SIGHUP) may have changed it.
                 let list = session.channels
                 return "\(list.count { joinedChannels.contains($0) }) of \(list.count) channels joined; "
-                    + "\(pipeline.summary.lines) lines"
+                    + "\(pipeline.summary.lines) lines; \(budget.trimmedEntries) ring entries trimmed by the memory budget"
             }
             http?.publish(session, now: Moment.now()) { Self.httpFigures(pipeline) }
         }
@@ -168,6 +172,7 @@ struct TailCommand: ParsableCommand {
             }
         }
         if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
+        Diagnostics.note(budget.summary)
         if session.overlapDuplicates > 0 {
             Diagnostics.note(
                 "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")

@@ -3,6 +3,7 @@ import ChatArchive
 import ChatInput
 import ChatNet
 import ChatPosix
+import ChatStore
 import ChatWatch
 import TwitchSession
 
@@ -36,6 +37,7 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backfill: RecentMessagesOptions
+    @OptionGroup var memory: MemoryBudgetOptions
 
     @Option(
         parsing: .unconditional,
@@ -115,6 +117,8 @@ struct WatchCommand: ParsableCommand {
         options.channels = channels.map(Login.normalize)
         options.capacity = input.entriesPerChannel
         options.reportLimit = reportLimit
+        let budget = memory.make()
+        options.budget = budget
         let liveChannels = try liveChannels()
         if let live = liveChannels, options.channels.isEmpty { options.channels = live }
         let session = WatchSession(options: options)
@@ -144,6 +148,7 @@ struct WatchCommand: ParsableCommand {
             throw ExitCode(.ioErr)
         }
         for problem in report.problems { Diagnostics.note(problem) }
+        if budget.trimmedEntries > 0 { Diagnostics.note(budget.summary) }
         if let error = (feed as? RecordingFeed)?.exhaustion {
             Diagnostics.error("\(error)")
             throw ExitCode(.noInput)

@@ -346,7 +346,8 @@ var historyWriter = ServedLineWriter()
 /// capture's per-line work with `--http-port` (and `--http-channel-metrics`), the listener running: the
 /// line counted (lag histogram, per-channel count), kept in its channel's recent-messages ring (the
 /// default 2,500 lines, full after the warm-up below), and appended to a CaptureWriter.
-let liveHistory = RecentHistory(limit: 2_500)
+// As capture --http-port makes it: with the default memory budget (not reached by these channels).
+let liveHistory = RecentHistory(limit: 2_500, budget: MemoryBudget(limit: MemoryBudget.defaultLimit))
 let liveMetrics = IngestMetrics(countsPerChannel: true)
 let liveDirectory = "/tmp/chatcap-alloc-http-\(getpid())"
 let liveWriter = try CaptureWriter(directory: liveDirectory)

@@ -364,6 +364,12 @@ import TwitchSession
         #expect(json["lines"] as? Int == 32 && json["reconnects"] as? Int == 1 && json["unusable_lines"] as? Int == 3)
         #expect(json["back_pressure_events"] as? Int == 0 && json["queued_bytes"] as? Int == 0)
         #expect(json["buffer_limit"] as? Int == 16 << 20)
+        // Without --http-port there are no rings and no budget figure; with it, the entries it trimmed.
+        #expect(json["budget_trimmed_entries"] == nil)
+        var withRings = first
+        withRings.budgetTrimmedEntries = 1_234
+        let ringsJSON = try JSONSerialization.jsonObject(with: Data(withRings.json.utf8)) as! [String: Any]
+        #expect(ringsJSON["budget_trimmed_entries"] as? Int == 1_234)
         let channels = json["channels"] as! [[String: Any]]
         #expect(channels.map { $0["channel"] as! String } == ["a", "b", "_session"])
         #expect(channels[0]["messages_per_second"] as? Double == 15.0 && channels[0]["mean_lag_ms"] as? Int == 200)

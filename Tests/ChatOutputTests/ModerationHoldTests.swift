@@ -48,6 +48,42 @@ import Testing
         #expect(pipeline.summary.releasedEarly == 0)
     }
 
+    @Test("a memory budget trims written lines of the least recent channel, never a line the look-ahead holds")
+    func budgetKeepsHeldLines() throws {
+        var options = Self.holding(window: 60_000)
+        options.budget = MemoryBudget(limit: 16 << 10)
+        let pipeline = OutputPipeline(options: options, sink: Self.devNull(), diagnose: { _ in })
+        let t: Int64 = 1_763_700_000_000
+        for i in 0..<300 {
+            try Self.feed(pipeline, "@id=o\(i);tmi-sent-ts=\(t) :bob!bob@b PRIVMSG #old :\(i)", number: i + 1, at: t)
+        }
+        // The window of #old's lines passes: they are written, and only the ring still has them.
+        try pipeline.releaseDue(now: Timestamp(milliseconds: t + 60_000))
+        #expect(pipeline.summary.written == 300)
+        let later = t + 61_000
+        for i in 0..<300 {
+            try Self.feed(
+                pipeline, "@id=c\(i);tmi-sent-ts=\(later) :al!al@a PRIVMSG #c :\(i)", number: 301 + i, at: later)
+        }
+        try Self.feed(
+            pipeline, "@target-msg-id=c0;tmi-sent-ts=\(later) :tmi.twitch.tv CLEARMSG #c :0", number: 601, at: later)
+        let budget = try #require(pipeline.store.budget)
+        // #old (written) down to the floor of 150; #c (all held) whole, so the CLEARMSG still reaches c0.
+        #expect(pipeline.store.log(named: "old")!.ring.liveRange == 150..<300)
+        #expect(pipeline.store.log(named: "c")!.ring.liveRange == 0..<301)
+        #expect(budget.trimmedEntries == 150)
+        let reader = try #require(pipeline.store.readers.makeReader())
+        let mark = pipeline.store.log(named: "c")!.ring.withEntry(0, reader: reader) { info, _ in info.tombstone }
+        guard case .found(let tombstone) = mark else {
+            Issue.record("c0 was released while held")
+            return
+        }
+        #expect(tombstone == .deleted)
+        try pipeline.finish()
+        #expect(pipeline.summary.written == 601)
+        #expect(pipeline.summary.releasedEarly == 0)
+    }
+
     @Test("a held line its ring evicts keeps the marks it had: a 2-entry ring, a deleted message pushed out")
     func evictedWhileHeld() throws {
         var options = Self.holding(window: 60_000)

@@ -40,6 +40,8 @@ public struct CaptureStatus {
         /// (too long, or cut off by the server), from the caller's counts.
         public var unparsedLines: Int
         public var unusableLines: Int
+        /// Ring entries `--memory-budget` released (capture with `--http-port`; `nil`: no rings).
+        public var budgetTrimmedEntries: Int? = nil
 
         /// One JSON object (no newline).
         public var json: String {
@@ -52,7 +54,9 @@ public struct CaptureStatus {
                 + "\"bytes_written\":\(bytesWritten),\"bytes_in\":\(bytesIn),\"reconnects\":\(reconnects),"
                 + "\"gaps\":\(gaps),\"queued_bytes\":\(queuedBytes),\"buffer_limit\":\(bufferLimit),\"back_pressure_events\":\(backPressureEvents),"
                 + "\"back_pressure_ms\":\(backPressureMs),\"malformed_lines\":\(unparsedLines),"
-                + "\"unusable_lines\":\(unusableLines),\"channels\":[\(chans.joined(separator: ","))]}"
+                + "\"unusable_lines\":\(unusableLines),"
+                + (budgetTrimmedEntries.map { "\"budget_trimmed_entries\":\($0)," } ?? "")
+                + "\"channels\":[\(chans.joined(separator: ","))]}"
         }
 
         /// `310ms`, `12.3s`, `5m`, `2h`, `365d`.

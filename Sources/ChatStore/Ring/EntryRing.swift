@@ -382,6 +382,20 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
                 return
             }
         }
+        move(live: live, toSize: size)
+    }
+
+    /// Moves the live bytes `live` (at most two physical segments) linearly to the start of a new
+    /// storage of `size` bytes (mapped once it is ``mappedBytes`` or more), publishes it, and frees
+    /// the old one once no reader can still be reading it.
+    ///
+    /// - Precondition: `size >= live.count`.
+    /// - Complexity: O(live bytes). - Allocations: the new storage and its descriptor.
+    private func move(live: Range<UInt64>, toSize size: Int) {
+        precondition(size >= live.count, "the live bytes fit in the new storage")
+        let old = unsafe storageAddress
+        let oldStorage = unsafe old.pointee
+        let oldCapacity = oldStorage.capacity
         var mapped: UnsafeMutablePointer<ByteStorage>? = nil
         if let pages, size >= mappedBytes {
             unsafe mapped = ByteStorage.makeMapped(
@@ -421,15 +435,52 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return max(2 * size, Int(full))
     }
 
+    /// Gives back what a ring trimmed well below its size no longer needs: moves the live bytes into
+    /// a storage sized to them (with the growth margin) when that is at most three quarters of the
+    /// current one, and the slots into a table half again the live count (at least
+    /// ``initialSlots``) when that is at most three quarters of the current one. Called by the
+    /// store's memory budget after it trims a ring, never per line.
+    ///
+    /// - Returns: the bytes of ``reservedBytes`` given back (0 when nothing moved).
+    /// - Complexity: O(live entries + live bytes). - Allocations: the new storage and table, when they move.
+    @discardableResult
+    func compact() -> Int {
+        let before = reservedBytes
+        let live = (self.tail > head ? oldestByte : writePosition)..<writePosition
+        let bytes = (max(Int(Double(live.count) * Self.growth), Self.initialBytes, 64) + 63) & ~63
+        if bytes <= self.storage.capacity / 4 * 3 {
+            move(live: live, toSize: bytes)
+        }
+        let slots = min(capacity, max(count + count / 2, Self.initialSlots, 1))
+        if slots <= self.table.count / 4 * 3 { resizeTable(to: slots) }
+        checkInvariants()
+        return before - reservedBytes
+    }
+
+    /// The lowest sequence number a reader has pinned in this ring (`UInt64.max`: none). A reader
+    /// may pin after this look: the budget trims below it and eviction still waits for pins.
+    ///
+    /// - Complexity: O(readers). - Allocations: none.
+    var lowestPinned: UInt64 { pins.lowest }
+
     /// Grows the slot table by half (up to `capacity`), moving each live entry to its slot in the new
     /// one, publishes it, and frees the old one once no reader can still be reading it.
     ///
     /// By half, not doubling: a table is at least two thirds full (metadata is most of what a
     /// channel of short lines reserves besides its bytes), and the copies stay amortised O(1).
     private func growTable() {
+        let count = self.table.count
+        resizeTable(to: min(capacity, count + max(1, count / 2)))
+    }
+
+    /// Moves the live entries into a slot table of `slots` slots (entry `seq` to slot
+    /// `seq % slots`), publishes it, and frees the old one once no reader can still be reading it.
+    ///
+    /// - Precondition: `slots >= count` (every live entry has a slot).
+    private func resizeTable(to slots: Int) {
+        precondition(slots >= count && slots <= capacity, "the live entries fit in the new table")
         let old = unsafe tableAddress
-        let count = unsafe old.pointee.count
-        let next = unsafe SlotTable.make(count: min(capacity, count + max(1, count / 2)), keepsSenders: keepsSenders)
+        let next = unsafe SlotTable.make(count: slots, keepsSenders: keepsSenders)
         let from = unsafe old.pointee
         let to = unsafe next.pointee
         var seq = head

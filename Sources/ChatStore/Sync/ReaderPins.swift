@@ -61,6 +61,18 @@ struct ReaderPins: ~Copyable, @unchecked Sendable {  // each slot is an Atomic; 
         }
     }
 
+    /// Owner side: the lowest sequence number pinned now (``none`` when no slot is pinned).
+    ///
+    /// - Complexity: O(`count`). - Allocations: none.
+    var lowest: UInt64 {
+        var low = Self.none
+        for i in 0..<count {
+            // SAFETY: `i < count`, the number of initialised slots.
+            low = min(low, unsafe slots[i].load(ordering: .sequentiallyConsistent))
+        }
+        return low
+    }
+
     /// Owner side: waits until every slot has been seen free at least once (for retiring storage
     /// that pinned readers may still be reading).
     func waitUntilAllObservedFree() {

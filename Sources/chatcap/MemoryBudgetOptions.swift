@@ -1,0 +1,47 @@
+import ArgumentParser
+import ChatStore
+
+/// `--memory-budget`: the process-wide bound on what the channel rings reserve (tail, and capture
+/// with `--http-port`).
+struct MemoryBudgetOptions: ParsableArguments {
+    /// The smallest budget (the channels' floors may hold more: they are kept whatever the budget).
+    static let minimum = 1 << 20
+    /// The largest budget (more than any machine this runs on holds).
+    static let maximum = 1 << 40
+
+    @Option(
+        name: .customLong("memory-budget"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Bound on the memory all channel rings reserve together (bytes, or with K, M, G: 512M, 2G; "
+                + "default 1G, which keeps 10,000 busy channels under 2 GB of resident memory). When it is "
+                + "reached, the oldest entries of the least recently active channels are released, never "
+                + "the last 150 of a channel nor a line the moderation look-ahead still holds; what was "
+                + "trimmed is counted in the summary on stderr and on /metrics. No line of the output is lost.",
+            valueName: "size"),
+        transform: { try MemoryBudgetOptions.parse($0) })
+    var memoryBudget: Int?
+
+    /// The budget in force: the one given, else the default.
+    func make() -> MemoryBudget { MemoryBudget(limit: memoryBudget ?? MemoryBudget.defaultLimit) }
+
+    /// `1073741824`, `1024M`, `1G` (K, M, G are powers of 1,024; an optional trailing `B` or `iB`).
+    static func parse(_ text: String) throws -> Int {
+        var digits = Substring(text.uppercased())
+        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
+            digits = digits.dropLast(suffix.count)
+            break
+        }
+        var shift = 0
+        switch digits.last {
+        case "K": shift = 10
+        case "M": shift = 20
+        case "G": shift = 30
+        default: break
+        }
+        if shift > 0 { digits = digits.dropLast() }
+        guard let n = Int(digits), n > 0, n <= maximum >> shift, n << shift >= minimum else {
+            throw ValidationError("must be a size from 1M to 1024G: bytes, or with K, M or G such as 512M")
+        }
+        return n << shift
+    }
+}

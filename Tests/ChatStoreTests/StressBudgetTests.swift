@@ -1,0 +1,80 @@
+import ChatPosix
+import IRCWire
+import Synchronization
+import Testing
+
+@testable import ChatStore
+
+/// Readers on another thread while the memory budget trims and compacts rings: the appender spreads
+/// lines over 40 channels under a budget far below what they would hold, so passes release entries
+/// and move the survivors into smaller storage and tables all the time, while a reader walks every
+/// channel's live entries and single entries. Run under ThreadSanitizer by `make tsan`.
+@Suite(.serialized, .timeLimit(.minutes(20))) struct StressBudgetTests {
+    @Test("Stress: readers during budget trims and compactions never see stale or torn entries")
+    func readersDuringTrims() throws {
+        let channels = 40
+        let perChannel = 3_000
+        let budget = MemoryBudget(limit: 256 << 10)
+        let store = ChatStore(
+            capacity: 1_000, windowSize: 20, interval: 1, internsSenders: false, channelLimit: 64, pages: .system,
+            budget: budget, budgetFloor: 20)
+        let done = Flag()
+        let tally = Tally()
+        @Sendable func bytes(_ channel: Int, _ seq: Int) -> [UInt8] {
+            Array(
+                "@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 200))"
+                    .utf8)
+        }
+        for c in 0..<channels { _ = try store.ingest(bytes(c, 0).span, receivedAt: .epoch) }
+
+        let threads = [
+            spawn {
+                for s in 1..<perChannel {
+                    // Uneven: channel c speaks on every (c % 4 + 1)-th round, so recency differs.
+                    for c in 0..<channels where s % (c % 4 + 1) == 0 || s > perChannel - 2 {
+                        _ = try! store.ingest(bytes(c, s).span, receivedAt: .epoch)
+                    }
+                }
+                done.value.store(true, ordering: .releasing)
+            },
+            spawn {
+                let reader = store.readers.makeReader()!
+                var c = 0
+                var k: UInt64 = 0
+                while !done.value.load(ordering: .acquiring) {
+                    c = (c + 1) % channels
+                    guard let log = store.log(at: c) else { continue }
+                    let live = log.ring.liveRange
+                    guard !live.isEmpty else { continue }
+                    log.ring.withEntries(in: live, reader: reader) { info, bytes in
+                        tally.record(Self.matches(info, bytes))
+                    }
+                    k = (k &+ 7) % UInt64(live.count)
+                    if case .found(let ok) = log.ring.withEntry(live.lowerBound + k, reader: reader, Self.matches) {
+                        tally.record(ok)
+                    }
+                }
+            },
+        ]
+        for t in threads { join(t) }
+        #expect(tally.bad.load(ordering: .relaxed) == 0)
+        #expect(tally.checked.load(ordering: .relaxed) > 1_000)
+        #expect(budget.passes > 10 && budget.releasedBytes > 0)
+        #expect(budget.heldBytes == (0..<channels).reduce(0) { $0 + store.log(at: $1)!.ring.reservedBytes })
+        for c in 0..<channels { #expect(store.log(at: c)!.ring.count >= 20) }
+    }
+
+    /// Entry `info.seq` of a channel holds "message N" with N its number in the channel: seq and N
+    /// differ by the lines the channel skipped, so only the id and the text are compared.
+    @Sendable static func matches(_ info: EntryInfo, _ bytes: Span<UInt8>) -> Bool {
+        guard let text = info.parsed.lastParam(in: bytes), let id = info.parsed.tag("id", in: bytes) else {
+            return false
+        }
+        var idText: [UInt8] = []
+        for i in id.raw.lower..<id.raw.upper { idText.append(bytes[Int(i)]) }
+        let expected = Array("message ".utf8) + idText.dropFirst()
+        guard text.count >= expected.count else { return false }
+        for (k, b) in expected.enumerated() where bytes[Int(text.lower) + k] != b { return false }
+        return true
+    }
+}
