@@ -3,7 +3,7 @@
 #endif
 
 /// The words for an `errno` value, for messages: the one place the package calls `strerror`.
-public enum Errno {
+public enum Errno: Sendable {
     /// `strerror(code)`, e.g. "Input/output error".
     ///
     /// - Complexity: O(length of the message). - Allocations: the returned string.

@@ -13,21 +13,29 @@ import Testing
         return dir
     }
 
+    /// Generates a log of `lines` lines over `channels` channels into `dir`/`name` with the project's
+    /// generator; returns its path, its chat lines (PRIVMSG) as received, and their channels.
+    static func generatedLog(
+        in dir: String, _ name: String, lines: Int, channels count: Int
+    ) throws -> (log: String, privmsgs: [String], channels: Set<Substring>) {
+        let log = dir + "/" + name
+        let generated = try CLI.shell(
+            "python3 Scripts/generate_fixtures.py --lines \(lines) --channels \(count) --out '\(log)' 2>/dev/null")
+        #expect(generated.status == 0)
+        let privmsgs = FramerVerifier.oracleLines(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
+            .map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains(" PRIVMSG #") }
+        let channels = Set(privmsgs.map { $0.split(separator: " PRIVMSG #")[1].split(separator: " ")[0] })
+        #expect(channels.count == count)
+        return (log, privmsgs, channels)
+    }
+
     @Test(
         "tail --channels-file: 100 channels over 4 connections, every JOIN reported, every line of every channel received"
     )
     func everyLineOfEveryChannel() throws {
         let dir = try Self.tempDir("many")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let log = dir + "/many.irc"
-        let generated = try CLI.shell(
-            "python3 Scripts/generate_fixtures.py --lines 3000 --channels 100 --out '\(log)' 2>/dev/null")
-        #expect(generated.status == 0)
-        // The log's chat lines (PRIVMSG) and their channels.
-        let privmsgs = FramerVerifier.oracleLines(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
-            .map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains(" PRIVMSG #") }
-        let channels = Set(privmsgs.map { $0.split(separator: " PRIVMSG #")[1].split(separator: " ")[0] })
-        #expect(channels.count == 100)
+        let (log, privmsgs, channels) = try Self.generatedLog(in: dir, "many.irc", lines: 3000, channels: 100)
         let file = dir + "/channels.txt"
         let listing =
             "# the bench channels\n\n"

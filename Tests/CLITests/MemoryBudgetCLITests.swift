@@ -46,18 +46,10 @@ import Testing
         "tail of 100 busy channels with --memory-budget 4M: rings trimmed to their floors, peak RSS lower, every line printed"
     )
     func smallBudget() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-budget-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try ManyChannelsCLITests.tempDir("budget")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let log = dir + "/busy.irc"
-        let generated = try CLI.shell(
-            "python3 Scripts/generate_fixtures.py --lines 60000 --channels 100 --out '\(log)' 2>/dev/null")
-        #expect(generated.status == 0)
-        let privmsgs = FramerVerifier.oracleLines(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
-            .map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains(" PRIVMSG #") }
-        let channels = Set(privmsgs.map { $0.split(separator: " PRIVMSG #")[1].split(separator: " ")[0] })
-        #expect(channels.count == 100)
+        let (log, privmsgs, channels) = try ManyChannelsCLITests.generatedLog(
+            in: dir, "busy.irc", lines: 60000, channels: 100)
         let file = dir + "/channels.txt"
         try channels.sorted().joined(separator: "\n").appending("\n").write(
             toFile: file, atomically: true, encoding: .utf8)
