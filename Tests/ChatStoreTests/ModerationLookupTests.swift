@@ -7,7 +7,7 @@ import Testing
 /// ban or timeout exactly the live PRIVMSG/USERNOTICE entries of its `target-user-id`, at every wrap
 /// and growth position of the ring, after eviction, with an id stored twice and with hashes shared
 /// by different ids; and a lookup visits about as many entries as it finds, not the whole ring.
-@Suite(.timeLimit(.minutes(5))) struct ModerationLookupTests {
+@Suite(.timeLimit(.minutes(20))) struct ModerationLookupTests {
     /// A 64-bit id hash for the ring-level tests: distinct values of `k` give hashes distinct in every
     /// 32-bit half, so that the ring, which may also report entries sharing a shorter fingerprint,
     /// reports exactly the entries whose hash is asked for.
