@@ -29,15 +29,22 @@ public enum TypedJSONEncoder: Sendable {
         out.key("ts")
         if let ts = context.timestamp { out.timestamp(ts) } else { out.null() }
         out.key("about")
-        switch message.about(in: bytes) {
-        case .bytes(let r): out.string(bytes, r)
-        case .tag(let v): out.string(bytes, tag: v)
-        case nil: out.null()
+        // A PRIVMSG's view is made once: `about` is its sender (``TwitchMessage/about(in:)``), and
+        // its fields follow (the view scans the source for the nick).
+        let chat = message.command == .privmsg ? message.privmsg(in: bytes) : nil
+        if message.command == .privmsg {
+            if let chat, !chat.login.isEmpty { out.string(bytes, chat.login) } else { out.null() }
+        } else {
+            switch message.about(in: bytes) {
+            case .bytes(let r): out.string(bytes, r)
+            case .tag(let v): out.string(bytes, tag: v)
+            case nil: out.null()
+            }
         }
         let tags = message.tags
         switch message.command {
         case .privmsg:
-            if let p = message.privmsg(in: bytes) {
+            if let p = chat {
                 privmsg(bytes, message, p, into: &out)
             }
         case .usernotice:

@@ -70,6 +70,10 @@ import Testing
             return 0
         case (.success(let line), .success(let message)):
             #expect(message.line == line, "\(text)", sourceLocation: sourceLocation)
+            // The rest of the message, sorted in place by the parse, as the two passes classify it.
+            let twoPassMessage = TwitchMessage(line, in: bytes.span)
+            #expect(message.command == twoPassMessage.command, "\(text)", sourceLocation: sourceLocation)
+            #expect(message.channel == twoPassMessage.channel, "\(text)", sourceLocation: sourceLocation)
             #expect(Int(line.tagsRange.upper) == end, "\(text)", sourceLocation: sourceLocation)
             let slow = TwitchTags(line, in: bytes.span)
             let fast = message.tags

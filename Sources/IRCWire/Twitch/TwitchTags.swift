@@ -5,8 +5,14 @@
 /// ``unknownCount`` and can be listed with ``forEachUnknown(in:_:)``.
 public struct TwitchTags: Sendable {
     /// Value ranges packed as `lower << 16 | upper`; `.max` means absent.
+    ///
+    /// A SIMD vector, not an `InlineArray`: an element of a vector is read straight from where the
+    /// vector lies, whatever the index, while reading an `InlineArray` at an index known only at run
+    /// time (a key passed as an argument, as in ``flag(_:in:)``) from a borrowed value first copied
+    /// all 256 bytes into a temporary to address them — about five 256-byte copies per chat line in
+    /// the JSON encoder (issue 26).
     @usableFromInline
-    var slots = InlineArray<64, UInt32>(repeating: .max)
+    var slots = SIMD64<UInt32>(repeating: .max)
     private var counts: (all: UInt16, msgParams: UInt16, unknown: UInt16) = (0, 0, 0)
     private var irregular = false
     /// The tag section (`@` excluded), for the walks of ``msgParam(_:in:)`` and the `forEach`s.
@@ -44,6 +50,21 @@ public struct TwitchTags: Sendable {
     /// - Precondition: `lower <= limit <= bytes.count` and `limit <= 65_535`.
     /// - Complexity: O(section bytes), one pass. - Allocations: none.
     init(scanning bytes: Span<UInt8>, from lower: Int, limit: Int) {
+        self.init()
+        scan(bytes, from: lower, limit: limit)
+    }
+
+    /// No tags: every slot empty, an empty section at the line's start.
+    init() {}
+
+    /// ``init(scanning:from:limit:)`` into a table with no tags yet, in place: a parse that keeps
+    /// the table inside its ``TwitchMessage`` sorts the tags there instead of copying a finished
+    /// table of 268 bytes into it.
+    ///
+    /// - Precondition: the table is empty (``init()``); `lower <= limit <= bytes.count` and
+    ///   `limit <= 65_535`.
+    /// - Complexity: O(section bytes), one pass. - Allocations: none.
+    mutating func scan(_ bytes: Span<UInt8>, from lower: Int, limit: Int) {
         precondition(lower <= limit && limit <= bytes.count && limit <= Int(UInt16.max), "tag section outside the line")
         let count = bytes.count
         var end = limit
@@ -51,58 +72,66 @@ public struct TwitchTags: Sendable {
         var all: UInt16 = 0
         var msgParams: UInt16 = 0
         var unknown: UInt16 = 0
-        // Hot loop on a raw pointer. Bounds: every scan stays in `lower ..< limit`, within `bytes`;
+        // Hot loop on raw pointers. Bounds: every scan stays in `lower ..< limit`, within `bytes`;
         // a short key (< 8 bytes) is hashed from one word read only when `keyStart + 8 <= count`.
-        unsafe bytes.withUnsafeBufferPointer { buffer in
-            guard let p = buffer.baseAddress else { return }  // no bytes: no section
-            let table = tagKeyTable
-            let space = UInt8(ascii: " ")
-            let semicolon = UInt8(ascii: ";")
-            var stops = unsafe TagStops(p, count: count, lower: lower, limit: limit)
-            var i = lower
-            while true {
-                let keyStart = i
-                let keyEnd = stops.nextStop(from: i)
-                var valueStart = keyEnd
-                var valueEnd = keyEnd
-                // What ended the element: `;` (more follow), a space or the limit (the section's end).
-                // SAFETY: `keyEnd < limit <= count` is checked before the read.
-                var stop = keyEnd < limit ? unsafe p[keyEnd] : space
-                if stop == UInt8(ascii: "=") {
-                    valueStart = keyEnd &+ 1
-                    valueEnd = stops.nextEnd(from: valueStart)
-                    // SAFETY: `valueEnd < limit <= count` is checked before the read.
-                    stop = valueEnd < limit ? unsafe p[valueEnd] : space
-                }
-                let keyCount = keyEnd &- keyStart
-                if keyCount == 0 {
-                    // An empty element (`;;`, a leading or trailing `;`) or a value without a key
-                    // (`=v`); only an empty section (`@ `) is regular.
-                    if stop == semicolon || keyStart != lower || valueStart != keyEnd { irregular = true }
-                } else {
-                    all &+= 1
-                    let index: Int?
-                    if keyCount >= 8 || keyStart &+ 8 <= count {
-                        // SAFETY: see the bounds note above.
-                        index = unsafe table.lookup(p + keyStart, count: keyCount)
-                    } else {
-                        index = TwitchTagKey(bytes: bytes, ByteRange(keyStart..<keyEnd)).map { Int($0.rawValue) }
+        // The slots are written through a pointer to the vector (64 elements; a key's index is below
+        // `TwitchTagKey.allCases.count` <= 64): a vector element written at a run-time index would
+        // otherwise load and store the whole vector.
+        // SAFETY: `table` addresses the 64 `UInt32`s of `self.slots` for the closure's duration only.
+        unsafe withUnsafeMutableBytes(of: &slots) { slotBytes in
+            let slots = unsafe slotBytes.bindMemory(to: UInt32.self)
+            unsafe bytes.withUnsafeBufferPointer { buffer in
+                guard let p = buffer.baseAddress else { return }  // no bytes: no section
+                let table = tagKeyTable
+                let space = UInt8(ascii: " ")
+                let semicolon = UInt8(ascii: ";")
+                var stops = unsafe TagStops(p, count: count, lower: lower, limit: limit)
+                var i = lower
+                while true {
+                    let keyStart = i
+                    let keyEnd = stops.nextStop(from: i)
+                    var valueStart = keyEnd
+                    var valueEnd = keyEnd
+                    // What ended the element: `;` (more follow), a space or the limit (the section's end).
+                    // SAFETY: `keyEnd < limit <= count` is checked before the read.
+                    var stop = keyEnd < limit ? unsafe p[keyEnd] : space
+                    if stop == UInt8(ascii: "=") {
+                        valueStart = keyEnd &+ 1
+                        valueEnd = stops.nextEnd(from: valueStart)
+                        // SAFETY: `valueEnd < limit <= count` is checked before the read.
+                        stop = valueEnd < limit ? unsafe p[valueEnd] : space
                     }
-                    if let index {
-                        if slots[index] != .max { irregular = true }  // a repeat: the last one wins
-                        slots[index] =
-                            UInt32(truncatingIfNeeded: valueStart) << 16 | UInt32(truncatingIfNeeded: valueEnd)
-                    } else if Self.isMsgParam(ByteRange(keyStart..<keyEnd), in: bytes) {
-                        msgParams &+= 1
+                    let keyCount = keyEnd &- keyStart
+                    if keyCount == 0 {
+                        // An empty element (`;;`, a leading or trailing `;`) or a value without a key
+                        // (`=v`); only an empty section (`@ `) is regular.
+                        if stop == semicolon || keyStart != lower || valueStart != keyEnd { irregular = true }
                     } else {
-                        unknown &+= 1
+                        all &+= 1
+                        let index: Int?
+                        if keyCount >= 8 || keyStart &+ 8 <= count {
+                            // SAFETY: see the bounds note above.
+                            index = unsafe table.lookup(p + keyStart, count: keyCount)
+                        } else {
+                            index = TwitchTagKey(bytes: bytes, ByteRange(keyStart..<keyEnd)).map { Int($0.rawValue) }
+                        }
+                        if let index {
+                            // SAFETY: `index < 64` (see above).
+                            if unsafe slots[index] != .max { irregular = true }  // a repeat: the last one wins
+                            unsafe slots[index] =
+                                UInt32(truncatingIfNeeded: valueStart) << 16 | UInt32(truncatingIfNeeded: valueEnd)
+                        } else if Self.isMsgParam(ByteRange(keyStart..<keyEnd), in: bytes) {
+                            msgParams &+= 1
+                        } else {
+                            unknown &+= 1
+                        }
                     }
+                    guard stop == semicolon else {
+                        end = valueEnd
+                        break
+                    }
+                    i = valueEnd &+ 1  // past the `;`
                 }
-                guard stop == semicolon else {
-                    end = valueEnd
-                    break
-                }
-                i = valueEnd &+ 1  // past the `;`
             }
         }
         section = ByteRange(lower..<end)
@@ -123,14 +152,17 @@ public struct TwitchTags: Sendable {
         return TagValue(raw: ByteRange(UInt16(truncatingIfNeeded: packed >> 16), UInt16(truncatingIfNeeded: packed)))
     }
 
-    /// Always inlined, and read through a borrowed span: an outlined lookup copied all 256 bytes of
-    /// the table into a temporary to address it (18 lookups per chat line in the JSON encoder).
+    /// Always inlined; a vector element is read in place (see ``slots``).
     @inlinable
     @inline(__always)
-    func slot(_ key: TwitchTagKey) -> UInt32 { slots.span[Int(key.rawValue)] }
+    func slot(_ key: TwitchTagKey) -> UInt32 { slots[Int(key.rawValue)] }
 
     /// Whether the flag tag `key` is present and equal to `1`.
+    ///
+    /// Always inlined: called on the tags of a borrowed ``TwitchMessage`` (`message.tags.flag(…)`),
+    /// an outlined call needs the table at an address of its own, a 268-byte copy per call.
     @inlinable
+    @inline(__always)
     public func flag(_ key: TwitchTagKey, in bytes: Span<UInt8>) -> Bool {
         guard let value = self[key] else { return false }
         return value.raw.count == 1 && bytes[Int(value.raw.lower)] == UInt8(ascii: "1")
