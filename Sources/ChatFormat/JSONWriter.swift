@@ -175,9 +175,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     ///
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
-        separate()
-        buffer.put(UInt8(ascii: "\""))
-        let rest = plainPrefix(span, range)
+        let rest = openPlainPrefix(span, range)
         if rest < Int(range.upper) {
             var repair = UTF8Repair()
             for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
@@ -202,9 +200,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
 
     /// A string from a tag value: IRCv3-unescaped, then escaped for JSON, invalid UTF-8 repaired.
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
-        separate()
-        buffer.put(UInt8(ascii: "\""))
-        let rest = plainPrefix(span, value.raw)
+        let rest = openPlainPrefix(span, value.raw)
         if rest < Int(value.raw.upper) {
             var repair = UTF8Repair()
             TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)).unescape(in: span) { b in
@@ -222,20 +218,33 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// an IRCv3 escape) and at malformed UTF-8. It always stops on a sequence boundary, so the slow path may take over there
     /// with a fresh ``UTF8Repair`` and produce exactly what it would have produced for the whole string.
     ///
+    /// It opens the string too — the separator and the opening quote (``separate()``) — under the
+    /// same one check of the buffer's room, which leaves room for the closing quote as well.
+    ///
     /// - Complexity: O(`range.count`). - Allocations: at most one growth of the buffer.
-    private mutating func plainPrefix(_ span: Span<UInt8>, _ range: ByteRange) -> Int {
+    private mutating func openPlainPrefix(_ span: Span<UInt8>, _ range: ByteRange) -> Int {
         let lower = Int(range.lower)
         let upper = Int(range.upper)
         precondition(lower <= upper && upper <= span.count, "range outside the span")
         let n = upper - lower
-        // 8 bytes of slack: a short string is copied as one whole word.
-        if buffer.capacity - buffer.count < n &+ 8 { buffer.grow(n &+ 8) }
+        // A separator and a quote, then 8 bytes of slack: a short string is copied as one whole
+        // word (and the closing quote fits after a string copied whole).
+        if buffer.capacity - buffer.count < n &+ 10 { buffer.grow(n &+ 10) }
+        // SAFETY: `count + 2 <= capacity` after the growth above.
+        if needsComma {
+            unsafe buffer.base[buffer.count] = UInt8(ascii: ",")
+            buffer.count &+= 1
+        }
+        needsComma = true
+        unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
+        buffer.count &+= 1
         // SAFETY: `[lower, upper)` lies within `span` (checked above), and every read below is within
         // the span: word loads need `i + 8 <= upper`, the overlapping last word starts at
         // `upper - 8 >= lower`, the short-string word needs `lower + 8 <= span.count`, and a
         // sequence of `len` bytes is read only when `i + len <= upper`. At most `n + 8` bytes are
         // written at `base + count` (the bytes past `n` are scratch, never counted), and
-        // `count + n + 8 <= capacity` after the growth above; the regions do not overlap.
+        // `count + n + 8 <= capacity` after the growth above (`count` has grown by at most the 2
+        // bytes it reserved for the separator and the quote); the regions do not overlap.
         return unsafe span.withUnsafeBufferPointer { source -> Int in
             let p = source.baseAddress!
             let out = unsafe buffer.base + buffer.count

@@ -84,6 +84,35 @@ struct JSONStringTests {
         }
     }
 
+    @Test("strings one after another in an array: separators, and the buffer growing at every length")
+    func stringsInAnArray() {
+        var random = SplitMix64(seed: 0xA77A)
+        let pool: [UInt8] = Array("abcdefghijKLMNOP 0123".utf8) + [0x22, 0x5C, 0x0A, 0x00, 0x7F, 0xC3, 0xA9, 0xFF]
+        for _ in 0..<200 {
+            // A fresh writer at its smallest capacity (64 bytes), so that strings of every length
+            // meet the end of the buffer at every offset; raw strings and tag values alternate.
+            var out = JSONWriter(capacity: 1)
+            var expected: [UInt8] = [UInt8(ascii: "[")]
+            out.beginArray()
+            for k in 0..<Int(random.next() % 12) {
+                let length = Int(random.next() % 40)
+                let plain = random.next() % 3 != 0
+                let bytes = (0..<length).map { _ in pool[Int(random.next() % UInt64(plain ? 21 : pool.count))] }
+                if k > 0 { expected.append(UInt8(ascii: ",")) }
+                if k % 2 == 0 || bytes.contains(UInt8(ascii: "\\")) {
+                    out.string(bytes.span, ByteRange(0..<length))
+                } else {
+                    // A tag value without backslashes unescapes to itself.
+                    out.string(bytes.span, tag: TagValue(raw: ByteRange(0..<length)))
+                }
+                expected += Self.reference(bytes[...])
+            }
+            out.endArray()
+            expected.append(UInt8(ascii: "]"))
+            #expect(out.bytes == expected, "\(String(decoding: expected, as: UTF8.self))")
+        }
+    }
+
     @Test("a plain string followed by bytes that need escaping: only the string is written")
     func stopsAtTheEnd() {
         let bytes = Array("short\"\\\u{1}tail".utf8)
