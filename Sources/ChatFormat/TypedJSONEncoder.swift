@@ -292,6 +292,12 @@ public enum TypedJSONEncoder: Sendable {
         out.beginArray()
         if m.tags[.emotes].map({ !$0.raw.isEmpty }) == true {
             let count = CodePoints.count(in: bytes, text)
+            // One byte per code point (ASCII text, the common case): offsets are positions.
+            let ascii = count == Int(text.upper - text.lower)
+            // Else where the last emote ended: code point `codePoint` of the text starts at `byte`.
+            // Emotes mostly come in text order within an id, so the next one is found from there;
+            // one before it is found from the text's start again.
+            var cursor = (codePoint: 0, byte: Int(text.lower))
             var c = m.emotes
             while let e = c.next(in: bytes) {
                 guard let r = e.clamped(toCodePointCount: count) else { continue }
@@ -299,16 +305,20 @@ public enum TypedJSONEncoder: Sendable {
                 out.key("id")
                 out.string(bytes, e.id)
                 out.key("name")
-                // One byte per code point (ASCII text, the common case): offsets are positions.
-                let ascii = count == Int(text.upper - text.lower)
-                let from =
-                    ascii
-                    ? Int(text.lower) + r.lowerBound : CodePoints.byteOffset(ofCodePoint: r.lowerBound, in: bytes, text)
-                let to =
-                    ascii
-                    ? Int(text.lower) + r.upperBound
-                    : CodePoints.byteOffset(
+                let from: Int
+                let to: Int
+                if ascii {
+                    from = Int(text.lower) + r.lowerBound
+                    to = Int(text.lower) + r.upperBound
+                } else {
+                    if r.lowerBound < cursor.codePoint { cursor = (0, Int(text.lower)) }
+                    from = CodePoints.byteOffset(
+                        ofCodePoint: r.lowerBound - cursor.codePoint, in: bytes,
+                        ByteRange(cursor.byte..<Int(text.upper)))
+                    to = CodePoints.byteOffset(
                         ofCodePoint: r.upperBound - r.lowerBound, in: bytes, ByteRange(from..<Int(text.upper)))
+                    cursor = (r.upperBound, to)
+                }
                 out.string(bytes, ByteRange(from..<to))
                 out.key("start")
                 out.number(r.lowerBound)

@@ -36,13 +36,35 @@ public enum CodePoints: Sendable {
     /// The byte offset (absolute, in `bytes`) of code point number `index` of `bytes[range]`, or
     /// `range.upper` when `index` is at or past the end.
     ///
+    /// Whole words before the one that holds the code point are counted as ``count(in:_:)`` counts
+    /// (eight bytes, one population count); that word and the rest are walked byte by byte.
+    ///
     /// - Complexity: O(bytes up to that code point). - Allocations: none.
     public static func byteOffset(ofCodePoint index: Int, in bytes: Span<UInt8>, _ range: ByteRange) -> Int {
-        var seen = -1
-        for i in range.range where bytes[i] & 0xC0 != 0x80 {
-            seen += 1
-            if seen == index { return i }
+        let lower = Int(range.lower)
+        let upper = Int(range.upper)
+        precondition(lower <= upper && upper <= bytes.count, "range outside the span")
+        // SAFETY: every word load reads `i ..< i + 8` with `i + 8 <= upper <= bytes.count`, and every
+        // byte read is below `upper`.
+        return unsafe bytes.withUnsafeBytes { raw -> Int in
+            // Code points that start before byte `i`.
+            var seen = 0
+            var i = lower
+            while i &+ 8 <= upper {
+                let w = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let starts = 8 &- (w & ~(w &<< 1) & ByteScan.highs).nonzeroBitCount
+                if seen &+ starts > index { break }  // code point `index` starts in this word
+                seen &+= starts
+                i &+= 8
+            }
+            while i < upper {
+                if unsafe raw[i] & 0xC0 != 0x80 {
+                    if seen == index { return i }
+                    seen &+= 1
+                }
+                i &+= 1
+            }
+            return upper
         }
-        return Int(range.upper)
     }
 }
