@@ -45,9 +45,14 @@ struct JSONStringTests {
             + [0xC3, 0xA9, 0xE2, 0x9C, 0x93, 0xF0, 0x9F, 0x8E, 0x89, 0x80, 0xBF, 0xC0, 0xED, 0xA0, 0xF4, 0x90, 0xFF]
         for _ in 0..<30 {
             let length = Int(random.next() % 48)
-            // Runs of plain text, so that word loads and their tails are exercised, not only stops.
-            let plain = random.next() % 2 == 0
-            let bytes = (0..<length).map { _ in pool[Int(random.next() % UInt64(plain ? 21 : pool.count))] }
+            // Runs of plain text, so that block and word loads and their tails are exercised, not
+            // only stops; and plain text with one byte that stops them, so that every range ends at
+            // it, starts at it or holds it at every place in a block or a word.
+            let mode = random.next() % 3
+            var bytes = (0..<length).map { _ in pool[Int(random.next() % UInt64(mode == 1 ? pool.count : 21))] }
+            if mode == 2 && length > 0 {
+                bytes[Int(random.next() % UInt64(length))] = pool[21 + Int(random.next() % UInt64(pool.count - 21))]
+            }
             for lower in 0...length {
                 for upper in lower...length {
                     let written = Self.written(bytes, lower..<upper)
