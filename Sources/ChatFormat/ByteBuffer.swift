@@ -115,20 +115,32 @@ public struct ByteBuffer: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// Appends the decimal digits of `value`.
+    ///
+    /// - Complexity: O(digits). - Allocations: at most one growth of the buffer.
     public mutating func decimal(_ value: Int64) {
-        if value < 0 { put(UInt8(ascii: "-")) }
+        // A sign and at most 19 digits (`Int64.min`): one check of the room, then the digits
+        // written in place from the last one back (no scratch array, no check per digit).
+        if capacity - count < 20 { grow(20) }
         var magnitude = value.magnitude
-        var digits = InlineArray<20, UInt8>(repeating: 0)
-        var n = 0
-        repeat {
-            digits[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            n += 1
-        } while magnitude > 0
-        while n > 0 {
-            n -= 1
-            put(digits[n])
+        var digits = 1
+        var rest = magnitude
+        while rest >= 10 {
+            rest /= 10
+            digits &+= 1
         }
+        // SAFETY: `count + 20 <= capacity` after the check, and at most 20 bytes are written.
+        var o = unsafe base + count
+        if value < 0 {
+            unsafe o.pointee = UInt8(ascii: "-")
+            unsafe o += 1
+        }
+        var k = digits
+        repeat {
+            k &-= 1
+            unsafe o[k] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while k > 0
+        count = unsafe (o + digits) - base
     }
 
     /// Appends `t` in RFC 3339 with milliseconds, without quotes (for text output).
