@@ -79,15 +79,39 @@ import Testing
         }
     }
 
-    @Test("replay … | head -1 of a large log ends at once with the stage on: the reader thread does not read on")
-    func headEndsPromptly() throws {
-        let dir = try InputTempDirectory("parse-ahead-head")
+    /// 400,000 lines a millisecond apart (about 40 MB), written by awk.
+    static func bigLog(in dir: InputTempDirectory) throws -> String {
         let log = dir.path + "/big.log"
-        // 400,000 lines (about 40 MB), written by awk.
         let made = try CLI.shell(
             "awk 'BEGIN { for (i = 0; i < 400000; i++) printf \"@tmi-sent-ts=%.0f;id=%d :u%d!u@u.tmi.twitch.tv "
                 + "PRIVMSG #c :hello there %d\\r\\n\", 1763699201000 + i, i, i % 977, i }' > '\(log)'")
         #expect(made.status == 0)
+        return log
+    }
+
+    @Test("SIGINT ends a paced replay of a large log with the stage on at once: exit 0, the lines so far written")
+    func interruptEndsPromptly() throws {
+        let dir = try InputTempDirectory("parse-ahead-sigint")
+        let log = try Self.bigLog(in: dir)
+        // Paced at real time (a line a millisecond): the reader thread fills its blocks and waits.
+        let replay = try CLI.start(["replay", log, "--format", "raw", "--speed", "1", "--parse-ahead", "on"])
+        usleep(500_000)
+        #expect(replay.process.isRunning, "replay ended early: \(replay.process.terminationStatus)")
+        let start = ContinuousClock.now
+        kill(replay.process.processIdentifier, SIGINT)
+        let out = replay.stdout.fileHandleForReading.readDataToEndOfFile()
+        replay.process.waitUntilExit()
+        #expect(ContinuousClock.now - start < .seconds(3), "replay took \(ContinuousClock.now - start) to stop")
+        #expect(replay.process.terminationStatus == 0)
+        let lines = out.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        #expect(lines > 0 && lines < 100_000, "\(lines) lines written")
+        #expect(out.starts(with: Array("@tmi-sent-ts=1763699201000;id=0 ".utf8)))
+    }
+
+    @Test("replay … | head -1 of a large log ends at once with the stage on: the reader thread does not read on")
+    func headEndsPromptly() throws {
+        let dir = try InputTempDirectory("parse-ahead-head")
+        let log = try Self.bigLog(in: dir)
         func seconds(_ command: String) throws -> (Double, CLIRun) {
             let start = ContinuousClock.now
             let run = try CLI.shell(command)
