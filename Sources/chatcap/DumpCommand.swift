@@ -56,7 +56,7 @@ struct DumpCommand: ParsableCommand {
         options.channelLimit = limits.channelLimit
         let reader = try input.makeReader()
         let pipeline = OutputPipeline(options: options, sink: nil, diagnose: Diagnostics.note)
-        let stage = threads.stage(for: reader)
+        let stage = threads.stage(for: reader, worthwhile: true)
         try finish(strict: input.strict) {
             if let stage {
                 try pipeline.run(stage)

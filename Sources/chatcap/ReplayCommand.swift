@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatFormat
 import ChatInput
 import ChatOutput
 import ChatPosix
@@ -110,7 +111,7 @@ struct ReplayCommand: ParsableCommand {
         let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
         // Regular files, not followed: read ahead on a second thread (the follow mode's idle is never
         // called for them, so it cannot run there).
-        let stage = follow ? nil : threads.stage(for: reader)
+        let stage = follow ? nil : threads.stage(for: reader, worthwhile: output.format != .raw)
         try finish(strict: input.strict) {
             if let stage {
                 try replay.run(stage)

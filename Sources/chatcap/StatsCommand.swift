@@ -34,7 +34,7 @@ struct StatsCommand: ParsableCommand {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
         let stats = StatsCollector(listLimit: reportLimit)
-        if let stage = threads.stage(for: reader) {
+        if let stage = threads.stage(for: reader, worthwhile: false) {
             stage.forEachEvent { event, bytes in stats.handle(event, bytes) }
             try InputOptions.exitIfStopped(stage.exhaustion)
         } else {
