@@ -63,8 +63,10 @@ let package = Package(
             swiftSettings: dataPathSettings),
 
         // The operating system: everything below touches file descriptors, threads or clocks.
-        // errno text, full writes, threads, the stop flag, the clocks behind `Moment.now()`.
-        .target(name: "ChatPosix", dependencies: ["ChatStore", "TwitchSession"], swiftSettings: dataPathSettings),
+        // errno text, full writes, threads, the stop flag, the clocks behind `Moment.now()`, the CPUs
+        // available (CLinux: sched_getaffinity).
+        .target(
+            name: "ChatPosix", dependencies: ["ChatStore", "TwitchSession", "CLinux"], swiftSettings: dataPathSettings),
         // epoll, TCP, TLS (the system OpenSSL), socket addresses, write queues.
         .target(
             name: "ChatNet",

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # make bench, part 2: replay of a generated gzip log (decompressed by ISA-L) to typed NDJSON into /dev/null,
 # against `zcat FILE | wc -l` (zlib-era floor) and `igzip -dc FILE | wc -l` (ISA-L's floor) measured in the
-# same run. Prints lines/s, MB/s (uncompressed input) and CPU.
+# same run. Prints lines/s, MB/s (uncompressed input) and CPU, on both cores and on one (`taskset -c 0`).
+# PARSE_AHEAD (auto, on, off; default auto) is passed to the .gz rows as --parse-ahead; the plain
+# file's rows show the stage off and on side by side.
 set -euo pipefail
+mode=${PARSE_AHEAD:-auto}
 bin=${1:?usage: replay_bench.sh CHATCAP FILE.gz}
 log=${2:?usage: replay_bench.sh CHATCAP FILE.gz}
 lines=$(zcat "$log" | wc -l)
@@ -36,9 +39,14 @@ else
     isal_floor=
     echo "igzip -dc | wc -l: igzip not installed (make deps installs isal)"
 fi
+echo "parse-ahead: $mode (two cores unless said; one core: taskset -c 0)"
 for format in json irc raw; do
-    t=$(measure "'$bin' replay '$log' --format $format > /dev/null")
+    t=$(measure "'$bin' replay '$log' --format $format --parse-ahead $mode > /dev/null")
     report "chatcap replay --format $format > /dev/null" "$t"
+    if [ "$format" != irc ]; then
+        one=$(measure "taskset -c 0 '$bin' replay '$log' --format $format --parse-ahead $mode > /dev/null")
+        report "  one core: taskset -c 0" "$one"
+    fi
     if [ "$format" = json ]; then
         awk -v a="$t" -v b="$floor" 'BEGIN { printf "  json replay / zcat floor: %.2fx\n", a / b }'
         [ -n "$isal_floor" ] && awk -v a="$t" -v b="$isal_floor" 'BEGIN { printf "  json replay / igzip floor: %.2fx\n", a / b }'
@@ -48,8 +56,8 @@ for format in json irc raw; do
     fi
 done
 
-# The plain file next to it (if present): replay json/raw against `chatcap stats`, CPU time (user + sys,
-# steadier than wall time on a shared machine), best of 3.
+# The plain file next to it (if present): replay json/raw and `chatcap stats`, each with the parse-ahead
+# stage off and on, on two cores (wall and CPU time, user + sys) and on one (wall), best of 3.
 plain=${log%.gz}
 [ -f "$plain" ] || exit 0
 cpu() {  # best user+sys seconds of 3 runs
@@ -61,8 +69,14 @@ cpu() {  # best user+sys seconds of 3 runs
     rm -f /tmp/replay_bench.$$
     echo "$best"
 }
-echo "plain: $plain; CPU time, best of 3 runs"
+echo "plain: $plain; best of 3 runs: wall and CPU on two cores, wall on one (taskset -c 0)"
 for what in "stats" "replay --format json" "replay --format raw"; do
-    c=$(cpu "'$bin' $what '$plain'")
-    awk -v n="chatcap $what" -v s="$c" -v lines="$lines" 'BEGIN { printf "%-44s %7.3f s  %9.0f lines/s (CPU)\n", n, s, lines / s }'
+    for m in off on; do
+        w=$(measure "'$bin' $what --parse-ahead $m '$plain'")
+        c=$(cpu "'$bin' $what --parse-ahead $m '$plain'")
+        one=$(measure "taskset -c 0 '$bin' $what --parse-ahead $m '$plain'")
+        awk -v n="chatcap $what (--parse-ahead $m)" -v w="$w" -v c="$c" -v one="$one" -v lines="$lines" 'BEGIN {
+            printf "%-44s %6.3f s %9.0f lines/s  CPU %6.3f s  one core %6.3f s %9.0f lines/s\n",
+                n, w / 1e9, lines / (w / 1e9), c, one / 1e9, lines / (one / 1e9) }'
+    done
 done

@@ -381,7 +381,7 @@ public final class MergeReader {
         return unsafe stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    private static func isRegularFile(_ path: String) -> Bool {
+    static func isRegularFile(_ path: String) -> Bool {
         guard path != "-" else { return false }
         var info = stat()
         // SAFETY: `path` is bridged to a NUL-terminated C string for the call; `info` is a local `stat`.

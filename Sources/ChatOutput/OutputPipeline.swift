@@ -106,6 +106,23 @@ public final class OutputPipeline {
         try finish()
     }
 
+    /// ``run(_:)`` over a reader that a ``ParseAhead`` stage runs on a thread of its own: the same
+    /// events in the same order to ``handle(_:_:)``. On the way out (the end, ``stop``, an output
+    /// error) the stage's thread is ended before anything is flushed, so it never reads on.
+    public func run(_ input: ParseAhead) throws(OutputError) {
+        var failure: OutputError? = nil
+        let stop = self.stop  // set before the run; read once
+        while failure == nil && stop?.isRaised != true {
+            let more = input.next { event, bytes in
+                do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
+            }
+            if !more { break }
+        }
+        input.finish()
+        if let failure { throw failure }
+        try finish()
+    }
+
     /// For idle points (a pacer wait, a follow poll, a live loop tick): flushes the output when its
     /// oldest byte is ``OutputSink/maxDelay`` old.
     ///

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatFormat
+import ChatInput
 import ChatOutput
 import ChatStore
 
@@ -34,6 +35,8 @@ struct DumpCommand: ParsableCommand {
 
     @OptionGroup var limits: ChannelLimitOptions
 
+    @OptionGroup var threads: ParseAheadOptions
+
     func validate() throws {
         try ReportLimit.validate(reportLimit)
         guard last <= input.entriesPerChannel else {
@@ -53,9 +56,15 @@ struct DumpCommand: ParsableCommand {
         options.channelLimit = limits.channelLimit
         let reader = try input.makeReader()
         let pipeline = OutputPipeline(options: options, sink: nil, diagnose: Diagnostics.note)
+        let stage = threads.stage(for: reader, worthwhile: true)
         try finish(strict: input.strict) {
-            try pipeline.run(reader)
-            try InputOptions.exitIfStopped(reader)
+            if let stage {
+                try pipeline.run(stage)
+                try InputOptions.exitIfStopped(stage.exhaustion)
+            } else {
+                try pipeline.run(reader)
+                try InputOptions.exitIfStopped(reader.exhaustion)
+            }
             try pipeline.writeWindows(last: last, to: sink)
             return pipeline.summary
         }

@@ -33,10 +33,10 @@ struct InputOptions: ParsableArguments {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
     }
 
-    /// Exits 66 when `reader` stopped because an input could not be opened for want of descriptors
-    /// (see ``MergeReader/exhaustion``), naming the input.
-    static func exitIfStopped(_ reader: MergeReader) throws {
-        guard let error = reader.exhaustion else { return }
+    /// Exits 66 when the reader stopped because an input could not be opened for want of descriptors
+    /// (its ``MergeReader/exhaustion``), naming the input.
+    static func exitIfStopped(_ exhaustion: InputError?) throws {
+        guard let error = exhaustion else { return }
         Diagnostics.error("\(error)")
         throw ExitCode(.noInput)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatFormat
 import ChatInput
 import ChatOutput
 import ChatPosix
@@ -58,6 +59,8 @@ struct ReplayCommand: ParsableCommand {
 
     @OptionGroup var limits: ChannelLimitOptions
 
+    @OptionGroup var threads: ParseAheadOptions
+
     @Flag(
         help: ArgumentHelp(
             "For benchmarks: at the end, say on standard error what the rings hold and what they reserve.",
@@ -106,9 +109,17 @@ struct ReplayCommand: ParsableCommand {
         Interrupts.install(stop)
         // Waits for input (a followed file's end, a quiet pipe) flush output that is due.
         let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
+        // Regular files, not followed: read ahead on a second thread (the follow mode's idle is never
+        // called for them, so it cannot run there).
+        let stage = follow ? nil : threads.stage(for: reader, worthwhile: output.format != .raw)
         try finish(strict: input.strict) {
-            try replay.run(reader)
-            try InputOptions.exitIfStopped(reader)
+            if let stage {
+                try replay.run(stage)
+                try InputOptions.exitIfStopped(stage.exhaustion)
+            } else {
+                try replay.run(reader)
+                try InputOptions.exitIfStopped(reader.exhaustion)
+            }
             if memoryReport { Diagnostics.note("memory: \(replay.store.memory.description)") }
             return replay.summary
         }

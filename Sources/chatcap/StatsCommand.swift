@@ -21,6 +21,8 @@ struct StatsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ReportLimit.help("in the output's problem list"))
     var reportLimit = 100
 
+    @OptionGroup var threads: ParseAheadOptions
+
     func validate() throws {
         try ReportLimit.validate(reportLimit)
         if input.capacity != nil {
@@ -32,8 +34,13 @@ struct StatsCommand: ParsableCommand {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
         let stats = StatsCollector(listLimit: reportLimit)
-        reader.forEachEvent { event, bytes in stats.handle(event, bytes) }
-        try InputOptions.exitIfStopped(reader)
+        if let stage = threads.stage(for: reader, worthwhile: false) {
+            stage.forEachEvent { event, bytes in stats.handle(event, bytes) }
+            try InputOptions.exitIfStopped(stage.exhaustion)
+        } else {
+            reader.forEachEvent { event, bytes in stats.handle(event, bytes) }
+            try InputOptions.exitIfStopped(reader.exhaustion)
+        }
         let sink = OutputSink()
         do {
             try sink.write(json ? stats.json() : Array(stats.text().utf8))

@@ -305,6 +305,31 @@ let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, al
 let readAheadSource = PrefetchSource(wrapping: try GzipSource(wrapping: RepeatingSource(gzipMember)))
 @MainActor func gzipReadAhead() -> Int { readDecompressed(readAheadSource, scenario: "gzip-read-ahead") }
 
+/// replay's parse-ahead stage (ParseAhead): its reader thread frames, parses and merges a plain log
+/// (the input, 8 times over) into recycled blocks; each run lends `inputLines` of its events. The
+/// interposer counts both threads' allocations.
+let parseAheadPath = "/tmp/chatcap-alloc-parse-ahead-\(getpid()).log"
+let parseAheadStage: ParseAhead = {
+    let fd = open(parseAheadPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    precondition(fd >= 0, "cannot create \(parseAheadPath)")
+    for _ in 0..<8 {
+        let written = input.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        precondition(written == input.count, "short write to \(parseAheadPath)")
+    }
+    close(fd)
+    return ParseAhead(MergeReader(paths: [parseAheadPath]))
+}()
+@MainActor func parseAheadLend() -> Int {
+    var sum = 0
+    for _ in 0..<inputLines {
+        let more = parseAheadStage.next { event, bytes in
+            if case .line(let at, _) = event { sum &+= at.lineNumber &+ bytes.count }
+        }
+        guard more else { fatalError("parse-ahead: the log ended; the count would mean nothing") }
+    }
+    return sum
+}
+
 /// serve's per-line work: every line written for sending with its times rebased and, as in a second
 /// `--loop` pass, its message ids replaced (the longest rewrite).
 var servedLineWriter = ServedLineWriter()
@@ -390,6 +415,7 @@ let scenarios = [
     Scenario(name: "capture-append-gzip", unit: "line", units: inputLines, body: captureAppend),
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
+    Scenario(name: "parse-ahead", unit: "line", units: inputLines, body: parseAheadLend),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
     Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),
@@ -452,4 +478,5 @@ try? captureWriter.close()
 try? liveWriter.close()
 liveListener.stop()
 _ = system("rm -rf '\(captureDirectory)' '\(liveDirectory)'")
+unlink(parseAheadPath)
 exit(failed ? 1 : 0)

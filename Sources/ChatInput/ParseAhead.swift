@@ -1,0 +1,268 @@
+public import ChatPosix
+
+/// Runs a ``MergeReader`` on a thread of its own, a few blocks ahead of its owner: the reader thread
+/// reads, frames, parses, times and merges the lines into blocks (``EventBlock``), and the owner lends
+/// them one by one, in the merge's order, to the same code that would take them from the reader.
+///
+/// ```
+///  reader thread                                               owner (appends, encodes, writes)
+///  reader.next ──▶ block k: [line bytes][events] ──hand over──▶ next { event, bytes in … }
+///        ▲                                                              │
+///        └────────────────────────── given back ◀─────────────────────────┘
+/// ```
+/// Only whole blocks cross the threads: one lock and one hand-off per block (hundreds of lines),
+/// none per line. Each line's bytes are copied once, into its block. The blocks (``blockCount``, each
+/// up to `blockBytes` of lines and `blockEvents` events) are allocated once and recycled: the reader
+/// thread waits while every block is handed over and not yet given back (back-pressure).
+///
+/// The owner sees exactly what the reader would hand out, in the same order: every event with its
+/// position and its bytes. The reader's state (``exhaustion``, ``statistics``) is read once the reader
+/// thread has ended (``finish()``, which reading them calls).
+///
+/// ``finish()`` (or dropping the stage) ends the reader thread within one block: it stops at its next
+/// block, however much input is left. An owner that fails (an output error) or is stopped calls it
+/// and the thread does not read on.
+///
+/// For inputs whose reads end: regular files (plain or gzip), not followed. A reader of a pipe or a
+/// terminal, or one that follows, runs its ``FollowMode/idle`` and waits on its own thread; those stay
+/// with the owner (``suits(_:)``).
+///
+/// Thread safety: ``next(_:)``, ``forEachEvent(_:)``, ``finish()`` and the properties are for the
+/// owner's thread only; the reader is touched by the reader thread from `init` until ``finish()``
+/// returns, then by the owner.
+@safe
+public final class ParseAhead {
+    /// The blocks filled ahead and the hand-off.
+    private let shared: Shared
+    private let thread: PosixThread
+    private let box: ReaderBox
+    /// The inputs' names by index: copies of the reader's own, so that lending an event touches
+    /// only the owner's strings' reference counts.
+    private let names: [String]
+    /// The block being lent (`nil` between blocks) and the next event in it.
+    private var current: EventBlock? = nil
+    private var index = 0
+    private var ended = false
+    private var joined = false
+
+    /// Blocks in the pool by default.
+    public static let defaultBlockCount = 4
+    /// Bytes of lines a block holds by default.
+    public static let defaultBlockBytes = 256 * 1024
+    /// Events a block holds by default.
+    public static let defaultBlockEvents = 1024
+
+    /// Starts reading `reader` ahead.
+    ///
+    /// - Parameters:
+    ///   - blockBytes: bytes of lines per block (a longer line grows its block once).
+    ///   - blockEvents: events per block.
+    ///   - blockCount: blocks in the pool: at most this many are filled ahead (at least 1).
+    /// - Precondition: `reader` is not read by anyone else from now on; it suits (``suits(_:)``).
+    /// - Allocations: the blocks, the lock, the names and the thread, once; reading allocates nothing.
+    public init(
+        _ reader: MergeReader, blockBytes: Int = ParseAhead.defaultBlockBytes,
+        blockEvents: Int = ParseAhead.defaultBlockEvents, blockCount: Int = ParseAhead.defaultBlockCount
+    ) {
+        precondition(blockBytes > 0 && blockEvents > 0 && blockCount > 0, "blocks must hold something")
+        // Copies with storage of their own (a name of 16 bytes or more is a reference-counted buffer).
+        names = reader.paths.map { path in
+            path == "-" ? FileSource.standardInputName : String(decoding: Array(path.utf8), as: UTF8.self)
+        }
+        let shared = Shared(blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount)
+        self.shared = shared
+        let box = ReaderBox(reader)
+        self.box = box
+        thread = PosixThread { shared.produce(from: box) }
+    }
+
+    deinit {
+        finish()
+    }
+
+    /// Whether `reader` may be read ahead: it does not follow its inputs, and every input is a
+    /// regular file (reads that end, and no ``FollowMode/idle`` that would run on the reader thread).
+    public static func suits(_ reader: MergeReader) -> Bool {
+        reader.following == nil && reader.follow?.followsFiles != true
+            && reader.paths.allSatisfy { MergeReader.isRegularFile($0) }
+    }
+
+    /// Hands the next event in merged order to `body`, as ``MergeReader/next(_:)`` does: with a
+    /// line's bytes for `.line` and `.malformed`, an empty span otherwise. The bytes are the block's and
+    /// must not be used after `body` returns.
+    ///
+    /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
+    ///   `body` was not called.
+    /// - Complexity: O(1), and one lock when a block is taken and given back; waits when the reader
+    ///   thread is behind. - Allocations: none.
+    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
+        while true {
+            if let block = current {
+                if index < block.count {
+                    block.lend(index, names: names, body)
+                    index += 1
+                    return true
+                }
+                current = nil
+                shared.giveBack()
+            }
+            guard !ended, let block = shared.take() else {
+                ended = true
+                return false
+            }
+            current = block
+            index = 0
+        }
+    }
+
+    /// Hands every remaining event to `body`, in merged order; see ``next(_:)``. The reader thread
+    /// has ended when it returns.
+    public func forEachEvent(_ body: (MergeEvent, Span<UInt8>) -> Void) {
+        while next(body) {}
+        finish()
+    }
+
+    /// Ends the reader thread (at its next block, if it is not done) and waits for it. Later calls do
+    /// nothing; ``next(_:)`` returns `false` from then on.
+    public func finish() {
+        guard !joined else { return }
+        joined = true
+        ended = true
+        current = nil
+        shared.stop()
+        thread.join()
+    }
+
+    /// The error that stopped the merge early (``MergeReader/exhaustion``); ends the stage first.
+    public var exhaustion: InputError? {
+        finish()
+        return box.reader.exhaustion
+    }
+
+    /// What the reader handed out (``MergeReader/statistics``); ends the stage first.
+    public var statistics: MergeStatistics {
+        finish()
+        return box.reader.statistics
+    }
+
+    /// How many blocks the reader thread handed over so far (for tests).
+    package var blocksHandedOver: Int { shared.handedOver }
+
+    /// The reader, handed to the reader thread (it is not `Sendable`; only that thread touches it until
+    /// the owner joined it).
+    private final class ReaderBox: @unchecked Sendable {
+        let reader: MergeReader
+        init(_ reader: MergeReader) { self.reader = reader }
+    }
+
+    /// The blocks and the hand-off between the two threads.
+    private final class Shared: @unchecked Sendable {  // guarded by `monitor`; a block by whoever holds it
+        private let blocks: [EventBlock]
+        /// Guards the counters and the flags.
+        private let monitor = PosixMonitor(conditions: 2)
+        /// Signalled when a block is handed over or the reader thread is done.
+        private static let filled = PosixMonitor.Condition(0)
+        /// Signalled when a block is given back or the owner stops.
+        private static let freed = PosixMonitor.Condition(1)
+        // Guarded by `monitor`: blocks handed over and given back so far (block `i % count` for the
+        // i-th), whether the reader thread is done, whether the owner stopped.
+        private var produced = 0
+        private var released = 0
+        private var done = false
+        private var stopping = false
+
+        init(blockBytes: Int, blockEvents: Int, blockCount: Int) {
+            blocks = (0..<blockCount).map { _ in EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents) }
+        }
+
+        var handedOver: Int {
+            monitor.lock()
+            defer { monitor.unlock() }
+            return produced
+        }
+
+        /// The reader thread: fills blocks in turn with the reader's events until it ends or the owner
+        /// stops.
+        func produce(from box: ReaderBox) {
+            let reader = box.reader
+            guard var block = nextFree() else { return finished() }
+            var stopped = false
+            while !stopped {
+                let more = reader.next { event, bytes in
+                    if !block.fits(byteCount: bytes.count) {
+                        if !block.isEmpty {
+                            handOver()
+                            guard let free = nextFree() else {
+                                stopped = true
+                                return
+                            }
+                            block = free
+                        }
+                        block.makeRoom(for: bytes.count)
+                    }
+                    block.append(event, bytes)
+                }
+                if !more { break }
+            }
+            if !stopped && !block.isEmpty { handOver() }
+            finished()
+        }
+
+        /// The next block to fill, emptied (waits while every block is handed over); `nil` when the
+        /// owner stopped.
+        private func nextFree() -> EventBlock? {
+            monitor.lock()
+            while produced - released == blocks.count && !stopping { monitor.wait(Self.freed) }
+            let stopped = stopping
+            let block = blocks[produced % blocks.count]
+            monitor.unlock()
+            guard !stopped else { return nil }
+            block.reset()
+            return block
+        }
+
+        /// The block being filled (block `produced % count`) goes to the owner.
+        private func handOver() {
+            monitor.lock()
+            produced += 1
+            monitor.signal(Self.filled)
+            monitor.unlock()
+        }
+
+        private func finished() {
+            monitor.lock()
+            done = true
+            monitor.signal(Self.filled)
+            monitor.unlock()
+        }
+
+        /// The owner's next block (waits for it); `nil` once the reader thread is done and every block
+        /// it handed over was taken.
+        func take() -> EventBlock? {
+            monitor.lock()
+            defer { monitor.unlock() }
+            while produced == released && !done { monitor.wait(Self.filled) }
+            guard produced > released else { return nil }
+            return blocks[released % blocks.count]
+        }
+
+        /// The owner is done with its block: the reader thread may fill it again.
+        func giveBack() {
+            monitor.lock()
+            released += 1
+            monitor.signal(Self.freed)
+            monitor.unlock()
+        }
+
+        /// The owner stops: the reader thread ends at its next block.
+        func stop() {
+            monitor.lock()
+            stopping = true
+            monitor.signal(Self.freed)
+            monitor.unlock()
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ParseAhead: Sendable {}

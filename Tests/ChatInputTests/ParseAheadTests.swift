@@ -1,0 +1,206 @@
+import ChatGzip
+import ChatInput
+import ChatPosix
+import ChatTestSupport
+import Foundation
+import IRCWire
+import Testing
+
+/// What a reader handed out, whole: every event as text (its kind, its location with the input's
+/// name, the parsed message's fields or the error) with its bytes, then the reader's counts and the
+/// error that stopped it.
+struct MergeTranscript: Equatable {
+    var events: [String] = []
+    var statistics = MergeStatistics()
+    var exhaustion: InputError? = nil
+
+    static func entry(_ event: MergeEvent, _ bytes: Span<UInt8>) -> String {
+        var copy: [UInt8] = []
+        for i in bytes.indices { copy.append(bytes[i]) }
+        return "\(event) | \(copy.count) bytes: \(String(decoding: copy, as: UTF8.self))"
+    }
+
+    /// The reader read on the calling thread.
+    static func direct(_ reader: MergeReader) -> MergeTranscript {
+        var out = MergeTranscript()
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        reader.forEachEvent { event, bytes in out.events.append(entry(event, bytes)) }
+        out.statistics = reader.statistics
+        out.exhaustion = reader.exhaustion
+        return out
+    }
+
+    /// The reader read ahead by a ``ParseAhead`` stage with these blocks.
+    static func ahead(_ reader: MergeReader, blockBytes: Int, blockEvents: Int, blockCount: Int) -> MergeTranscript {
+        let stage = ParseAhead(reader, blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount)
+        var out = MergeTranscript()
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        stage.forEachEvent { event, bytes in out.events.append(entry(event, bytes)) }
+        out.statistics = stage.statistics
+        out.exhaustion = stage.exhaustion
+        return out
+    }
+}
+
+/// ``ParseAhead`` hands out exactly what its reader would, event by event (position, bytes, parse
+/// result, counts), whatever the block sizes, and its reader thread ends when the owner stops.
+@Suite(.timeLimit(.minutes(10))) struct ParseAheadTests {
+    static func line(_ ms: Int64?, _ text: String) -> String { MergeReaderTests.line(ms, text) }
+
+    /// Block shapes: one event a block, byte-bound blocks smaller than a line (each grows once), and
+    /// the defaults.
+    static let shapes: [(bytes: Int, events: Int, count: Int)] = [
+        (1, 1, 1), (1, 1000, 2), (64, 3, 2), (300, 7, 3), (4096, 1, 4), (256 * 1024, 1024, 4),
+    ]
+
+    /// Compares the stage with the reader on the calling thread for every shape; returns the direct
+    /// transcript.
+    @discardableResult
+    static func expectSame(
+        _ makeReader: () -> MergeReader, shapes: [(bytes: Int, events: Int, count: Int)] = shapes,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> MergeTranscript {
+        let expected = MergeTranscript.direct(makeReader())
+        for shape in shapes {
+            let got = MergeTranscript.ahead(
+                makeReader(), blockBytes: shape.bytes, blockEvents: shape.events, blockCount: shape.count)
+            #expect(got.events.count == expected.events.count, "\(shape)", sourceLocation: sourceLocation)
+            if let i = zip(got.events, expected.events).enumerated().first(where: { $0.element.0 != $0.element.1 })?
+                .offset
+            {
+                Issue.record(
+                    "\(shape): event \(i) differs:\n\(got.events[i])\n\(expected.events[i])",
+                    sourceLocation: sourceLocation)
+            }
+            #expect(got.statistics == expected.statistics, "\(shape)", sourceLocation: sourceLocation)
+            #expect(got.exhaustion == expected.exhaustion, "\(shape)", sourceLocation: sourceLocation)
+        }
+        return expected
+    }
+
+    @Test("every fixture log merged as its own input: the same events, bytes and counts")
+    func fixtures() throws {
+        let paths = try Fixtures.lineFiles().map { Fixtures.directory + "/lines/" + $0 }
+        #expect(paths.count >= 10)
+        let expected = Self.expectSame { MergeReader(paths: paths) }
+        #expect(expected.statistics.lines > 100)
+        #expect(expected.statistics.malformedLines > 0 && expected.statistics.skippedLines > 0)
+    }
+
+    @Test("generated logs, plain and gzip, interleaved in time across three inputs")
+    func generatedMerged() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("a.log", sampleChatLines(3000, channel: "a", start: 1_000, text: "alpha"))
+        let b = try dir.write("b.log", sampleChatLines(2000, channel: "b", start: 1_500, text: "beta beta"))
+        let gz = try dir.file("c.log.gz")
+        let writer = try GzipWriter(path: gz)
+        try writer.write(sampleChatLines(2500, channel: "c", start: 1_250, text: "gamma").span)
+        try writer.close()
+        let expected = Self.expectSame { MergeReader(paths: [a, b, gz]) }
+        #expect(expected.statistics.lines == 7500)
+        // A single input reads through the one-lane path (with its gzip inflated ahead, too).
+        Self.expectSame { MergeReader(paths: [gz], prefetchesGzip: true) }
+        Self.expectSame { MergeReader(paths: [a]) }
+    }
+
+    @Test("malformed, over-long and bare-CR lines keep their places, positions and bytes")
+    func problems() throws {
+        let dir = try InputTempDirectory()
+        let long = String(repeating: "x", count: 300)
+        let text =
+            Self.line(1, "ok1") + "@only=tags\r\n" + Self.line(2, long) + "\r\n" + Self.line(3, "ok\rcr")
+            + Self.line(nil, "untimed") + "\n" + Self.line(4, "no terminator")
+        let a = try dir.write("a.log", Array(text.utf8))
+        let b = try dir.write("b.log", Array((Self.line(2, "b" + long) + Self.line(5, "b5")).utf8))
+        let expected = Self.expectSame { MergeReader(paths: [a, b], maxLineLength: 100) }
+        #expect(expected.statistics.skippedLines == 2)
+        #expect(expected.statistics.malformedLines == 3)
+        #expect(expected.statistics.bareCarriageReturnInputs == 1)
+    }
+
+    @Test("a damaged gzip input: the lines before the damage, the damage event, then the other input")
+    func damagedGzip() throws {
+        let dir = try InputTempDirectory()
+        let gz = try dir.file("full.log.gz")
+        let writer = try GzipWriter(path: gz)
+        try writer.write(sampleChatLines(2000).span)
+        try writer.close()
+        let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: gz)))
+        let cut = try dir.write("cut.log.gz", Array(compressed[0..<(compressed.count / 2)]))
+        let plain = try dir.write("plain.log", sampleChatLines(100, channel: "p", start: 1_763_699_300_000))
+        let expected = Self.expectSame { MergeReader(paths: [cut, plain]) }
+        #expect(expected.statistics.failedInputs == 1)
+        Self.expectSame { MergeReader(paths: [cut], prefetchesGzip: true) }
+    }
+
+    @Test("an empty file, alone and among others; an input that vanished")
+    func emptyAndMissing() throws {
+        let dir = try InputTempDirectory()
+        let empty = try dir.write("empty.log", [])
+        let a = try dir.write("a.log", Array(Self.line(1, "a1").utf8))
+        let alone = Self.expectSame { MergeReader(paths: [empty]) }
+        #expect(alone.events.isEmpty)
+        let mixed = Self.expectSame { MergeReader(paths: [empty, a, dir.path + "/gone.log"]) }
+        #expect(mixed.events.count == 2)
+    }
+
+    @Test("a block boundary at every position: every byte and event capacity over a small log, 1 to 3 blocks")
+    func everyBoundary() throws {
+        let dir = try InputTempDirectory()
+        var text = ""
+        for i in 0..<12 { text += Self.line(Int64(i), String(repeating: "w", count: (i * 7) % 23)) }
+        text += "@bad\r\n" + Self.line(20, String(repeating: "z", count: 90)) + Self.line(21, "end")
+        let a = try dir.write("a.log", Array(text.utf8))
+        let b = try dir.write("b.log", Array((Self.line(3, "b3") + Self.line(8, "b8")).utf8))
+        let makeReader = { MergeReader(paths: [a, b], maxLineLength: 80) }
+        let expected = MergeTranscript.direct(makeReader())
+        let total = text.utf8.count + 20
+        var shapes: [(bytes: Int, events: Int, count: Int)] = []
+        for bytes in 1...total { shapes.append((bytes, 1000, 1 + bytes % 3)) }
+        for events in 1...(expected.events.count + 1) { shapes.append((64 * 1024, events, 1 + events % 3)) }
+        Self.expectSame(makeReader, shapes: shapes)
+    }
+
+    @Test("finish() after a few events ends the reader thread at its next block: a 60,000-line log is not read on")
+    func finishStopsReading() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("big.log", sampleChatLines(60_000))
+        let stage = ParseAhead(MergeReader(paths: [a]), blockBytes: 64 * 1024, blockEvents: 16, blockCount: 2)
+        var seen = 0
+        while seen < 5 && stage.next({ _, _ in seen += 1 }) {}
+        stage.finish()
+        #expect(seen == 5)
+        #expect(!stage.next { _, _ in seen += 1 })
+        // At most the two blocks and the event that found no free block were read.
+        let lines = stage.statistics.lines
+        #expect(lines >= 5 && lines <= 33, "read \(lines) lines")
+        #expect(stage.blocksHandedOver <= 2)
+    }
+
+    @Test("a stage dropped unread, or finished before its first event, ends its thread")
+    func droppedUnread() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("big.log", sampleChatLines(60_000))
+        let reader = MergeReader(paths: [a])
+        do {
+            _ = ParseAhead(reader, blockBytes: 4096, blockEvents: 8, blockCount: 2)
+        }
+        // The thread was joined (deinit): the reader may be read here, and it was not read on.
+        #expect(reader.statistics.lines <= 17)
+        let stage = ParseAhead(MergeReader(paths: [a]), blockBytes: 4096, blockEvents: 8, blockCount: 2)
+        stage.finish()
+        #expect(stage.statistics.lines <= 17)
+        #expect(!stage.next { _, _ in Issue.record("no event after finish()") })
+    }
+
+    @Test("suits regular files only: not standard input, a pipe, or a followed reader")
+    func suits() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("a.log", Array(Self.line(1, "a1").utf8))
+        #expect(ParseAhead.suits(MergeReader(paths: [a, a])))
+        #expect(!ParseAhead.suits(MergeReader(paths: [a, "-"])))
+        #expect(!ParseAhead.suits(MergeReader(paths: ["/dev/null"])))
+        #expect(!ParseAhead.suits(MergeReader(paths: [a], follow: FollowMode())))
+        #expect(ParseAhead.suits(MergeReader(paths: [a], follow: FollowMode(followsFiles: false))))
+    }
+}

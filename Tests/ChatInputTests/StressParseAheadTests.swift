@@ -1,0 +1,43 @@
+import ChatGzip
+import ChatInput
+import ChatTestSupport
+import Testing
+
+/// ``ParseAhead`` under load, for `make tsan` (which runs the Stress suites under ThreadSanitizer):
+/// random block shapes over a merge of plain and gzip inputs, read to the end or stopped at a random
+/// event; the owner sees what the reader on one thread hands out, and every block crossing the
+/// threads is ordered by the stage's lock.
+@Suite(.timeLimit(.minutes(20))) struct StressParseAheadTests {
+    @Test("40 rounds of random block shapes, to the end or stopped at a random event: the same events as one thread")
+    func randomShapesAndStops() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("a.log", sampleChatLines(1500, channel: "a", start: 1_000, text: "alpha"))
+        let b = try dir.write("b.log", sampleChatLines(1000, channel: "b", start: 1_700, text: "beta"))
+        let gz = try dir.file("c.log.gz")
+        let writer = try GzipWriter(path: gz)
+        try writer.write(sampleChatLines(1000, channel: "c", start: 1_300, text: "gamma gamma").span)
+        try writer.close()
+        let paths = [a, b, gz]
+        let expected = MergeTranscript.direct(MergeReader(paths: paths))
+        #expect(expected.statistics.lines == 3_500)
+        var random = InputRandom(seed: 26)
+        for round in 0..<40 {
+            let bytes = [64, 1024, 8192, 65_536][Int(random.next() % 4)]
+            let events = 1 + Int(random.next() % 300)
+            let count = 1 + Int(random.next() % 4)
+            let stage = ParseAhead(MergeReader(paths: paths), blockBytes: bytes, blockEvents: events, blockCount: count)
+            let stopAt = round % 2 == 0 ? expected.events.count : Int(random.next() % UInt64(expected.events.count))
+            var got: [String] = []
+            while got.count < stopAt && stage.next({ got.append(MergeTranscript.entry($0, $1)) }) {}
+            stage.finish()
+            #expect(got == Array(expected.events.prefix(stopAt)), "round \(round): \(bytes) bytes, \(events) events")
+            let read = stage.statistics.lines
+            if stopAt == expected.events.count {
+                #expect(stage.statistics == expected.statistics, "round \(round)")
+            } else {
+                // Read on by at most the blocks in the pool and the event that found none free.
+                #expect(read <= stopAt + count * events + 1, "round \(round): read \(read) for \(stopAt)")
+            }
+        }
+    }
+}
