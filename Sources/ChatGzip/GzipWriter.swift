@@ -203,7 +203,9 @@ public final class GzipWriter {
     public func flush(durable: Bool = false) throws(GzipWriterError) {
         try checkOpen()
         try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync)
-        try writePending()
+        // In a batch (a flush of every open file) the output goes into the spool's shared chunk and
+        // this writer keeps its own.
+        try writePending(packed: spool?.isBatching == true)
         if durable, let spool {
             spool.drain()
             try checkOpen()
@@ -310,8 +312,9 @@ public final class GzipWriter {
     /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
     /// hands them to the spool and goes on with a fresh chunk.
     /// `last`: the member's end; with a spool, the chunk goes without a new one in return, so a close
-    /// never waits for the spool.
-    private func writePending(last: Bool = false) throws(GzipWriterError) {
+    /// never waits for the spool. `packed`: with a spool, the bytes are copied into its batch
+    /// (``WriteSpool/pack(_:file:failWith:)``) and the chunk stays.
+    private func writePending(last: Bool = false, packed: Bool = false) throws(GzipWriterError) {
         guard pending > 0 else { return }
         // A full disk (test hook): only the bytes up to the limit go out, then the write fails.
         var count = pending
@@ -326,7 +329,11 @@ public final class GzipWriter {
         }
         if let spool, let spoolFile {
             do throws(GzipWriterError) {
-                if last {
+                if packed && !last {
+                    // SAFETY: `count <= pending <= output.count` bytes initialised by deflate, copied by the call.
+                    try unsafe spool.pack(
+                        UnsafeRawBufferPointer(rebasing: output[..<count]), file: spoolFile, failWith: failWith)
+                } else if last {
                     try unsafe spool.submitLast(output, count: count, file: spoolFile, failWith: failWith)
                     holdsOutput = false
                 } else {

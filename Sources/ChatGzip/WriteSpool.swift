@@ -16,15 +16,18 @@ import TwitchSession
 ///        └────────────── free chunks ◀──────────────────────┘
 /// ```
 /// Only whole chunks cross the thread boundary (one hand-off per 64 KiB of compressed output, not per
-/// line). A slow disk lets chunks queue up to ``limitBytes``; then ``submit(_:count:file:failWith:)`` stops the
+/// line). Between ``beginBatch()`` and ``endBatch()`` (a flush of every open file), the small outputs
+/// of the writers' flushes are copied into shared chunks (``pack(_:file:failWith:)``), each handed over
+/// once with the list of files its pieces go to: one hand-off per 64 KiB of flushed output, not one
+/// per file flushed, and the writers keep their chunks (touched only as far as a flush fills them). A slow disk lets chunks queue up to ``limitBytes``; then ``submit(_:count:file:failWith:)`` stops the
 /// producer until the queue has drained to half the limit: the caller stops reading its socket
 /// (back-pressure) instead of dropping lines or growing memory further. Each such stop is counted
 /// (``Counters/backPressureEvents``) and reported through ``onBackPressure``.
 ///
 /// Memory: queued chunks up to `max(limitBytes, files × chunkBytes)` (plus the one whose hand-off
-/// stops the producer) — a flush of every open file queues one chunk each, which must not read as a
-/// slow disk — plus the chunk each open writer is filling and the compressor's state in each writer
-/// (docs/capture.md).
+/// stops the producer) — a flush of every open file outside a batch queues one chunk each, which must
+/// not read as a slow disk; in a batch, one chunk per 64 KiB of their output — plus the chunk each
+/// open writer is filling and the compressor's state in each writer (docs/capture.md).
 ///
 /// Errors: a failed `write(2)` marks its file failed; the file's later chunks are dropped (its data
 /// up to the last flush stays intact), its close still closes the descriptor, and ``failure(of:)``
@@ -61,15 +64,11 @@ public final class WriteSpool: @unchecked Sendable {
         case ended(afterMs: Int64, event: Int)
     }
 
-    @safe private enum Job {
+    @safe enum Job {
         case write(File, UnsafeMutableRawBufferPointer, count: Int, failWith: Int32?)
+        /// Pieces of several files' output, in one chunk (``pack(_:file:failWith:)``).
+        case pack(Pack)
         case close(File)
-
-        var file: File {
-            switch self {
-            case .write(let file, _, _, _), .close(let file): file
-            }
-        }
     }
 
     /// Size of each chunk.
@@ -102,8 +101,14 @@ public final class WriteSpool: @unchecked Sendable {
     private var counters = Counters()
     private var failures: [Int: GzipWriterError] = [:]
     private var first: GzipWriterError? = nil
+    /// Packs written and free for the producer to fill again (their chunks are back in `free`).
+    var freePacks: [Pack] = []
     // Producer only:
     private var nextID = 0
+    /// The pack being filled, not yet queued.
+    var openPack: Pack? = nil
+    /// Nesting depth of ``beginBatch()``.
+    var batchDepth = 0
     private var thread: PosixThread? = nil
     /// Non-zero once any file failed: lets writers skip the lock on their fast path.
     private let failureCount = Atomic<Int>(0)
@@ -123,6 +128,7 @@ public final class WriteSpool: @unchecked Sendable {
 
     deinit {
         shutdown()
+        if let pack = openPack { unsafe free.append(pack.chunk) }
         // `for unsafe … in` is misread by swift-format (it drops the space); pop the chunks instead.
         while let chunk = unsafe free.popLast() { unsafe chunk.deallocate() }
     }
@@ -192,6 +198,7 @@ public final class WriteSpool: @unchecked Sendable {
     {
         if let error = failure(of: file) { throw error }
         precondition(count > 0 && count <= chunk.count)
+        commitPack()
         enqueue(unsafe .write(file, chunk, count: count, failWith: failWith), bytes: chunkBytes)
         return unsafe acquire()
     }
@@ -206,11 +213,13 @@ public final class WriteSpool: @unchecked Sendable {
     {
         if let error = failure(of: file) { throw error }
         precondition(count > 0 && count <= chunk.count)
+        commitPack()
         enqueue(unsafe .write(file, chunk, count: count, failWith: failWith), bytes: chunkBytes)
     }
 
     /// Queues closing `file`'s descriptor after its queued writes.
     public func close(file: File) {
+        commitPack()
         enqueue(.close(file), bytes: 0)
     }
 
@@ -234,6 +243,7 @@ public final class WriteSpool: @unchecked Sendable {
 
     /// Waits until every queued job is done.
     public func drain() {
+        commitPack()
         lock()
         while jobHead < jobs.count || busy { waitForSpace() }
         unlock()
@@ -252,6 +262,7 @@ public final class WriteSpool: @unchecked Sendable {
     /// Finishes every queued job and ends the spool thread. Later jobs run on the caller's thread.
     public func shutdown() {
         guard let thread else { return }
+        commitPack()
         self.thread = nil
         lock()
         stopping = true
@@ -287,7 +298,7 @@ public final class WriteSpool: @unchecked Sendable {
 
     // MARK: - Spool thread
 
-    private func enqueue(_ job: Job, bytes: Int) {
+    func enqueue(_ job: Job, bytes: Int) {
         lock()
         if stopping {
             // After shutdown (e.g. a writer released late closes its file): do it here, in order.
@@ -334,18 +345,29 @@ public final class WriteSpool: @unchecked Sendable {
     private func finished(_ job: Job, written: Int, error: GzipWriterError?) {
         counters.writtenBytes += UInt64(written)
         switch job {
-        case .write(_, let chunk, _, _):
+        case .write(let file, let chunk, _, _):
             unsafe free.append(chunk)
             counters.queuedBytes -= chunkBytes
-        case .close:
+            if let error { record(error, of: file) }
+        case .pack(let pack):
+            unsafe free.append(pack.chunk)
+            pack.used = 0
+            pack.pieces.removeAll(keepingCapacity: true)
+            freePacks.append(pack)
+            counters.queuedBytes -= chunkBytes
+        case .close(let file):
             pendingCloses = max(0, pendingCloses - 1)  // a close done at once after shutdown was never counted
-        }
-        if let error, case let file = job.file, failures[file.id] == nil {
-            failures[file.id] = error
-            if first == nil { first = error }
-            failureCount.add(1, ordering: .releasing)
+            if let error { record(error, of: file) }
         }
         monitor.broadcast(Self.spaceReady)
+    }
+
+    /// Marks `file` failed with `error`, unless it already is. Lock held.
+    private func record(_ error: GzipWriterError, of file: File) {
+        guard failures[file.id] == nil else { return }
+        failures[file.id] = error
+        if first == nil { first = error }
+        failureCount.add(1, ordering: .releasing)
     }
 
     /// Does one job without the lock; returns the bytes written and the error, if any.
@@ -362,9 +384,25 @@ public final class WriteSpool: @unchecked Sendable {
             // SAFETY: the chunk holds `count` bytes and is not touched by the producer until freed.
             let (done, code) = unsafe writeFully(file.descriptor, chunk.baseAddress!, count: count)
             return (done, (code ?? failWith).map { .writeFailed(path: file.path, errno: $0) })
+        case .pack(let pack):
+            // Each piece as a write of its own; a failed one marks its file failed at once, so that its
+            // later pieces (in this pack or later ones) are dropped, as a failed file's chunks are.
+            var total = 0
+            for piece in pack.pieces where failure(of: piece.file) == nil {
+                // SAFETY: the piece lies within the pack's chunk, which the producer does not touch until freed.
+                let (done, code) = unsafe writeFully(
+                    piece.file.descriptor, pack.chunk.baseAddress!.advanced(by: piece.offset), count: piece.count)
+                total += done
+                if let code = code ?? piece.failWith {
+                    lock()
+                    record(.writeFailed(path: piece.file.path, errno: code), of: piece.file)
+                    unlock()
+                }
+            }
+            return (total, nil)
         }
     }
 
-    private func lock() { monitor.lock() }
-    private func unlock() { monitor.unlock() }
+    func lock() { monitor.lock() }
+    func unlock() { monitor.unlock() }
 }

@@ -166,6 +166,92 @@ import Testing
         #expect(spool.counterSnapshot.peakQueuedBytes <= 41 * 1024)
     }
 
+    @Test(
+        "a batch of flushes of many files shares chunks: one queued chunk for 40 small flushes, each file whole and in order"
+    )
+    func batchedFlushesShareChunks() throws {
+        let dir = try InputTempDirectory()
+        let spool = WriteSpool(chunkBytes: 4096, limitBytes: 64 * 1024)
+        var writers: [GzipWriter] = []
+        for i in 0..<40 {
+            writers.append(try GzipWriter(path: try dir.file("f\(i).gz"), level: 1, outputCapacity: 4096, spool: spool))
+        }
+        var expected = Array(repeating: [UInt8](), count: 40)
+        for round in 0..<4 {
+            for (i, w) in writers.enumerated() {
+                let line = Array("round \(round) file \(i): PRIVMSG #channel\(i) :hello\r\n".utf8)
+                try w.write(line.span)
+                expected[i] += line
+            }
+            spool.drain()
+            let before = spool.counterSnapshot.peakQueuedBytes
+            spool.beginBatch()
+            #expect(spool.isBatching)
+            for w in writers { try w.flush() }
+            // Nothing is queued until the batch ends: the flushes' outputs (about 50 bytes each) sit in one pack.
+            #expect(spool.counterSnapshot.queuedBytes == 0)
+            spool.endBatch()
+            #expect(!spool.isBatching)
+            spool.drain()
+            // Handed over one pack (4,096 bytes), not one chunk per file (40 × 4,096 = 163,840 bytes).
+            #expect(spool.counterSnapshot.peakQueuedBytes <= max(before, 4096))
+            // Flushed: every file decodes up to here (gzip reports the unfinished member, not lost text).
+            for i in [0, 17, 39] {
+                let r = try InputShell.run("zcat \(InputShell.quote(try dir.file("f\(i).gz"))) 2>/dev/null")
+                #expect(r.output == expected[i], "file \(i) after round \(round)")
+            }
+        }
+        #expect(spool.counterSnapshot.peakQueuedBytes == 4096)
+        // A chunk filled in a batch and a close in a batch come after the pack's earlier pieces.
+        let big = GzipWriterTests.noisyLines(3000, seed: 13)
+        spool.beginBatch()
+        try writers[0].flush()
+        try writers[1].write(Array("last of f1\r\n".utf8).span)
+        expected[1] += Array("last of f1\r\n".utf8)
+        try writers[1].flush()
+        try writers[0].write(big.span)
+        expected[0] += big
+        try writers[1].close()
+        spool.endBatch()
+        for w in writers { try w.close() }
+        spool.shutdown()
+        #expect(spool.counterSnapshot.queuedBytes == 0)
+        for i in 0..<40 {
+            let r = try InputShell.run("zcat \(InputShell.quote(try dir.file("f\(i).gz")))")
+            #expect(r.status == 0, "\(r.errors)")
+            #expect(r.output == expected[i], "file \(i)")
+        }
+    }
+
+    @Test("a batched piece that fails to write fails only its file; the other pieces of the pack are written")
+    func batchedFailureStaysWithItsFile() throws {
+        let dir = try InputTempDirectory()
+        let spool = WriteSpool(chunkBytes: 4096, limitBytes: 64 * 1024)
+        let bad = try GzipWriter(path: try dir.file("bad.gz"), level: 1, outputCapacity: 4096, spool: spool)
+        let good = try GzipWriter(path: try dir.file("good.gz"), level: 1, outputCapacity: 4096, spool: spool)
+        let line = Array("@time=2026-11-26T19:00:00.000Z :tmi.twitch.tv PRIVMSG #x :hi\r\n".utf8)
+        try bad.write(line.span)
+        try good.write(line.span)
+        bad.injectedFailure = (afterBytes: 5, errno: ENOSPC)
+        spool.beginBatch()
+        try bad.flush()
+        try good.flush()
+        spool.endBatch()
+        spool.drain()
+        #expect(spool.firstFailure == .writeFailed(path: try dir.file("bad.gz"), errno: ENOSPC))
+        #expect(throws: GzipWriterError.writeFailed(path: try dir.file("bad.gz"), errno: ENOSPC)) {
+            try bad.write(line.span)
+        }
+        try good.write(line.span)
+        try good.close()
+        #expect(throws: GzipWriterError.self) { try bad.close() }
+        spool.shutdown()
+        let r = try InputShell.run("zcat \(InputShell.quote(try dir.file("good.gz")))")
+        #expect(r.status == 0 && r.output == line + line)
+        // The failed file got the 5 bytes up to its (injected) full disk, and nothing after them.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: try dir.file("bad.gz"))).count == 5)
+    }
+
     @Test("a writer released after shutdown still finishes and closes its file (on the caller's thread)")
     func lateWriterAfterShutdown() throws {
         let dir = try InputTempDirectory()
