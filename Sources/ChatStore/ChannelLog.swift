@@ -202,7 +202,8 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
             }
             return
         case .ban: tombstone = .banned
-        case .timeout(_, let seconds): tombstone = .timedOut(seconds: UInt32(clamping: seconds))
+        case .timeout(_, let seconds):
+            tombstone = .timedOut(seconds: UInt32(clamping: min(seconds, Int64(Tombstone.maximumTimeoutSeconds))))
         }
         guard let target = view.targetUserId, !target.raw.isEmpty else { return }
         // The user's messages (entries keep a user-id hash only for PRIVMSG and USERNOTICE).

@@ -31,13 +31,14 @@ import Testing
         store.log(named: channel)!.ring.liveRange
     }
 
-    /// 19 lines of a, 20 of b, c and d, then the 20th of a (which grows a's storage): a pass can start
-    /// only at that last line.
+    /// 20 lines of a, 21 of b, c and d, then the 21st of a (which grows a's storage, from 4,032 bytes
+    /// to 5,056; growing by a quarter, the 20th line grows nothing): a pass can start only at that
+    /// last line.
     static func fourChannels(limit: Int) throws -> ChatStore {
         let store = store(limit: limit)
-        try feed(store, "a", 19)
-        for name in ["b", "c", "d"] { try feed(store, name, 20) }
-        try feed(store, "a", 1, from: 19)
+        try feed(store, "a", 20)
+        for name in ["b", "c", "d"] { try feed(store, name, 21) }
+        try feed(store, "a", 1, from: 20)
         return store
     }
 
@@ -53,27 +54,27 @@ import Testing
         let store = try Self.fourChannels(limit: full - 1)
         let budget = store.budget!
         #expect(budget.passes == 1)
-        #expect(Self.live(store, "a") == 0..<20)
-        #expect(Self.live(store, "b") == 17..<20)  // the floor of 3: seqs 0…16 released
-        #expect(Self.live(store, "c") == 0..<20)
-        #expect(Self.live(store, "d") == 0..<20)
-        #expect(budget.trimmedEntries == 17)
-        #expect(budget.trimmedBytes == 17 * 200)
+        #expect(Self.live(store, "a") == 0..<21)
+        #expect(Self.live(store, "b") == 18..<21)  // the floor of 3: seqs 0…17 released
+        #expect(Self.live(store, "c") == 0..<21)
+        #expect(Self.live(store, "d") == 0..<21)
+        #expect(budget.trimmedEntries == 18)
+        #expect(budget.trimmedBytes == 18 * 200)
         #expect(budget.heldBytes == Self.reserved(store))
         #expect(budget.releasedBytes == full - budget.heldBytes)
         #expect(budget.heldBytes <= budget.lowWater)
         // b left the list; it comes back (last) at its next line.
         #expect(store.budgetOrder == [2, 3, 0])
-        try Self.feed(store, "b", 1, from: 20)
+        try Self.feed(store, "b", 1, from: 21)
         #expect(store.budgetOrder == [2, 3, 0, 1])
         // What is left of b (compacted into a smaller storage) reads back whole.
         let reader = try #require(store.readers.makeReader())
         var texts: [String] = []
-        let kept = store.log(named: "b")!.ring.withEntries(in: 0..<21, reader: reader) { _, bytes in
+        let kept = store.log(named: "b")!.ring.withEntries(in: 0..<22, reader: reader) { _, bytes in
             texts.append(String(decoding: Array(bytes.bytes.withUnsafeBytes { Array($0) }[4..<8]), as: UTF8.self))
         }
-        #expect(kept == RangeRead(visited: 17..<21, missed: 17))
-        #expect(texts == ["b-17", "b-18", "b-19", "b-20"])
+        #expect(kept == RangeRead(visited: 18..<22, missed: 18))
+        #expect(texts == ["b-18", "b-19", "b-20", "b-21"])
     }
 
     @Test("a budget below the floors trims every channel to its floor, no further, and does not retry per line")
@@ -99,25 +100,25 @@ import Testing
     func pinsAndKeeps() throws {
         let probe = try Self.fourChannels(limit: Int.max)
         let store = Self.store(limit: probe.budget!.heldBytes - 1)
-        try Self.feed(store, "a", 19)
-        for name in ["b", "c", "d"] { try Self.feed(store, name, 20) }
+        try Self.feed(store, "a", 20)
+        for name in ["b", "c", "d"] { try Self.feed(store, name, 21) }
         let reader = try #require(store.readers.makeReader())
         // A reader pinned b at 5 (as `withEntries` does while it walks from 5), and the look-ahead
         // still holds c's lines from 9 on.
         store.log(named: "b")!.ring.pins.pin(reader.slot, 5)
         store.budgetKeeps = { $0 == 2 ? 9 : .max }
         let pinnedReserve = store.log(named: "b")!.ring.reservedBytes
-        try Self.feed(store, "a", 1, from: 19)
+        try Self.feed(store, "a", 1, from: 20)
         store.log(named: "b")!.ring.pins.unpin(reader.slot)
         let budget = store.budget!
         #expect(budget.passes == 1)
         // b: only below the pin, and not compacted (that would wait for the reader).
-        #expect(Self.live(store, "b") == 5..<20)
+        #expect(Self.live(store, "b") == 5..<21)
         #expect(store.log(named: "b")!.ring.reservedBytes == pinnedReserve)
         // c: only below what the look-ahead needs; compacted, which was enough: d and a untouched.
-        #expect(Self.live(store, "c") == 9..<20)
-        #expect(Self.live(store, "d") == 0..<20)
-        #expect(Self.live(store, "a") == 0..<20)
+        #expect(Self.live(store, "c") == 9..<21)
+        #expect(Self.live(store, "d") == 0..<21)
+        #expect(Self.live(store, "a") == 0..<21)
         #expect(budget.trimmedEntries == 5 + 9)
         #expect(budget.trimmedBytes == (5 + 9) * 200)
         #expect(budget.heldBytes == Self.reserved(store))

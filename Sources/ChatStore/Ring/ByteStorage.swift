@@ -12,7 +12,8 @@
 /// ```
 ///
 /// Two kinds of memory back a generation:
-/// - **allocated** (``make(capacity:origin:)``): exactly `capacity` bytes from the allocator; growing
+/// - **allocated** (``make(capacity:origin:)``): exactly `capacity` bytes from the allocator, in one
+///   block after the descriptor; growing
 ///   copies the live bytes into a larger generation. Small rings use it: most of thousands of
 ///   channels hold a few kilobytes, and a page each would be most of what they hold.
 /// - **mapped** (``makeMapped(capacity:origin:reserving:from:)``): `capacity` bytes at the start of a
@@ -30,14 +31,21 @@ struct ByteStorage {
     /// Bytes of address space mapped at `base` (``capacity`` of them in use), or 0 for allocated memory.
     let reserved: Int
 
-    /// A new allocated generation; free it with ``free(_:)`` once no reader can hold it.
+    /// A new allocated generation; free it with ``free(_:pages:)`` once no reader can hold it.
     ///
-    /// - Allocations: two (descriptor and bytes).
+    /// - Allocations: one: the descriptor and the bytes in one block, descriptor first (a quiet
+    ///   channel's storage is a few hundred bytes, and a block of its own for the descriptor cost a
+    ///   heap block header and a hole in the heap at each growth).
     static func make(capacity: Int, origin: UInt64) -> UnsafeMutablePointer<ByteStorage> {
-        unsafe describe(
-            ByteStorage(
-                base: .allocate(byteCount: capacity, alignment: 16), capacity: capacity, origin: origin, reserved: 0))
+        let block = UnsafeMutableRawPointer.allocate(byteCount: headerBytes + capacity, alignment: 16)
+        let p = unsafe block.bindMemory(to: ByteStorage.self, capacity: 1)
+        // SAFETY: the bytes start `headerBytes` (a multiple of 16) into the block, after the descriptor.
+        unsafe p.initialize(to: ByteStorage(base: block + headerBytes, capacity: capacity, origin: origin, reserved: 0))
+        return unsafe p
     }
+
+    /// Bytes of a descriptor, rounded up to 16: the header of an allocated generation's block.
+    static var headerBytes: Int { (MemoryLayout<ByteStorage>.stride + 15) & ~15 }
 
     /// A new mapped generation of `capacity` bytes in a reservation of `reserving` bytes (rounded up
     /// to pages) from `pages`, or `nil` when the system refuses the mapping (no address space, too
@@ -73,15 +81,13 @@ struct ByteStorage {
         return unsafe p
     }
 
-    /// Frees a generation and its bytes (a mapped one back to `pages`, which mapped it).
+    /// Frees a generation and its bytes (a mapped one back to `pages`, which mapped it; an allocated
+    /// one is one block with its descriptor).
     @unsafe
     static func free(_ p: UnsafeMutablePointer<ByteStorage>, pages: PageMapping?) {
-        if unsafe p.pointee.reserved > 0 {
-            unsafe pages!.unmap(p.pointee.base, p.pointee.reserved)
-        } else {
-            unsafe p.pointee.base.deallocate()
-        }
-        unsafe p.deallocate()
+        if unsafe p.pointee.reserved > 0 { unsafe pages!.unmap(p.pointee.base, p.pointee.reserved) }
+        unsafe p.deinitialize(count: 1)
+        unsafe UnsafeMutableRawPointer(p).deallocate()
     }
 
     /// Frees only a descriptor whose bytes an ``extended(to:lap:)`` generation took over.

@@ -8,9 +8,9 @@ import Synchronization
 ///  slot:  0 ........ head ............. slots-1
 ///        [ newest …  | oldest … … … …          ]   full ring: live seqs = tail - capacity ..< tail
 /// ```
-/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by half while the ring
-/// fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way while
-/// small, and once they reach ``mappedBytes`` move into a mapping that grows in place. Growing
+/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by a quarter (by
+/// half once large) while the ring fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way
+/// while small, and once they reach ``mappedBytes`` move into a mapping that grows in place. Growing
 /// makes a new generation (copying the live entries, unless the bytes grow in place; entry `seq`
 /// moves to slot `seq % newSlots`), publishes it, and frees what the old one alone held once no
 /// reader can still hold it. The slot table also holds moderation's index of the entries by message
@@ -64,10 +64,11 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Byte-storage growth factor over the live bytes when a line does not fit in a full ring.
     static let growth = 1.1
     /// Slots a new ring starts with (fewer when its capacity is smaller). Small: with thousands of
-    /// channels most say a handful of lines; growing by half reaches a busy channel's capacity in a few steps.
+    /// channels most say a handful of lines; growing by a quarter reaches a busy channel's capacity in
+    /// about twenty steps.
     public static let initialSlots = 4
-    /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by half
-    /// while the ring fills. 512, not 1,024: with 10,000 channels of a handful of lines each, peak RSS
+    /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by a
+    /// quarter while the ring fills. 512, not 1,024: with 10,000 channels of a handful of lines each, peak RSS
     /// was 2.7 MB lower (channels_bench), and nothing changed at 1 or 1,000 channels.
     public static let initialBytes = 512
     /// Byte storage of this size or more is mapped and grows in place (see ``ByteStorage``).
@@ -147,9 +148,9 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public var byteCapacity: Int { self.storage.capacity }
     /// Slots allocated right now (grows towards ``capacity`` while the ring fills).
     public var slotCapacity: Int { self.table.count }
-    /// Bytes this ring reserves now: slot arrays, byte storage and reader pins.
+    /// Bytes this ring reserves now: slot arrays, byte storage (with its descriptor) and reader pins.
     public var reservedBytes: Int {
-        self.table.reservedBytes + byteCapacity + pins.count * MemoryLayout<UInt64>.stride
+        self.table.reservedBytes + byteCapacity + ByteStorage.headerBytes + pins.count * MemoryLayout<UInt64>.stride
     }
     /// Bytes of the live entries' lines (owner's view): what the ring holds, against what it reserves.
     ///
@@ -167,15 +168,19 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public var byteStorageIsMapped: Bool { self.storage.reserved > 0 }
     /// Where the byte storage starts: moves only when the storage does (tests).
     package var byteStorageAddress: UInt { unsafe UInt(bitPattern: self.storage.base) }
-    /// Bytes of the slot arrays right now (metadata and tombstones).
+    /// Bytes of the slot table right now: metadata, tombstones, moderation's links and bucket heads,
+    /// and the table's descriptor (``slotTableHeaderBytes``), all in one block.
     public var slotBytes: Int { self.table.reservedBytes }
+    /// Bytes of a slot table's descriptor, at the start of its block.
+    public static var slotTableHeaderBytes: Int { SlotTable.headerBytes }
     /// Bytes per slot for the sender tokens, in a ring that ``keepsSenders``.
     public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
     /// Fixed bytes per slot besides the line itself (metadata, moderation's id links and the atomic
-    /// tombstone), plus ``senderBytesPerEntry`` in a ring that ``keepsSenders``; the table adds
-    /// moderation's bucket heads, 2 to 4 bytes a slot (``bucketHeadBytes(slots:)``).
+    /// tombstone: 40 + 16 + 4), plus ``senderBytesPerEntry`` in a ring that ``keepsSenders``; the
+    /// table adds moderation's bucket heads, 2 to 4 bytes a slot (``bucketHeadBytes(slots:)``), and
+    /// its descriptor (``slotTableHeaderBytes``).
     public static var metadataBytesPerEntry: Int {
-        MemoryLayout<EntryMeta>.stride + MemoryLayout<IdLinks>.stride + MemoryLayout<UInt64>.stride
+        MemoryLayout<EntryMeta>.stride + MemoryLayout<IdLinks>.stride + MemoryLayout<UInt32>.stride
     }
     /// Bytes of moderation's bucket heads in a slot table of `slots` slots.
     public static func bucketHeadBytes(slots: Int) -> Int { SlotTable.headBytes(slots) }
@@ -353,15 +358,16 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         let entries = self.count
         let needed: Int
         if entries < capacity {
-            // While the ring fills: grow by a step (a half of allocated memory: amortised O(1)
-            // copying, at most a third unused; an eighth of mapped memory, which grows in place and
+            // While the ring fills: grow by a step (a quarter of allocated memory: amortised O(1)
+            // copying, at most a fifth unused; by half, 10,000 channels of a few kilobytes each
+            // reserved 2 MB more (channels_bench); an eighth of mapped memory, which grows in place and
             // whose pages cost nothing until touched), but not past the full ring at the average
             // line length seen so far. In `Double` and clamped: `capacity` may be as large as
             // `Int.max` (it only bounds the ring).
             let projected =
                 entries > 64
                 ? Int(min(Double(live.count / entries) * Double(capacity) * Self.growth, Double(Int.max / 2))) : .max
-            let step = oldStorage.reserved > 0 ? oldCapacity / 8 : oldCapacity / 2
+            let step = oldStorage.reserved > 0 ? oldCapacity / 8 : oldCapacity / 4
             needed = max(live.count + count, min(oldCapacity + step, projected))
         } else {
             needed = Int(Double(live.count + count) * Self.growth)
@@ -463,15 +469,24 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// - Complexity: O(readers). - Allocations: none.
     var lowestPinned: UInt64 { pins.lowest }
 
-    /// Grows the slot table by half (up to `capacity`), moving each live entry to its slot in the new
-    /// one, publishes it, and frees the old one once no reader can still be reading it.
+    /// Grows the slot table by a quarter while it has fewer than ``quarterStepSlots`` slots, by half
+    /// from there (up to `capacity`), moving each live entry to its slot in the new one, publishes it,
+    /// and frees the old one once no reader can still be reading it.
     ///
-    /// By half, not doubling: a table is at least two thirds full (metadata is most of what a
-    /// channel of short lines reserves besides its bytes), and the copies stay amortised O(1).
+    /// A small table by a quarter, not by half: it is at least four fifths full (metadata is most of
+    /// what a channel of short lines reserves besides its bytes: at 10,000 channels, by half cost
+    /// 1.1 MB more peak RSS in channels_bench), and the copies stay amortised O(1) (four per entry).
+    /// A large one by half: a ring of 300,000 entries grown by a quarter made twice as many tables of
+    /// megabytes, and peak RSS was 17 MB higher (the heap kept the ones it freed).
     private func growTable() {
         let count = self.table.count
-        resizeTable(to: min(capacity, count + max(1, count / 2)))
+        let step = count < Self.quarterStepSlots ? count / 4 : count / 2
+        resizeTable(to: min(capacity, count + max(1, step)))
     }
+
+    /// Slot tables below this size grow by a quarter, larger ones by half (``growTable()``): every
+    /// ring of the default capacity of 2,500 grows by a quarter.
+    static let quarterStepSlots = 4_096
 
     /// Moves the live entries into a slot table of `slots` slots (entry `seq` to slot
     /// `seq % slots`), publishes it, and frees the old one once no reader can still be reading it.

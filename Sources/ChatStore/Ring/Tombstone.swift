@@ -49,20 +49,25 @@ public struct Tombstone: Sendable, Equatable, Hashable, CustomStringConvertible 
         return parts.joined(separator: " ")
     }
 
-    /// Packed for an atomic slot: flags in the low byte (deleted 1, banned 2, cleared 4, timed out 8),
-    /// the timeout's seconds in the high 32 bits.
-    var packed: UInt64 {
-        var p: UInt64 = 0
+    /// The longest timeout a ring's slot keeps exactly: 2^28 - 1 seconds (eight and a half years;
+    /// Twitch's longest is two weeks). A store clamps longer ones to it.
+    public static let maximumTimeoutSeconds: UInt32 = (1 << 28) - 1
+
+    /// Packed for an atomic slot of 32 bits (4 bytes an entry, not 8: a slot's fixed cost is most of
+    /// what a short line costs besides its bytes): flags in the low 4 bits (deleted 1, banned 2,
+    /// cleared 4, timed out 8), the timeout's seconds above them, clamped to ``maximumTimeoutSeconds``.
+    var packed: UInt32 {
+        var p: UInt32 = 0
         if deleted { p |= 1 }
         if banned { p |= 2 }
         if cleared { p |= 4 }
-        if let s = timedOutSeconds { p |= 8 | UInt64(s) << 32 }
+        if let s = timedOutSeconds { p |= 8 | min(s, Self.maximumTimeoutSeconds) << 4 }
         return p
     }
 
-    init(packed: UInt64) {
+    init(packed: UInt32) {
         self.init(
-            deleted: packed & 1 != 0, timedOutSeconds: packed & 8 != 0 ? UInt32(truncatingIfNeeded: packed >> 32) : nil,
+            deleted: packed & 1 != 0, timedOutSeconds: packed & 8 != 0 ? packed >> 4 : nil,
             banned: packed & 2 != 0, cleared: packed & 4 != 0)
     }
 }

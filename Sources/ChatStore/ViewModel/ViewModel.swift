@@ -28,19 +28,56 @@ public final class ViewModel {
         var mailbox: WindowMailbox
     }
 
+    /// What the view model keeps per channel: 32 bytes (the window last published without its
+    /// channel, which is the state's index; "none" as flags and sentinels instead of optionals), where
+    /// a `Window?`, an `Int64?` and two flags took 48: with 10,000 channels and an array's doubling,
+    /// 0.26 MB less.
     private struct ChannelState {
-        var published: Window? = nil
-        var lastDelivery: Int64? = nil
-        var dirty = false
+        /// The window last published: `lower ..< upper` of `generation`, if `isPublished`.
+        var lower: UInt64 = 0
+        var upper: UInt64 = 0
+        /// `Int64.min`: nothing delivered yet.
+        var delivered = Int64.min
+        var generation: UInt32 = 0
+        private var flags: UInt8 = 0
+
+        var isPublished: Bool {
+            get { flags & 1 != 0 }
+            set { flags = newValue ? flags | 1 : flags & ~1 }
+        }
+        var dirty: Bool {
+            get { flags & 2 != 0 }
+            set { flags = newValue ? flags | 2 : flags & ~2 }
+        }
         /// In `dirtyChannels` (waiting for the next tick).
-        var queued = false
+        var queued: Bool {
+            get { flags & 4 != 0 }
+            set { flags = newValue ? flags | 4 : flags & ~4 }
+        }
+        var lastDelivery: Int64? {
+            get { delivered == .min ? nil : delivered }
+            set { delivered = newValue ?? .min }
+        }
+
+        /// The window last published, as the window of channel `channel` (this state's index).
+        func published(channel: Int) -> Window? {
+            isPublished ? Window(channel: channel, range: lower..<upper, generation: generation) : nil
+        }
+
+        mutating func publish(_ window: Window) {
+            lower = window.range.lowerBound
+            upper = window.range.upperBound
+            generation = window.generation
+            isPublished = true
+        }
     }
 
     private var observers: [Observer] = []
     private var states: [ChannelState] = []
     /// Channels marked since the last tick, each once; `spare` is the other buffer of the pair.
-    private var dirtyChannels: [Int] = []
-    private var spare: [Int] = []
+    /// `Int32`: a store holds at most ``ChatStore/maximumChannels`` (2^18).
+    private var dirtyChannels: [Int32] = []
+    private var spare: [Int32] = []
     private var lastTick: Int64? = nil
     /// Change sets delivered so far (all channels).
     public private(set) var deliveries = 0
@@ -76,7 +113,7 @@ public final class ViewModel {
         if channel >= states.count { ensureState(channel) }
         guard !states[channel].queued else { return }
         states[channel].queued = true
-        dirtyChannels.append(channel)
+        dirtyChannels.append(Int32(truncatingIfNeeded: channel))
     }
 
     /// Channels waiting for the next tick.
@@ -106,7 +143,8 @@ public final class ViewModel {
         guard !dirtyChannels.isEmpty else { return 0 }
         swap(&dirtyChannels, &spare)
         var delivered = 0
-        for channel in spare {
+        for c in spare {
+            let channel = Int(c)
             states[channel].queued = false
             guard let l = log(channel) else { continue }
             if publish(l, now: now, force: force) { delivered += 1 }
@@ -140,7 +178,7 @@ public final class ViewModel {
         ensureState(log.index)
         visited += 1
         let window = window(of: log)
-        let previous = states[log.index].published
+        let previous = states[log.index].published(channel: log.index)
         // Every append moves the window's upper bound and a reset its generation, so comparing windows
         // tells whether entries came or went; tombstones are the only change it cannot see.
         if window != previous || log.hasModified { states[log.index].dirty = true }
@@ -161,7 +199,7 @@ public final class ViewModel {
             change = WindowChange(window: window, inserted: window.range, evicted: 0..<0, modified: all, coalesced: 1)
         }
         for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
-        states[log.index].published = window
+        states[log.index].publish(window)
         states[log.index].lastDelivery = now
         states[log.index].dirty = false
         log.clearModified()
