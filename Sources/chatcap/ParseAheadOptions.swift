@@ -6,15 +6,15 @@ import ChatPosix
 struct ParseAheadOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Read, parse and merge the input on a second thread: auto (for typed output, when the process may run on two CPUs or more), on or off.",
+            "Read, parse and merge the input on a second thread: auto (where it pays, when the process may run on two CPUs or more), on or off.",
             discussion:
-                "auto reads ahead for replay --format json, irc or text and for dump, where writing is most of the work; not for replay --format raw or stats, where reading and parsing are, and the hand-off would cost more than it moves. Only regular files (plain or gzip) are read ahead; standard input, pipes and --follow are read on one thread. The output is the same either way.",
+                "auto reads ahead for replay --format json, irc or text and for dump, where writing is most of the work, and for replay --format raw of plain (not .gz) files; not for stats, where reading and parsing are nearly all of it and the hand-off would cost more than it moves, nor for raw output of .gz files, which are already inflated on a thread of their own. Only regular files (plain or gzip) are read ahead; standard input, pipes and --follow are read on one thread. The output is the same either way.",
             valueName: "mode"))
     var parseAhead: ParseAheadChoice = .auto
 
     /// The stage that reads `reader` ahead, or `nil` to read it on the calling thread: off; with
     /// `auto`, on a single CPU (the hand-off would only add work) or when `worthwhile` is false (the
-    /// owner's share of the work is too small to balance the reader's: raw output, stats); or for
+    /// owner's share of the work is too small to balance the reader's: stats, raw output of gzip files); or for
     /// inputs it does not suit.
     func stage(for reader: MergeReader, worthwhile: Bool) -> ParseAhead? {
         switch parseAhead {

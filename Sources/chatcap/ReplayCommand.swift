@@ -110,8 +110,11 @@ struct ReplayCommand: ParsableCommand {
         // Waits for input (a followed file's end, a quiet pipe) flush output that is due.
         let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
         // Regular files, not followed: read ahead on a second thread (the follow mode's idle is never
-        // called for them, so it cannot run there).
-        let stage = follow ? nil : threads.stage(for: reader, worthwhile: output.format != .raw)
+        // called for them, so it cannot run there). Raw output only from plain files: a gzip file is
+        // already inflated on a thread of its own, and a third busy thread on two cores costs more than
+        // raw's small writing share moves (README, "Parse-ahead on a second core").
+        let worthwhile = output.format != .raw || !reader.paths.contains { $0.hasSuffix(".gz") }
+        let stage = follow ? nil : threads.stage(for: reader, worthwhile: worthwhile)
         try finish(strict: input.strict) {
             if let stage {
                 try replay.run(stage)
