@@ -1,5 +1,5 @@
 public import ChatInput
-public import ChatPosix
+import ChatPosix
 import Foundation
 import Testing
 

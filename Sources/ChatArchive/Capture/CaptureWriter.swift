@@ -386,7 +386,7 @@ public final class CaptureWriter {
     ///
     /// - Complexity: O(`channel.count`). - Allocations: none.
     func isJoined(_ channel: Span<UInt8>, key: UInt64) -> Bool {
-        guard let joinedKeys else { return true }
+        guard joinedKeys != nil else { return true }
         return joinedPosition(of: channel, key: key).map { joinedNow[$0] } ?? false
     }
 
