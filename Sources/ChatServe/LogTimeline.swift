@@ -245,7 +245,10 @@ final class LogTimeline {
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
         let line = writer.bytes  // shared, not copied: a span of a local outlives no property access
-        history?.record(line.span, playedAt: Timestamp(milliseconds: due &+ wallOffset))
+        if let history, let message = writer.message {
+            // Taken from the parse of the log's line: the written line is not parsed again.
+            history.record(line.span, message: message, receivedAt: Timestamp(milliseconds: due &+ wallOffset))
+        }
         // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.
         for entry in slots[index].listeners where entry.since <= due {
             entry.listener.receive(line.span, untaggedStart: untaggedStart)

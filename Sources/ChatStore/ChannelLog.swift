@@ -1,5 +1,4 @@
 import IRCWire
-import Synchronization
 
 /// One channel's kept chat: an ``EntryRing``, whose slot table indexes its entries by message id
 /// and by user id (``IdLinks``), and the tokens of the process-wide ``Interner``.
@@ -17,8 +16,6 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Index of this log in its ``ChatStore``.
     public let index: Int
     public let ring: EntryRing
-    /// Bumped by ``reset()``: windows of an older generation are stale as a whole.
-    public var generation: UInt32 { _generation.load(ordering: .acquiring) }
 
     /// The name's bytes when they do not fit in ``shortName`` (empty otherwise: no second copy of
     /// a name the inline bytes already hold).
@@ -31,11 +28,10 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     private let interner: Interner?
     /// Sequence of the last whole-chat clear, if any.
     public private(set) var lastClear: UInt64? = nil
-    // The two below are declared here, after the optional's tag byte, so that they fill its word's
-    // padding: the object then takes a 128-byte heap block instead of 144 (10,000 channels: 0.16 MB).
+    // Declared here, after the optional's tag byte, so that it fills its word's padding: the object
+    // then takes a 128-byte heap block instead of 144 (10,000 channels: 0.16 MB).
     /// The name's length: a line's channel is a `ByteRange`, whose offsets are `UInt16`, so it fits.
     private let nameLength: UInt16
-    private let _generation = Atomic<UInt32>(0)
     /// Entries whose tombstone changed since the view model last published (owner-side; appends and
     /// evictions need no record: they show in the window itself).
     var modified: ModifiedSeqs { modifiedBox?.seqs ?? ModifiedSeqs() }
@@ -129,19 +125,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         return seq
     }
 
-    /// Evicts every entry (releasing its sender tokens) and starts a new generation (the ring itself keeps its
-    /// sequence numbers monotonic; windows of the old generation become stale).
-    func reset() {
-        while ring.count > 0 { evictOldest() }
-        lastClear = nil
-        _generation.add(1, ordering: .releasing)
-        clearModified()
-    }
-
     /// Evicts the ring's oldest entry, gives its sender tokens back to the interner, and tells what
     /// went: its sequence number, its marks, and its shared-chat key, taken again from its bytes
     /// (``ChatStore/sharedChatKey(_:in:)``) when it has one (slots keep a flag, not the hash).
-    @discardableResult
     private func evictOldest() -> Evicted {
         ring.evictOldest { eviction, bytes in
             if let interner {

@@ -1,4 +1,5 @@
 import ChatServe
+import ChatTestSupport
 import IRCWire
 import Testing
 
@@ -69,6 +70,58 @@ import Testing
             }
         }
         #expect(regular > 2_000, "most sections are regular, so the edited path is what is tested")
+    }
+
+    @Test("the written line's message is what a parse of the written bytes gives, on every write path")
+    func messageEqualsAParse() throws {
+        var rng: UInt64 = 0xC0FFEE
+        var lines = (0..<2_000).map { _ in Array(Self.line(&rng).utf8) }
+        for name in try Fixtures.lineFiles() {
+            let bytes = try Fixtures.bytes("lines/" + name)
+            lines += bytes.split(separator: UInt8(ascii: "\n")).map { Array($0.last == 13 ? $0.dropLast() : $0) }
+        }
+        var writer = ServedLineWriter()
+        #expect(writer.message == nil)
+        var checked = 0
+        var moved = 0
+        for bytes in lines {
+            guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
+            for (pass, keepTime, lineTime) in [(1, false, 1_763_700_000_000), (2, false, nil), (3, true, 5)]
+                as [(Int, Bool, Int64?)]
+            {
+                for walk in [false, true] {
+                    if walk {
+                        writer.writeByCursor(
+                            bytes.span, message: message, lineTime: lineTime, sentAtMs: 1_800_000_000_000, pass: pass,
+                            keepTime: keepTime)
+                    } else {
+                        writer.write(
+                            bytes.span, message: message, lineTime: lineTime, sentAtMs: 1_800_000_000_000, pass: pass,
+                            keepTime: keepTime)
+                    }
+                    let written = try #require(writer.message)
+                    let parsed = try TwitchMessage.parse(writer.bytes.span)
+                    let text = String(decoding: writer.bytes, as: UTF8.self)
+                    #expect(written.line == parsed.line, "\(text)")
+                    #expect(written.command == parsed.command && written.channel == parsed.channel, "\(text)")
+                    #expect(Self.tags(written, writer.bytes) == Self.tags(parsed, writer.bytes), "\(text)")
+                    if written.line.verbRange != message.line.verbRange { moved += 1 }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 12_000)
+        #expect(moved > checked / 2, "most writes move the line past the tags, so the shift is what is tested")
+    }
+
+    /// Everything a message's tags answer: the slots, the counts, the msg-param and unknown tags.
+    static func tags(_ message: TwitchMessage, _ bytes: [UInt8]) -> [String] {
+        let tags = message.tags
+        var out = ["\(tags.count) \(tags.msgParamCount) \(tags.unknownCount) \(tags.isRegular)"]
+        for key in TwitchTagKey.allCases { out.append("\(key) \(tags[key].map { "\($0.raw)" } ?? "-")") }
+        tags.forEachMsgParam(in: bytes.span) { out.append("param \($0.key) \($0.value.raw)") }
+        tags.forEachUnknown(in: bytes.span) { out.append("unknown \($0.key) \($0.value.raw)") }
+        return out
     }
 
     @Test("a section of only `time` leaves no tags")

@@ -165,7 +165,8 @@ public final class ViewModel {
         let live = log.ring.liveRange
         let lower = max(
             live.lowerBound, live.upperBound >= UInt64(windowSize) ? live.upperBound - UInt64(windowSize) : 0)
-        return Window(channel: log.index, range: lower..<live.upperBound, generation: log.generation)
+        // A log is never cleared as a whole (a ring only evicts), so every window is of generation 0.
+        return Window(channel: log.index, range: lower..<live.upperBound, generation: 0)
     }
 
     /// Publishes `log`'s window to its observers if something changed and the interval has passed
@@ -179,8 +180,8 @@ public final class ViewModel {
         visited += 1
         let window = window(of: log)
         let previous = states[log.index].published(channel: log.index)
-        // Every append moves the window's upper bound and a reset its generation, so comparing windows
-        // tells whether entries came or went; tombstones are the only change it cannot see.
+        // Every append moves the window's upper bound, so comparing windows tells whether entries came
+        // or went; tombstones are the only change it cannot see.
         if window != previous || log.hasModified { states[log.index].dirty = true }
         guard states[log.index].dirty else { return false }
         if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }

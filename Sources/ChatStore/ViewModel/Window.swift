@@ -5,7 +5,9 @@ public struct Window: Sendable, Hashable, CustomStringConvertible {
     public var channel: Int
     /// The visible entries, oldest first.
     public var range: Range<UInt64>
-    /// The log's generation; a window from an older generation is stale as a whole.
+    /// The log's generation; a window from an older generation is stale as a whole. Always 0 today: no
+    /// log is cleared as a whole (a ring only evicts), but observers (ChatWatch's `ChannelView`) and
+    /// ``WindowChange/merge(_:)`` honour a change, so that a clear needs only to start one.
     public var generation: UInt32
 
     public init(channel: Int, range: Range<UInt64>, generation: UInt32) {

@@ -1,0 +1,180 @@
+import Synchronization
+
+/// Growth and compaction: the byte storage and the slot table grow while the ring fills (and the
+/// bytes when its live bytes do), and give memory back when the budget trims the ring; each makes
+/// a new generation, publishes it, and frees the old one once no reader can still hold it. Owner only.
+extension EntryRing {
+    // SAFETY (owner methods, as in EntryRing.swift): the storage and the table live from init to
+    // deinit (a replaced generation is freed only by its replacer); slot indexes come from
+    // `SlotTable.slot`, below the table's count.
+
+    /// Makes room for `count` more bytes: extends a mapped storage in place when the live bytes sit
+    /// in one lap of it, and otherwise moves the live bytes into a larger storage (mapped once it is
+    /// ``mappedBytes`` or more). Publishes the new generation and retires the old one once no reader
+    /// can still be reading it.
+    ///
+    /// - Complexity: O(1) in place; O(live bytes) for a move (amortised O(1) per byte appended).
+    /// - Allocations: a descriptor; for a move, the new bytes too.
+    func grow(live: Range<UInt64>, adding count: Int) {
+        let old = unsafe storageAddress
+        let oldStorage = unsafe old.pointee
+        let oldCapacity = oldStorage.capacity
+        let entries = self.count
+        let needed: Int
+        if entries < capacity {
+            // While the ring fills: grow by a step (a quarter of allocated memory: amortised O(1)
+            // copying, at most a fifth unused; by half, 10,000 channels of a few kilobytes each
+            // reserved 2 MB more (channels_bench); an eighth of mapped memory, which grows in place and
+            // whose pages cost nothing until touched), but not past the full ring at the average
+            // line length seen so far. In `Double` and clamped: `capacity` may be as large as
+            // `Int.max` (it only bounds the ring).
+            let projected =
+                entries > 64
+                ? Int(min(Double(live.count / entries) * Double(capacity) * Self.growth, Double(Int.max / 2))) : .max
+            let step = oldStorage.reserved > 0 ? oldCapacity / 8 : oldCapacity / 4
+            needed = max(live.count + count, min(oldCapacity + step, projected))
+        } else {
+            needed = Int(Double(live.count + count) * Self.growth)
+        }
+        // Rounded up to 64 bytes; no fixed padding: with thousands of channels of a few lines each, a
+        // kilobyte per channel would be most of what they hold.
+        let size = (max(needed, oldCapacity + count) + 63) & ~63
+        if size <= oldStorage.reserved {
+            // The lap that holds the oldest live byte; in place if it holds the newest too.
+            let lap =
+                oldStorage.origin + (live.lowerBound - oldStorage.origin) / UInt64(oldCapacity) * UInt64(oldCapacity)
+            if live.upperBound - lap <= UInt64(oldCapacity) {
+                let next = unsafe oldStorage.extended(to: size, lap: lap)
+                unsafe publish(next)
+                // Readers that loaded `old` read the same bytes through it; only the descriptor goes.
+                pins.waitUntilAllObservedFree()
+                unsafe ByteStorage.freeDescriptor(old)
+                return
+            }
+        }
+        move(live: live, toSize: size)
+    }
+
+    /// Moves the live bytes `live` (at most two physical segments) linearly to the start of a new
+    /// storage of `size` bytes (mapped once it is ``mappedBytes`` or more), publishes it, and frees
+    /// the old one once no reader can still be reading it.
+    ///
+    /// - Precondition: `size >= live.count`.
+    /// - Complexity: O(live bytes). - Allocations: the new storage and its descriptor.
+    private func move(live: Range<UInt64>, toSize size: Int) {
+        precondition(size >= live.count, "the live bytes fit in the new storage")
+        let old = unsafe storageAddress
+        let oldStorage = unsafe old.pointee
+        let oldCapacity = oldStorage.capacity
+        var mapped: UnsafeMutablePointer<ByteStorage>? = nil
+        if let pages, size >= mappedBytes {
+            unsafe mapped = ByteStorage.makeMapped(
+                capacity: size, origin: live.lowerBound, reserving: reservation(for: size), from: pages)
+        }
+        let next = unsafe mapped ?? ByteStorage.make(capacity: size, origin: live.lowerBound)
+        // Copy `live` (at most two physical segments) linearly to the start of `next`.
+        var copied = 0
+        var v = live.lowerBound
+        while v < live.upperBound {
+            let p = oldStorage.physical(v)
+            let n = min(Int(live.upperBound - v), oldCapacity - p)
+            // SAFETY: `p + n <= old capacity`; `copied + n <= live.count <= next.capacity`.
+            unsafe (next.pointee.base + copied).copyMemory(from: oldStorage.base + p, byteCount: n)
+            copied += n
+            v += UInt64(n)
+        }
+        unsafe publish(next)
+        // Readers that loaded `old` are pinned; once each slot has been seen free, none can hold it.
+        pins.waitUntilAllObservedFree()
+        unsafe ByteStorage.free(old, pages: pages)
+    }
+
+    /// Makes `next` the current storage, for the owner and for readers.
+    @unsafe
+    private func publish(_ next: UnsafeMutablePointer<ByteStorage>) {
+        unsafe storageAddress = unsafe next
+        self.storage = unsafe next.pointee
+        currentStorage.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
+    }
+
+    /// Address space to reserve for a mapped storage of `size` bytes: enough for the full ring of
+    /// the longest lines (so that it never moves again), at least twice `size`, at most 64 GiB.
+    /// Only touched pages cost memory.
+    private func reservation(for size: Int) -> Int {
+        let full = min(Double(capacity) * Double(Self.longestLine) * Self.growth, Double(1 << 36))
+        return max(2 * size, Int(full))
+    }
+
+    /// Gives back what a ring trimmed well below its size no longer needs: moves the live bytes into
+    /// a storage sized to them (with the growth margin) when that is at most three quarters of the
+    /// current one, and the slots into a table half again the live count (at least
+    /// ``initialSlots``) when that is at most three quarters of the current one. Called by the
+    /// store's memory budget after it trims a ring, never per line.
+    ///
+    /// - Returns: the bytes of ``reservedBytes`` given back (0 when nothing moved).
+    /// - Complexity: O(live entries + live bytes). - Allocations: the new storage and table, when they move.
+    @discardableResult
+    func compact() -> Int {
+        let before = reservedBytes
+        let live = (self.tail > head ? oldestByte : writePosition)..<writePosition
+        let bytes = (max(Int(Double(live.count) * Self.growth), Self.initialBytes, 64) + 63) & ~63
+        if bytes <= self.storage.capacity / 4 * 3 {
+            move(live: live, toSize: bytes)
+        }
+        let slots = min(capacity, max(count + count / 2, Self.initialSlots, 1))
+        if slots <= self.table.count / 4 * 3 { resizeTable(to: slots) }
+        checkInvariants()
+        return before - reservedBytes
+    }
+
+    /// Grows the slot table by a quarter while it has fewer than ``quarterStepSlots`` slots, by half
+    /// from there (up to `capacity`), moving each live entry to its slot in the new one, publishes it,
+    /// and frees the old one once no reader can still be reading it.
+    ///
+    /// A small table by a quarter, not by half: it is at least four fifths full (metadata is most of
+    /// what a channel of short lines reserves besides its bytes: at 10,000 channels, by half cost
+    /// 1.1 MB more peak RSS in channels_bench), and the copies stay amortised O(1) (four per entry).
+    /// A large one by half: a ring of 300,000 entries grown by a quarter made twice as many tables of
+    /// megabytes, and peak RSS was 17 MB higher (the heap kept the ones it freed).
+    func growTable() {
+        let count = self.table.count
+        let step = count < Self.quarterStepSlots ? count / 4 : count / 2
+        resizeTable(to: min(capacity, count + max(1, step)))
+    }
+
+    /// Slot tables below this size grow by a quarter, larger ones by half (``growTable()``): every
+    /// ring of the default capacity of 2,500 grows by a quarter.
+    static let quarterStepSlots = 4_096
+
+    /// Moves the live entries into a slot table of `slots` slots (entry `seq` to slot
+    /// `seq % slots`), publishes it, and frees the old one once no reader can still be reading it.
+    ///
+    /// - Precondition: `slots >= count` (every live entry has a slot).
+    private func resizeTable(to slots: Int) {
+        precondition(slots >= count && slots <= capacity, "the live entries fit in the new table")
+        let old = unsafe tableAddress
+        let next = unsafe SlotTable.make(count: slots, keepsSenders: keepsSenders)
+        let from = unsafe old.pointee
+        let to = unsafe next.pointee
+        var seq = head
+        while seq < self.tail {
+            // SAFETY: both slots are below their table's count; `seq` is live, so its meta is initialised.
+            unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
+            // Moderation's chains are built again (other buckets), oldest entry first.
+            let links = unsafe from.ids[from.slot(seq)]
+            to.link(seq, message: links.message, user: links.user, slot: to.slot(seq))
+            unsafe to.tombstones[to.slot(seq)].store(
+                from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
+            if let a = unsafe from.senders, let b = unsafe to.senders {
+                unsafe (b + to.slot(seq)).initialize(to: a[from.slot(seq)])
+            }
+            seq += 1
+        }
+        unsafe tableAddress = unsafe next
+        self.table = unsafe next.pointee
+        // Readers that see a sequence published after this load at least this table.
+        currentTable.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
+        pins.waitUntilAllObservedFree()
+        unsafe SlotTable.free(old)
+    }
+}

@@ -1,0 +1,55 @@
+import IRCWire
+
+/// What a ring reserves and holds, for the store's memory accounting and its budget (owner's view).
+extension EntryRing {
+    // SAFETY (owner methods, as in EntryRing.swift): the storage and the table live from init to
+    // deinit (a replaced generation is freed only by its replacer); slot indexes come from
+    // `SlotTable.slot`, below the table's count.
+
+    /// Bytes reserved for entry bytes right now.
+    public var byteCapacity: Int { self.storage.capacity }
+    /// Slots allocated right now (grows towards ``capacity`` while the ring fills).
+    public var slotCapacity: Int { self.table.count }
+    /// Bytes this ring reserves now: slot arrays, byte storage (with its descriptor) and reader pins.
+    public var reservedBytes: Int {
+        self.table.reservedBytes + byteCapacity + ByteStorage.headerBytes + pins.count * MemoryLayout<UInt64>.stride
+    }
+    /// Bytes of the live entries' lines (owner's view): what the ring holds, against what it reserves.
+    ///
+    /// - Complexity: O(live entries). - Allocations: none.
+    public var heldBytes: Int {
+        var total = 0
+        var seq = head
+        while seq < self.tail {
+            total += Int(meta(seq)!.parsed.length)
+            seq += 1
+        }
+        return total
+    }
+    /// Whether the byte storage is mapped (it has grown to ``mappedBytes``) and grows in place.
+    public var byteStorageIsMapped: Bool { self.storage.reserved > 0 }
+    /// Where the byte storage starts: moves only when the storage does (tests).
+    package var byteStorageAddress: UInt { unsafe UInt(bitPattern: self.storage.base) }
+    /// Bytes of the slot table right now: metadata, tombstones, moderation's links and bucket heads,
+    /// and the table's descriptor (``slotTableHeaderBytes``), all in one block.
+    public var slotBytes: Int { self.table.reservedBytes }
+    /// Bytes of a slot table's descriptor, at the start of its block.
+    public static var slotTableHeaderBytes: Int { SlotTable.headerBytes }
+    /// Bytes per slot for the sender tokens, in a ring that ``keepsSenders``.
+    public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
+    /// Fixed bytes per slot besides the line itself (metadata, moderation's id links and the atomic
+    /// tombstone: 40 + 16 + 4), plus ``senderBytesPerEntry`` in a ring that ``keepsSenders``; the
+    /// table adds moderation's bucket heads, 2 to 4 bytes a slot (``bucketHeadBytes(slots:)``), and
+    /// its descriptor (``slotTableHeaderBytes``).
+    public static var metadataBytesPerEntry: Int {
+        MemoryLayout<EntryMeta>.stride + MemoryLayout<IdLinks>.stride + MemoryLayout<UInt32>.stride
+    }
+    /// Bytes of moderation's bucket heads in a slot table of `slots` slots.
+    public static func bucketHeadBytes(slots: Int) -> Int { SlotTable.headBytes(slots) }
+
+    /// The lowest sequence number a reader has pinned in this ring (`UInt64.max`: none). A reader
+    /// may pin after this look: the budget trims below it and eviction still waits for pins.
+    ///
+    /// - Complexity: O(readers). - Allocations: none.
+    var lowestPinned: UInt64 { pins.lowest }
+}
