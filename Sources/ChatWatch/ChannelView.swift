@@ -7,7 +7,7 @@ import IRCWire
 /// Live, the view's bottom is the bottom of the latest window; scrolled (``anchor`` set), it stays
 /// on the entries it shows while chat goes on below (counted in ``newBelow``), back through the
 /// ring's whole history. Rows are laid out once per entry: a change set re-lays out only what it
-/// marks modified (tombstones); a width or filter change, or a new generation, lays out again.
+/// marks modified (tombstones); a width or filter change lays out again.
 ///
 /// ```
 ///  ring:   lowest … [ … history … | window (last N) ]  tail
@@ -52,8 +52,6 @@ public final class ChannelView {
         case none
         /// Rows changed: compose and write the rows that differ.
         case rows
-        /// A new generation: everything shown is outdated; repaint the whole screen.
-        case repaint
     }
 
     /// Folds a change set in: forgets the rows of entries it modified (they are laid out again
@@ -63,12 +61,6 @@ public final class ChannelView {
     @discardableResult
     public func apply(_ change: WindowChange) -> Effect {
         defer { window = change.window }
-        if let window, window.generation != change.window.generation {
-            rows.removeAll(keepingCapacity: true)
-            anchor = nil
-            counted = nil
-            return .repaint
-        }
         if change.modified.overflowed {
             rows.removeAll(keepingCapacity: true)
             return .rows

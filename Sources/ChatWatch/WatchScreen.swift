@@ -109,10 +109,7 @@ final class WatchScreen {
             guard let change = view.mailbox?.take() else { continue }
             stats.takes += 1
             let effect = view.apply(change)
-            if k == current && effect != .none {
-                dirty = true
-                if effect == .repaint { screen.invalidate() }
-            }
+            if k == current && effect != .none { dirty = true }
         }
         if dirty { draw() }
     }

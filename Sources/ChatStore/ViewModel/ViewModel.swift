@@ -33,12 +33,11 @@ public final class ViewModel {
     /// a `Window?`, an `Int64?` and two flags took 48: with 10,000 channels and an array's doubling,
     /// 0.26 MB less.
     private struct ChannelState {
-        /// The window last published: `lower ..< upper` of `generation`, if `isPublished`.
+        /// The window last published: `lower ..< upper`, if `isPublished`.
         var lower: UInt64 = 0
         var upper: UInt64 = 0
         /// `Int64.min`: nothing delivered yet.
         var delivered = Int64.min
-        var generation: UInt32 = 0
         private var flags: UInt8 = 0
 
         var isPublished: Bool {
@@ -61,13 +60,12 @@ public final class ViewModel {
 
         /// The window last published, as the window of channel `channel` (this state's index).
         func published(channel: Int) -> Window? {
-            isPublished ? Window(channel: channel, range: lower..<upper, generation: generation) : nil
+            isPublished ? Window(channel: channel, range: lower..<upper) : nil
         }
 
         mutating func publish(_ window: Window) {
             lower = window.range.lowerBound
             upper = window.range.upperBound
-            generation = window.generation
             isPublished = true
         }
     }
@@ -165,8 +163,7 @@ public final class ViewModel {
         let live = log.ring.liveRange
         let lower = max(
             live.lowerBound, live.upperBound >= UInt64(windowSize) ? live.upperBound - UInt64(windowSize) : 0)
-        // A log is never cleared as a whole (a ring only evicts), so every window is of generation 0.
-        return Window(channel: log.index, range: lower..<live.upperBound, generation: 0)
+        return Window(channel: log.index, range: lower..<live.upperBound)
     }
 
     /// Publishes `log`'s window to its observers if something changed and the interval has passed
@@ -186,7 +183,7 @@ public final class ViewModel {
         guard states[log.index].dirty else { return false }
         if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
         let change: WindowChange
-        if let previous, previous.generation == window.generation {
+        if let previous {
             change = WindowChange(
                 window: window,
                 inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
@@ -195,9 +192,8 @@ public final class ViewModel {
                         previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
                 modified: log.modified, coalesced: 1)
         } else {
-            var all = ModifiedSeqs()
-            if previous != nil { all.markAllModified() }
-            change = WindowChange(window: window, inserted: window.range, evicted: 0..<0, modified: all, coalesced: 1)
+            change = WindowChange(
+                window: window, inserted: window.range, evicted: 0..<0, modified: ModifiedSeqs(), coalesced: 1)
         }
         for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
         states[log.index].publish(window)

@@ -5,19 +5,14 @@ public struct Window: Sendable, Hashable, CustomStringConvertible {
     public var channel: Int
     /// The visible entries, oldest first.
     public var range: Range<UInt64>
-    /// The log's generation; a window from an older generation is stale as a whole. Always 0 today: no
-    /// log is cleared as a whole (a ring only evicts), but observers (ChatWatch's `ChannelView`) and
-    /// ``WindowChange/merge(_:)`` honour a change, so that a clear needs only to start one.
-    public var generation: UInt32
 
-    public init(channel: Int, range: Range<UInt64>, generation: UInt32) {
+    public init(channel: Int, range: Range<UInt64>) {
         self.channel = channel
         self.range = range
-        self.generation = generation
     }
 
     public var description: String {
-        "window(ch \(channel), \(range.lowerBound)..<\(range.upperBound), gen \(generation))"
+        "window(ch \(channel), \(range.lowerBound)..<\(range.upperBound))"
     }
 }
 
@@ -39,8 +34,8 @@ public struct WindowChange: Sendable, Equatable {
     /// Folds a later change set into this one: the later window wins, ranges grow to their hull,
     /// modified sets unite. O(1) (bounded by the modified set's capacity); no allocation.
     public mutating func merge(_ later: WindowChange) {
-        if later.window.generation != window.generation || later.window.channel != window.channel {
-            // A different generation (or channel): everything the observer shows is outdated.
+        if later.window.channel != window.channel {
+            // Another channel: everything the observer shows is outdated.
             self = later
             modified.markAllModified()
             return
