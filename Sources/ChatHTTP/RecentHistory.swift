@@ -16,9 +16,8 @@ import Synchronization
 /// read the rings through the store's reader pins; the channels joined are behind a lock taken at
 /// a JOIN or PART and by readers, never per line.
 ///
-/// ``record(_:playedAt:)``, ``record(_:message:receivedAt:)``, ``join(_:)`` and ``part(_:)``
-/// run on one thread (the store's owner: serve's loop, the ingest thread); ``store`` and
-/// ``isJoined(_:)`` on any thread.
+/// ``record(_:message:receivedAt:)``, ``join(_:)`` and ``part(_:)`` run on one thread (the store's
+/// owner: serve's loop, the ingest thread); ``store`` and ``isJoined(_:)`` on any thread.
 public final class RecentHistory: Sendable {
     /// The most lines kept per channel.
     public let limit: Int
@@ -49,18 +48,6 @@ public final class RecentHistory: Sendable {
     /// Records that `channel` is no longer joined (its lines stay). Owner thread.
     package func part(_ channel: String) {
         _ = joined.withLock { $0.remove(channel) }
-    }
-
-    /// Keeps `line` (as sent, without CR LF) if it is of a kind the service hands out and names a
-    /// channel; `playedAt` is when it was played. Owner thread.
-    ///
-    /// - Complexity: O(line length); a CLEARMSG or a CLEARCHAT of a user adds O(1 + entries it marks)
-    ///   (moderation's index), a CLEARCHAT of the whole chat a pass over its channel's ring.
-    /// - Allocations: none once the channel's ring is full (one per new channel, a few while a ring
-    ///   fills).
-    package func record(_ line: Span<UInt8>, playedAt: Timestamp) {
-        guard let message = try? TwitchMessage.parse(line) else { return }
-        record(line, message: message, receivedAt: playedAt)
     }
 
     /// Keeps `line` (as received, without CR LF), already parsed as `message`, if it is of a kind the

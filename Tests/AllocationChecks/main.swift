@@ -363,7 +363,9 @@ var historyWriter = ServedLineWriter()
         historyWriter.write(
             bytes, message: m, lineTime: 1_763_700_000_000, sentAtMs: 1_800_000_000_000, pass: 2, keepTime: false)
         let line = historyWriter.bytes
-        servedHistory.record(line.span, playedAt: Timestamp(milliseconds: 1_800_000_000_000))
+        if let message = historyWriter.message {
+            servedHistory.record(line.span, message: message, receivedAt: Timestamp(milliseconds: 1_800_000_000_000))
+        }
         return line.count
     }
 }
