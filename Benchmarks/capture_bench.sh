@@ -4,14 +4,19 @@
 # of the log joined. Prints lines/s and MB/s into the files and the compression ratio achieved, the capture's
 # CPU time per wall second (about 1.0: one core) and lines per CPU second (what a busy machine changes least),
 # and serve's CPU per wall second (when neither is near 1.0, other load on the machine sets the pace), then
-# the zlib-era figures of the default level for comparison.
+# the zlib-era figures of the default level for comparison. Every channel of the log is joined (from a
+# channels file, at --join-rate 10000 --connect-interval 0, so that 10,000 channels are joined within
+# seconds); each row also gives capture's peak RSS and the load average when it ended.
+# CAPTURE_BENCH_RUNS: the option sets to run, separated by ';' (default: "; --level 6", the default level
+# and level 6), e.g. CAPTURE_BENCH_RUNS='--flush-interval 0.5;--flush-interval 2'.
 set -euo pipefail
 bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 seconds=${3:-10}
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
-channels=$(set +o pipefail; head -c 4000000 "$log" | grep -o 'PRIVMSG #[a-z0-9_]*' | cut -d'#' -f2 | sort -u | tr '\n' ' ')
+grep -o 'PRIVMSG #[a-z0-9_]*' "$log" | cut -d'#' -f2 | sort -u > "$dir/channels"
+channel_count=$(wc -l < "$dir/channels")
 "$bin" serve "$log" --port 0 --speed max --loop > "$dir/serve.out" 2> /dev/null &
 serve_pid=$!
 for _ in $(seq 1 100); do [ -s "$dir/serve.out" ] && break; sleep 0.05; done
@@ -19,23 +24,24 @@ port=$(head -1 "$dir/serve.out" | sed 's/.*://')
 serve_ticks() { awk '{ print $14 + $15 }' "/proc/$serve_pid/stat"; }  # user + system, in clock ticks
 run() {
     rm -rf "$dir/cap"
-    local start end lines raw compressed serve0 serve1
+    local start end lines raw compressed serve0 serve1 user sys rss load
     serve0=$(serve_ticks)
     start=$(date +%s%N)
-    # shellcheck disable=SC2086
-    /usr/bin/time -f "%U %S" -o "$dir/cpu" \
-        "$bin" capture $channels --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain --duration "$seconds" --quiet "$@"
+    /usr/bin/time -f "%U %S %M" -o "$dir/cpu" \
+        "$bin" capture --channels-file "$dir/channels" --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain \
+        --join-rate 10000 --connect-interval 0 --duration "$seconds" --quiet "$@"
     end=$(date +%s%N)
     serve1=$(serve_ticks)
-    read -r user sys < "$dir/cpu"
+    read -r user sys rss < "$dir/cpu"
+    load=$(cut -d' ' -f1-3 /proc/loadavg)
     lines=$(zcat "$dir"/cap/*/*.gz | wc -l)
     raw=$(zcat "$dir"/cap/*/*.gz | wc -c)
     compressed=$(cat "$dir"/cap/*/*.gz | wc -c)
     awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" -v what="$*" -v u="$user" -v k="$sys" \
-        -v st="$((serve1 - serve0))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        -v st="$((serve1 - serve0))" -v hz="$(getconf CLK_TCK)" -v rss="$rss" -v load="$load" 'BEGIN {
         s = ns / 1e9
-        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores; %.0f lines/CPU-s; serve %.2f cores\n",
-            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s, l / (u + k), st / hz / s }'
+        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores; %.0f lines/CPU-s; peak RSS %.0f MB; serve %.2f cores; load %s\n",
+            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s, l / (u + k), rss / 1024, st / hz / s, load }'
     if [ $# -eq 0 ]; then
         # The default level before ISA-L (zlib level 1, issue #16): 252,256 lines/s at 3.67:1.
         awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" 'BEGIN {
@@ -44,6 +50,9 @@ run() {
                 "before", rate / 252256, r / c }'
     fi
 }
-echo "capture: serve $log --speed max → capture ($channels) for ${seconds}s each, gzip on the ingest thread"
-run
-run --level 6
+echo "capture: serve $log --speed max → capture of its $channel_count channels for ${seconds}s each, gzip on the ingest thread"
+IFS=';' read -r -a runs <<< "${CAPTURE_BENCH_RUNS-; --level 6}"
+for options in "${runs[@]}"; do
+    # shellcheck disable=SC2086
+    run $options
+done

@@ -26,23 +26,24 @@ extension WriteSpool {
         init(chunk: UnsafeMutableRawBufferPointer) { unsafe self.chunk = chunk }
     }
 
-    /// Whether a batch is open (``beginBatch()``): writers then ``pack(_:file:failWith:)`` the output
-    /// of their flushes instead of handing over their chunks.
-    public var isBatching: Bool { batchDepth > 0 }
-
     /// Opens a batch: until ``endBatch()``, packed pieces are gathered into shared chunks, each handed
-    /// to the spool thread when full. Batches nest; the outermost end hands over the last chunk.
+    /// to the spool thread when full. Batches do not nest (the one caller, a flush of every open
+    /// file, never opens one inside another).
+    ///
+    /// - Precondition: no batch is open.
     public func beginBatch() {
-        batchDepth += 1
+        precondition(!isBatching, "beginBatch() inside a batch")
+        isBatching = true
     }
 
-    /// Closes a batch; at the outermost, queues the pack being filled.
+    /// Closes the batch and queues the pack being filled.
     ///
+    /// - Precondition: a batch is open.
     /// - Complexity: O(1); never waits.
     public func endBatch() {
-        precondition(batchDepth > 0, "endBatch() without beginBatch()")
-        batchDepth -= 1
-        if batchDepth == 0 { commitPack() }
+        precondition(isBatching, "endBatch() without beginBatch()")
+        isBatching = false
+        commitPack()
     }
 
     /// Copies `bytes` (a writer's flushed output for `file`) into the pack being filled, to be

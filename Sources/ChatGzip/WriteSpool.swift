@@ -107,8 +107,9 @@ public final class WriteSpool: @unchecked Sendable {
     private var nextID = 0
     /// The pack being filled, not yet queued.
     var openPack: Pack? = nil
-    /// Nesting depth of ``beginBatch()``.
-    var batchDepth = 0
+    /// Whether a batch is open (``beginBatch()``): writers then ``pack(_:file:failWith:)`` the output
+    /// of their flushes instead of handing over their chunks. For ``GzipWriter`` and tests.
+    package internal(set) var isBatching = false
     private var thread: PosixThread? = nil
     /// Non-zero once any file failed: lets writers skip the lock on their fast path.
     private let failureCount = Atomic<Int>(0)

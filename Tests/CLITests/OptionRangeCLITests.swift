@@ -88,6 +88,9 @@ import Testing
                 arguments: ["capture", "pixelharbor", "--dir", "/nonexistent/capture"], option: "--status-interval",
                 range: "0.1 to 86400 seconds", outside: ["0", "86401"]),
             Row(
+                arguments: ["capture", "pixelharbor", "--dir", "/nonexistent/capture"], option: "--flush-interval",
+                range: "0.1 to 60 seconds", outside: ["0", "0.09", "60.1"]),
+            Row(
                 arguments: ["capture", "--dir", "/nonexistent/capture", "--channels-file", log],
                 option: "--reload-on-change", range: "0.1 to 3600 seconds", outside: ["0", "0.09", "3601"]),
             Row(
