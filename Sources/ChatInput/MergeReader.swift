@@ -197,6 +197,12 @@ public final class MergeReader {
     ///   an input, costs O(open inputs) more. - Allocations: none per line; a lane's and an input's
     ///   buffers when they start.
     public func next<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
+        try nextEvent(body)
+    }
+
+    /// ``next(_:)``, for both of its public forms.
+    @inline(__always)
+    func nextEvent<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
         if let single {
             guard exhaustion == nil else { return false }
             let more = try single.pull(body)

@@ -92,24 +92,12 @@ public final class OutputPipeline {
     }
 
     /// Reads every event of `input` (until ``stop`` is raised), then writes what is still held back
-    /// and flushes.
-    public func run(_ input: MergeReader) throws(OutputError) {
-        var failure: OutputError? = nil
-        let stop = self.stop  // set before the run; read once
-        while failure == nil && stop?.isRaised != true {
-            let more = input.next { event, bytes in
-                do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
-            }
-            if !more { break }
-        }
-        if let failure { throw failure }
-        try finish()
-    }
-
-    /// ``run(_:)`` over a reader that a ``ParseAhead`` stage runs on a thread of its own: the same
-    /// events in the same order to ``handle(_:_:)``. On the way out (the end, ``stop``, an output
-    /// error) the stage's thread is ended before anything is flushed, so it never reads on.
-    public func run(_ input: ParseAhead) throws(OutputError) {
+    /// and flushes. On the way out (the end, ``stop``, an output error) `input` is ended
+    /// (``EventSource/finish()``) before anything is flushed: a ``ParseAhead`` stage's thread never
+    /// reads on.
+    @_specialize(where Events == MergeReader)
+    @_specialize(where Events == ParseAhead)
+    public func run<Events: EventSource>(_ input: Events) throws(OutputError) {
         var failure: OutputError? = nil
         let stop = self.stop  // set before the run; read once
         while failure == nil && stop?.isRaised != true {

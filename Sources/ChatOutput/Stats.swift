@@ -81,6 +81,16 @@ public final class StatsCollector {
     /// - Parameter listLimit: problems listed one by one (the rest are only counted); 0 lists all.
     public init(listLimit: Int = 100) { self.listLimit = listLimit }
 
+    /// Counts every event of `events`, then ends them (``EventSource/finish()``).
+    ///
+    /// - Complexity: O(events). - Allocations: see ``handle(_:_:)``.
+    @_specialize(where Events == MergeReader)
+    @_specialize(where Events == ParseAhead)
+    public func collect<Events: EventSource>(_ events: Events) {
+        while events.next({ event, bytes in handle(event, bytes) }) {}
+        events.finish()
+    }
+
     /// Counts one event of a ``MergeReader``.
     public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) {
         switch event {
