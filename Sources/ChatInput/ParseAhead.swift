@@ -104,7 +104,7 @@ public final class ParseAhead {
                     return true
                 }
                 current = nil
-                shared.giveBack()
+                shared.ring.giveBack()
             }
             guard !ended, let block = shared.take() else {
                 ended = true
@@ -129,7 +129,7 @@ public final class ParseAhead {
         joined = true
         ended = true
         current = nil
-        shared.stop()
+        shared.ring.stop()
         thread.join()
     }
 
@@ -146,7 +146,7 @@ public final class ParseAhead {
     }
 
     /// How many blocks the reader thread handed over so far (for tests).
-    package var blocksHandedOver: Int { shared.handedOver }
+    package var blocksHandedOver: Int { shared.ring.handedOver }
 
     /// The reader, handed to the reader thread (it is not `Sendable`; only that thread touches it until
     /// the owner joined it).
@@ -155,43 +155,29 @@ public final class ParseAhead {
         init(_ reader: MergeReader) { self.reader = reader }
     }
 
-    /// The blocks and the hand-off between the two threads.
-    private final class Shared: @unchecked Sendable {  // guarded by `monitor`; a block by whoever holds it
-        private let blocks: [EventBlock]
-        /// Guards the counters and the flags.
-        private let monitor = PosixMonitor(conditions: 2)
-        /// Signalled when a block is handed over or the reader thread is done.
-        private static let filled = PosixMonitor.Condition(0)
-        /// Signalled when a block is given back or the owner stops.
-        private static let freed = PosixMonitor.Condition(1)
-        // Guarded by `monitor`: blocks handed over and given back so far (block `i % count` for the
-        // i-th), whether the reader thread is done, whether the owner stopped.
-        private var produced = 0
-        private var released = 0
-        private var done = false
-        private var stopping = false
+    /// The blocks and their hand-off between the two threads (``HandOffRing``): block `i` belongs to
+    /// whichever thread holds index `i`.
+    private final class Shared: @unchecked Sendable {  // a block by the thread that holds its index
+        let blocks: [EventBlock]
+        let ring: HandOffRing
 
         init(blockBytes: Int, blockEvents: Int, blockCount: Int) {
             blocks = (0..<blockCount).map { _ in EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents) }
-        }
-
-        var handedOver: Int {
-            monitor.lock()
-            defer { monitor.unlock() }
-            return produced
+            ring = HandOffRing(count: blockCount)
         }
 
         /// The reader thread: fills blocks in turn with the reader's events until it ends or the owner
         /// stops.
         func produce(from box: ReaderBox) {
+            defer { ring.finish() }
             let reader = box.reader
-            guard var block = nextFree() else { return finished() }
+            guard var block = nextFree() else { return }
             var stopped = false
             while !stopped {
                 let more = reader.next { event, bytes in
                     if !block.fits(byteCount: bytes.count) {
                         if !block.isEmpty {
-                            handOver()
+                            ring.handOver()
                             guard let free = nextFree() else {
                                 stopped = true
                                 return
@@ -204,62 +190,22 @@ public final class ParseAhead {
                 }
                 if !more { break }
             }
-            if !stopped && !block.isEmpty { handOver() }
-            finished()
+            if !stopped && !block.isEmpty { ring.handOver() }
         }
 
         /// The next block to fill, emptied (waits while every block is handed over); `nil` when the
         /// owner stopped.
         private func nextFree() -> EventBlock? {
-            monitor.lock()
-            while produced - released == blocks.count && !stopping { monitor.wait(Self.freed) }
-            let stopped = stopping
-            let block = blocks[produced % blocks.count]
-            monitor.unlock()
-            guard !stopped else { return nil }
+            guard let index = ring.nextFree() else { return nil }
+            let block = blocks[index]
             block.reset()
             return block
-        }
-
-        /// The block being filled (block `produced % count`) goes to the owner.
-        private func handOver() {
-            monitor.lock()
-            produced += 1
-            monitor.signal(Self.filled)
-            monitor.unlock()
-        }
-
-        private func finished() {
-            monitor.lock()
-            done = true
-            monitor.signal(Self.filled)
-            monitor.unlock()
         }
 
         /// The owner's next block (waits for it); `nil` once the reader thread is done and every block
         /// it handed over was taken.
         func take() -> EventBlock? {
-            monitor.lock()
-            defer { monitor.unlock() }
-            while produced == released && !done { monitor.wait(Self.filled) }
-            guard produced > released else { return nil }
-            return blocks[released % blocks.count]
-        }
-
-        /// The owner is done with its block: the reader thread may fill it again.
-        func giveBack() {
-            monitor.lock()
-            released += 1
-            monitor.signal(Self.freed)
-            monitor.unlock()
-        }
-
-        /// The owner stops: the reader thread ends at its next block.
-        func stop() {
-            monitor.lock()
-            stopping = true
-            monitor.signal(Self.freed)
-            monitor.unlock()
+            ring.take().map { blocks[$0] }
         }
     }
 }
