@@ -8,13 +8,21 @@
 ///
 /// Thread safety: the conforming types are confined to one thread (the owner's).
 public protocol EventSource: AnyObject {
-    /// Hands the next event in merged order to `body`, with a line's bytes for `.line` and
-    /// `.malformed` (an empty span otherwise); the bytes must not be used after `body` returns.
+    /// Hands the next events in merged order, each parsed line to `line` (borrowed: it must not be
+    /// kept) and every other event to `event`, with the line's bytes (for `.malformed` too; an empty
+    /// span otherwise), which must not be used after the call returns. It goes on until a call
+    /// returns `false` (the events after it come with the next call) or the source has no more at
+    /// hand: one event for a ``MergeReader``, up to a block's for a ``ParseAhead`` stage.
     ///
-    /// - Returns: `false` when everything was handed out (or the source was ended), and `body` was
-    ///   not called.
+    /// - Returns: `false` when everything was handed out (or the source was ended), and neither
+    ///   closure was called.
     /// - Complexity: O(1) per event besides reading it. - Allocations: none per line.
-    func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool
+    func next(
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool
+
+    /// The name of input `index` (``MergedLine/inputName``), for diagnostics about a ``LentLine``.
+    func inputName(at index: Int) -> String
 
     /// Ends the source: no event is read after it returns (a ``ParseAhead`` stage's thread is ended
     /// and joined; a ``MergeReader`` has nothing to end). Later calls do nothing.
@@ -32,6 +40,23 @@ extension MergeReader: EventSource {
     /// (the generic one is not specialised in other modules).
     public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
         nextEvent(body)
+    }
+
+    /// ``EventSource/next(lines:events:)``: one event.
+    public func next(
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        nextEvent { e, bytes in
+            if case .line(let at, let message) = e {
+                _ = line(LentLine(at, message), bytes)
+            } else {
+                _ = event(e, bytes)
+            }
+        }
+    }
+
+    public func inputName(at index: Int) -> String {
+        paths[index] == "-" ? FileSource.standardInputName : paths[index]
     }
 
     /// Nothing to end: the reader reads on its caller's thread, and only when asked.

@@ -87,25 +87,19 @@ public final class ParseAhead {
             && reader.paths.allSatisfy { MergeReader.isRegularFile($0) }
     }
 
-    /// Hands the next event in merged order to `body`, as ``MergeReader/next(_:)`` does: with a
-    /// line's bytes for `.line` and `.malformed`, an empty span otherwise. The bytes are the block's and
-    /// must not be used after `body` returns.
+    /// Hands the next events in merged order (``EventSource/next(lines:events:)``): the rest of the
+    /// current block, or of the next one, until `line` or `event` returns `false`. A line is lent in
+    /// place in its block (plain bytes: no reference counted, nothing copied); the bytes are the
+    /// block's and must not be used after the call returns.
     ///
     /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
-    ///   `body` was not called.
-    /// - Complexity: O(1), and one lock when a block is taken and given back; waits when the reader
-    ///   thread is behind. - Allocations: none.
-    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
-        while true {
-            if let block = current {
-                if index < block.count {
-                    block.lend(index, names: names, body)
-                    index += 1
-                    return true
-                }
-                current = nil
-                shared.ring.giveBack()
-            }
+    ///   neither closure was called.
+    /// - Complexity: O(events lent), and one lock when a block is taken and given back; waits when
+    ///   the reader thread is behind. - Allocations: none.
+    public func next(
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        if current == nil {
             guard !ended, let block = shared.take() else {
                 ended = true
                 return false
@@ -113,7 +107,37 @@ public final class ParseAhead {
             current = block
             index = 0
         }
+        let block = current.unsafelyUnwrapped
+        index = block.lend(from: index, names: names, lines: line, events: event)
+        if index == block.count {
+            current = nil
+            shared.ring.giveBack()
+        }
+        return true
     }
+
+    /// Hands the next event in merged order to `body`, as ``MergeReader/next(_:)`` does: with a
+    /// line's bytes for `.line` and `.malformed`, an empty span otherwise. The bytes are the block's and
+    /// must not be used after `body` returns. (The per-line path takes ``next(lines:events:)``, which
+    /// builds no event and copies no input name for a line.)
+    ///
+    /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
+    ///   `body` was not called.
+    /// - Complexity: O(1), and one lock when a block is taken and given back; waits when the reader
+    ///   thread is behind. - Allocations: none.
+    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
+        next(
+            lines: { line, bytes in
+                body(.line(line.location(named: names[line.inputIndex]), line.message), bytes)
+                return false
+            },
+            events: { event, bytes in
+                body(event, bytes)
+                return false
+            })
+    }
+
+    public func inputName(at index: Int) -> String { names[index] }
 
     /// Hands every remaining event to `body`, in merged order; see ``next(_:)``. The reader thread
     /// has ended when it returns.

@@ -321,10 +321,18 @@ let parseAheadStage: ParseAhead = {
 }()
 @MainActor func parseAheadLend() -> Int {
     var sum = 0
-    for _ in 0..<inputLines {
-        let more = parseAheadStage.next { event, bytes in
-            if case .line(let at, _) = event { sum &+= at.lineNumber &+ bytes.count }
-        }
+    var lent = 0
+    while lent < inputLines {
+        let more = parseAheadStage.next(
+            lines: { line, bytes in
+                sum &+= line.lineNumber &+ bytes.count
+                lent += 1
+                return lent < inputLines
+            },
+            events: { _, _ in
+                lent += 1
+                return lent < inputLines
+            })
         guard more else { fatalError("parse-ahead: the log ended; the count would mean nothing") }
     }
     return sum
