@@ -104,6 +104,37 @@ final class EventBlock {
     /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
     /// - Complexity: O(`bytes.count`). - Allocations: none for a line.
     func append(_ event: MergeEvent, _ bytes: Span<UInt8>) {
+        if case .line(let at, let message) = event {
+            append(LentLine(at, message), bytes)
+            return
+        }
+        let start = copy(bytes)
+        // SAFETY: `count < eventCapacity` (checked by `copy`); a slot is plain bytes, so initialising over
+        // an old one leaks nothing.
+        unsafe (slots + count).initialize(
+            to: Slot(start: Int32(start), count: Int32(bytes.count), rare: Int32(rare.count)))
+        rare.append(event.named(""))
+        count += 1
+    }
+
+    /// Appends a parsed line and a copy of its bytes.
+    ///
+    /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
+    /// - Complexity: O(`bytes.count`). - Allocations: none.
+    func append(_ line: borrowing LentLine, _ bytes: Span<UInt8>) {
+        let start = copy(bytes)
+        // SAFETY: `count < eventCapacity` (checked by `copy`); a slot and a line are plain bytes, so
+        // initialising over old ones leaks nothing.
+        unsafe (lines + count).initialize(to: copy line)
+        unsafe (slots + count).initialize(to: Slot(start: Int32(start), count: Int32(bytes.count), rare: -1))
+        count += 1
+    }
+
+    /// Copies `bytes` after the block's bytes so far; where they start.
+    ///
+    /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
+    @inline(__always)
+    private func copy(_ bytes: Span<UInt8>) -> Int {
         precondition(fits(byteCount: bytes.count), "the event does not fit the block")
         let start = byteCount
         if !bytes.isEmpty {
@@ -114,18 +145,7 @@ final class EventBlock {
             }
             byteCount += bytes.count
         }
-        if case .line(let at, let message) = event {
-            // SAFETY: `count < eventCapacity` (checked above); a slot and a line are plain bytes, so
-            // initialising over old ones leaks nothing.
-            unsafe (lines + count).initialize(to: LentLine(at, message))
-            unsafe (slots + count).initialize(to: Slot(start: Int32(start), count: Int32(bytes.count), rare: -1))
-        } else {
-            // SAFETY: as above.
-            unsafe (slots + count).initialize(
-                to: Slot(start: Int32(start), count: Int32(bytes.count), rare: Int32(rare.count)))
-            rare.append(event.named(""))
-        }
-        count += 1
+        return start
     }
 
     /// Lends the events from `index` on, in order: each parsed line in place to `line`, each other

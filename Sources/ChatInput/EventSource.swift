@@ -42,16 +42,32 @@ extension MergeReader: EventSource {
         nextEvent(body)
     }
 
-    /// ``EventSource/next(lines:events:)``: one event.
+    /// ``EventSource/next(lines:events:)``: one event. With one lane (one input, or one sequence of
+    /// them) a parsed line is lent as the lane builds it, with no ``MergeEvent`` around it.
     public func next(
         lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
-        nextEvent { e, bytes in
-            if case .line(let at, let message) = e {
-                _ = line(LentLine(at, message), bytes)
-            } else {
-                _ = event(e, bytes)
-            }
+        // Closures written out at each call, not one kept in a local: that one's context would be
+        // allocated on every call.
+        guard let single = singleLane else { return nextEvent { e, bytes in Self.route(e, bytes, line, event) } }
+        guard exhaustion == nil else { return false }
+        let more = single.pull(
+            lines: { l, bytes in _ = line(l, bytes) }, { e, bytes in Self.route(e, bytes, line, event) })
+        if single.isStopped { exhaustion = single.exhaustion }
+        return more
+    }
+
+    /// A `.line` event to `line` (a line holding bare CRs, or any line with several lanes), any other
+    /// to `event`.
+    @inline(__always)
+    private static func route(
+        _ e: MergeEvent, _ bytes: Span<UInt8>, _ line: (borrowing LentLine, Span<UInt8>) -> Bool,
+        _ event: (MergeEvent, Span<UInt8>) -> Bool
+    ) {
+        if case .line(let at, let message) = e {
+            _ = line(LentLine(at, message), bytes)
+        } else {
+            _ = event(e, bytes)
         }
     }
 

@@ -33,6 +33,20 @@ public struct LentLine: Sendable {
         terminator = at.terminator
     }
 
+    @inline(__always)
+    init(
+        message: TwitchMessage, timestamp: Timestamp?, lineNumber: Int, byteOffset: UInt64, inputIndex: Int,
+        timeSource: MergedLine.TimeSource, terminator: LineTerminator
+    ) {
+        self.message = message
+        self.timestamp = timestamp
+        self.lineNumber = lineNumber
+        self.byteOffset = byteOffset
+        self.inputIndex = inputIndex
+        self.timeSource = timeSource
+        self.terminator = terminator
+    }
+
     /// Where the line came from, with `name` as its input's name.
     public func location(named name: String) -> MergedLine {
         MergedLine(

@@ -73,6 +73,8 @@ public final class MergeReader {
     var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
     private var single: MergeLane?
+    /// ``single``, for the line path (`EventSource.swift`).
+    var singleLane: MergeLane? { single }
     /// Lanes with a waiting event, as a binary min-heap on ``MergeLane/sortKey``.
     var heap: [Int] = []
     /// Lanes not started yet with the key of their first event, the next one due last.

@@ -197,21 +197,34 @@ public final class ParseAhead {
             let reader = box.reader
             guard var block = nextFree() else { return }
             var stopped = false
-            while !stopped {
-                let more = reader.next { event, bytes in
-                    if !block.fits(byteCount: bytes.count) {
-                        if !block.isEmpty {
-                            ring.handOver()
-                            guard let free = nextFree() else {
-                                stopped = true
-                                return
-                            }
-                            block = free
+            /// Whether the block (or the next one, once this one is handed over) has room for
+            /// `count` bytes more; `false` when the owner stopped.
+            func room(for count: Int) -> Bool {
+                if !block.fits(byteCount: count) {
+                    if !block.isEmpty {
+                        ring.handOver()
+                        guard let free = nextFree() else {
+                            stopped = true
+                            return false
                         }
-                        block.makeRoom(for: bytes.count)
+                        block = free
                     }
-                    block.append(event, bytes)
+                    block.makeRoom(for: count)
                 }
+                return true
+            }
+            while !stopped {
+                let more = reader.next(
+                    lines: { line, bytes in
+                        guard room(for: bytes.count) else { return false }
+                        block.append(line, bytes)
+                        return true
+                    },
+                    events: { event, bytes in
+                        guard room(for: bytes.count) else { return false }
+                        block.append(event, bytes)
+                        return true
+                    })
                 if !more { break }
             }
             if !stopped && !block.isEmpty { ring.handOver() }
