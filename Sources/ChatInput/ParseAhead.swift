@@ -2,16 +2,18 @@ public import ChatPosix
 
 /// Runs a ``MergeReader`` on a thread of its own, a few blocks ahead of its owner: the reader thread
 /// reads, frames, parses, times and merges the lines into blocks (``EventBlock``), and the owner lends
-/// them one by one, in the merge's order, to the same code that would take them from the reader.
+/// them a block per call, in the merge's order, to the same code that would take them from the reader
+/// (``EventSource``): each parsed line borrowed in place as a ``LentLine``, the rare other events as
+/// ``MergeEvent``s.
 ///
 /// ```
 ///  reader thread                                               owner (appends, encodes, writes)
-///  reader.next ──▶ block k: [line bytes][events] ──hand over──▶ next { event, bytes in … }
+///  reader.next ──▶ block k: [line bytes][events] ──hand over──▶ next(lines:events:)
 ///        ▲                                                              │
 ///        └────────────────────────── given back ◀─────────────────────────┘
 /// ```
-/// Only whole blocks cross the threads: one lock and one hand-off per block (hundreds of lines),
-/// none per line. Each line's bytes are copied once, into its block. The blocks (``blockCount``, each
+/// Only whole blocks cross the threads (``HandOffRing``): one lock and one hand-off per block
+/// (hundreds of lines), none per line. Each line's bytes are copied once, into its block. The blocks (``blockCount``, each
 /// up to `blockBytes` of lines and `blockEvents` events) are allocated once and recycled: the reader
 /// thread waits while every block is handed over and not yet given back (back-pressure).
 ///
@@ -27,9 +29,9 @@ public import ChatPosix
 /// terminal, or one that follows, runs its ``FollowMode/idle`` and waits on its own thread; those stay
 /// with the owner (``suits(_:)``).
 ///
-/// Thread safety: ``next(_:)``, ``forEachEvent(_:)``, ``finish()`` and the properties are for the
-/// owner's thread only; the reader is touched by the reader thread from `init` until ``finish()``
-/// returns, then by the owner.
+/// Thread safety: ``next(lines:events:)``, ``next(_:)``, ``forEachEvent(_:)``, ``finish()`` and the
+/// properties are for the owner's thread only; the reader is touched by the reader thread from `init`
+/// until ``finish()`` returns, then by the owner.
 @safe
 public final class ParseAhead {
     /// The blocks filled ahead and the hand-off.
