@@ -11,10 +11,11 @@ import IRCWire
 ///  rare:   [ the events that are not lines (malformed, over-long, failed inputs, bare CRs) ]
 /// ```
 /// Each line's bytes are copied into the block once, one after another. A parsed line is kept as a
-/// plain slot (its location without the input's name, its parsed message, its range): no reference
-/// is counted and no value witness runs to write or read it. The rare other events are kept whole
-/// beside the slots, and their slot points at them. The owner puts back an input name of its own
-/// (``lend(_:names:_:)``), so the two threads never touch the same string's reference count.
+/// ``LentLine`` (its message and location, without the input's name): plain bytes, so no reference
+/// is counted and no value witness runs to write it, and the owner borrows it in place
+/// (``lend(from:names:lines:events:)``). The rare other events are kept whole beside the slots, and
+/// their slot points at them; the owner puts back an input name of its own, so the two threads never
+/// touch the same string's reference count.
 ///
 /// Filling and reading allocate nothing once the block exists (its bytes grow only for a line longer
 /// than the whole block; the list of rare events grows only past its first 64 in one block).
@@ -23,21 +24,12 @@ import IRCWire
 /// to the owner and back under its lock, which orders every access.
 @safe
 final class EventBlock {
-    /// One event: for a parsed line its message and location (without the input's name); for any
-    /// other event the index of the whole event in ``rare``. Plain bytes (checked in `init`).
+    /// One event: its bytes in the block, and for an event that is not a parsed line the index of the
+    /// whole event in ``rare`` (-1 for a line, whose ``LentLine`` is at the same index in `lines`).
     struct Slot {
-        var message: TwitchMessage?
-        var timestamp: Timestamp?
-        var lineNumber: Int
-        var byteOffset: UInt64
-        var inputIndex: Int
-        /// The event's bytes in the block.
         var start: Int32
         var count: Int32
-        /// The index in ``rare`` of an event that is not a parsed line; -1 for a line.
         var rare: Int32
-        var timeSource: MergedLine.TimeSource
-        var terminator: LineTerminator
     }
 
     /// At most this many events.
@@ -45,6 +37,8 @@ final class EventBlock {
     /// Events in the block.
     private(set) var count = 0
     private let slots: UnsafeMutablePointer<Slot>
+    /// The parsed lines, at their event's index (the entries of other events are not initialised).
+    private let lines: UnsafeMutablePointer<LentLine>
     /// The events that are not parsed lines, whole (their names left out).
     private var rare: [MergeEvent] = []
     private var storage: UnsafeMutableRawPointer
@@ -57,19 +51,23 @@ final class EventBlock {
     init(byteCapacity: Int, eventCapacity: Int) {
         precondition(byteCapacity > 0 && eventCapacity > 0, "a block holds something")
         precondition(byteCapacity <= Int(Int32.max), "a block's ranges are 32-bit")
-        precondition(_isPOD(Slot.self), "a slot is plain bytes: written and read without reference counts")
+        precondition(
+            _isPOD(Slot.self) && _isPOD(LentLine.self),
+            "a slot is plain bytes: written and read without reference counts")
         self.byteCapacity = byteCapacity
         self.eventCapacity = eventCapacity
         unsafe storage = .allocate(byteCount: byteCapacity, alignment: 64)
         unsafe slots = .allocate(capacity: eventCapacity)
+        unsafe lines = .allocate(capacity: eventCapacity)
         rare.reserveCapacity(64)
     }
 
     deinit {
         // SAFETY: allocated in init or `makeRoom(for:)`; no other thread holds the block any more.
-        // Slots are plain bytes: nothing to deinitialise.
+        // Slots and lines are plain bytes: nothing to deinitialise.
         unsafe storage.deallocate()
         unsafe slots.deallocate()
+        unsafe lines.deallocate()
     }
 
     var isEmpty: Bool { count == 0 }
@@ -106,6 +104,37 @@ final class EventBlock {
     /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
     /// - Complexity: O(`bytes.count`). - Allocations: none for a line.
     func append(_ event: MergeEvent, _ bytes: Span<UInt8>) {
+        if case .line(let at, let message) = event {
+            append(LentLine(at, message), bytes)
+            return
+        }
+        let start = copy(bytes)
+        // SAFETY: `count < eventCapacity` (checked by `copy`); a slot is plain bytes, so initialising over
+        // an old one leaks nothing.
+        unsafe (slots + count).initialize(
+            to: Slot(start: Int32(start), count: Int32(bytes.count), rare: Int32(rare.count)))
+        rare.append(event.named(""))
+        count += 1
+    }
+
+    /// Appends a parsed line and a copy of its bytes.
+    ///
+    /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
+    /// - Complexity: O(`bytes.count`). - Allocations: none.
+    func append(_ line: borrowing LentLine, _ bytes: Span<UInt8>) {
+        let start = copy(bytes)
+        // SAFETY: `count < eventCapacity` (checked by `copy`); a slot and a line are plain bytes, so
+        // initialising over old ones leaks nothing.
+        unsafe (lines + count).initialize(to: copy line)
+        unsafe (slots + count).initialize(to: Slot(start: Int32(start), count: Int32(bytes.count), rare: -1))
+        count += 1
+    }
+
+    /// Copies `bytes` after the block's bytes so far; where they start.
+    ///
+    /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
+    @inline(__always)
+    private func copy(_ bytes: Span<UInt8>) -> Int {
         precondition(fits(byteCount: bytes.count), "the event does not fit the block")
         let start = byteCount
         if !bytes.isEmpty {
@@ -116,58 +145,47 @@ final class EventBlock {
             }
             byteCount += bytes.count
         }
-        switch event {
-        case .line(let at, let message):
-            // SAFETY: `count < eventCapacity` (checked above); a slot is plain bytes, so initialising over
-            // an old one leaks nothing.
-            unsafe (slots + count).initialize(
-                to: Slot(
-                    message: message, timestamp: at.timestamp, lineNumber: at.lineNumber, byteOffset: at.byteOffset,
-                    inputIndex: at.inputIndex, start: Int32(start), count: Int32(bytes.count), rare: -1,
-                    timeSource: at.timeSource, terminator: at.terminator))
-        default:
-            // SAFETY: as above.
-            unsafe (slots + count).initialize(
-                to: Slot(
-                    message: nil, timestamp: nil, lineNumber: 0, byteOffset: 0, inputIndex: event.location.inputIndex,
-                    start: Int32(start), count: Int32(bytes.count), rare: Int32(rare.count), timeSource: .none,
-                    terminator: .none))
-            rare.append(event.named(""))
-        }
-        count += 1
+        return start
     }
 
-    /// Lends event `index` with its input's name from `names` (by ``MergedLine/inputIndex``) and its
-    /// bytes to `body`.
+    /// Lends the events from `index` on, in order: each parsed line in place to `line`, each other
+    /// event to `event` with its input's name from `names` (by ``MergedLine/inputIndex``), and their
+    /// bytes; until a call returns `false` or the block ends.
     ///
+    /// - Returns: the index after the last event lent.
     /// - Precondition: `index < count`.
-    /// - Complexity: O(1). - Allocations: none.
+    /// - Complexity: O(events lent). - Allocations: none.
     @inline(__always)
-    func lend(_ index: Int, names: [String], _ body: (MergeEvent, Span<UInt8>) -> Void) {
+    func lend(
+        from index: Int, names: [String], lines line: (borrowing LentLine, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Int {
         precondition(index >= 0 && index < count, "no such event in the block")
-        // SAFETY: `index < count <= eventCapacity`: the slot was initialised by `append` before the
-        // block was handed over (the lock orders them).
-        let slot = unsafe slots + index
-        let start = Int(unsafe slot.pointee.start)
-        let length = Int(unsafe slot.pointee.count)
-        precondition(start + length <= byteCount, "an event's bytes lie in the block")
-        // SAFETY: `start + length <= byteCount <= byteCapacity`: the bytes were copied in by `append`
-        // before the block was handed over, and are not written again until the block is given back,
-        // after `body` returns. The span does not outlive `body`.
-        let base = unsafe storage.assumingMemoryBound(to: UInt8.self) + start
-        let bytes = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: length))
-        let name = names[unsafe slot.pointee.inputIndex]
-        guard unsafe slot.pointee.rare < 0 else {
-            body(rare[Int(unsafe slot.pointee.rare)].named(name), bytes)
-            return
+        let base = unsafe storage.assumingMemoryBound(to: UInt8.self)
+        var i = index
+        while i < count {
+            // SAFETY: `i < count <= eventCapacity`: the slot was initialised by `append` before the
+            // block was handed over (the lock orders them).
+            let slot = unsafe slots[i]
+            let start = Int(slot.start)
+            let length = Int(slot.count)
+            precondition(start + length <= byteCount, "an event's bytes lie in the block")
+            // SAFETY: `start + length <= byteCount <= byteCapacity`: the bytes were copied in by `append`
+            // before the block was handed over, and are not written again until the block is given back,
+            // after this call. The span does not outlive the call it is lent to.
+            let bytes = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base + start, count: length))
+            let go: Bool
+            if slot.rare < 0 {
+                // SAFETY: a line's slot (`rare < 0`): `append` initialised `lines[i]`; it is lent in place.
+                go = unsafe line(lines[i], bytes)
+            } else {
+                let whole = rare[Int(slot.rare)]
+                go = event(whole.named(names[whole.location.inputIndex]), bytes)
+            }
+            i += 1
+            if !go { break }
         }
-        var at = unsafe MergedLine(
-            inputName: name, inputIndex: slot.pointee.inputIndex, lineNumber: slot.pointee.lineNumber,
-            byteOffset: slot.pointee.byteOffset, timestamp: slot.pointee.timestamp,
-            timeSource: slot.pointee.timeSource)
-        at.terminator = unsafe slot.pointee.terminator
-        // SAFETY: a line's slot holds its message (`rare < 0`).
-        unsafe body(.line(at, slot.pointee.message.unsafelyUnwrapped), bytes)
+        return i
     }
 }
 
@@ -191,10 +209,8 @@ extension MergeEvent {
 
 extension MergedLine {
     fileprivate func named(_ name: String) -> MergedLine {
-        var line = MergedLine(
+        MergedLine(
             inputName: name, inputIndex: inputIndex, lineNumber: lineNumber, byteOffset: byteOffset,
-            timestamp: timestamp, timeSource: timeSource)
-        line.terminator = terminator
-        return line
+            timestamp: timestamp, timeSource: timeSource, terminator: terminator)
     }
 }

@@ -34,7 +34,7 @@ public struct MergedLine: Sendable {
 
     public init(
         inputName: String, inputIndex: Int, lineNumber: Int, byteOffset: UInt64, timestamp: Timestamp?,
-        timeSource: TimeSource
+        timeSource: TimeSource, terminator: LineTerminator = .crlf
     ) {
         self.inputName = inputName
         self.inputIndex = inputIndex
@@ -42,6 +42,7 @@ public struct MergedLine: Sendable {
         self.byteOffset = byteOffset
         self.timestamp = timestamp
         self.timeSource = timeSource
+        self.terminator = terminator
     }
 }
 

@@ -125,6 +125,19 @@ final class MergeLane {
     /// - Complexity: amortised O(bytes of the line), plus reads. - Allocations: none, except when an
     ///   input is opened (its buffers) or fails (the error's strings).
     func pull<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
+        try pull(
+            lines: { line, bytes throws(E) in try body(.line(line.location(named: name), line.message), bytes) }, body)
+    }
+
+    /// ``pull(_:)`` with a parsed line lent to `lineBody` as a ``LentLine`` (no ``MergeEvent`` built
+    /// around it, no input name copied); every other event goes to `body`, and so does a line holding
+    /// CRs that no LF follows (after its warning), as a `.line` event.
+    ///
+    /// - Complexity: as ``pull(_:)``. - Allocations: as ``pull(_:)``.
+    func pull<E: Error>(
+        lines lineBody: (borrowing LentLine, Span<UInt8>) throws(E) -> Void,
+        _ body: (MergeEvent, Span<UInt8>) throws(E) -> Void
+    ) throws(E) -> Bool {
         guard let step = nextStep() else { return false }
         switch step {
         case .line(let line, let carriageReturns):
@@ -137,14 +150,21 @@ final class MergeLane {
                     return
                 }
                 let time = LineTime(of: message, in: bytes)
-                var at = location(line: line.number, offset: line.offset, timestamp: time)
-                at.terminator = line.terminator
+                let (timestamp, timeSource) = timing(time)
                 statistics.lines += 1
-                if at.timeSource == .inherited || at.timeSource == .none {
+                if timeSource == .inherited || timeSource == .none {
                     statistics.untimedLines += 1
                 }
                 if time.hasUnreadableTag { statistics.unreadableTimeTags += 1 }
-                try handOut(.line(at, message), bytes, carriageReturns: carriageReturns, body)
+                let lent = LentLine(
+                    message: message, timestamp: timestamp, lineNumber: line.number, byteOffset: line.offset,
+                    inputIndex: inputIndex, timeSource: timeSource, terminator: line.terminator)
+                if carriageReturns > 0 {
+                    try handOut(
+                        .line(lent.location(named: name), lent.message), bytes, carriageReturns: carriageReturns, body)
+                } else {
+                    try lineBody(lent, bytes)
+                }
             }
         case .skipped(let error):
             let at = location(line: error.lineNumber, offset: error.offset, timestamp: nil)
@@ -381,18 +401,21 @@ final class MergeLane {
     /// Where an event of the current input happened, with the time it is merged by: its own when it
     /// has one (which then carries over to later lines), else the latest one before it.
     private func location(line: Int, offset: UInt64, timestamp time: LineTime?) -> MergedLine {
-        let own = time?.timestamp
-        let source: MergedLine.TimeSource
-        if let own {
-            lastTimestamp = own
-            source = time?.origin == .timeTag ? .timeTag : .tmiSentTs
-        } else {
-            source = lastTimestamp == nil ? .none : .inherited
-        }
-        let last = lastTimestamp
+        let (timestamp, source) = timing(time)
         return MergedLine(
-            inputName: name, inputIndex: self.inputIndex, lineNumber: line,
-            byteOffset: offset, timestamp: own ?? last, timeSource: source)
+            inputName: name, inputIndex: self.inputIndex, lineNumber: line, byteOffset: offset, timestamp: timestamp,
+            timeSource: source)
+    }
+
+    /// The time an event of the current input is merged by, and where it came from (see
+    /// ``location(line:offset:timestamp:)``); a time of its own carries over to later lines.
+    @inline(__always)
+    private func timing(_ time: LineTime?) -> (Timestamp?, MergedLine.TimeSource) {
+        if let own = time?.timestamp {
+            lastTimestamp = own
+            return (own, time?.origin == .timeTag ? .timeTag : .tmiSentTs)
+        }
+        return (lastTimestamp, lastTimestamp == nil ? .none : .inherited)
     }
 }
 

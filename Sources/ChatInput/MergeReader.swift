@@ -73,6 +73,8 @@ public final class MergeReader {
     var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
     private var single: MergeLane?
+    /// ``single``, for the line path (`EventSource.swift`).
+    var singleLane: MergeLane? { single }
     /// Lanes with a waiting event, as a binary min-heap on ``MergeLane/sortKey``.
     var heap: [Int] = []
     /// Lanes not started yet with the key of their first event, the next one due last.
@@ -197,6 +199,12 @@ public final class MergeReader {
     ///   an input, costs O(open inputs) more. - Allocations: none per line; a lane's and an input's
     ///   buffers when they start.
     public func next<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
+        try nextEvent(body)
+    }
+
+    /// ``next(_:)``, for both of its public forms.
+    @inline(__always)
+    func nextEvent<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
         if let single {
             guard exhaustion == nil else { return false }
             let more = try single.pull(body)

@@ -2,16 +2,18 @@ public import ChatPosix
 
 /// Runs a ``MergeReader`` on a thread of its own, a few blocks ahead of its owner: the reader thread
 /// reads, frames, parses, times and merges the lines into blocks (``EventBlock``), and the owner lends
-/// them one by one, in the merge's order, to the same code that would take them from the reader.
+/// them a block per call, in the merge's order, to the same code that would take them from the reader
+/// (``EventSource``): each parsed line borrowed in place as a ``LentLine``, the rare other events as
+/// ``MergeEvent``s.
 ///
 /// ```
 ///  reader thread                                               owner (appends, encodes, writes)
-///  reader.next ──▶ block k: [line bytes][events] ──hand over──▶ next { event, bytes in … }
+///  reader.next ──▶ block k: [line bytes][events] ──hand over──▶ next(lines:events:)
 ///        ▲                                                              │
 ///        └────────────────────────── given back ◀─────────────────────────┘
 /// ```
-/// Only whole blocks cross the threads: one lock and one hand-off per block (hundreds of lines),
-/// none per line. Each line's bytes are copied once, into its block. The blocks (``blockCount``, each
+/// Only whole blocks cross the threads (``HandOffRing``): one lock and one hand-off per block
+/// (hundreds of lines), none per line. Each line's bytes are copied once, into its block. The blocks (``blockCount``, each
 /// up to `blockBytes` of lines and `blockEvents` events) are allocated once and recycled: the reader
 /// thread waits while every block is handed over and not yet given back (back-pressure).
 ///
@@ -27,9 +29,9 @@ public import ChatPosix
 /// terminal, or one that follows, runs its ``FollowMode/idle`` and waits on its own thread; those stay
 /// with the owner (``suits(_:)``).
 ///
-/// Thread safety: ``next(_:)``, ``forEachEvent(_:)``, ``finish()`` and the properties are for the
-/// owner's thread only; the reader is touched by the reader thread from `init` until ``finish()``
-/// returns, then by the owner.
+/// Thread safety: ``next(lines:events:)``, ``next(_:)``, ``forEachEvent(_:)``, ``finish()`` and the
+/// properties are for the owner's thread only; the reader is touched by the reader thread from `init`
+/// until ``finish()`` returns, then by the owner.
 @safe
 public final class ParseAhead {
     /// The blocks filled ahead and the hand-off.
@@ -87,25 +89,19 @@ public final class ParseAhead {
             && reader.paths.allSatisfy { MergeReader.isRegularFile($0) }
     }
 
-    /// Hands the next event in merged order to `body`, as ``MergeReader/next(_:)`` does: with a
-    /// line's bytes for `.line` and `.malformed`, an empty span otherwise. The bytes are the block's and
-    /// must not be used after `body` returns.
+    /// Hands the next events in merged order (``EventSource/next(lines:events:)``): the rest of the
+    /// current block, or of the next one, until `line` or `event` returns `false`. A line is lent in
+    /// place in its block (plain bytes: no reference counted, nothing copied); the bytes are the
+    /// block's and must not be used after the call returns.
     ///
     /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
-    ///   `body` was not called.
-    /// - Complexity: O(1), and one lock when a block is taken and given back; waits when the reader
-    ///   thread is behind. - Allocations: none.
-    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
-        while true {
-            if let block = current {
-                if index < block.count {
-                    block.lend(index, names: names, body)
-                    index += 1
-                    return true
-                }
-                current = nil
-                shared.giveBack()
-            }
+    ///   neither closure was called.
+    /// - Complexity: O(events lent), and one lock when a block is taken and given back; waits when
+    ///   the reader thread is behind. - Allocations: none.
+    public func next(
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        if current == nil {
             guard !ended, let block = shared.take() else {
                 ended = true
                 return false
@@ -113,7 +109,37 @@ public final class ParseAhead {
             current = block
             index = 0
         }
+        let block = current.unsafelyUnwrapped
+        index = block.lend(from: index, names: names, lines: line, events: event)
+        if index == block.count {
+            current = nil
+            shared.ring.giveBack()
+        }
+        return true
     }
+
+    /// Hands the next event in merged order to `body`, as ``MergeReader/next(_:)`` does: with a
+    /// line's bytes for `.line` and `.malformed`, an empty span otherwise. The bytes are the block's and
+    /// must not be used after `body` returns. (The per-line path takes ``next(lines:events:)``, which
+    /// builds no event and copies no input name for a line.)
+    ///
+    /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
+    ///   `body` was not called.
+    /// - Complexity: O(1), and one lock when a block is taken and given back; waits when the reader
+    ///   thread is behind. - Allocations: none.
+    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
+        next(
+            lines: { line, bytes in
+                body(.line(line.location(named: names[line.inputIndex]), line.message), bytes)
+                return false
+            },
+            events: { event, bytes in
+                body(event, bytes)
+                return false
+            })
+    }
+
+    public func inputName(at index: Int) -> String { names[index] }
 
     /// Hands every remaining event to `body`, in merged order; see ``next(_:)``. The reader thread
     /// has ended when it returns.
@@ -129,7 +155,7 @@ public final class ParseAhead {
         joined = true
         ended = true
         current = nil
-        shared.stop()
+        shared.ring.stop()
         thread.join()
     }
 
@@ -146,7 +172,7 @@ public final class ParseAhead {
     }
 
     /// How many blocks the reader thread handed over so far (for tests).
-    package var blocksHandedOver: Int { shared.handedOver }
+    package var blocksHandedOver: Int { shared.ring.handedOver }
 
     /// The reader, handed to the reader thread (it is not `Sendable`; only that thread touches it until
     /// the owner joined it).
@@ -155,111 +181,70 @@ public final class ParseAhead {
         init(_ reader: MergeReader) { self.reader = reader }
     }
 
-    /// The blocks and the hand-off between the two threads.
-    private final class Shared: @unchecked Sendable {  // guarded by `monitor`; a block by whoever holds it
-        private let blocks: [EventBlock]
-        /// Guards the counters and the flags.
-        private let monitor = PosixMonitor(conditions: 2)
-        /// Signalled when a block is handed over or the reader thread is done.
-        private static let filled = PosixMonitor.Condition(0)
-        /// Signalled when a block is given back or the owner stops.
-        private static let freed = PosixMonitor.Condition(1)
-        // Guarded by `monitor`: blocks handed over and given back so far (block `i % count` for the
-        // i-th), whether the reader thread is done, whether the owner stopped.
-        private var produced = 0
-        private var released = 0
-        private var done = false
-        private var stopping = false
+    /// The blocks and their hand-off between the two threads (``HandOffRing``): block `i` belongs to
+    /// whichever thread holds index `i`.
+    private final class Shared: @unchecked Sendable {  // a block by the thread that holds its index
+        let blocks: [EventBlock]
+        let ring: HandOffRing
 
         init(blockBytes: Int, blockEvents: Int, blockCount: Int) {
             blocks = (0..<blockCount).map { _ in EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents) }
-        }
-
-        var handedOver: Int {
-            monitor.lock()
-            defer { monitor.unlock() }
-            return produced
+            ring = HandOffRing(count: blockCount)
         }
 
         /// The reader thread: fills blocks in turn with the reader's events until it ends or the owner
         /// stops.
         func produce(from box: ReaderBox) {
+            defer { ring.finish() }
             let reader = box.reader
-            guard var block = nextFree() else { return finished() }
+            guard var block = nextFree() else { return }
             var stopped = false
-            while !stopped {
-                let more = reader.next { event, bytes in
-                    if !block.fits(byteCount: bytes.count) {
-                        if !block.isEmpty {
-                            handOver()
-                            guard let free = nextFree() else {
-                                stopped = true
-                                return
-                            }
-                            block = free
+            /// Whether the block (or the next one, once this one is handed over) has room for
+            /// `count` bytes more; `false` when the owner stopped.
+            func room(for count: Int) -> Bool {
+                if !block.fits(byteCount: count) {
+                    if !block.isEmpty {
+                        ring.handOver()
+                        guard let free = nextFree() else {
+                            stopped = true
+                            return false
                         }
-                        block.makeRoom(for: bytes.count)
+                        block = free
                     }
-                    block.append(event, bytes)
+                    block.makeRoom(for: count)
                 }
+                return true
+            }
+            while !stopped {
+                let more = reader.next(
+                    lines: { line, bytes in
+                        guard room(for: bytes.count) else { return false }
+                        block.append(line, bytes)
+                        return true
+                    },
+                    events: { event, bytes in
+                        guard room(for: bytes.count) else { return false }
+                        block.append(event, bytes)
+                        return true
+                    })
                 if !more { break }
             }
-            if !stopped && !block.isEmpty { handOver() }
-            finished()
+            if !stopped && !block.isEmpty { ring.handOver() }
         }
 
         /// The next block to fill, emptied (waits while every block is handed over); `nil` when the
         /// owner stopped.
         private func nextFree() -> EventBlock? {
-            monitor.lock()
-            while produced - released == blocks.count && !stopping { monitor.wait(Self.freed) }
-            let stopped = stopping
-            let block = blocks[produced % blocks.count]
-            monitor.unlock()
-            guard !stopped else { return nil }
+            guard let index = ring.nextFree() else { return nil }
+            let block = blocks[index]
             block.reset()
             return block
-        }
-
-        /// The block being filled (block `produced % count`) goes to the owner.
-        private func handOver() {
-            monitor.lock()
-            produced += 1
-            monitor.signal(Self.filled)
-            monitor.unlock()
-        }
-
-        private func finished() {
-            monitor.lock()
-            done = true
-            monitor.signal(Self.filled)
-            monitor.unlock()
         }
 
         /// The owner's next block (waits for it); `nil` once the reader thread is done and every block
         /// it handed over was taken.
         func take() -> EventBlock? {
-            monitor.lock()
-            defer { monitor.unlock() }
-            while produced == released && !done { monitor.wait(Self.filled) }
-            guard produced > released else { return nil }
-            return blocks[released % blocks.count]
-        }
-
-        /// The owner is done with its block: the reader thread may fill it again.
-        func giveBack() {
-            monitor.lock()
-            released += 1
-            monitor.signal(Self.freed)
-            monitor.unlock()
-        }
-
-        /// The owner stops: the reader thread ends at its next block.
-        func stop() {
-            monitor.lock()
-            stopping = true
-            monitor.signal(Self.freed)
-            monitor.unlock()
+            ring.take().map { blocks[$0] }
         }
     }
 }

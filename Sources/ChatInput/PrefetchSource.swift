@@ -1,5 +1,4 @@
 public import ChatPosix
-import Synchronization
 
 /// Reads another ``ByteSource`` on a thread of its own, a few chunks ahead of the caller: a gzip
 /// input is inflated on one core while the lines it yields are parsed and written on another.
@@ -60,7 +59,11 @@ public final class PrefetchSource: ByteSource {
         precondition(buffer.count > 0, "read(into:) needs a non-empty buffer")
         while !ended {
             if !holding {
-                (current, slot) = shared.take()
+                guard let taken = shared.take() else {
+                    ended = true  // never before an end
+                    break
+                }
+                (current, slot) = taken
                 offset = 0
                 holding = true
             }
@@ -93,9 +96,10 @@ public final class PrefetchSource: ByteSource {
         init(_ source: any ByteSource) { self.source = source }
     }
 
-    /// The chunks and the hand-off between the two threads.
+    /// The chunks and their hand-off between the two threads (``HandOffRing``): chunk `i` and what
+    /// it holds (`slots[i]`) belong to whichever thread holds index `i`.
     @safe
-    private final class Shared: @unchecked Sendable {  // guarded by `monitor`, except the immutable chunks
+    private final class Shared: @unchecked Sendable {  // a chunk and its slot by the thread that holds its index
         enum Slot {
             case data(Int)
             case end(InputError?)
@@ -103,31 +107,28 @@ public final class PrefetchSource: ByteSource {
 
         let chunkBytes: Int
         private let chunks: UnsafeMutableRawPointer
-        private var slots: [Slot]
-        /// Guards the counters and `slots`.
-        private let monitor = PosixMonitor(conditions: 2)
-        /// Signalled when a chunk is handed over.
-        private static let filled = PosixMonitor.Condition(0)
-        /// Signalled when a chunk is released or the caller stops.
-        private static let freed = PosixMonitor.Condition(1)
-        // Guarded by `monitor`: chunks handed over and released so far (chunk `i % count` for the i-th).
-        private var produced = 0
-        private var released = 0
-        private var stopping = false
-        private let producerDone = Atomic<Bool>(false)
+        /// What each chunk holds (stable storage: the two threads write and read different slots).
+        private let slots: UnsafeMutablePointer<Slot>
+        private let ring: HandOffRing
 
         init(chunkBytes: Int, chunkCount: Int) {
             self.chunkBytes = chunkBytes
             unsafe chunks = .allocate(byteCount: chunkBytes * chunkCount, alignment: 64)
-            slots = Array(repeating: .end(nil), count: chunkCount)
+            unsafe slots = .allocate(capacity: chunkCount)
+            // SAFETY: `slots` holds `chunkCount` uninitialised slots.
+            unsafe slots.initialize(repeating: .end(nil), count: chunkCount)
+            ring = HandOffRing(count: chunkCount)
         }
 
         deinit {
             // Neither thread uses the chunks any more (the reader was joined).
             unsafe chunks.deallocate()
+            // SAFETY: initialised in init; nobody else holds them.
+            unsafe slots.deinitialize(count: ring.count)
+            unsafe slots.deallocate()
         }
 
-        var isProducerDone: Bool { producerDone.load(ordering: .acquiring) }
+        var isProducerDone: Bool { ring.isFinished }
 
         @unsafe
         func chunk(_ index: Int) -> UnsafeMutableRawPointer { unsafe chunks + index * chunkBytes }
@@ -135,60 +136,37 @@ public final class PrefetchSource: ByteSource {
         /// The reader thread: one inner read per free chunk, handed over in order, until the end.
         @unsafe
         func produce(from box: InnerBox) {
-            defer { producerDone.store(true, ordering: .releasing) }
-            while true {
-                monitor.lock()
-                while produced - released == slots.count && !stopping { monitor.wait(Self.freed) }
-                if stopping {
-                    monitor.unlock()
-                    return
-                }
-                let index = produced % slots.count
-                monitor.unlock()
+            defer { ring.finish() }
+            while let index = ring.nextFree() {
                 let slot: Slot
                 do {
-                    // SAFETY: chunk `index` is free: the caller released it (or never had it).
+                    // SAFETY: chunk `index` is free: the caller gave it back (or never had it).
                     let n = try unsafe box.source.read(
                         into: UnsafeMutableRawBufferPointer(start: chunk(index), count: chunkBytes))
                     slot = n > 0 ? .data(n) : .end(nil)
                 } catch {
                     slot = .end(error)
                 }
-                monitor.lock()
-                slots[index] = slot
-                produced += 1
-                monitor.signal(Self.filled)
-                monitor.unlock()
+                // SAFETY: `index < ring.count`; this thread holds it until the hand-over below.
+                unsafe slots[index] = slot
+                ring.handOver()
                 if case .end = slot { return }
             }
         }
 
-        /// The caller's next chunk (waits for it): its index and what it holds.
-        func take() -> (Int, Slot) {
-            monitor.lock()
-            // The reader always hands over an end, so the wait ends.
-            while produced == released { monitor.wait(Self.filled) }
-            let index = released % slots.count
-            let slot = slots[index]
-            monitor.unlock()
-            return (index, slot)
+        /// The caller's next chunk (waits for it): its index and what it holds; `nil` only after the
+        /// chunk that holds the end (the reader hands one over before it finishes, unless stopped).
+        func take() -> (Int, Slot)? {
+            guard let index = ring.take() else { return nil }
+            // SAFETY: `index < ring.count`; this thread holds it until `release()`.
+            return (index, unsafe slots[index])
         }
 
         /// The caller is done with its chunk: the reader may fill it again.
-        func release() {
-            monitor.lock()
-            released += 1
-            monitor.signal(Self.freed)
-            monitor.unlock()
-        }
+        func release() { ring.giveBack() }
 
         /// The caller stops reading: the reader ends after its current read.
-        func stop() {
-            monitor.lock()
-            stopping = true
-            monitor.signal(Self.freed)
-            monitor.unlock()
-        }
+        func stop() { ring.stop() }
     }
 }
 

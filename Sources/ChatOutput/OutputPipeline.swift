@@ -42,6 +42,8 @@ public final class OutputPipeline {
     private let started = ContinuousClock.now
     /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
     public var stop: StopFlag? = nil
+    /// The source ``run(_:)`` reads, while it runs: where a diagnostic looks up a line's input name.
+    private var source: (any EventSource)? = nil
 
     // Per-line state: plain stored properties, touched by the owner thread only.
     var writer = JSONWriter()
@@ -92,30 +94,34 @@ public final class OutputPipeline {
     }
 
     /// Reads every event of `input` (until ``stop`` is raised), then writes what is still held back
-    /// and flushes.
-    public func run(_ input: MergeReader) throws(OutputError) {
+    /// and flushes. On the way out (the end, ``stop``, an output error) `input` is ended
+    /// (``EventSource/finish()``) before anything is flushed: a ``ParseAhead`` stage's thread never
+    /// reads on.
+    @_specialize(where Events == MergeReader)
+    @_specialize(where Events == ParseAhead)
+    public func run<Events: EventSource>(_ input: Events) throws(OutputError) {
         var failure: OutputError? = nil
         let stop = self.stop  // set before the run; read once
+        source = input
+        defer { source = nil }
         while failure == nil && stop?.isRaised != true {
-            let more = input.next { event, bytes in
-                do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
-            }
-            if !more { break }
-        }
-        if let failure { throw failure }
-        try finish()
-    }
-
-    /// ``run(_:)`` over a reader that a ``ParseAhead`` stage runs on a thread of its own: the same
-    /// events in the same order to ``handle(_:_:)``. On the way out (the end, ``stop``, an output
-    /// error) the stage's thread is ended before anything is flushed, so it never reads on.
-    public func run(_ input: ParseAhead) throws(OutputError) {
-        var failure: OutputError? = nil
-        let stop = self.stop  // set before the run; read once
-        while failure == nil && stop?.isRaised != true {
-            let more = input.next { event, bytes in
-                do throws(OutputError) { try handle(event, bytes) } catch { failure = error }
-            }
+            // Lines go to `handleLine` borrowed where the source keeps them; the rare other events, in
+            // their place between the lines, to `handle`.
+            let more = input.next(
+                lines: { line, bytes in
+                    do throws(OutputError) { try handleLine(line, bytes) } catch {
+                        failure = error
+                        return false
+                    }
+                    return stop?.isRaised != true
+                },
+                events: { event, bytes in
+                    do throws(OutputError) { try handle(event, bytes) } catch {
+                        failure = error
+                        return false
+                    }
+                    return stop?.isRaised != true
+                })
             if !more { break }
         }
         input.finish()
@@ -139,38 +145,14 @@ public final class OutputPipeline {
 
     /// Handles one event of a ``MergeReader``.
     public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) throws(OutputError) {
-        if let idleFailure = self.idleFailure { throw idleFailure }
-        eventsUntilFlushCheck -= 1
-        if eventsUntilFlushCheck <= 0, let sink {
-            eventsUntilFlushCheck = 1024
-            try sink.flushIfDue(now: .now)
+        if case .line(let at, let message) = event {
+            try handleLine(LentLine(at, message), bytes, inputName: at.inputName)
+            return
         }
+        try beginEvent()
         switch event {
-        case .line(let at, let message):
-            // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
-            // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
-            if options.speed != nil, let t = at.timestamp, isInTimeWindow(t), var pace = self.pace {
-                // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
-                let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
-                self.pace = pace
-                guard go else { return }
-                if let idleFailure = self.idleFailure { throw idleFailure }
-            }
-            summary.lines += 1
-            if options.dedupeWindowMs != nil {
-                switch dedupe!.check(
-                    message, in: bytes, at: at.timestamp?.milliseconds, input: at.inputIndex)
-                {
-                case .new: break
-                case .repeatedId:
-                    summary.duplicates += 1
-                    return
-                case .repeatedLine:
-                    summary.duplicateLines += 1
-                    return
-                }
-            }
-            try ingest(bytes, message, at)
+        case .line:
+            break  // handled above
         case .malformed:
             summary.malformed += 1
             report(event.diagnostic)
@@ -187,6 +169,52 @@ public final class OutputPipeline {
         case .bareCarriageReturns:
             summary.bareCarriageReturnInputs += 1
             diagnose(event.diagnostic)
+        }
+    }
+
+    /// Handles one parsed line (``EventSource/next(lines:events:)``), borrowed where its source keeps
+    /// it: the line event of ``handle(_:_:)`` without the event around it.
+    ///
+    /// - Parameter inputName: the input's name for a diagnostic about the line; by default looked up
+    ///   (by ``LentLine/inputIndex``) in the source ``run(_:)`` reads.
+    /// - Complexity: O(line length). - Allocations: none per line.
+    public func handleLine(_ line: borrowing LentLine, _ bytes: Span<UInt8>, inputName: String? = nil)
+        throws(OutputError)
+    {
+        try beginEvent()
+        // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
+        // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
+        if options.speed != nil, let t = line.timestamp, isInTimeWindow(t), var pace = self.pace {
+            // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
+            let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
+            self.pace = pace
+            guard go else { return }
+            if let idleFailure = self.idleFailure { throw idleFailure }
+        }
+        summary.lines += 1
+        if options.dedupeWindowMs != nil {
+            switch dedupe!.check(line.message, in: bytes, at: line.timestamp?.milliseconds, input: line.inputIndex) {
+            case .new: break
+            case .repeatedId:
+                summary.duplicates += 1
+                return
+            case .repeatedLine:
+                summary.duplicateLines += 1
+                return
+            }
+        }
+        try ingest(bytes, line, inputName)
+    }
+
+    /// What every event does first: an output error met in ``idle()`` is thrown, and now and then the
+    /// output is flushed if it is due.
+    @inline(__always)
+    private func beginEvent() throws(OutputError) {
+        if let idleFailure = self.idleFailure { throw idleFailure }
+        eventsUntilFlushCheck -= 1
+        if eventsUntilFlushCheck <= 0, let sink {
+            eventsUntilFlushCheck = 1024
+            try sink.flushIfDue(now: .now)
         }
     }
 
@@ -234,13 +262,15 @@ public final class OutputPipeline {
         try sink.flush()
     }
 
-    private func ingest(_ bytes: Span<UInt8>, _ message: TwitchMessage, _ at: MergedLine) throws(OutputError) {
+    private func ingest(_ bytes: Span<UInt8>, _ at: borrowing LentLine, _ inputName: String?) throws(OutputError) {
         let holds = options.applyModeration && sink != nil
         let placement: ChatStore.Placement
         do throws(StoreError) {
-            placement = try store.append(bytes, message: message, receivedAt: at.timestamp ?? .epoch)
+            placement = try store.append(bytes, message: at.message, receivedAt: at.timestamp ?? .epoch)
         } catch {
-            try refused(bytes, message, at, error)
+            let index = at.inputIndex
+            let name = inputName ?? source?.inputName(at: index) ?? ""
+            try refused(bytes, at.message, at.location(named: name), error)
             return
         }
         if holds, let evicted = placement.evicted {
@@ -266,13 +296,14 @@ public final class OutputPipeline {
                 bytes,
                 ModerationHold.Line(
                     channel: placement.channel, seq: placement.seq, start: 0, count: 0, due: due,
-                    parsed: message.line, terminator: at.terminator, isMirror: placement.isMirror,
+                    parsed: at.message.line, terminator: at.terminator, isMirror: placement.isMirror,
                     time: at.timestamp?.milliseconds ?? 0))
             try releaseHeld(force: false)
             return
         }
-        let context = LineContext(timestamp: ownTime(at), tombstone: nil, isMirror: placement.isMirror)
-        try write(bytes, message, context, time: at.timestamp, terminator: at.terminator, to: sink)
+        let context = LineContext(
+            timestamp: Self.ownTime(at.timeSource, at.timestamp), tombstone: nil, isMirror: placement.isMirror)
+        try write(bytes, at.message, context, time: at.timestamp, terminator: at.terminator, to: sink)
     }
 
     /// Writes an entry read back from its ring, with its tombstone.
@@ -374,9 +405,12 @@ public final class OutputPipeline {
     // MARK: Helpers
 
     /// The line's own time (not one inherited from an earlier line).
-    func ownTime(_ at: MergedLine) -> Timestamp? {
-        switch at.timeSource {
-        case .timeTag, .tmiSentTs: at.timestamp
+    func ownTime(_ at: MergedLine) -> Timestamp? { Self.ownTime(at.timeSource, at.timestamp) }
+
+    /// The own time of a line whose time is `timestamp`, found as `source` says.
+    static func ownTime(_ source: MergedLine.TimeSource, _ timestamp: Timestamp?) -> Timestamp? {
+        switch source {
+        case .timeTag, .tmiSentTs: timestamp
         // A live line without a time tag has the time we received it for ordering and filters, but
         // its `ts` is `null`, as in a replay of its capture (docs/ndjson.md: never an invented time).
         case .received, .inherited, .none: nil

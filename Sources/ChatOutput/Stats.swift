@@ -81,28 +81,30 @@ public final class StatsCollector {
     /// - Parameter listLimit: problems listed one by one (the rest are only counted); 0 lists all.
     public init(listLimit: Int = 100) { self.listLimit = listLimit }
 
+    /// Counts every event of `events`, then ends them (``EventSource/finish()``).
+    ///
+    /// - Complexity: O(events). - Allocations: see ``handle(_:_:)``.
+    @_specialize(where Events == MergeReader)
+    @_specialize(where Events == ParseAhead)
+    public func collect<Events: EventSource>(_ events: Events) {
+        while events.next(
+            lines: { line, bytes in
+                handleLine(line, bytes)
+                return true
+            },
+            events: { event, bytes in
+                handle(event, bytes)
+                return true
+            })
+        {}
+        events.finish()
+    }
+
     /// Counts one event of a ``MergeReader``.
     public func handle(_ event: MergeEvent, _ bytes: Span<UInt8>) {
         switch event {
         case .line(let at, let message):
-            lines += 1
-            countChannel(message.channel ?? ByteRange(0, 0), bytes)
-            countType(message.typeName(in: bytes))
-            if let record = CaptureRecordLine(message, in: bytes) { count(record, bytes) }
-            if message.command == .privmsg { messages += 1 }
-            if let n = message.userNotice(in: bytes) {
-                let kind =
-                    n.kind.name?.description
-                    ?? (message.tags[.msgId].map { "unknown:" + unescaped(bytes, $0) } ?? "unknown")
-                perUserNotice[kind, default: 0] += 1
-            }
-            if message.command == .notice, let id = message.tags[.msgId] {
-                perNotice[unescaped(bytes, id), default: 0] += 1
-            }
-            if at.timeSource == .timeTag || at.timeSource == .tmiSentTs, let t = at.timestamp {
-                if first == nil || t < first! { first = t }
-                if last == nil || t > last! { last = t }
-            }
+            handleLine(LentLine(at, message), bytes)
         case .malformed(let at, let error):
             malformed += 1
             note(at, "malformed: \(error)")
@@ -115,6 +117,30 @@ public final class StatsCollector {
         case .bareCarriageReturns(let at, let count):
             bareCarriageReturnInputs += 1
             note(at, MergeEvent.bareCarriageReturnsText(count: count))
+        }
+    }
+
+    /// Counts one parsed line (``EventSource/next(lines:events:)``), borrowed where its source keeps it.
+    ///
+    /// - Complexity: O(line length). - Allocations: only at a channel's, command's or msg-id's first sight.
+    public func handleLine(_ line: borrowing LentLine, _ bytes: Span<UInt8>) {
+        lines += 1
+        countChannel(line.message.channel ?? ByteRange(0, 0), bytes)
+        countType(line.message.typeName(in: bytes))
+        if let record = CaptureRecordLine(line.message, in: bytes) { count(record, bytes) }
+        if line.message.command == .privmsg { messages += 1 }
+        if let n = line.message.userNotice(in: bytes) {
+            let id = line.message.tags[.msgId]
+            let kind = n.kind.name?.description ?? (id.map { "unknown:" + unescaped(bytes, $0) } ?? "unknown")
+            perUserNotice[kind, default: 0] += 1
+        }
+        if line.message.command == .notice, let id = line.message.tags[.msgId] {
+            perNotice[unescaped(bytes, id), default: 0] += 1
+        }
+        let source = line.timeSource
+        if source == .timeTag || source == .tmiSentTs, let t = line.timestamp {
+            if first == nil || t < first! { first = t }
+            if last == nil || t > last! { last = t }
         }
     }
 

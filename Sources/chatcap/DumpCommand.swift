@@ -56,15 +56,10 @@ struct DumpCommand: ParsableCommand {
         options.channelLimit = limits.channelLimit
         let reader = try input.makeReader()
         let pipeline = OutputPipeline(options: options, sink: nil, diagnose: Diagnostics.note)
-        let stage = threads.stage(for: reader, worthwhile: true)
+        let events: any EventSource = threads.stage(for: reader, worthwhile: true) ?? reader
         try finish(strict: input.strict) {
-            if let stage {
-                try pipeline.run(stage)
-                try InputOptions.exitIfStopped(stage.exhaustion)
-            } else {
-                try pipeline.run(reader)
-                try InputOptions.exitIfStopped(reader.exhaustion)
-            }
+            try pipeline.run(events)
+            try InputOptions.exitIfStopped(events.exhaustion)
             try pipeline.writeWindows(last: last, to: sink)
             return pipeline.summary
         }

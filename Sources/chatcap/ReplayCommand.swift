@@ -115,14 +115,10 @@ struct ReplayCommand: ParsableCommand {
         // raw's small writing share moves (README, "Parse-ahead on a second core").
         let worthwhile = output.format != .raw || !reader.paths.contains { $0.hasSuffix(".gz") }
         let stage = follow ? nil : threads.stage(for: reader, worthwhile: worthwhile)
+        let events: any EventSource = stage ?? reader
         try finish(strict: input.strict) {
-            if let stage {
-                try replay.run(stage)
-                try InputOptions.exitIfStopped(stage.exhaustion)
-            } else {
-                try replay.run(reader)
-                try InputOptions.exitIfStopped(reader.exhaustion)
-            }
+            try replay.run(events)
+            try InputOptions.exitIfStopped(events.exhaustion)
             if memoryReport { Diagnostics.note("memory: \(replay.store.memory.description)") }
             return replay.summary
         }

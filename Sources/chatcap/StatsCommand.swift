@@ -34,13 +34,9 @@ struct StatsCommand: ParsableCommand {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
         let stats = StatsCollector(listLimit: reportLimit)
-        if let stage = threads.stage(for: reader, worthwhile: false) {
-            stage.forEachEvent { event, bytes in stats.handle(event, bytes) }
-            try InputOptions.exitIfStopped(stage.exhaustion)
-        } else {
-            reader.forEachEvent { event, bytes in stats.handle(event, bytes) }
-            try InputOptions.exitIfStopped(reader.exhaustion)
-        }
+        let events: any EventSource = threads.stage(for: reader, worthwhile: false) ?? reader
+        stats.collect(events)
+        try InputOptions.exitIfStopped(events.exhaustion)
         let sink = OutputSink()
         do {
             try sink.write(json ? stats.json() : Array(stats.text().utf8))

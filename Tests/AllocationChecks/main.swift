@@ -321,11 +321,36 @@ let parseAheadStage: ParseAhead = {
 }()
 @MainActor func parseAheadLend() -> Int {
     var sum = 0
-    for _ in 0..<inputLines {
-        let more = parseAheadStage.next { event, bytes in
-            if case .line(let at, _) = event { sum &+= at.lineNumber &+ bytes.count }
-        }
+    var lent = 0
+    while lent < inputLines {
+        let more = parseAheadStage.next(
+            lines: { line, bytes in
+                sum &+= line.lineNumber &+ bytes.count
+                lent += 1
+                return lent < inputLines
+            },
+            events: { _, _ in
+                lent += 1
+                return lent < inputLines
+            })
         guard more else { fatalError("parse-ahead: the log ended; the count would mean nothing") }
+    }
+    return sum
+}
+
+/// replay without the stage: a MergeReader of the same log lends `inputLines` events a run through
+/// EventSource's line path (a parsed line as a LentLine, one event a call), as OutputPipeline.run reads it.
+let lineReader = MergeReader(paths: [parseAheadPath])
+@MainActor func replayLines() -> Int {
+    var sum = 0
+    for _ in 0..<inputLines {
+        let more = lineReader.next(
+            lines: { line, bytes in
+                sum &+= line.lineNumber &+ bytes.count
+                return true
+            },
+            events: { _, _ in true })
+        guard more else { fatalError("replay-lines: the log ended; the count would mean nothing") }
     }
     return sum
 }
@@ -418,6 +443,7 @@ let scenarios = [
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "parse-ahead", unit: "line", units: inputLines, body: parseAheadLend),
+    Scenario(name: "replay-lines", unit: "line", units: inputLines, body: replayLines),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
     Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),

@@ -48,6 +48,42 @@ import Testing
         #expect(direct.2.contains { $0.contains("malformed.irc:2: malformed line") })
     }
 
+    @Test(
+        "the rare events keep their places between the lines on the line path: each diagnostic comes after as many lines as without the stage",
+        arguments: [(1, 1), (64, 3), (300, 2), (4096, 1024)])
+    func rareEventsInPlace(blockBytes: Int, blockEvents: Int) throws {
+        let dir = try InputTempDirectory()
+        func line(_ ms: Int, _ text: String) -> String {
+            "@tmi-sent-ts=\(1_763_699_000_000 + ms) :u!u@u.tmi.twitch.tv PRIVMSG #c :\(text)\r\n"
+        }
+        let text =
+            line(1, "one") + line(2, "two") + "@only=tags\r\n" + line(3, String(repeating: "x", count: 300))
+            + line(4, "four") + line(5, "fi\rve") + "@bad\r\n" + line(6, "six")
+        let log = try dir.write("a.log", Array(text.utf8))
+        /// Each diagnostic with the number of lines handled before it.
+        func notes(ahead: Bool) throws -> [String] {
+            var options = PipelineOptions()
+            options.reportLimit = 0
+            final class Box { var pipeline: OutputPipeline? = nil }
+            let box = Box()
+            var notes: [String] = []
+            let pipeline = OutputPipeline(
+                options: options, sink: nil, diagnose: { notes.append("\(box.pipeline!.summary.lines) \($0)") })
+            box.pipeline = pipeline
+            let reader = MergeReader(paths: [log], maxLineLength: 100)
+            if ahead {
+                try pipeline.run(ParseAhead(reader, blockBytes: blockBytes, blockEvents: blockEvents, blockCount: 2))
+            } else {
+                try pipeline.run(reader)
+            }
+            #expect(pipeline.summary.lines == 5)
+            return notes
+        }
+        let direct = try notes(ahead: false)
+        #expect(direct.map { $0.prefix(while: { $0 != " " }) } == ["2", "2", "3", "4"])
+        #expect(try notes(ahead: true) == direct)
+    }
+
     @Test("an output error (EPIPE) ends the run and the reader thread: a 60,000-line log is not read on")
     func outputErrorStopsReading() throws {
         signal(SIGPIPE, SIG_IGN)

@@ -1,0 +1,82 @@
+/// Recorded chat handed out one event at a time, in merged order, on the caller's thread: a
+/// ``MergeReader`` read there, or a ``ParseAhead`` stage that reads one on a thread of its own. The
+/// commands and the output pipeline take either through this one path.
+///
+/// Generic code over it stays specialised on the per-line path: call it with the concrete type, or
+/// give the generic function `@_specialize` clauses for both (an unspecialised generic call across
+/// modules costs its metadata on every event).
+///
+/// Thread safety: the conforming types are confined to one thread (the owner's).
+public protocol EventSource: AnyObject {
+    /// Hands the next events in merged order, each parsed line to `line` (borrowed: it must not be
+    /// kept) and every other event to `event`, with the line's bytes (for `.malformed` too; an empty
+    /// span otherwise), which must not be used after the call returns. It goes on until a call
+    /// returns `false` (the events after it come with the next call) or the source has no more at
+    /// hand: one event for a ``MergeReader``, up to a block's for a ``ParseAhead`` stage.
+    ///
+    /// - Returns: `false` when everything was handed out (or the source was ended), and neither
+    ///   closure was called.
+    /// - Complexity: O(1) per event besides reading it. - Allocations: none per line.
+    func next(
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool
+
+    /// The name of input `index` (``MergedLine/inputName``), for diagnostics about a ``LentLine``.
+    func inputName(at index: Int) -> String
+
+    /// Ends the source: no event is read after it returns (a ``ParseAhead`` stage's thread is ended
+    /// and joined; a ``MergeReader`` has nothing to end). Later calls do nothing.
+    func finish()
+
+    /// The error that stopped the merge early (``MergeReader/exhaustion``).
+    var exhaustion: InputError? { get }
+
+    /// What was handed out so far (``MergeReader/statistics``).
+    var statistics: MergeStatistics { get }
+}
+
+extension MergeReader: EventSource {
+    /// ``next(_:)`` for a `body` that does not throw: the same events, through code specialised here
+    /// (the generic one is not specialised in other modules).
+    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
+        nextEvent(body)
+    }
+
+    /// ``EventSource/next(lines:events:)``: one event. With one lane (one input, or one sequence of
+    /// them) a parsed line is lent as the lane builds it, with no ``MergeEvent`` around it.
+    public func next(
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        // Closures written out at each call, not one kept in a local: that one's context would be
+        // allocated on every call.
+        guard let single = singleLane else { return nextEvent { e, bytes in Self.route(e, bytes, line, event) } }
+        guard exhaustion == nil else { return false }
+        let more = single.pull(
+            lines: { l, bytes in _ = line(l, bytes) }, { e, bytes in Self.route(e, bytes, line, event) })
+        if single.isStopped { exhaustion = single.exhaustion }
+        return more
+    }
+
+    /// A `.line` event to `line` (a line holding bare CRs, or any line with several lanes), any other
+    /// to `event`.
+    @inline(__always)
+    private static func route(
+        _ e: MergeEvent, _ bytes: Span<UInt8>, _ line: (borrowing LentLine, Span<UInt8>) -> Bool,
+        _ event: (MergeEvent, Span<UInt8>) -> Bool
+    ) {
+        if case .line(let at, let message) = e {
+            _ = line(LentLine(at, message), bytes)
+        } else {
+            _ = event(e, bytes)
+        }
+    }
+
+    public func inputName(at index: Int) -> String {
+        paths[index] == "-" ? FileSource.standardInputName : paths[index]
+    }
+
+    /// Nothing to end: the reader reads on its caller's thread, and only when asked.
+    public func finish() {}
+}
+
+extension ParseAhead: EventSource {}
