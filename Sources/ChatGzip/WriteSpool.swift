@@ -24,10 +24,12 @@ import TwitchSession
 /// (back-pressure) instead of dropping lines or growing memory further. Each such stop is counted
 /// (``Counters/backPressureEvents``) and reported through ``onBackPressure``.
 ///
-/// Memory: queued chunks up to `max(limitBytes, files × chunkBytes)` (plus the one whose hand-off
-/// stops the producer) — a flush of every open file outside a batch queues one chunk each, which must
-/// not read as a slow disk; in a batch, one chunk per 64 KiB of their output — plus the chunk each
-/// open writer is filling and the compressor's state in each writer (docs/capture.md).
+/// Memory: queued chunks up to `max(limitBytes, files × chunkBytes)` — a flush of every open file
+/// outside a batch queues one chunk each, which must not read as a slow disk; in a batch, one chunk
+/// per 64 KiB of their output — plus the chunk each open writer is filling and a batch's open pack,
+/// and the compressor's state in each writer (docs/capture.md). A chunk is taken while the queue is
+/// within its limit and queued when full, so the queue itself can pass the limit by those chunks
+/// (each writer's and the pack) before the producer stops.
 ///
 /// Errors: a failed `write(2)` marks its file failed; the file's later chunks are dropped (its data
 /// up to the last flush stays intact), its close still closes the descriptor, and ``failure(of:)``

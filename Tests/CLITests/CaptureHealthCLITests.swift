@@ -210,11 +210,14 @@ import Testing
         #expect(run.stderr.contains("resumed: back-pressure 1: stopped reading the socket for "))
         let events = try #require(run.stderr.firstMatch(of: /back-pressure (\d+) times \((\d+) ms\)/))
         #expect(Int(events.1)! >= 1 && Int(events.2)! > 0, "\(events.0)")
-        // The queue never held more than the limit plus the chunk being handed over.
+        // The queue never held more than the limit plus the chunks taken while it was within it and
+        // queued after: each open file's (#c and _session) and the pack of a flush batch. (With one
+        // chunk the bound held until flushes were batched; a clean-clone run of 1bedc4c saw 1 MiB + 128 KiB:
+        // #c's chunk and a pack.)
         let queued = run.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["queued_bytes"] as? Int
         }
-        #expect(!queued.isEmpty && queued.allSatisfy { $0 <= (1 << 20) + 64 * 1024 }, "\(queued.max() ?? -1)")
+        #expect(!queued.isEmpty && queued.allSatisfy { $0 <= (1 << 20) + 3 * 64 * 1024 }, "\(queued.max() ?? -1)")
         // Nothing lost: every served line, in order, once.
         let chat = try Self.checkNoiseChat(drained ?? [], in: dir)
         #expect(chat == 30_000, "\(chat) lines of chat stored; \(run.stderr.split(separator: "\n").last ?? "")")
