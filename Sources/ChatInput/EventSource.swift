@@ -49,12 +49,10 @@ extension MergeReader: EventSource {
     ) -> Bool {
         // Closures written out at each call, not one kept in a local: that one's context would be
         // allocated on every call.
-        guard let single = singleLane else { return nextEvent { e, bytes in Self.route(e, bytes, line, event) } }
-        guard exhaustion == nil else { return false }
-        let more = single.pull(
-            lines: { l, bytes in _ = line(l, bytes) }, { e, bytes in Self.route(e, bytes, line, event) })
-        if single.isStopped { exhaustion = single.exhaustion }
-        return more
+        guard let single else { return nextEvent { e, bytes in Self.route(e, bytes, line, event) } }
+        return pullSingle(single) { lane in
+            lane.pull(lines: { l, bytes in _ = line(l, bytes) }, { e, bytes in Self.route(e, bytes, line, event) })
+        }
     }
 
     /// A `.line` event to `line` (a line holding bare CRs, or any line with several lanes), any other

@@ -72,9 +72,7 @@ public final class MergeReader {
     /// The lanes by number: `nil` before a lane starts (lazy start) and after it ended.
     var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
-    private var single: MergeLane?
-    /// ``single``, for the line path (`EventSource.swift`).
-    var singleLane: MergeLane? { single }
+    private(set) var single: MergeLane?
     /// Lanes with a waiting event, as a binary min-heap on ``MergeLane/sortKey``.
     var heap: [Int] = []
     /// Lanes not started yet with the key of their first event, the next one due last.
@@ -205,14 +203,19 @@ public final class MergeReader {
     /// ``next(_:)``, for both of its public forms.
     @inline(__always)
     func nextEvent<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
-        if let single {
-            guard exhaustion == nil else { return false }
-            let more = try single.pull(body)
-            if single.isStopped { exhaustion = single.exhaustion }
-            return more
-        }
+        if let single { return try pullSingle(single) { lane throws(E) in try lane.pull(body) } }
         if following != nil { return try nextFollowed(body) }
         return try nextMerged(body)
+    }
+
+    /// The one lane's next event, through `pull` (events, or lines lent apart): nothing once the
+    /// merge was stopped, and the lane's ``exhaustion`` taken over when it stops.
+    @inline(__always)
+    func pullSingle<E: Error>(_ single: MergeLane, _ pull: (MergeLane) throws(E) -> Bool) throws(E) -> Bool {
+        guard exhaustion == nil else { return false }
+        let more = try pull(single)
+        if single.isStopped { exhaustion = single.exhaustion }
+        return more
     }
 
     /// ``next(_:)`` over several lanes. Apart from the one-lane path, so that the latter needs no
