@@ -1,4 +1,3 @@
-import ChatGzip
 import ChatInput
 import ChatPosix
 import ChatStore
@@ -159,10 +158,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
         let plainLines = (0..<50).map { Self.line(Int64($0 * 2), "p\($0)") }.joined()
         let gzLines = (0..<50).map { Self.line(Int64($0 * 2 + 1), "g\($0)") }.joined()
         let plain = try dir.write("plain.log", Array(plainLines.utf8))
-        let gz = try dir.file("packed.log.gz")
-        let writer = try GzipWriter(path: gz)
-        try writer.write(Array(gzLines.utf8).span)
-        try writer.close()
+        let gz = try dir.writeGzip("packed.log.gz", Array(gzLines.utf8))
         let merged = Self.run(MergeReader(paths: [gz, plain]), dir: dir)
         #expect(merged.map(\.text) == (0..<50).flatMap { ["p\($0)", "g\($0)"] })
 
@@ -191,10 +187,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
         let dir = try InputTempDirectory()
         let content = sampleChatLines(400)
         let expected = FramerVerifier.oracleLines(content)
-        let gz = try dir.file("full.gz")
-        let writer = try GzipWriter(path: gz)
-        try writer.write(content.span)
-        try writer.close()
+        let gz = try dir.writeGzip("full.gz", content)
         let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: gz)))
         for cut in [
             1, 2, 10, 25, compressed.count / 5, compressed.count / 2, compressed.count - 9, compressed.count - 1,
@@ -222,11 +215,7 @@ struct MergeRecord: Equatable, CustomStringConvertible {
     @Test("a capture directory: dated files of a channel are chained, channels are merged")
     func captureDirectory() throws {
         let dir = try InputTempDirectory()
-        func gz(_ relative: String, _ text: String) throws {
-            let writer = try GzipWriter(path: try dir.file(relative))
-            try writer.write(Array(text.utf8).span)
-            try writer.close()
-        }
+        func gz(_ relative: String, _ text: String) throws { try dir.writeGzip(relative, Array(text.utf8)) }
         try gz("cap/alpha/2025-11-20.log.gz", Self.line(100, "a100") + Self.line(300, "a300"))
         try gz("cap/alpha/2025-11-21.log.gz", Self.line(500, "a500"))
         try dir.write("cap/beta/2025-11-20.log", Array((Self.line(200, "b200") + Self.line(400, "b400")).utf8))

@@ -1,4 +1,3 @@
-import ChatGzip
 import ChatInput
 import ChatPosix
 import ChatTestSupport
@@ -92,10 +91,7 @@ struct MergeTranscript: Equatable {
         let dir = try InputTempDirectory()
         let a = try dir.write("a.log", sampleChatLines(3000, channel: "a", start: 1_000, text: "alpha"))
         let b = try dir.write("b.log", sampleChatLines(2000, channel: "b", start: 1_500, text: "beta beta"))
-        let gz = try dir.file("c.log.gz")
-        let writer = try GzipWriter(path: gz)
-        try writer.write(sampleChatLines(2500, channel: "c", start: 1_250, text: "gamma").span)
-        try writer.close()
+        let gz = try dir.writeGzip("c.log.gz", sampleChatLines(2500, channel: "c", start: 1_250, text: "gamma"))
         let expected = Self.expectSame { MergeReader(paths: [a, b, gz]) }
         #expect(expected.statistics.lines == 7500)
         // A single input reads through the one-lane path (with its gzip inflated ahead, too).
@@ -121,10 +117,7 @@ struct MergeTranscript: Equatable {
     @Test("a damaged gzip input: the lines before the damage, the damage event, then the other input")
     func damagedGzip() throws {
         let dir = try InputTempDirectory()
-        let gz = try dir.file("full.log.gz")
-        let writer = try GzipWriter(path: gz)
-        try writer.write(sampleChatLines(2000).span)
-        try writer.close()
+        let gz = try dir.writeGzip("full.log.gz", sampleChatLines(2000))
         let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: gz)))
         let cut = try dir.write("cut.log.gz", Array(compressed[0..<(compressed.count / 2)]))
         let plain = try dir.write("plain.log", sampleChatLines(100, channel: "p", start: 1_763_699_300_000))

@@ -1,4 +1,3 @@
-import ChatGzip
 import ChatInput
 import ChatTestSupport
 import Testing
@@ -13,10 +12,7 @@ import Testing
         let dir = try InputTempDirectory()
         let a = try dir.write("a.log", sampleChatLines(1500, channel: "a", start: 1_000, text: "alpha"))
         let b = try dir.write("b.log", sampleChatLines(1000, channel: "b", start: 1_700, text: "beta"))
-        let gz = try dir.file("c.log.gz")
-        let writer = try GzipWriter(path: gz)
-        try writer.write(sampleChatLines(1000, channel: "c", start: 1_300, text: "gamma gamma").span)
-        try writer.close()
+        let gz = try dir.writeGzip("c.log.gz", sampleChatLines(1000, channel: "c", start: 1_300, text: "gamma gamma"))
         let paths = [a, b, gz]
         let expected = MergeTranscript.direct(MergeReader(paths: paths))
         #expect(expected.statistics.lines == 3_500)
