@@ -29,9 +29,9 @@ public import ChatPosix
 /// terminal, or one that follows, runs its ``FollowMode/idle`` and waits on its own thread; those stay
 /// with the owner (``suits(_:)``).
 ///
-/// Thread safety: ``next(lines:events:)``, ``next(_:)``, ``forEachEvent(_:)``, ``finish()`` and the
-/// properties are for the owner's thread only; the reader is touched by the reader thread from `init`
-/// until ``finish()`` returns, then by the owner.
+/// Thread safety: ``next(lines:events:)``, ``finish()`` and the properties are for the owner's thread
+/// only; the reader is touched by the reader thread from `init` until ``finish()`` returns, then by
+/// the owner.
 @safe
 public final class ParseAhead {
     /// The blocks filled ahead and the hand-off.
@@ -118,38 +118,10 @@ public final class ParseAhead {
         return true
     }
 
-    /// Hands the next event in merged order to `body`, as ``MergeReader/next(_:)`` does: with a
-    /// line's bytes for `.line` and `.malformed`, an empty span otherwise. The bytes are the block's and
-    /// must not be used after `body` returns. (The per-line path takes ``next(lines:events:)``, which
-    /// builds no event and copies no input name for a line.)
-    ///
-    /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
-    ///   `body` was not called.
-    /// - Complexity: O(1), and one lock when a block is taken and given back; waits when the reader
-    ///   thread is behind. - Allocations: none.
-    public func next(_ body: (MergeEvent, Span<UInt8>) -> Void) -> Bool {
-        next(
-            lines: { line, bytes in
-                body(.line(line.location(named: names[line.inputIndex]), line.message), bytes)
-                return false
-            },
-            events: { event, bytes in
-                body(event, bytes)
-                return false
-            })
-    }
-
     public func inputName(at index: Int) -> String { names[index] }
 
-    /// Hands every remaining event to `body`, in merged order; see ``next(_:)``. The reader thread
-    /// has ended when it returns.
-    public func forEachEvent(_ body: (MergeEvent, Span<UInt8>) -> Void) {
-        while next(body) {}
-        finish()
-    }
-
     /// Ends the reader thread (at its next block, if it is not done) and waits for it. Later calls do
-    /// nothing; ``next(_:)`` returns `false` from then on.
+    /// nothing; ``next(lines:events:)`` returns `false` from then on.
     public func finish() {
         guard !joined else { return }
         joined = true
