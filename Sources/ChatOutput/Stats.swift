@@ -41,28 +41,43 @@ public final class StatsCollector {
     public private(set) var lines = 0
     /// Lines per channel (`""` for lines without one).
     public var perChannel: [String: Int] {
-        var out = collidedChannels
-        for (name, n) in zip(channelBytes, channelCounts) {
-            out[String(decoding: name, as: UTF8.self), default: 0] += n
-        }
+        var out: [String: Int] = [:]
+        channels.forEachKey { name, n in out[String(decoding: name, in: ByteRange(0..<name.count)), default: 0] += n }
         return out
     }
     /// Lines per type name (`privmsg`, `gap`, …).
     public var perCommand: [String: Int] {
         var out: [String: Int] = [:]
-        for (name, n) in commandCounts { out[name.description, default: 0] += n }
+        for slot in typeCounts.indices where typeCounts[slot] > 0 {
+            out[Self.typeNames[slot].description, default: 0] += typeCounts[slot]
+        }
         return out
     }
-    // Per-line counting without a String per line: channels by a hash of their bytes (the name is
-    // made once, at first sight; a hash that names another channel goes to `collidedChannels`),
-    // types by the identity of their static name (a handful).
-    private var channelSlot: [UInt64: Int] = [:]
-    private var channelBytes: [[UInt8]] = []
-    private var channelCounts: [Int] = []
-    private var collidedChannels: [String: Int] = [:]
-    private var commandCounts: [(name: StaticString, count: Int)] = []
-    public private(set) var perUserNotice: [String: Int] = [:]
-    public private(set) var perNotice: [String: Int] = [:]
+    /// USERNOTICEs per msg-id: a documented kind by its name, another as `unknown:<msg-id>`, one
+    /// without a msg-id as `unknown`.
+    public var perUserNotice: [String: Int] {
+        var out: [String: Int] = [:]
+        for (name, n) in userNoticeKinds { out[name.description, default: 0] += n }
+        unknownUserNotices.forEachKey { id, n in out["unknown:" + Self.unescaped(id), default: 0] += n }
+        if userNoticesWithoutId > 0 { out["unknown", default: 0] += userNoticesWithoutId }
+        return out
+    }
+    /// NOTICEs with a msg-id, per msg-id.
+    public var perNotice: [String: Int] {
+        var out: [String: Int] = [:]
+        notices.forEachKey { id, n in out[Self.unescaped(id), default: 0] += n }
+        return out
+    }
+    // Per-line counting without a String, a hash of Swift's or a reference count per line: channels
+    // and msg-ids by their bytes (kept at first sight, see ``StatsKeyCounts``; a msg-id is kept raw and
+    // unescaped for output, where raw ids that unescape alike merge), types by a slot of their command,
+    // documented USERNOTICE kinds by the identity of their static name (a handful).
+    private var channels = StatsKeyCounts()
+    private var typeCounts = InlineArray<20, Int>(repeating: 0)
+    private var userNoticeKinds: [(name: StaticString, count: Int)] = []
+    private var unknownUserNotices = StatsKeyCounts()
+    private var userNoticesWithoutId = 0
+    private var notices = StatsKeyCounts()
     public private(set) var messages = 0
     public private(set) var first: Timestamp? = nil
     public private(set) var last: Timestamp? = nil
@@ -72,7 +87,17 @@ public final class StatsCollector {
     public private(set) var damagedInputs = 0
     /// Inputs whose lines hold CRs that no LF follows (see ``MergeEvent/bareCarriageReturns(_:count:)``).
     public private(set) var bareCarriageReturnInputs = 0
-    public private(set) var capture = CaptureCounts()
+    /// What capture's records say, their gaps per channel included.
+    public var capture: CaptureCounts {
+        var c = records
+        gapChannels.forEachKey { name, n in
+            c.gapChannels[String(decoding: name, in: ByteRange(0..<name.count)), default: 0] += n
+        }
+        return c
+    }
+    /// ``capture`` but its gaps per channel, which are counted in `gapChannels` (by bytes, as channels).
+    private var records = CaptureCounts()
+    private var gapChannels = StatsKeyCounts()
     /// Whether the current capture run (since the last `start`) has connected already.
     private var connectedInRun = false
     /// Problems listed one by one (the rest are only counted); 0 lists all.
@@ -122,21 +147,19 @@ public final class StatsCollector {
 
     /// Counts one parsed line (``EventSource/next(lines:events:)``), borrowed where its source keeps it.
     ///
-    /// - Complexity: O(line length). - Allocations: only at a channel's, command's or msg-id's first sight.
+    /// - Complexity: O(channel name length), O(tags) for a CAPTURE or USERNOTICE line. - Allocations:
+    ///   only at a channel's, type's or msg-id's first sight.
     public func handleLine(_ line: borrowing LentLine, _ bytes: Span<UInt8>) {
         lines += 1
-        countChannel(line.message.channel ?? ByteRange(0, 0), bytes)
-        countType(line.message.typeName(in: bytes))
-        if let record = CaptureRecordLine(line.message, in: bytes) { count(record, bytes) }
-        if line.message.command == .privmsg { messages += 1 }
-        if let n = line.message.userNotice(in: bytes) {
-            let id = line.message.tags[.msgId]
-            let kind = n.kind.name?.description ?? (id.map { "unknown:" + unescaped(bytes, $0) } ?? "unknown")
-            perUserNotice[kind, default: 0] += 1
+        let command = line.message.command
+        var slot = Self.typeSlot(command)
+        switch command {
+        case .privmsg: messages += 1
+        case .capture, .usernotice, .notice: slot = countRare(line, slot, bytes)
+        default: break
         }
-        if line.message.command == .notice, let id = line.message.tags[.msgId] {
-            perNotice[unescaped(bytes, id), default: 0] += 1
-        }
+        typeCounts[slot] += 1
+        channels.add(bytes, (line.message.channel ?? ByteRange(0, 0)).range)
         let source = line.timeSource
         if source == .timeTag || source == .tmiSentTs, let t = line.timestamp {
             if first == nil || t < first! { first = t }
@@ -144,61 +167,112 @@ public final class StatsCollector {
         }
     }
 
-    /// - Complexity: O(name bytes). - Allocations: only at a channel's first sight.
-    private func countChannel(_ range: ByteRange, _ bytes: Span<UInt8>) {
-        var fnv = FNV1a64()
-        fnv.add(bytes, range.range)
-        let hash = fnv.value
-        if let slot = channelSlot[hash] {
-            if bytes.equals(channelBytes[slot], at: range.range) {
-                channelCounts[slot] += 1
-            } else {
-                collidedChannels[String(decoding: bytes, in: range), default: 0] += 1
-            }
-            return
+    /// Counts what a CAPTURE, USERNOTICE or NOTICE line holds besides its type and channel, and
+    /// returns its type's slot (`slot`, or a CAPTURE line's own). Out of line: the common path does
+    /// not copy the message.
+    ///
+    /// - Complexity: O(tags). - Allocations: only at a msg-id's first sight.
+    @inline(never)
+    private func countRare(_ line: borrowing LentLine, _ slot: Int, _ bytes: Span<UInt8>) -> Int {
+        let message = line.message
+        switch message.command {
+        case .capture:
+            guard let record = CaptureRecordLine(message, in: bytes) else { return Self.unknownSlot }
+            count(record, bytes)
+            return record.isGap ? Self.gapSlot : slot
+        case .usernotice:
+            if message.channel != nil { countUserNotice(message.tags[.msgId], bytes) }
+        case .notice:
+            if let id = message.tags[.msgId] { notices.add(bytes, id.raw.range) }
+        default:
+            break
         }
-        channelSlot[hash] = channelBytes.count
-        var name: [UInt8] = []
-        for i in range.range { name.append(bytes[i]) }
-        channelBytes.append(name)
-        channelCounts.append(1)
+        return slot
     }
 
-    /// - Complexity: O(types seen), a handful. - Allocations: only at a type's first sight.
-    private func countType(_ name: StaticString) {
-        for i in commandCounts.indices where unsafe commandCounts[i].name.utf8Start == name.utf8Start {
-            commandCounts[i].count += 1
+    /// The names of the types counted, by slot (``typeSlot(_:)``): each command's name
+    /// (``TwitchCommand/name``), then a CAPTURE line's as ``TwitchMessage/typeName(in:)`` reads it.
+    static let typeNames: [StaticString] = [
+        "privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate", "notice",
+        "whisper", "join", "part", "cap", "ping", "pong", "reconnect", "hosttarget", "numeric", "session", "gap",
+        "unknown",
+    ]
+    /// The slots of a capture record's `gap` and of a CAPTURE line that is no record (`unknown`).
+    static let gapSlot = 18
+    static let unknownSlot = 19
+
+    /// The slot counting `command`'s lines (a CAPTURE line's is `session`'s; see ``handleLine(_:_:)``).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    static func typeSlot(_ command: TwitchCommand) -> Int {
+        switch command {
+        case .privmsg: 0
+        case .usernotice: 1
+        case .clearchat: 2
+        case .clearmsg: 3
+        case .roomstate: 4
+        case .userstate: 5
+        case .globaluserstate: 6
+        case .notice: 7
+        case .whisper: 8
+        case .join: 9
+        case .part: 10
+        case .cap: 11
+        case .ping: 12
+        case .pong: 13
+        case .reconnect: 14
+        case .hosttarget: 15
+        case .names, .endOfNames, .numeric: 16
+        case .capture: 17
+        case .unknown: unknownSlot
+        }
+    }
+
+    /// Counts a USERNOTICE by its msg-id.
+    ///
+    /// - Complexity: O(kinds × msg-id length). - Allocations: only at a kind's or msg-id's first sight.
+    private func countUserNotice(_ id: TagValue?, _ bytes: Span<UInt8>) {
+        guard let id else {
+            userNoticesWithoutId += 1
             return
         }
-        commandCounts.append((name, 1))
+        guard let name = UserNoticeKind(msgId: id, in: bytes).name else {
+            unknownUserNotices.add(bytes, id.raw.range)
+            return
+        }
+        for i in userNoticeKinds.indices where unsafe userNoticeKinds[i].name.utf8Start == name.utf8Start {
+            userNoticeKinds[i].count += 1
+            return
+        }
+        userNoticeKinds.append((name, 1))
     }
 
     private func count(_ r: CaptureRecordLine, _ bytes: Span<UInt8>) {
-        capture.records += 1
+        records.records += 1
         if let from = r.gapFrom, let to = r.gapTo {
-            capture.gaps += 1
-            capture.gapMs += to.milliseconds - from.milliseconds
-            capture.gapChannels[r.channel.map { String(decoding: bytes, in: $0) } ?? "", default: 0] += 1
+            records.gaps += 1
+            records.gapMs += to.milliseconds - from.milliseconds
+            gapChannels.add(bytes, (r.channel ?? ByteRange(0, 0)).range)
             return
         }
         func event(_ name: StaticString) -> Bool { SnakeCase.equals(bytes, r.event, name) }
         if event("start") {
-            capture.runs += 1
+            records.runs += 1
             connectedInRun = false
         } else if event("ended_without_stop") {
-            capture.endedWithoutStop += 1
+            records.endedWithoutStop += 1
         } else if event("connected") {
-            capture.connections += 1
-            if connectedInRun { capture.reconnects += 1 }
+            records.connections += 1
+            if connectedInRun { records.reconnects += 1 }
             connectedInRun = true
         } else if event("disconnected") {
-            capture.disconnects += 1
+            records.disconnects += 1
         } else if event("joined") {
-            capture.joined += 1
+            records.joined += 1
         } else if event("join_failed") {
-            capture.joinFailed += 1
+            records.joinFailed += 1
         } else if event("back_pressure") {
-            capture.backPressure += 1
+            records.backPressure += 1
         }
     }
 
@@ -214,9 +288,10 @@ public final class StatsCollector {
         }
     }
 
-    private func unescaped(_ bytes: Span<UInt8>, _ v: TagValue) -> String {
+    /// A tag value kept raw (a msg-id), unescaped.
+    private static func unescaped(_ raw: Span<UInt8>) -> String {
         var out: [UInt8] = []
-        v.unescape(in: bytes) { out.append($0) }
+        TagValue(raw: ByteRange(0..<raw.count)).unescape(in: raw) { out.append($0) }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -228,7 +303,7 @@ public final class StatsCollector {
         if let rate = messagesPerSecond { out += "messages/s: \((rate * 100).rounded() / 100)\n" }
         out += "malformed: \(malformed)\nskipped (over-long): \(skipped)\ndamaged inputs: \(damagedInputs)\n"
         out += "inputs with bare CR line endings: \(bareCarriageReturnInputs)\n"
-        if capture.records > 0 {
+        if records.records > 0 {
             let c = capture
             out += "capture runs: \(c.runs) (\(c.endedWithoutStop) ended without stop)\n"
             out += "reconnects: \(c.reconnects)\n"

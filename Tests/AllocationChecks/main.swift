@@ -355,6 +355,26 @@ let lineReader = MergeReader(paths: [parseAheadPath])
     return sum
 }
 
+/// `stats` without the stage: the same log's lines counted (channels, types, msg-ids of NOTICEs and
+/// USERNOTICEs, capture records), `inputLines` events a run, every key seen in the warm-up run.
+let statsReader = MergeReader(paths: [parseAheadPath])
+let statsCollector = StatsCollector()
+@MainActor func statsLines() -> Int {
+    for _ in 0..<inputLines {
+        let more = statsReader.next(
+            lines: { line, bytes in
+                statsCollector.handleLine(line, bytes)
+                return true
+            },
+            events: { event, bytes in
+                statsCollector.handle(event, bytes)
+                return true
+            })
+        guard more else { fatalError("stats-lines: the log ended; the count would mean nothing") }
+    }
+    return statsCollector.lines
+}
+
 /// serve's per-line work: every line written for sending with its times rebased and, as in a second
 /// `--loop` pass, its message ids replaced (the longest rewrite).
 var servedLineWriter = ServedLineWriter()
@@ -444,6 +464,7 @@ let scenarios = [
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "parse-ahead", unit: "line", units: inputLines, body: parseAheadLend),
     Scenario(name: "replay-lines", unit: "line", units: inputLines, body: replayLines),
+    Scenario(name: "stats-lines", unit: "line", units: inputLines, body: statsLines),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
     Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),
