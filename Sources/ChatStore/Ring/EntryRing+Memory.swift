@@ -39,7 +39,7 @@ extension EntryRing {
     public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
     /// Fixed bytes per slot besides the line itself (metadata, moderation's id links and the atomic
     /// tombstone: 40 + 16 + 4), plus ``senderBytesPerEntry`` in a ring that ``keepsSenders``; the
-    /// table adds moderation's bucket heads, 2 to 4 bytes a slot (``bucketHeadBytes(slots:)``), and
+    /// table adds moderation's bucket heads, 1 to 2 bytes a slot (``bucketHeadBytes(slots:)``), and
     /// its descriptor (``slotTableHeaderBytes``).
     public static var metadataBytesPerEntry: Int {
         MemoryLayout<EntryMeta>.stride + MemoryLayout<IdLinks>.stride + MemoryLayout<UInt32>.stride
