@@ -92,7 +92,6 @@ extension EntryRing {
     /// Makes `next` the current storage, for the owner and for readers.
     @unsafe
     private func publish(_ next: UnsafeMutablePointer<ByteStorage>) {
-        unsafe storageAddress = unsafe next
         self.storage = unsafe next.pointee
         currentStorage.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
     }
@@ -172,7 +171,6 @@ extension EntryRing {
             }
             seq += 1
         }
-        unsafe tableAddress = unsafe next
         self.table = unsafe next.pointee
         // Readers that see a sequence published after this load at least this table.
         currentTable.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
