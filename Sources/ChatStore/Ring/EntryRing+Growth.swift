@@ -22,16 +22,18 @@ extension EntryRing {
         let entries = self.count
         let needed: Int
         if entries < capacity {
-            // While the ring fills: grow by a step (an eighth: amortised O(1) copying, at most a
-            // ninth unused; by a quarter, peak RSS at 10,000 channels was 0.7 MB higher (channels_bench): most of 10,000 channels keep their storage allocated, and
-            // its last step's slack is what they pay; by half, 2 MB more; mapped memory grows in place
-            // and its pages cost nothing until touched), but not past the full ring at the average
+            // While the ring fills: grow by a step (a quarter of allocated memory: amortised O(1)
+            // copying, at most a fifth unused; by half, 10,000 channels of a few kilobytes each
+            // reserved 2 MB more (channels_bench); by an eighth, peak RSS there was 0.7 MB lower but
+            // replay took 1 to 1.5% more instructions a line, copying each byte twice as often while
+            // small; an eighth of mapped memory, which grows in place and
+            // whose pages cost nothing until touched), but not past the full ring at the average
             // line length seen so far. In `Double` and clamped: `capacity` may be as large as
             // `Int.max` (it only bounds the ring).
             let projected =
                 entries > 64
                 ? Int(min(Double(live.count / entries) * Double(capacity) * Self.growth, Double(Int.max / 2))) : .max
-            let step = oldCapacity / 8
+            let step = oldStorage.reserved > 0 ? oldCapacity / 8 : oldCapacity / 4
             needed = max(live.count + count, min(oldCapacity + step, projected))
         } else {
             needed = Int(Double(live.count + count) * Self.growth)
@@ -126,25 +128,24 @@ extension EntryRing {
         return before - reservedBytes
     }
 
-    /// Grows the slot table by an eighth (at least one slot) while it has fewer than
-    /// ``quarterStepSlots`` slots, by half from there (up to `capacity`), moving each live entry to
-    /// its slot in the new one, publishes it, and frees the old one once no reader can still be
-    /// reading it.
+    /// Grows the slot table by a quarter while it has fewer than ``quarterStepSlots`` slots, by half
+    /// from there (up to `capacity`), moving each live entry to its slot in the new one, publishes it,
+    /// and frees the old one once no reader can still be reading it.
     ///
-    /// A small table by an eighth, not by a quarter or half: it is at least eight ninths full
-    /// (metadata is most of what a channel of short lines reserves besides its bytes: at 10,000
-    /// channels, by half cost 1.1 MB more peak RSS in channels_bench, by a quarter 0.2 MB more than
-    /// an eighth with the byte storage's eighth), and the copies stay amortised O(1) (eight per entry, of 60 bytes each).
+    /// A small table by a quarter, not by half: it is at least four fifths full (metadata is most of
+    /// what a channel of short lines reserves besides its bytes: at 10,000 channels, by half cost
+    /// 1.1 MB more peak RSS in channels_bench; by an eighth, no less, and replay took 2.5% more
+    /// instructions a line), and the copies stay amortised O(1) (four per entry).
     /// A large one by half: a ring of 300,000 entries grown by a quarter made twice as many tables of
     /// megabytes, and peak RSS was 17 MB higher (the heap kept the ones it freed).
     func growTable() {
         let count = self.table.count
-        let step = count < Self.quarterStepSlots ? count / 8 : count / 2
+        let step = count < Self.quarterStepSlots ? count / 4 : count / 2
         resizeTable(to: min(capacity, count + max(1, step)))
     }
 
-    /// Slot tables below this size grow by an eighth, larger ones by half (``growTable()``): every
-    /// ring of the default capacity of 2,500 grows by an eighth.
+    /// Slot tables below this size grow by a quarter, larger ones by half (``growTable()``): every
+    /// ring of the default capacity of 2,500 grows by a quarter.
     static let quarterStepSlots = 4_096
 
     /// Moves the live entries into a slot table of `slots` slots (entry `seq` to slot

@@ -8,7 +8,7 @@ import Synchronization
 ///  slot:  0 ........ head ............. slots-1
 ///        [ newest …  | oldest … … … …          ]   full ring: live seqs = tail - capacity ..< tail
 /// ```
-/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by an eighth (by
+/// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by a quarter (by
 /// half once large) while the ring fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way
 /// while small, and once they reach ``mappedBytes`` move into a mapping that grows in place. Growing
 /// makes a new generation (copying the live entries, unless the bytes grow in place; entry `seq`
@@ -77,11 +77,11 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Byte-storage growth factor over the live bytes when a line does not fit in a full ring.
     static let growth = 1.1
     /// Slots a new ring starts with (fewer when its capacity is smaller). Small: with thousands of
-    /// channels most say a handful of lines; growing by an eighth reaches a busy channel's capacity of 2,500 in
-    /// about fifty steps.
+    /// channels most say a handful of lines; growing by a quarter reaches a busy channel's capacity in
+    /// about twenty steps.
     public static let initialSlots = 4
-    /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by an
-    /// eighth while the ring fills. 512, not 1,024: with 10,000 channels of a handful of lines each, peak RSS
+    /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by a
+    /// quarter while the ring fills. 512, not 1,024: with 10,000 channels of a handful of lines each, peak RSS
     /// was 2.7 MB lower (channels_bench), and nothing changed at 1 or 1,000 channels.
     public static let initialBytes = 512
     /// Byte storage of this size or more is mapped and grows in place (see ``ByteStorage``).

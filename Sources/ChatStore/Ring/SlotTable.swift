@@ -3,7 +3,7 @@ import Synchronization
 /// A ring's slot arrays, one generation: metadata, moderation's id links and the atomic tombstone of
 /// `count` slots, entry `seq` in slot `seq % count`, and moderation's bucket heads. A trivial
 /// descriptor kept in raw memory, like ``ByteStorage``, at the head of its metadata's block; the ring
-/// grows it (by an eighth, by half once large, towards its capacity) while it fills.
+/// grows it (by a quarter, by half once large, towards its capacity) while it fills.
 ///
 /// ```
 ///  metas block:  [ descriptor | EntryMeta × count ]
