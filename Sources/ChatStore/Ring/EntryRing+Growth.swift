@@ -155,7 +155,7 @@ extension EntryRing {
     private func resizeTable(to slots: Int) {
         precondition(slots >= count && slots <= capacity, "the live entries fit in the new table")
         let old = unsafe tableAddress
-        let next = unsafe SlotTable.make(count: slots, keepsSenders: keepsSenders)
+        let next = unsafe SlotTable.make(count: slots, keepsSenders: keepsSenders, pages: pages)
         let from = unsafe old.pointee
         let to = unsafe next.pointee
         var seq = head
@@ -176,6 +176,6 @@ extension EntryRing {
         // Readers that see a sequence published after this load at least this table.
         currentTable.store(UInt(bitPattern: next), ordering: .sequentiallyConsistent)
         pins.waitUntilAllObservedFree()
-        unsafe SlotTable.free(old)
+        unsafe SlotTable.free(old, pages: pages)
     }
 }

@@ -28,6 +28,9 @@ extension EntryRing {
     }
     /// Whether the byte storage is mapped (it has grown to ``mappedBytes``) and grows in place.
     public var byteStorageIsMapped: Bool { self.storage.reserved > 0 }
+    /// Which columns of the slot table are mapped from ``pages`` (tests): 1 tombstones, 2 links and
+    /// bucket heads, 4 senders, 8 metadata (``SlotTable/mappedBlockBytes`` or more each).
+    package var slotTableMappedColumns: UInt8 { unsafe SlotTable.mappedColumns(tableAddress) }
     /// Where the byte storage starts: moves only when the storage does (tests).
     package var byteStorageAddress: UInt { unsafe UInt(bitPattern: self.storage.base) }
     /// Bytes of the slot table right now: metadata, tombstones, moderation's links and bucket heads,

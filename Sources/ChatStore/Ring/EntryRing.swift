@@ -131,7 +131,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
         let storage = unsafe ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
-        let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders)
+        let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders, pages: pages)
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
         precondition(readers > 0 && readers <= ReaderPins.capacity, "a ring serves 1 to 8 reader slots")
@@ -144,7 +144,7 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
 
     deinit {
         unsafe ByteStorage.free(storageAddress, pages: pages)
-        unsafe SlotTable.free(tableAddress)
+        unsafe SlotTable.free(tableAddress, pages: pages)
     }
 
     // SAFETY (owner methods): the storage and the table live from init to deinit (a
