@@ -255,22 +255,22 @@ struct NotLive: Error { var seq: UInt64 }
         #expect(m.byteCapacity >= m.heldBytes && m.byteCapacity <= m.heldBytes * 3 / 2 + 3 * 1_024)
         // 130 entries per channel: 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27, 33, 41, 51, 63, 78, 97, 121, 151
         // slots (doubling would give 256), each with the sender's tokens (the store interns senders),
-        // moderation's bucket heads: 64 of each chain (the power of two at or above 151 / 4), 4 bytes
+        // moderation's bucket heads: 32 of each chain (the power of two at or above 151 / 8), 4 bytes
         // each, and the table's descriptor.
         let perSlot = EntryRing.metadataBytesPerEntry + EntryRing.senderBytesPerEntry
         let header = EntryRing.slotTableHeaderBytes
-        #expect(EntryRing.bucketHeadBytes(slots: 151) == 2 * 64 * 4 && header == 48)
-        #expect(m.slotBytes == 3 * (header + 151 * perSlot + 2 * 64 * 4))
+        #expect(EntryRing.bucketHeadBytes(slots: 151) == 2 * 32 * 4 && header == 48)
+        #expect(m.slotBytes == 3 * (header + 151 * perSlot + 2 * 32 * 4))
         #expect(m.reservedBytes == m.byteCapacity + m.slotBytes + m.otherBytes && m.otherBytes > 0)
         #expect(m.description.hasPrefix("3 channels, 390 entries, "))
         let small = ChatStore(capacity: 100)
         for n in 0..<700 { _ = try small.ingest(chat(n).span, receivedAt: .epoch) }
         let s = small.memory
-        #expect(s.entries == 300 && s.slotBytes == 3 * (header + 100 * perSlot + 2 * 32 * 4))
+        #expect(s.entries == 300 && s.slotBytes == 3 * (header + 100 * perSlot + 2 * 16 * 4))
         // A store that does not intern senders (replay, dump) keeps no tokens: 16 bytes less a slot.
         let lean = ChatStore(internsSenders: false)
         for n in 0..<390 { _ = try lean.ingest(chat(n).span, receivedAt: .epoch) }
-        #expect(lean.memory.slotBytes == 3 * (header + 151 * EntryRing.metadataBytesPerEntry + 2 * 64 * 4))
+        #expect(lean.memory.slotBytes == 3 * (header + 151 * EntryRing.metadataBytesPerEntry + 2 * 32 * 4))
         #expect(EntryRing.senderBytesPerEntry == 16)
         let reader = try #require(lean.readers.makeReader())
         let log = try #require(lean.log(named: "ch0"))

@@ -142,6 +142,40 @@ import Testing
         }
     }
 
+    @Test(
+        "a slot table column of 64 KiB or more is mapped from the ring's pages (heap without them), and moderation still finds every entry"
+    )
+    func mappedSlotTable() throws {
+        let reader = try #require(registry.makeReader())
+        let refusing = PageMapping(map: { _ in nil }, unmap: { _, _ in })
+        func hash(_ k: UInt64) -> UInt64 { (k &+ 1) &* 0x9E37_79B9_7F4A_7C15 }
+        for (pages, mapped) in [(PageMapping.system, true), (refusing, false)] {
+            let ring = EntryRing(capacity: 3_000, initialBytes: 64, firstSeq: 0, pages: pages)
+            for k in 0..<4_000 as Range<UInt64> {
+                let bytes = line(k)
+                if ring.isFull { ring.evictOldest() }
+                ring.append(
+                    bytes.span, meta: meta(bytes), ids: IdHashes(message: hash(k), user: hash(1 << 40 + k % 100)))
+            }
+            // 3,000 slots: the metadata (48 + 120,000 bytes) is mapped; the links (48,000 bytes and
+            // 4,096 of bucket heads) and the tombstones (12,000) are not.
+            #expect(ring.slotCapacity == 3_000 && ring.liveRange == 1_000..<4_000)
+            #expect(ring.slotTableMappedColumns == (mapped ? 8 : 0))
+            var missed = 0
+            for k in ring.liveRange {
+                var found: [UInt64] = []
+                _ = ring.forEachLive(withIdHash: hash(k)) { found.append($0) }
+                if found != [k] || text(ring, k, reader) != "message \(k)" { missed += 1 }
+            }
+            #expect(missed == 0)
+            var evicted = 0
+            _ = ring.forEachLive(withIdHash: hash(5)) { _ in evicted += 1 }
+            var user: [UInt64] = []
+            _ = ring.forEachLive(withIdHash: hash(1 << 40 + 7), user: true) { user.append($0) }
+            #expect(evicted == 0 && user == Array(stride(from: 3_907, through: 1_007, by: -100)))
+        }
+    }
+
     @Test("steady state: byte storage settles near 1.1x the live bytes")
     func memoryBound() {
         let ring = EntryRing(capacity: 2_500)

@@ -28,6 +28,9 @@ extension EntryRing {
     }
     /// Whether the byte storage is mapped (it has grown to ``mappedBytes``) and grows in place.
     public var byteStorageIsMapped: Bool { self.storage.reserved > 0 }
+    /// Which columns of the slot table are mapped from ``pages`` (tests): 1 tombstones, 2 links and
+    /// bucket heads, 4 senders, 8 metadata (``SlotTable/mappedBlockBytes`` or more each).
+    package var slotTableMappedColumns: UInt8 { unsafe SlotTable.mappedColumns(tableAddress) }
     /// Where the byte storage starts: moves only when the storage does (tests).
     package var byteStorageAddress: UInt { unsafe UInt(bitPattern: self.storage.base) }
     /// Bytes of the slot table right now: metadata, tombstones, moderation's links and bucket heads,
@@ -39,7 +42,7 @@ extension EntryRing {
     public static var senderBytesPerEntry: Int { MemoryLayout<SenderTokens>.stride }
     /// Fixed bytes per slot besides the line itself (metadata, moderation's id links and the atomic
     /// tombstone: 40 + 16 + 4), plus ``senderBytesPerEntry`` in a ring that ``keepsSenders``; the
-    /// table adds moderation's bucket heads, 2 to 4 bytes a slot (``bucketHeadBytes(slots:)``), and
+    /// table adds moderation's bucket heads, 1 to 2 bytes a slot (``bucketHeadBytes(slots:)``), and
     /// its descriptor (``slotTableHeaderBytes``).
     public static var metadataBytesPerEntry: Int {
         MemoryLayout<EntryMeta>.stride + MemoryLayout<IdLinks>.stride + MemoryLayout<UInt32>.stride

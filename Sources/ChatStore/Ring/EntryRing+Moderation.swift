@@ -28,7 +28,7 @@ extension EntryRing {
     /// (``IdLinks``), not a pass over the ring.
     ///
     /// - Returns: the entries it visited: those found, and the bucket's other live entries (about
-    ///   `count / buckets`, 2 to 4 in a full ring), for tests of its cost.
+    ///   `count / buckets`, 4 to 8 in a full ring), for tests of its cost.
     /// - Complexity: O(entries visited), expected O(1 + entries found) whatever the ring holds.
     /// - Allocations: none.
     @discardableResult

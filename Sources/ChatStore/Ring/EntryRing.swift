@@ -34,15 +34,16 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Whether entries keep their ``SenderTokens`` (a store that interns senders).
     public let keepsSenders: Bool
     /// ``mappedBytes``, stored beside ``keepsSenders`` in one word (the object stays a word smaller).
-    /// With the owner's state inline below, a ring object is one 224-byte heap block (malloc's usable
-    /// size 216), where it was a 112-byte object and a 128-byte block for its state.
+    /// With the owner's state and the reader pins inline below, a ring object is one 248-byte
+    /// object in a 256-byte heap block, where it was a 112-byte object and a 128-byte block for its
+    /// state, then a 216-byte object and an 80-byte block for the pins.
     private let mappedBytesThreshold: UInt32
 
     // Owner-only state (one writer, no overlapping access), stored inline in the object: an append
     // reaches it at the ring's own address. It holds copies of the current (immutable) storage and
-    // table descriptors next to their addresses, so that an append reaches the slot and the bytes
-    // without first loading two descriptors from elsewhere in memory (with thousands of channels,
-    // each is a cache miss).
+    // table descriptors (their addresses are in `currentStorage` and `currentTable`), so that an
+    // append reaches the slot and the bytes without first loading two descriptors from elsewhere in
+    // memory (with thousands of channels, each is a cache miss).
     // This state and the shared state below are internal rather than private only because the ring's
     // concerns are split over files (`EntryRing+Growth.swift`, `+Moderation`, `+Memory`, `+Readers`):
     // nothing outside the ring touches them; the rest of the module goes through its methods.
@@ -51,8 +52,6 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     var writePosition: UInt64 = 0
     /// Where the oldest live entry's bytes start (`writePosition` when the ring is empty).
     var oldestByte: UInt64 = 0
-    var storageAddress: UnsafeMutablePointer<ByteStorage>
-    var tableAddress: UnsafeMutablePointer<SlotTable>
     var storage: ByteStorage
     var table: SlotTable
 
@@ -63,6 +62,17 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     let currentStorage: Atomic<UInt>
     let currentTable: Atomic<UInt>
     let pins: ReaderPins
+
+    /// The current storage's descriptor, as the owner published it in ``currentStorage`` (the
+    /// owner's own store: a relaxed load sees it). Read at growth and deinit only, so it is not kept
+    /// twice in the object (a stored copy cost every channel 8 bytes).
+    var storageAddress: UnsafeMutablePointer<ByteStorage> {
+        unsafe UnsafeMutablePointer(bitPattern: currentStorage.load(ordering: .relaxed))!
+    }
+    /// The current slot table's descriptor, as the owner published it in ``currentTable``.
+    var tableAddress: UnsafeMutablePointer<SlotTable> {
+        unsafe UnsafeMutablePointer(bitPattern: currentTable.load(ordering: .relaxed))!
+    }
 
     /// Byte-storage growth factor over the live bytes when a line does not fit in a full ring.
     static let growth = 1.1
@@ -88,6 +98,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///   - capacity: entries kept (default 2,500).
     ///   - initialBytes: first byte-storage size; it grows while the ring fills, then (rarely) to
     ///     about 1.1 × the live bytes.
+    ///   - readers: reader slots the ring serves (1 to ``ReaderRegistry/maximumReaders``); its pins
+    ///     are inline, one for each of those 8 slots whatever this says.
     ///   - keepsSenders: keep each entry's ``SenderTokens`` (16 bytes a slot); without, entries read
     ///     back with empty tokens.
     ///   - pages: where byte storage of ``mappedBytesDefault`` or more comes from (it then grows in
@@ -119,21 +131,20 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
         let storage = unsafe ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
-        let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders)
+        let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders, pages: pages)
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
-        pins = ReaderPins(count: readers)
+        precondition(readers > 0 && readers <= ReaderPins.capacity, "a ring serves 1 to 8 reader slots")
+        pins = ReaderPins()
         head = firstSeq
         tail = firstSeq
-        unsafe storageAddress = storage
-        unsafe tableAddress = table
         unsafe self.storage = storage.pointee
         unsafe self.table = table.pointee
     }
 
     deinit {
         unsafe ByteStorage.free(storageAddress, pages: pages)
-        unsafe SlotTable.free(tableAddress)
+        unsafe SlotTable.free(tableAddress, pages: pages)
     }
 
     // SAFETY (owner methods): the storage and the table live from init to deinit (a

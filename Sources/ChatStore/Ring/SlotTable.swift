@@ -13,6 +13,12 @@ import Synchronization
 /// Columns in blocks of their own, not one block per table: one block of every column was 6 MB more
 /// peak RSS at 10,000 channels (channels_bench): the heap reuses the small blocks a growing table
 /// frees for other small blocks, and could not reuse the large ones.
+///
+/// A column of ``mappedBlockBytes`` or more comes from the ring's ``PageMapping`` when it has one:
+/// freed, it goes back to the system whatever the allocator's thresholds, and the slots not yet
+/// written cost no memory. From the heap, the blocks of one channel's growing table of 300,000
+/// slots were kept or given back depending on their exact sizes: a bucket count of an eighth of
+/// the slots instead of a quarter made its peak RSS 6 MB higher (channels_bench, "1 all").
 @safe
 struct SlotTable {
     let count: Int
@@ -34,44 +40,90 @@ struct SlotTable {
 
     /// - Allocations: three (descriptor with the metadata, id links with the bucket heads,
     ///   tombstones), four with senders. The descriptor shares the metadata's block: a block of its
-    ///   own cost every channel a heap block (48 bytes).
-    static func make(count: Int, keepsSenders: Bool) -> UnsafeMutablePointer<SlotTable> {
-        let tombstones = UnsafeMutablePointer<Atomic<UInt32>>.allocate(capacity: count)
+    ///   own cost every channel a heap block (48 bytes). Blocks of ``mappedBlockBytes`` or more are
+    ///   mapped from `pages` when there are pages (and the system grants them).
+    static func make(count: Int, keepsSenders: Bool, pages: PageMapping? = nil) -> UnsafeMutablePointer<SlotTable> {
+        var mapped: UInt8 = 0
+        let tombstones = unsafe block(Self.tombstoneBytes(count), 1, &mapped, pages).bindMemory(
+            to: Atomic<UInt32>.self, capacity: count)
         for i in 0..<count { unsafe (tombstones + i).initialize(to: Atomic(0)) }
         let heads = 2 << bucketBits(count)
-        let block = UnsafeMutableRawPointer.allocate(
-            byteCount: count * MemoryLayout<IdLinks>.stride + heads * MemoryLayout<UInt32>.stride,
-            alignment: MemoryLayout<IdLinks>.alignment)
-        let ids = unsafe block.bindMemory(to: IdLinks.self, capacity: count)
+        let links = unsafe block(Self.idBytes(count), 2, &mapped, pages)
+        let ids = unsafe links.bindMemory(to: IdLinks.self, capacity: count)
         // SAFETY: the heads start right after the `count` links, inside the block.
-        unsafe (block + count * MemoryLayout<IdLinks>.stride).bindMemory(to: UInt32.self, capacity: heads)
+        unsafe (links + count * MemoryLayout<IdLinks>.stride).bindMemory(to: UInt32.self, capacity: heads)
             .initialize(repeating: 0, count: heads)
-        let head = UnsafeMutableRawPointer.allocate(
-            byteCount: headerBytes + count * MemoryLayout<EntryMeta>.stride, alignment: 16)
+        let sendersBlock = keepsSenders ? unsafe block(Self.senderBytes(count), 4, &mapped, pages) : nil
+        let head = unsafe block(Self.metaBytes(count), 8, &mapped, pages)
         let p = unsafe head.bindMemory(to: SlotTable.self, capacity: 1)
-        // SAFETY: the metadata starts `headerBytes` (a multiple of 16) into the block, after the descriptor.
+        // SAFETY: the metadata starts `headerBytes` (a multiple of 16) into the block, after the
+        // descriptor; which blocks are mapped is kept in the header's padding, after the descriptor.
         let metas = unsafe (head + headerBytes).bindMemory(to: EntryMeta.self, capacity: count)
+        unsafe (head + MemoryLayout<SlotTable>.stride).storeBytes(of: mapped, as: UInt8.self)
         unsafe p.initialize(
             to: SlotTable(
                 count: count, metas: metas, tombstones: tombstones, ids: ids,
-                senders: keepsSenders ? .allocate(capacity: count) : nil))
+                senders: sendersBlock.map { unsafe $0.bindMemory(to: SenderTokens.self, capacity: count) }))
         return unsafe p
     }
 
-    /// Frees a table made by ``make(count:keepsSenders:)`` (metas and senders are trivial values:
-    /// nothing to deinitialise).
+    /// Frees a table made by ``make(count:keepsSenders:pages:)``, with the `pages` it was made with
+    /// (metas and senders are trivial values: nothing to deinitialise).
     @unsafe
-    static func free(_ p: UnsafeMutablePointer<SlotTable>) {
-        unsafe p.pointee.tombstones.deinitialize(count: p.pointee.count)
-        unsafe p.pointee.tombstones.deallocate()
-        unsafe UnsafeMutableRawPointer(p.pointee.ids).deallocate()  // the links' block, heads included
-        unsafe p.pointee.senders?.deallocate()
+    static func free(_ p: UnsafeMutablePointer<SlotTable>, pages: PageMapping? = nil) {
+        let count = unsafe p.pointee.count
+        let mapped = unsafe mappedColumns(p)
+        unsafe p.pointee.tombstones.deinitialize(count: count)
+        unsafe release(UnsafeMutableRawPointer(p.pointee.tombstones), tombstoneBytes(count), mapped & 1, pages)
+        unsafe release(UnsafeMutableRawPointer(p.pointee.ids), idBytes(count), mapped & 2, pages)  // heads included
+        if let senders = unsafe p.pointee.senders {
+            unsafe release(UnsafeMutableRawPointer(senders), senderBytes(count), mapped & 4, pages)
+        }
         unsafe p.deinitialize(count: 1)
-        unsafe UnsafeMutableRawPointer(p).deallocate()  // the descriptor's block, metadata included
+        unsafe release(UnsafeMutableRawPointer(p), metaBytes(count), mapped & 8, pages)  // metadata included
     }
 
-    /// Bytes of the descriptor at the head of the metadata's block (rounded up to 16).
-    static var headerBytes: Int { (MemoryLayout<SlotTable>.stride + 15) & ~15 }
+    /// Which columns of table `p` are mapped: 1 tombstones, 2 links and heads, 4 senders, 8 metadata.
+    @unsafe
+    static func mappedColumns(_ p: UnsafeMutablePointer<SlotTable>) -> UInt8 {
+        unsafe UnsafeRawPointer(p).load(fromByteOffset: MemoryLayout<SlotTable>.stride, as: UInt8.self)
+    }
+
+    /// Columns of this size or more are mapped when the ring has pages (a 40-byte metadata column
+    /// from 1,639 slots, the 16-byte links from 4,096): a page's rounding is then at most a
+    /// sixteenth of the block.
+    static let mappedBlockBytes = 64 * 1_024
+
+    /// A block of `bytes` (16-byte aligned): mapped from `pages` when it is ``mappedBlockBytes`` or
+    /// more and the system grants it (then `bit` is set in `mapped`), from the heap otherwise.
+    @unsafe
+    private static func block(_ bytes: Int, _ bit: UInt8, _ mapped: inout UInt8, _ pages: PageMapping?)
+        -> UnsafeMutableRawPointer
+    {
+        if bytes >= mappedBlockBytes, let pages, let p = unsafe pages.map(pageRounded(bytes)) {
+            mapped |= bit
+            return unsafe p
+        }
+        return UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16)
+    }
+
+    /// Gives back a block made by ``block(_:_:_:_:)`` (`isMapped`: its bit was set).
+    @unsafe
+    private static func release(_ p: UnsafeMutableRawPointer, _ bytes: Int, _ isMapped: UInt8, _ pages: PageMapping?) {
+        if isMapped != 0 { unsafe pages!.unmap(p, pageRounded(bytes)) } else { unsafe p.deallocate() }
+    }
+
+    private static func pageRounded(_ bytes: Int) -> Int { (bytes + 4_095) & ~4_095 }
+    private static func tombstoneBytes(_ count: Int) -> Int { count * MemoryLayout<Atomic<UInt32>>.stride }
+    private static func idBytes(_ count: Int) -> Int {
+        count * MemoryLayout<IdLinks>.stride + (2 << bucketBits(count)) * MemoryLayout<UInt32>.stride
+    }
+    private static func senderBytes(_ count: Int) -> Int { count * MemoryLayout<SenderTokens>.stride }
+    private static func metaBytes(_ count: Int) -> Int { headerBytes + count * MemoryLayout<EntryMeta>.stride }
+
+    /// Bytes of the descriptor at the head of the metadata's block (rounded up to 16, with at least
+    /// a byte to spare: which blocks are mapped).
+    static var headerBytes: Int { (MemoryLayout<SlotTable>.stride + 1 + 15) & ~15 }
 
     @inline(__always)
     func slot(_ seq: UInt64) -> Int { Int(seq % UInt64(count)) }

@@ -5,9 +5,9 @@ import Synchronization
 /// A slot number indexes the ``ReaderPins`` of every channel log of the same ``ChatStore``.
 public final class ReaderRegistry: Sendable {
     /// The most readers that can read at the same time. Every channel log keeps a pin per reader
-    /// (8 bytes each): 8 is several times what any command uses (replay and watch hold one each),
-    /// and 16 cost 0.6 MB more at 10,000 channels.
-    public static let maximumReaders = 8
+    /// (8 bytes each, inline in its ring: ``ReaderPins/capacity``): 8 is several times what any
+    /// command uses (replay and watch hold one each), and 16 cost 0.6 MB more at 10,000 channels.
+    public static let maximumReaders = ReaderPins.capacity
     private let used = Mutex<UInt32>(0)
 
     public init() {}
