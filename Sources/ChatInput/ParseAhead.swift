@@ -135,6 +135,12 @@ public final class ParseAhead {
             && reader.paths.allSatisfy { MergeReader.isRegularFile($0) }
     }
 
+    /// Whether a stage over `reader` shares the parse with its owner (``suits(_:)``, and one lane:
+    /// the reader thread only frames), rather than parsing every line on the reader thread.
+    public static func sharesParse(_ reader: MergeReader) -> Bool {
+        reader.framesAlone && suits(reader)
+    }
+
     /// Hands the next events in merged order (``EventSource/next(lines:events:)``): the rest of the
     /// current block, or of the next one, until `line` or `event` returns `false`. A line is lent in
     /// place in its block (plain bytes: no reference counted, nothing copied); the bytes are the
