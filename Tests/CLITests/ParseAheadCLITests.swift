@@ -67,7 +67,8 @@ import Testing
         #expect(off.stderr.contains("cut.log.gz") || off.text.contains("cut.log.gz"), "\(off.stderr)")
     }
 
-    @Test("one lane, its parse shared between the threads: the same stdout, stderr and exit status", arguments: commands)
+    @Test(
+        "one lane, its parse shared between the threads: the same stdout, stderr and exit status", arguments: commands)
     func sameOutputOneLane(command: [String]) throws {
         let paths = try Self.inputs.get().oneLane
         let off = try CLI.run(command + paths + ["--parse-ahead", "off"])
