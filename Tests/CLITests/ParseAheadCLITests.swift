@@ -30,6 +30,8 @@ import Testing
             // then a dated day file of the generated chat after it, read one after the other.
             var joined: [UInt8] = []
             for path in fixtures { joined += [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+            // A CR inside a line (its warning comes right before it) and a line without a time.
+            joined += Array(":u!u@u PRIVMSG #c :bare\rcr\r\n:u!u@u PRIVMSG #c :untimed\r\n".utf8)
             let day1 = try dir.write("2025-11-20.log", joined)
             let day2 = try dir.write("2025-11-21.log", generated)
             oneLane = [day1, day2]
