@@ -30,6 +30,9 @@ final class EventBlock {
         var start: Int32
         var count: Int32
         var rare: Int32
+        /// For a block that defers its times: the CRs of the warning lent right before the event
+        /// (``PendingLine/warning``), else 0.
+        var warning: Int32 = 0
     }
 
     /// At most this many events.
@@ -39,8 +42,19 @@ final class EventBlock {
     private let slots: UnsafeMutablePointer<Slot>
     /// The parsed lines, at their event's index (the entries of other events are not initialised).
     private let lines: UnsafeMutablePointer<LentLine>
+    /// The framed lines waiting for their parse, at their event's index (``appendPending(_:_:)``).
+    private let pending: UnsafeMutablePointer<PendingLine>
     /// The events that are not parsed lines, whole (their names left out).
     private var rare: [MergeEvent] = []
+    /// Whether the block holds framed lines whose parse comes later (``parse()``), and lends events
+    /// with times resolved in order (``lend(from:names:lastTimestamp:lines:events:)``); otherwise it
+    /// holds parsed and timed events only.
+    private(set) var defersTiming = false
+    /// Whether ``parse()`` ran since the block was emptied (or there was nothing to parse).
+    private(set) var isParsed = true
+    /// What ``parse()`` counted: lines, malformed lines, lines without a time of their own, unreadable
+    /// time tags.
+    private(set) var parseStatistics = MergeStatistics()
     private var storage: UnsafeMutableRawPointer
     /// The bytes the storage holds.
     private(set) var byteCapacity: Int
@@ -52,13 +66,14 @@ final class EventBlock {
         precondition(byteCapacity > 0 && eventCapacity > 0, "a block holds something")
         precondition(byteCapacity <= Int(Int32.max), "a block's ranges are 32-bit")
         precondition(
-            _isPOD(Slot.self) && _isPOD(LentLine.self),
+            _isPOD(Slot.self) && _isPOD(LentLine.self) && _isPOD(PendingLine.self),
             "a slot is plain bytes: written and read without reference counts")
         self.byteCapacity = byteCapacity
         self.eventCapacity = eventCapacity
         unsafe storage = .allocate(byteCount: byteCapacity, alignment: 64)
         unsafe slots = .allocate(capacity: eventCapacity)
         unsafe lines = .allocate(capacity: eventCapacity)
+        unsafe pending = .allocate(capacity: eventCapacity)
         rare.reserveCapacity(64)
     }
 
@@ -68,6 +83,7 @@ final class EventBlock {
         unsafe storage.deallocate()
         unsafe slots.deallocate()
         unsafe lines.deallocate()
+        unsafe pending.deallocate()
     }
 
     var isEmpty: Bool { count == 0 }
@@ -75,13 +91,17 @@ final class EventBlock {
     /// Whether one more event with `byteCount` bytes fits.
     func fits(byteCount n: Int) -> Bool { count < eventCapacity && byteCount + n <= byteCapacity }
 
-    /// Empties the block, keeping its storage.
+    /// Empties the block, keeping its storage; it will hold framed lines to parse later when
+    /// `defersTiming`, else parsed events.
     ///
     /// - Complexity: O(1), O(rare events) when there were any. - Allocations: none.
-    func reset() {
+    func reset(defersTiming: Bool = false) {
         count = 0
         byteCount = 0
         if !rare.isEmpty { rare.removeAll(keepingCapacity: true) }
+        self.defersTiming = defersTiming
+        isParsed = !defersTiming
+        parseStatistics = MergeStatistics()
     }
 
     /// Grows the byte storage of an empty block to hold `byteCount` bytes (a line longer than the
@@ -130,6 +150,77 @@ final class EventBlock {
         count += 1
     }
 
+    /// Appends a framed line to parse later (``parse()``) and a copy of its bytes.
+    ///
+    /// - Precondition: ``defersTiming``; ``fits(byteCount:)`` for `bytes.count`.
+    /// - Complexity: O(`bytes.count`). - Allocations: none.
+    func appendPending(_ line: PendingLine, _ bytes: Span<UInt8>) {
+        precondition(defersTiming, "a block of parsed events takes no pending line")
+        let start = copy(bytes)
+        // SAFETY: `count < eventCapacity` (checked by `copy`); a slot and a pending line are plain
+        // bytes, so initialising over old ones leaks nothing.
+        unsafe (pending + count).initialize(to: line)
+        unsafe (slots + count).initialize(
+            to: Slot(start: Int32(start), count: Int32(bytes.count), rare: -1, warning: Int32(line.warning)))
+        count += 1
+    }
+
+    /// Parses the block's framed lines in place (``appendPending(_:_:)``): each one becomes a
+    /// ``LentLine`` with its own time if it has one (``MergedLine/TimeSource/none`` and no timestamp
+    /// otherwise, inherited when lent), or a `.malformed` event in its place. Counts them in
+    /// ``parseStatistics``, as ``MergeLane`` counts the lines it hands out. Run by whichever thread
+    /// holds the block (``ParseAhead``).
+    ///
+    /// - Complexity: O(bytes of the lines). - Allocations: none, but past the block's first 64 rare
+    ///   events (malformed lines).
+    func parse() {
+        guard !isParsed else { return }
+        isParsed = true
+        let base = unsafe storage.assumingMemoryBound(to: UInt8.self)
+        var statistics = MergeStatistics()
+        for i in 0..<count {
+            // SAFETY: `i < count`: the slot was initialised by an append.
+            let slot = unsafe slots[i]
+            guard slot.rare < 0 else { continue }
+            // SAFETY: a line's slot in a deferring block: `appendPending` initialised `pending[i]`.
+            let at = unsafe pending[i]
+            // SAFETY: the slot's bytes were copied into the storage by `appendPending` (inside
+            // `byteCount`); the span does not outlive this iteration.
+            let bytes = unsafe Span(
+                _unsafeElements: UnsafeBufferPointer(start: base + Int(slot.start), count: Int(slot.count)))
+            do throws(LineError) {
+                let message = try TwitchMessage.parse(bytes)
+                let time = LineTime(of: message, in: bytes)
+                statistics.lines += 1
+                if time.hasUnreadableTag { statistics.unreadableTimeTags += 1 }
+                let source: MergedLine.TimeSource
+                if time.timestamp == nil {
+                    statistics.untimedLines += 1
+                    source = .none
+                } else {
+                    source = time.origin == .timeTag ? .timeTag : .tmiSentTs
+                }
+                // SAFETY: `i < count <= eventCapacity`; a line is plain bytes, so initialising over an
+                // old one leaks nothing.
+                unsafe (lines + i).initialize(
+                    to: LentLine(
+                        message: message, timestamp: time.timestamp, lineNumber: at.lineNumber,
+                        byteOffset: at.byteOffset, inputIndex: at.inputIndex, timeSource: source,
+                        terminator: at.terminator))
+            } catch {
+                statistics.malformedLines += 1
+                statistics.untimedLines += 1
+                let location = MergedLine(
+                    inputName: "", inputIndex: at.inputIndex, lineNumber: at.lineNumber, byteOffset: at.byteOffset,
+                    timestamp: nil, timeSource: .none)
+                // SAFETY: `i < count`: the slot is initialised; it now points at the rare event.
+                unsafe slots[i].rare = Int32(rare.count)
+                rare.append(.malformed(location, error))
+            }
+        }
+        parseStatistics = statistics
+    }
+
     /// Copies `bytes` after the block's bytes so far; where they start.
     ///
     /// - Precondition: ``fits(byteCount:)`` for `bytes.count`.
@@ -152,40 +243,79 @@ final class EventBlock {
     /// event to `event` with its input's name from `names` (by ``MergedLine/inputIndex``), and their
     /// bytes; until a call returns `false` or the block ends.
     ///
+    /// In a block that defers its times (``defersTiming``) each event's time is resolved here, in
+    /// order, as ``MergeLane`` does: a line's own time becomes `lastTimestamp`; a line without one,
+    /// and every other event, takes `lastTimestamp` (``MergedLine/TimeSource/inherited``, or
+    /// ``MergedLine/TimeSource/none`` before any). A line's ``MergeEvent/bareCarriageReturns(_:count:)``
+    /// warning is lent right before it (and the line after it, whatever the warning's call returned).
+    ///
     /// - Returns: the index after the last event lent.
-    /// - Precondition: `index < count`.
+    /// - Precondition: `index < count`; the block is parsed (``isParsed``).
     /// - Complexity: O(events lent). - Allocations: none.
     @inline(__always)
     func lend(
-        from index: Int, names: [String], lines line: (borrowing LentLine, Span<UInt8>) -> Bool,
-        events event: (MergeEvent, Span<UInt8>) -> Bool
+        from index: Int, names: [String], lastTimestamp last: inout Timestamp?,
+        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Int {
         precondition(index >= 0 && index < count, "no such event in the block")
+        precondition(isParsed, "a block is parsed before it is lent")
+        let defers = defersTiming
         let base = unsafe storage.assumingMemoryBound(to: UInt8.self)
         var i = index
         while i < count {
-            // SAFETY: `i < count <= eventCapacity`: the slot was initialised by `append` before the
-            // block was handed over (the lock orders them).
+            // SAFETY: `i < count <= eventCapacity`: the slot was initialised by an append (or the
+            // parse) before the block was handed to this thread (the ring's lock orders them).
             let slot = unsafe slots[i]
             let start = Int(slot.start)
             let length = Int(slot.count)
             precondition(start + length <= byteCount, "an event's bytes lie in the block")
-            // SAFETY: `start + length <= byteCount <= byteCapacity`: the bytes were copied in by `append`
+            // SAFETY: `start + length <= byteCount <= byteCapacity`: the bytes were copied in by an append
             // before the block was handed over, and are not written again until the block is given back,
             // after this call. The span does not outlive the call it is lent to.
             let bytes = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base + start, count: length))
-            let go: Bool
+            var go = true
             if slot.rare < 0 {
-                // SAFETY: a line's slot (`rare < 0`): `append` initialised `lines[i]`; it is lent in place.
-                go = unsafe line(lines[i], bytes)
+                if defers {
+                    // SAFETY: a line's slot (`rare < 0`): an append or the parse initialised `lines[i]`;
+                    // the block is this thread's until it is given back.
+                    unsafe Self.inherit(&lines[i], last: &last)
+                    if slot.warning > 0 {
+                        // SAFETY: as above.
+                        let at = unsafe lines[i].location(named: names[lines[i].inputIndex])
+                        go = event(.bareCarriageReturns(at, count: Int(slot.warning)), bytes.extracting(0..<0))
+                    }
+                }
+                // SAFETY: a line's slot (`rare < 0`): `lines[i]` is initialised; it is lent in place.
+                go = unsafe line(lines[i], bytes) && go
             } else {
                 let whole = rare[Int(slot.rare)]
-                go = event(whole.named(names[whole.location.inputIndex]), bytes)
+                let name = names[whole.location.inputIndex]
+                if defers {
+                    let timed = whole.named(name, inheriting: last)
+                    if slot.warning > 0 {
+                        go = event(
+                            .bareCarriageReturns(timed.location, count: Int(slot.warning)), bytes.extracting(0..<0))
+                    }
+                    go = event(timed, bytes) && go
+                } else {
+                    go = event(whole.named(name), bytes)
+                }
             }
             i += 1
             if !go { break }
         }
         return i
+    }
+
+    /// A line's time, resolved in order: its own becomes `last`; without one it takes `last`.
+    @inline(__always)
+    private static func inherit(_ line: inout LentLine, last: inout Timestamp?) {
+        if line.timeSource == MergedLine.TimeSource.none {
+            line.timestamp = last
+            line.timeSource = last == nil ? MergedLine.TimeSource.none : .inherited
+        } else {
+            last = line.timestamp
+        }
     }
 }
 
@@ -207,8 +337,28 @@ extension MergeEvent {
     }
 }
 
+extension MergeEvent {
+    /// The same event with `name` as its input's name, timed by `last` (the latest time before it:
+    /// ``MergedLine/TimeSource/inherited``, or ``MergedLine/TimeSource/none`` when there is none).
+    fileprivate func named(_ name: String, inheriting last: Timestamp?) -> MergeEvent {
+        let source: MergedLine.TimeSource = last == nil ? .none : .inherited
+        return switch self {
+        case .line(let at, let message): .line(at.named(name, last, source), message)
+        case .malformed(let at, let error): .malformed(at.named(name, last, source), error)
+        case .skipped(let at, let error): .skipped(at.named(name, last, source), error)
+        case .inputFailed(let at, let error, let dropped):
+            .inputFailed(at.named(name, last, source), error, droppedByteCount: dropped)
+        case .bareCarriageReturns(let at, let count): .bareCarriageReturns(at.named(name, last, source), count: count)
+        }
+    }
+}
+
 extension MergedLine {
     fileprivate func named(_ name: String) -> MergedLine {
+        named(name, timestamp, timeSource)
+    }
+
+    fileprivate func named(_ name: String, _ timestamp: Timestamp?, _ timeSource: TimeSource) -> MergedLine {
         MergedLine(
             inputName: name, inputIndex: inputIndex, lineNumber: lineNumber, byteOffset: byteOffset,
             timestamp: timestamp, timeSource: timeSource, terminator: terminator)

@@ -17,7 +17,8 @@ import ChatPosix
 /// side can end: the producer with ``finish()`` (the consumer takes what was handed over, then gets
 /// `nil`), the consumer with ``stop()`` (the producer gets `nil` from its next ``nextFree()``).
 ///
-/// Used by ``PrefetchSource`` (chunks of bytes) and ``ParseAhead`` (blocks of events).
+/// Used by ``PrefetchSource`` (chunks of bytes); ``ParseAhead`` uses ``ParseClaimRing``, which adds the
+/// claim of each block's parse.
 ///
 /// Thread safety: the producer's methods for one thread, the consumer's for another; every method
 /// takes the lock (`monitor`).

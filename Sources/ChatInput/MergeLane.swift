@@ -182,6 +182,52 @@ final class MergeLane {
         return true
     }
 
+    /// Single-lane framing without parsing (``ParseAhead``'s shared parse): the next line goes to
+    /// `lineBody` as a ``PendingLine`` (its place and CRs), with its bytes; every other event (an
+    /// over-long line, after its ``MergeEvent/bareCarriageReturns(_:count:)`` warning; a failed input)
+    /// to `body`, timed as if no line had a time (timestamp `nil`, ``MergedLine/TimeSource/none``): the
+    /// times are resolved in order where the events are lent (``EventBlock``). Counts what it frames
+    /// (over-long lines, failed inputs, lines holding CRs); the parse counts the rest.
+    ///
+    /// - Returns: `false` when the lane is exhausted (and neither closure was called).
+    /// - Complexity: amortised O(bytes of the line), plus reads. - Allocations: as ``pull(_:)``.
+    func frame(
+        lines lineBody: (PendingLine, Span<UInt8>) -> Void, _ body: (MergeEvent, Span<UInt8>) -> Void
+    ) -> Bool {
+        guard let step = nextStep() else { return false }
+        switch step {
+        case .line(let line, let carriageReturns):
+            var warning = 0
+            if carriageReturns > 0 {
+                statistics.bareCarriageReturnLines += 1
+                if !warnedCarriageReturns {
+                    warnedCarriageReturns = true
+                    statistics.bareCarriageReturnInputs += 1
+                    warning = carriageReturns
+                }
+            }
+            let pending = PendingLine(
+                lineNumber: line.number, byteOffset: line.offset, inputIndex: inputIndex, terminator: line.terminator,
+                warning: warning)
+            framer.withBytes(of: line) { bytes in lineBody(pending, bytes) }
+        case .skipped(let error):
+            let at = MergedLine(
+                inputName: name, inputIndex: inputIndex, lineNumber: error.lineNumber, byteOffset: error.offset,
+                timestamp: nil, timeSource: .none)
+            statistics.skippedLines += 1
+            framer.withBytes(in: 0..<0) { empty in
+                handOut(.skipped(at, error), empty, carriageReturns: error.carriageReturns, body)
+            }
+        case .failed(let error, let dropped, let line, let offset):
+            let at = MergedLine(
+                inputName: name, inputIndex: inputIndex, lineNumber: line, byteOffset: offset, timestamp: nil,
+                timeSource: .none)
+            statistics.failedInputs += 1
+            framer.withBytes(in: 0..<0) { empty in body(.inputFailed(at, error, droppedByteCount: dropped), empty) }
+        }
+        return true
+    }
+
     /// Counts the waiting event and lends it, and for lines their bytes, to `body`.
     ///
     /// - Precondition: ``hasHead``.

@@ -8,7 +8,7 @@ struct ParseAheadOptions: ParsableArguments {
         help: ArgumentHelp(
             "Read, parse and merge the input on a second thread: auto (where it pays, when the process may run on two CPUs or more), on or off.",
             discussion:
-                "auto reads ahead for replay --format json, irc or text and for dump, where writing is most of the work, and for replay --format raw of plain (not .gz) files; not for stats, where reading and parsing are nearly all of it and the hand-off would cost more than it moves, nor for raw output of .gz files, which are already inflated on a thread of their own. Only regular files (plain or gzip) are read ahead; standard input, pipes and --follow are read on one thread. The output is the same either way.",
+                "auto reads ahead for replay --format json, irc or text and for dump, where writing is most of the work, for replay --format raw of plain (not .gz) files, and for stats of one plain file (or one dated sequence), whose parse both threads share; not for stats of a merge of several files, where reading and parsing are nearly all of the work and the hand-off would cost more than it moves, nor for raw output or stats of .gz files, which are already inflated on a thread of their own. Only regular files (plain or gzip) are read ahead; standard input, pipes and --follow are read on one thread. The output is the same either way.",
             valueName: "mode"))
     var parseAhead: ParseAheadChoice = .auto
 

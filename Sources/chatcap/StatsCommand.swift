@@ -34,11 +34,12 @@ struct StatsCommand: ParsableCommand {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
         let stats = StatsCollector(listLimit: reportLimit)
-        // Not worthwhile by default: the reader's thread would keep the framing, parsing and timing
-        // (about 5,130 instructions a line of bench.irc) and hand the owner only the counting (about
-        // 280 with the hand-off), so the stage costs more than it moves (stats of bench.irc: 0.60 s
-        // with it, 0.54 s without, on two CPUs or one).
-        let events: any EventSource = threads.stage(for: reader, worthwhile: false) ?? reader
+        // Read ahead only where the parse is shared (one lane: the reader thread frames, both threads
+        // parse) and no gzip input already has a thread of its own inflating it: reading and parsing
+        // are nearly all of stats, so a reader thread that parses every line alone would only add
+        // the hand-off (README, "Parse-ahead on a second core").
+        let worthwhile = ParseAhead.sharesParse(reader) && !reader.paths.contains { $0.hasSuffix(".gz") }
+        let events: any EventSource = threads.stage(for: reader, worthwhile: worthwhile) ?? reader
         stats.collect(events)
         try InputOptions.exitIfStopped(events.exhaustion)
         let sink = OutputSink()

@@ -26,7 +26,19 @@ import Testing
             let empty = try dir.write("empty.log", [])
             let fixtures = try Fixtures.lineFiles().map { "Fixtures/lines/" + $0 }
             paths = fixtures + [plain, gz, damaged, empty]
+            // One lane (the reader thread frames, both threads parse): every fixture log in one file,
+            // then a dated day file of the generated chat after it, read one after the other.
+            var joined: [UInt8] = []
+            for path in fixtures { joined += [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+            // A CR inside a line (its warning comes right before it) and a line without a time.
+            joined += Array(":u!u@u PRIVMSG #c :bare\rcr\r\n:u!u@u PRIVMSG #c :untimed\r\n".utf8)
+            let day1 = try dir.write("2025-11-20.log", joined)
+            let day2 = try dir.write("2025-11-21.log", generated)
+            oneLane = [day1, day2]
         }
+
+        /// Inputs read as one lane.
+        let oneLane: [String]
     }
 
     static let inputs = Result { try Inputs() }
@@ -55,6 +67,21 @@ import Testing
         // The damaged gzip is said (exit 0: a damaged input is counted, not fatal without --strict).
         #expect(off.status == 0)
         #expect(off.stderr.contains("cut.log.gz") || off.text.contains("cut.log.gz"), "\(off.stderr)")
+    }
+
+    @Test(
+        "one lane, its parse shared between the threads: the same stdout, stderr and exit status", arguments: commands)
+    func sameOutputOneLane(command: [String]) throws {
+        let paths = try Self.inputs.get().oneLane
+        let off = try CLI.run(command + paths + ["--parse-ahead", "off"])
+        let on = try CLI.run(command + paths + ["--parse-ahead", "on"])
+        let auto = try CLI.run(command + paths)
+        #expect(off.stdout.count > 1000, "\(off.stderr)")
+        #expect(on.stdout == off.stdout)
+        #expect(auto.stdout == off.stdout)
+        #expect(on.stderr == off.stderr)
+        #expect(auto.stderr == off.stderr)
+        #expect(off.status == 0 && on.status == 0 && auto.status == 0)
     }
 
     @Test("--strict and descriptor exhaustion give the same exit status and message either way")

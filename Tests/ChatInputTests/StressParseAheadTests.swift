@@ -36,4 +36,42 @@ import Testing
             }
         }
     }
+
+    @Test(
+        "40 rounds over one lane, its parse shared: random block shapes and sharings, to the end or stopped at a random event"
+    )
+    func sharedParseRandomShapesAndStops() throws {
+        let dir = try InputTempDirectory()
+        let a = try dir.write("a.log", sampleChatLines(1500, channel: "a", start: 1_000, text: "alpha"))
+        let gz = try dir.writeGzip("c.log.gz", sampleChatLines(1000, channel: "c", start: 1_300, text: "gamma gamma"))
+        let bad = try dir.write("bad.log", Array(("@bad\r\n" + MergeReaderTests.line(nil, "u\rcr")).utf8))
+        let makeReader = { MergeReader(paths: [bad, a, gz, bad], groups: [[0, 1, 2, 3]]) }
+        let expected = MergeTranscript.direct(makeReader())
+        #expect(expected.statistics.lines == 2_502)
+        #expect(expected.statistics.malformedLines == 2)
+        var random = InputRandom(seed: 28)
+        let sharings: [ParseAhead.Sharing] = [.claimed, .claimed, .owner, .alternate]
+        for round in 0..<40 {
+            let bytes = [64, 1024, 8192, 65_536][Int(random.next() % 4)]
+            let events = 1 + Int(random.next() % 300)
+            let count = 1 + Int(random.next() % 4)
+            let sharing = sharings[Int(random.next() % 4)]
+            let stage = ParseAhead(
+                makeReader(), blockBytes: bytes, blockEvents: events, blockCount: count, sharing: sharing)
+            let stopAt = round % 2 == 0 ? expected.events.count : Int(random.next() % UInt64(expected.events.count))
+            var got: [String] = []
+            while got.count < stopAt && stage.next({ got.append(MergeTranscript.entry($0, $1)) }) {}
+            stage.finish()
+            let shape = "round \(round): \(bytes) bytes, \(events) events, \(count) blocks, \(sharing)"
+            // A bare-CR warning and its line come in one call: the stop may fall after both.
+            #expect(Array(got.prefix(stopAt)) == Array(expected.events.prefix(stopAt)), "\(shape)")
+            if stopAt == expected.events.count {
+                #expect(stage.statistics == expected.statistics, "\(shape)")
+                let parsed = stage.blocksParsed
+                #expect(parsed.reader + parsed.owner == stage.blocksHandedOver, "\(shape)")
+            } else {
+                #expect(stage.statistics.lines <= stopAt + count * events + 1, "\(shape)")
+            }
+        }
+    }
 }
