@@ -2,7 +2,7 @@ public import ChatPosix
 import ChatStore
 
 /// Runs a ``MergeReader`` on a thread of its own, a few blocks ahead of its owner: the reader thread
-/// reads, frames, parses, times and merges the lines into blocks (``EventBlock``), and the owner lends
+/// reads and frames the lines into blocks (``EventBlock``), parsed by either thread (below), and the owner lends
 /// them a block per call, in the merge's order, to the same code that would take them from the reader
 /// (``EventSource``): each parsed line borrowed in place as a ``LentLine``, the rare other events as
 /// ``MergeEvent``s.
@@ -16,14 +16,14 @@ import ChatStore
 /// With one lane (one input, or one sequence of them: ``MergeReader/framesAlone``), the common case,
 /// the reader thread only frames: it copies each line into a block with its place, and the parse of
 /// each block (``EventBlock/parse()``) is claimed by whichever thread gets to it first (``Sharing``,
-/// ``ParseClaimRing``): the reader thread when every block is filled and not given back, the owner
+/// ``HandOffRing``): the reader thread when every block is filled and not given back, the owner
 /// when it takes a block nobody parsed, instead of waiting. Times are resolved where the events are
 /// lent, in order (a line without a time of its own takes the latest one before it), and the counts
 /// of each parse are added up by the owner, so the events, their times and the counts are the
 /// reader's own. A merge of several lanes needs each line's time for its order: its reader thread
 /// parses and times every line as it reads.
 ///
-/// Only whole blocks cross the threads (``ParseClaimRing``): one lock per block and side for the
+/// Only whole blocks cross the threads (``HandOffRing``): one lock per block and side for the
 /// hand-off and the claim (hundreds of lines), none per line. Each line's bytes are copied once, into
 /// its block. The blocks (``blockCount``, each up to `blockBytes` of lines and `blockEvents` events)
 /// are allocated once and recycled: the reader thread parses or waits while every block is handed
@@ -219,16 +219,16 @@ public final class ParseAhead {
         init(_ reader: MergeReader) { self.reader = reader }
     }
 
-    /// The blocks and their hand-off between the two threads (``ParseClaimRing``): block `i` belongs
+    /// The blocks and their hand-off between the two threads (``HandOffRing``): block `i` belongs
     /// to whichever thread holds index `i` (or its parse's claim).
     private final class Shared: @unchecked Sendable {  // a block by the thread that holds its index
         let blocks: [EventBlock]
-        let ring: ParseClaimRing
+        let ring: HandOffRing
         let sharing: Sharing
 
         init(blockBytes: Int, blockEvents: Int, blockCount: Int, sharing: Sharing) {
             blocks = (0..<blockCount).map { _ in EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents) }
-            ring = ParseClaimRing(count: blockCount)
+            ring = HandOffRing(count: blockCount)
             self.sharing = sharing
         }
 

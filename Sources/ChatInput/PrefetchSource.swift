@@ -157,7 +157,7 @@ public final class PrefetchSource: ByteSource {
         /// The caller's next chunk (waits for it): its index and what it holds; `nil` only after the
         /// chunk that holds the end (the reader hands one over before it finishes, unless stopped).
         func take() -> (Int, Slot)? {
-            guard let index = ring.take() else { return nil }
+            guard let index = ring.take()?.index else { return nil }
             // SAFETY: `index < ring.count`; this thread holds it until `release()`.
             return (index, unsafe slots[index])
         }

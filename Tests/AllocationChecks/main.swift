@@ -305,9 +305,9 @@ let gzipBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, al
 let readAheadSource = PrefetchSource(wrapping: try GzipSource(wrapping: RepeatingSource(gzipMember)))
 @MainActor func gzipReadAhead() -> Int { readDecompressed(readAheadSource, scenario: "gzip-read-ahead") }
 
-/// replay's parse-ahead stage (ParseAhead): its reader thread frames, parses and merges a plain log
-/// (the input, 8 times over) into recycled blocks; each run lends `inputLines` of its events. The
-/// interposer counts both threads' allocations.
+/// replay's parse-ahead stage (ParseAhead) over one plain log (the input, 8 times over): one lane, so
+/// its reader thread frames into recycled blocks and the two threads share the blocks' parses; each
+/// run lends `inputLines` of its events. The interposer counts both threads' allocations.
 let parseAheadPath = "/tmp/chatcap-alloc-parse-ahead-\(getpid()).log"
 let parseAheadStage: ParseAhead = {
     let fd = open(parseAheadPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
