@@ -119,6 +119,8 @@ public final class ParseAhead {
             blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount,
             sharing: reader.framesAlone ? sharing : .off)
         self.shared = shared
+        // The reader thread inflates gzip inputs itself: two busy threads on two cores, not three.
+        reader.inflatesInline()
         let box = ReaderBox(reader)
         self.box = box
         thread = PosixThread { shared.produce(from: box) }

@@ -77,6 +77,20 @@ struct MergeTranscript: Equatable {
         return expected
     }
 
+    @Test("the stage's reader thread inflates a gzip input itself: no prefetch thread beside it, the same events")
+    func inflatesInline() throws {
+        let dir = try InputTempDirectory()
+        let gz = try dir.writeGzip("one.log.gz", Array((0..<300).map { Self.line(Int64($0), "z\($0)") }.joined().utf8))
+        let makeReader = { MergeReader(paths: [gz], prefetchesGzip: true) }
+        #expect(makeReader().prefetchesGzip)
+        let reader = makeReader()
+        let stage = ParseAhead(reader)
+        #expect(!reader.prefetchesGzip)
+        stage.finish()
+        let expected = Self.expectSame(makeReader)
+        #expect(expected.statistics.lines == 300)
+    }
+
     @Test("every fixture log merged as its own input: the same events, bytes and counts")
     func fixtures() throws {
         let paths = try Fixtures.lineFiles().map { Fixtures.directory + "/lines/" + $0 }
