@@ -197,15 +197,7 @@ final class MergeLane {
         guard let step = nextStep() else { return false }
         switch step {
         case .line(let line, let carriageReturns):
-            var warning = 0
-            if carriageReturns > 0 {
-                statistics.bareCarriageReturnLines += 1
-                if !warnedCarriageReturns {
-                    warnedCarriageReturns = true
-                    statistics.bareCarriageReturnInputs += 1
-                    warning = carriageReturns
-                }
-            }
+            let warning = carriageReturns > 0 && countsCarriageReturnLine() ? carriageReturns : 0
             let pending = PendingLine(
                 lineNumber: line.number, byteOffset: line.offset, inputIndex: inputIndex, terminator: line.terminator,
                 warning: warning)
@@ -325,20 +317,26 @@ final class MergeLane {
         _ body: (MergeEvent, Span<UInt8>) throws(E) -> Void
     ) throws(E) {
         var failure: E? = nil
-        do {
-            statistics.bareCarriageReturnLines += 1
-            if !warnedCarriageReturns {
-                warnedCarriageReturns = true
-                statistics.bareCarriageReturnInputs += 1
-                do throws(E) {
-                    try body(.bareCarriageReturns(event.location, count: carriageReturns), bytes.extracting(0..<0))
-                } catch {
-                    failure = error
-                }
+        if countsCarriageReturnLine() {
+            do throws(E) {
+                try body(.bareCarriageReturns(event.location, count: carriageReturns), bytes.extracting(0..<0))
+            } catch {
+                failure = error
             }
         }
         do throws(E) { try body(event, bytes) } catch { if failure == nil { failure = error } }
         if let failure { throw failure }
+    }
+
+    /// Counts a line holding CRs (``MergeStatistics/bareCarriageReturnLines``); whether it is its
+    /// input's first, whose ``MergeEvent/bareCarriageReturns(_:count:)`` warning is due (then counted
+    /// in ``MergeStatistics/bareCarriageReturnInputs``).
+    private func countsCarriageReturnLine() -> Bool {
+        statistics.bareCarriageReturnLines += 1
+        guard !warnedCarriageReturns else { return false }
+        warnedCarriageReturns = true
+        statistics.bareCarriageReturnInputs += 1
+        return true
     }
 
     private func count(malformed at: MergedLine) {
