@@ -74,6 +74,9 @@ public final class MergeReader {
     /// The only lane, when there is one: read straight through (no heap, no head kept).
     private(set) var single: MergeLane?
 
+    /// Whether an input is named as gzip (`.gz`): what the commands weigh before reading ahead.
+    public var hasGzipInput: Bool { paths.contains { $0.hasSuffix(".gz") } }
+
     /// Whether the one lane's gzip inputs are inflated on a thread of their own (``PrefetchSource``).
     package var prefetchesGzip: Bool { single?.prefetchesGzip ?? false }
 

@@ -110,10 +110,10 @@ struct ReplayCommand: ParsableCommand {
         // Waits for input (a followed file's end, a quiet pipe) flush output that is due.
         let reader = try input.makeReader(follow: FollowMode(stop: stop, followsFiles: follow, idle: { replay.idle() }))
         // Regular files, not followed: read ahead on a second thread (the follow mode's idle is never
-        // called for them, so it cannot run there). Raw output only from plain files: a gzip file is
-        // already inflated on a thread of its own, and a third busy thread on two cores costs more than
-        // raw's small writing share moves (README, "Parse-ahead on a second core").
-        let worthwhile = output.format != .raw || !reader.paths.contains { $0.hasSuffix(".gz") }
+        // called for them, so it cannot run there). Raw output only from plain files: from a gzip file
+        // the stage's reader thread would inflate and frame while raw's owner has little to do, and
+        // one thread beside a prefetch thread is as fast (README, "Parse-ahead on a second core").
+        let worthwhile = output.format != .raw || !reader.hasGzipInput
         let stage = follow ? nil : threads.stage(for: reader, worthwhile: worthwhile)
         let events: any EventSource = stage ?? reader
         try finish(strict: input.strict) {
