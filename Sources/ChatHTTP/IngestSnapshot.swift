@@ -150,7 +150,12 @@ public struct IngestSnapshot: Sendable {
                 "chatcap_budget_reserved_bytes", help: "Bytes the channel rings reserve now.",
                 value: Double(budget.reservedBytes))
             text.gauge(
-                "chatcap_budget_limit_bytes", help: "The memory budget of the rings (--memory-budget).",
+                "chatcap_budget_outside_bytes",
+                help: "Resident bytes of the process outside the channel rings, at the budget's last reading.",
+                value: Double(budget.outsideBytes))
+            text.gauge(
+                "chatcap_budget_limit_bytes",
+                help: "The memory budget (--memory-budget): rings plus the rest of the process.",
                 value: Double(budget.limit))
         }
         if let files = output.openFiles {
@@ -178,12 +183,15 @@ public struct IngestSnapshot: Sendable {
 public struct BudgetFigures: Sendable, Equatable {
     public var limit: Int
     public var reservedBytes: Int
+    /// Resident bytes outside the rings at the budget's last reading.
+    public var outsideBytes: Int
     public var trimmedEntries: UInt64
     public var trimmedBytes: UInt64
 
-    public init(limit: Int, reservedBytes: Int, trimmedEntries: UInt64, trimmedBytes: UInt64) {
+    public init(limit: Int, reservedBytes: Int, outsideBytes: Int, trimmedEntries: UInt64, trimmedBytes: UInt64) {
         self.limit = limit
         self.reservedBytes = reservedBytes
+        self.outsideBytes = outsideBytes
         self.trimmedEntries = trimmedEntries
         self.trimmedBytes = trimmedBytes
     }

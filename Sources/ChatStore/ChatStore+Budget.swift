@@ -1,7 +1,8 @@
 /// The memory budget's trimming pass (see ``MemoryBudget``).
 extension ChatStore {
-    /// Releases the oldest entries of the least recently active channels until the budget's sum is at
-    /// most its ``MemoryBudget/lowWater``, or every channel on the recency list has been trimmed. Each
+    /// Reads the process's resident memory (``MemoryBudget/sample()``), then releases the oldest
+    /// entries of the least recently active channels until the budget's count is at most its
+    /// ``MemoryBudget/lowWater``, or every channel on the recency list has been trimmed. Each
     /// channel keeps ``budgetFloor`` entries, every entry at or above its lowest reader pin, and every
     /// entry from ``budgetKeeps`` on; a channel trimmed is compacted (its memory given back; not while a
     /// reader holds a pin in it: a pass never waits for a reader) and leaves the recency list until its
@@ -14,7 +15,8 @@ extension ChatStore {
         var entries = 0
         var bytes = 0
         var released = 0
-        while budget.heldBytes > budget.lowWater, recency.first >= 0 {
+        budget.sample()
+        while budget.countedBytes > budget.lowWater, recency.first >= 0 {
             let index = Int(recency.first)
             recency.remove(index)
             guard let log = log(at: index), log.ring.count > budgetFloor else { continue }

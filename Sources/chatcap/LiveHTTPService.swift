@@ -148,8 +148,8 @@ final class LiveHTTPService {
         snapshot.output = output()
         snapshot.budget = budget.map {
             BudgetFigures(
-                limit: $0.limit, reservedBytes: $0.heldBytes, trimmedEntries: UInt64($0.trimmedEntries),
-                trimmedBytes: UInt64($0.trimmedBytes))
+                limit: $0.limit, reservedBytes: $0.heldBytes, outsideBytes: $0.outsideBytes,
+                trimmedEntries: UInt64($0.trimmedEntries), trimmedBytes: UInt64($0.trimmedBytes))
         }
         if metrics.countsPerChannel {
             snapshot.perChannel = metrics.perChannel.indices.compactMap { index in

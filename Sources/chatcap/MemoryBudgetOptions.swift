@@ -1,10 +1,12 @@
 import ArgumentParser
+import ChatPosix
 import ChatStore
 
-/// `--memory-budget`: the process-wide bound on what the channel rings reserve (tail, and capture
-/// with `--http-port`).
+/// `--memory-budget`: the bound on the process's resident memory, kept by trimming the channel rings
+/// (tail, watch, and capture with `--http-port`).
 struct MemoryBudgetOptions: ParsableArguments {
-    /// The smallest budget (the channels' floors may hold more: they are kept whatever the budget).
+    /// The smallest budget (the process and the channels' floors may hold more: they are kept whatever
+    /// the budget).
     static let minimum = 1 << 20
     /// The largest budget (more than any machine this runs on holds).
     static let maximum = 1 << 40
@@ -12,17 +14,20 @@ struct MemoryBudgetOptions: ParsableArguments {
     @Option(
         name: .customLong("memory-budget"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Bound on the memory all channel rings reserve together (bytes, or with K, M, G: 512M, 2G; "
-                + "default 1G, which keeps 10,000 busy channels under 2 GB of resident memory). When it is "
-                + "reached, the oldest entries of the least recently active channels are released, never "
-                + "the last 150 of a channel nor a line the moderation look-ahead still holds; what was "
-                + "trimmed is counted in the summary on stderr and on /metrics. No line of the output is lost.",
+            "Bound on the process's resident memory, kept by trimming the channel rings (bytes, or with "
+                + "K, M, G: 512M, 2G; default 1G). It counts what the rings reserve plus the rest of the "
+                + "process (read from /proc/self/statm). When it is reached, the oldest entries of the least "
+                + "recently active channels are released, never the last 150 of a channel nor a line the "
+                + "moderation look-ahead still holds; what was trimmed is counted in the summary on stderr "
+                + "and on /metrics. No line of the output is lost.",
             valueName: "size"),
         transform: { try MemoryBudgetOptions.parse($0) })
     var memoryBudget: Int?
 
-    /// The budget in force: the one given, else the default.
-    func make() -> MemoryBudget { MemoryBudget(limit: memoryBudget ?? MemoryBudget.defaultLimit) }
+    /// The budget in force: the one given, else the default, counting the process's resident memory.
+    func make() -> MemoryBudget {
+        MemoryBudget(limit: memoryBudget ?? MemoryBudget.defaultLimit, resident: .system)
+    }
 
     /// `1073741824`, `1024M`, `1G` (K, M, G are powers of 1,024; an optional trailing `B` or `iB`).
     static func parse(_ text: String) throws -> Int {

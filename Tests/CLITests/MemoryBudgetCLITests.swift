@@ -4,7 +4,8 @@ import Glibc
 import Testing
 
 /// `tail --memory-budget` (issue #26 item 8): with many busy channels and a small budget the rings
-/// are trimmed, resident memory stays bounded, every line is still printed, and the trims are counted.
+/// are trimmed, resident memory stays bounded, every line is still printed, and the trims are counted;
+/// the budget counts the resident memory of the rest of the process as well as the rings.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct MemoryBudgetCLITests {
     /// The peak resident set of process `pid` (`VmHWM` of /proc/PID/status), in bytes.
     static func peakRSS(_ pid: Int32) -> Int? {
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test(
-        "tail of 100 busy channels with --memory-budget 4M: rings trimmed to their floors, peak RSS lower, every line printed"
+        "tail of 100 busy channels with --memory-budget 4M: rings trimmed to their floors, peak RSS lower, every line printed; with 56M the whole process stays under it"
     )
     func smallBudget() throws {
         let dir = try ManyChannelsCLITests.tempDir("budget")
@@ -59,7 +60,9 @@ import Testing
 
         let large = try Self.tail(server, channels: file, budget: "1G", out: dir + "/large.irc", wanted: privmsgs.count)
         let small = try Self.tail(server, channels: file, budget: "4M", out: dir + "/small.irc", wanted: privmsgs.count)
-        for run in [large, small] {
+        let middle = try Self.tail(
+            server, channels: file, budget: "56M", out: dir + "/middle.irc", wanted: privmsgs.count)
+        for run in [large, small, middle] {
             #expect(run.status == 0, "\(run.stderr)")
             // Every chat line printed, once: the budget trims rings, never the output.
             #expect(run.printed.count == privmsgs.count, "\(run.stderr)")
@@ -69,6 +72,11 @@ import Testing
         // --http-port); 4M is, and says what it trimmed: the rings of both stores at their floor of 150
         // lines a channel, never below.
         #expect(large.stderr.contains("memory budget 1074 MB: nothing trimmed"), "\(large.stderr)")
+        // The budget counts the rest of the process too: read from /proc/self/statm as the rings grew
+        // (no pass ran with 1G), and said at exit and on /metrics.
+        let outside = try #require(LiveHTTPCLITests.sample("chatcap_budget_outside_bytes", in: large.metrics))
+        #expect(outside > 5_000_000 && outside < Double(large.peak), "\(large.metrics)")
+        #expect(large.stderr.contains(", the rest of the process "), "\(large.stderr)")
         let reserve = { (run: String) -> Int? in
             run.split(separator: "\n").first { $0.contains("memory budget") }?.split(separator: "rings reserve ").last
                 .flatMap { Int($0.prefix { $0.isNumber }) }
@@ -104,6 +112,12 @@ import Testing
         )
         #expect(small.peak > 0 && large.peak > 0)
         #expect(small.peak + 10_000_000 < large.peak, "1G: \(large.peak) B, 4M: \(small.peak) B")
+        // 56M: the rings alone (46 MB with 1G) fit, the process (70 MB) does not; the budget trims
+        // until the whole process fits, and its peak stays under the budget.
+        print("peak RSS: --memory-budget 56M \(middle.peak / 1_000_000) MB (limit \(56 << 20) B)")
+        #expect(middle.stderr.contains("memory budget 59 MB: "), "\(middle.stderr)")
+        #expect(!middle.stderr.contains("memory budget 59 MB: nothing trimmed"), "\(middle.stderr)")
+        #expect(middle.peak > 0 && middle.peak <= 56 << 20, "\(middle.peak) B")
     }
 
     @Test("--memory-budget takes bytes or K/M/G, refuses other words and sizes below 1M, and capture wants --http-port")

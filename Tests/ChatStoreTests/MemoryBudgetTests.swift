@@ -1,7 +1,11 @@
 import IRCWire
+import Synchronization
 import Testing
 
 @testable import ChatStore
+
+/// What the fake ``ResidentMemory`` of ``MemoryBudgetTests/restOfProcessCounts()`` reads (one test uses it).
+private let fakeResident = Atomic<Int>(-1)
 
 /// The memory budget: which channels and entries a pass releases, what it keeps, what it counts.
 @Suite struct MemoryBudgetTests {
@@ -122,6 +126,52 @@ import Testing
         #expect(budget.trimmedEntries == 5 + 9)
         #expect(budget.trimmedBytes == (5 + 9) * 200)
         #expect(budget.heldBytes == Self.reserved(store))
+    }
+
+    @Test(
+        "the rest of the process counts against the limit: with half the limit outside the rings, a pass trims what fitted without it"
+    )
+    func restOfProcessCounts() throws {
+        let probe = try Self.fourChannels(limit: Int.max)
+        let full = probe.budget!.heldBytes
+        let limit = full + 1_000
+        // Rings alone: under the limit, no pass.
+        let alone = try Self.fourChannels(limit: limit)
+        #expect(alone.budget!.passes == 0)
+        // The same with a process whose resident memory is the rings plus `outside`.
+        let budget = MemoryBudget(
+            limit: limit, resident: ResidentMemory(read: { fakeResident.load(ordering: .relaxed) }))
+        let store = ChatStore(
+            capacity: 100, windowSize: 3, internsSenders: false, channelLimit: 64, budget: budget, budgetFloor: 3)
+        try Self.feed(store, "a", 20)
+        for name in ["b", "c", "d"] { try Self.feed(store, name, 21) }
+        #expect(budget.passes == 0 && budget.outsideBytes == 0)  // nothing read yet: -1 keeps 0
+        let outside = full / 2
+        fakeResident.store(budget.heldBytes + outside, ordering: .relaxed)
+        budget.sample()
+        #expect(budget.outsideBytes == outside)
+        #expect(budget.countedBytes == budget.heldBytes + outside)
+        // a's 21st line grows its storage: over the limit now, counting the rest of the process.
+        try Self.feed(store, "a", 1, from: 20)
+        #expect(budget.passes == 1)
+        #expect(budget.trimmedEntries > 0)
+        // Least recently active first: b, then c, to their floor of 3.
+        #expect(Self.live(store, "b") == 18..<21)
+        #expect(Self.live(store, "c") == 18..<21)
+        #expect(Self.live(store, "a") == 0..<21)
+        // The pass read resident memory again (the rings had grown: less is outside them) and
+        // trimmed until rings plus the rest were under the low-water mark.
+        #expect(budget.outsideBytes < outside && budget.outsideBytes > outside - 8_192)
+        #expect(budget.countedBytes <= budget.lowWater)
+        #expect(budget.heldBytes == Self.reserved(store))
+        #expect(budget.summary.contains("rings reserve "))
+        #expect(budget.summary.contains(", the rest of the process "))
+        #expect(!alone.budget!.summary.contains("the rest of the process"))
+        // A reading that fails keeps the last figure.
+        let before = budget.outsideBytes
+        fakeResident.store(-1, ordering: .relaxed)
+        budget.sample()
+        #expect(budget.outsideBytes == before)
     }
 
     @Test("without a budget nothing is tracked or trimmed")
