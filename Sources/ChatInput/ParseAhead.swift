@@ -274,10 +274,14 @@ public final class ParseAhead {
                 if defers {
                     more = reader.frame(
                         lines: { line, bytes in
-                            if room(for: bytes.count) { block.appendPending(line, bytes) }
+                            guard room(for: bytes.count) else { return false }
+                            block.appendPending(line, bytes)
+                            return true
                         },
                         events: { event, bytes in
-                            if room(for: bytes.count) { block.append(event, bytes) }
+                            guard room(for: bytes.count) else { return false }
+                            block.append(event, bytes)
+                            return true
                         })
                 } else {
                     more = reader.next(
