@@ -39,7 +39,9 @@ public final class OutputPipeline {
     private let userFilter: [[UInt8]]
     /// Whether any filter is set (else ``passes(_:_:_:time:)`` is skipped).
     private let filters: Bool
-    private let started = ContinuousClock.now
+    /// When the pipeline was made (monotonic milliseconds: an `Int64`, not a `ContinuousClock.Instant`,
+    /// whose resilient type gave this class a layout known only at run time).
+    private let startedMs = Moment.monotonicMilliseconds()
     /// Raised (e.g. by SIGINT) to end ``run(_:)`` early: what was written so far is flushed.
     public var stop: StopFlag? = nil
     /// The source ``run(_:)`` reads, while it runs: where a diagnostic looks up a line's input name.
@@ -54,7 +56,7 @@ public final class OutputPipeline {
     var hold = ModerationHold()
     /// The moderation look-ahead's clock: the newest line time seen (and wall time for live input).
     var clock = Int64.min
-    var pace: Pacer?
+    let pace: Pacer?
     /// An output error met in ``idle()``, thrown by the next ``handle(_:_:)``.
     var idleFailure: OutputError? = nil
     /// Events until the next look at the output's age (lines filtered out write nothing).
@@ -184,10 +186,9 @@ public final class OutputPipeline {
         try beginEvent()
         // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
         // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
-        if options.speed != nil, let t = line.timestamp, isInTimeWindow(t), var pace = self.pace {
-            // The pacer calls `idle()` while it waits: it works on a copy, stored back after.
+        if options.speed != nil, let t = line.timestamp, isInTimeWindow(t), let pace = self.pace {
+            // The pacer calls `idle()` while it waits.
             let go = pace.wait(until: t.milliseconds, stop: stop, idle: { self.idle() })
-            self.pace = pace
             guard go else { return }
             if let idleFailure = self.idleFailure { throw idleFailure }
         }
@@ -429,7 +430,7 @@ public final class OutputPipeline {
         }
     }
 
-    private func elapsedMilliseconds() -> Int64 { (ContinuousClock.now - started).inMilliseconds }
+    private func elapsedMilliseconds() -> Int64 { Moment.monotonicMilliseconds() - startedMs }
 }
 
 @available(*, unavailable)

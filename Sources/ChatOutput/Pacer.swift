@@ -4,7 +4,11 @@ package import ChatPosix
 /// later line is due once the wall time since the origin has caught up with its line time / `speed`.
 ///
 /// Used by `replay --speed` (which sleeps) and by `watch` (which ticks while it waits).
-package struct Pacer {
+///
+/// A class, not a struct: its `ContinuousClock.Instant` is of a resilient type, and a struct holding
+/// one gave every type that stores a `Pacer?` (``OutputPipeline``) a layout known only at run time,
+/// read through metadata on each access to any of their fields, per line.
+package final class Pacer {
     let speed: Double
     private var origin: (line: Int64, wall: ContinuousClock.Instant)? = nil
 
@@ -23,7 +27,7 @@ package struct Pacer {
     /// line not later than the first). At most ``longestWait`` after the first line.
     ///
     /// - Complexity: O(1). - Allocations: none.
-    package mutating func due(at milliseconds: Int64) -> ContinuousClock.Instant? {
+    package func due(at milliseconds: Int64) -> ContinuousClock.Instant? {
         guard let origin else {
             origin = (milliseconds, ContinuousClock.now)
             return nil
@@ -39,7 +43,7 @@ package struct Pacer {
     /// (e.g. an output flush that is due) and looks at `stop` at least every 250 ms.
     ///
     /// - Returns: `false` when `stop` was raised before the line was due.
-    package mutating func wait(
+    package func wait(
         until milliseconds: Int64, stop: StopFlag? = nil, idle: (() -> ContinuousClock.Instant?)? = nil
     ) -> Bool {
         guard let due = due(at: milliseconds) else { return stop?.isRaised != true }

@@ -18,7 +18,14 @@ public struct PipelineOptions {  // not Sendable: holds a Regex
     /// Output types (`privmsg`, `clearchat`, …) to keep; empty keeps all.
     public var types: Set<String> = []
     /// Keep only lines whose message text matches.
-    public var grep: Regex<AnyRegexOutput>? = nil
+    public var grep: Regex<AnyRegexOutput>? {
+        get { grepBox?.regex }
+        set { grepBox = newValue.map(GrepBox.init) }
+    }
+    /// ``grep`` in a box: `Regex` is of a resilient type, and stored here it gave `PipelineOptions`,
+    /// and ``OutputPipeline`` which stores them, a layout known only at run time (a metadata lookup on
+    /// each access to an option, per line).
+    private var grepBox: GrepBox? = nil
     /// Hold each line until later moderation could have marked it, and show its tombstone.
     public var applyModeration = false
     /// Drop shared-chat copies of messages already shown for another channel.
@@ -115,3 +122,9 @@ public struct PipelineSummary: Sendable, Equatable {
 
 @available(*, unavailable)
 extension PipelineOptions: Sendable {}
+
+/// A `Regex` behind a reference (``PipelineOptions/grep``).
+private final class GrepBox: @unchecked Sendable {  // immutable; `Regex` is not `Sendable`
+    let regex: Regex<AnyRegexOutput>
+    init(_ regex: Regex<AnyRegexOutput>) { self.regex = regex }
+}

@@ -15,7 +15,7 @@ import IRCWire
 /// Runs on the ingest thread; the reader is handed over to it and not touched elsewhere.
 public final class RecordingFeed: WatchFeed {
     private let reader: MergeReader
-    private var pacer: Pacer?
+    private let pacer: Pacer?
     /// The longest sleep between two ticks.
     static let tickInterval: Duration = .milliseconds(20)
 

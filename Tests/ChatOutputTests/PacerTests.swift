@@ -8,7 +8,7 @@ import Testing
 @Suite struct PacerTests {
     @Test("the first line is due at once; a later one at its distance divided by the speed")
     func ordinary() throws {
-        var pacer = Pacer(speed: 2)
+        let pacer = Pacer(speed: 2)
         // The origin is read from the clock inside the first call, so between these two readings: the
         // due time is exactly 1 s after it, whatever the machine's load (no window on elapsed time).
         let before = ContinuousClock.now
@@ -27,7 +27,7 @@ import Testing
         arguments: [1e-300, .leastNonzeroMagnitude, 0.001, 1, 1e300, .greatestFiniteMagnitude])
     func extremes(speed: Double) throws {
         for (first, later) in [(Int64.min, Int64.max), (0, 253_402_300_799_999), (-62_167_219_200_000, 1), (0, 1)] {
-            var pacer = Pacer(speed: speed)
+            let pacer = Pacer(speed: speed)
             let before = ContinuousClock.now
             let atFirst = pacer.due(at: first)
             let after = ContinuousClock.now
