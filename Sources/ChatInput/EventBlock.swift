@@ -191,15 +191,9 @@ final class EventBlock {
             do throws(LineError) {
                 let message = try TwitchMessage.parse(bytes)
                 let time = LineTime(of: message, in: bytes)
-                statistics.lines += 1
-                if time.hasUnreadableTag { statistics.unreadableTimeTags += 1 }
-                let source: MergedLine.TimeSource
-                if time.timestamp == nil {
-                    statistics.untimedLines += 1
-                    source = .none
-                } else {
-                    source = time.origin == .timeTag ? .timeTag : .tmiSentTs
-                }
+                statistics.countParsed(time)
+                // Without a time of its own: `.none` for now, inherited when lent.
+                let source = MergedLine.TimeSource.own(time)
                 // SAFETY: `i < count <= eventCapacity`; a line is plain bytes, so initialising over an
                 // old one leaks nothing.
                 unsafe (lines + i).initialize(
@@ -208,8 +202,7 @@ final class EventBlock {
                         byteOffset: at.byteOffset, inputIndex: at.inputIndex, timeSource: source,
                         terminator: at.terminator))
             } catch {
-                statistics.malformedLines += 1
-                statistics.untimedLines += 1
+                statistics.countMalformed()
                 let location = MergedLine(
                     inputName: "", inputIndex: at.inputIndex, lineNumber: at.lineNumber, byteOffset: at.byteOffset,
                     timestamp: nil, timeSource: .none)
@@ -312,7 +305,7 @@ final class EventBlock {
     private static func inherit(_ line: inout LentLine, last: inout Timestamp?) {
         if line.timeSource == MergedLine.TimeSource.none {
             line.timestamp = last
-            line.timeSource = last == nil ? MergedLine.TimeSource.none : .inherited
+            line.timeSource = .inheriting(last)
         } else {
             last = line.timestamp
         }
@@ -341,7 +334,7 @@ extension MergeEvent {
     /// The same event with `name` as its input's name, timed by `last` (the latest time before it:
     /// ``MergedLine/TimeSource/inherited``, or ``MergedLine/TimeSource/none`` when there is none).
     fileprivate func named(_ name: String, inheriting last: Timestamp?) -> MergeEvent {
-        let source: MergedLine.TimeSource = last == nil ? .none : .inherited
+        let source = MergedLine.TimeSource.inheriting(last)
         return switch self {
         case .line(let at, let message): .line(at.named(name, last, source), message)
         case .malformed(let at, let error): .malformed(at.named(name, last, source), error)

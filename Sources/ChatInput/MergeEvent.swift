@@ -16,6 +16,22 @@ public struct MergedLine: Sendable {
         case none
         /// A live line without a time tag: the time we received it.
         case received
+
+        /// Where a recorded line's own time came from: ``timeTag`` or ``tmiSentTs``, ``none`` when
+        /// it has none (it then takes an earlier line's: ``inheriting(_:)``).
+        @inline(__always)
+        static func own(_ time: LineTime) -> TimeSource {
+            switch time.origin {
+            case .timeTag: .timeTag
+            case .tmiSentTs: .tmiSentTs
+            case .none: .none
+            }
+        }
+
+        /// The source of a time taken from an earlier line of the input: ``inherited`` when there
+        /// was one (`last`), ``none`` when no line before had a time.
+        @inline(__always)
+        static func inheriting(_ last: Timestamp?) -> TimeSource { last == nil ? .none : .inherited }
     }
 
     /// The input's name (its path, or `(standard input)`).
@@ -121,6 +137,22 @@ public struct MergeStatistics: Sendable, Equatable {
     public var bareCarriageReturnInputs = 0
 
     public init() {}
+
+    /// Counts a line that parsed, with the time it carries (untimed when it has none of its own,
+    /// whatever it inherits), and whether a time tag of it was unreadable.
+    @inline(__always)
+    mutating func countParsed(_ time: LineTime) {
+        lines += 1
+        if time.timestamp == nil { untimedLines += 1 }
+        if time.hasUnreadableTag { unreadableTimeTags += 1 }
+    }
+
+    /// Counts a line the parser rejected (it has no time of its own).
+    @inline(__always)
+    mutating func countMalformed() {
+        malformedLines += 1
+        untimedLines += 1
+    }
 
     /// Adds the counts of `other` (e.g. of another lane).
     public mutating func add(_ other: MergeStatistics) {

@@ -145,17 +145,13 @@ final class MergeLane {
                 let message: TwitchMessage
                 do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
                     let at = location(line: line.number, offset: line.offset, timestamp: nil)
-                    count(malformed: at)
+                    statistics.countMalformed()
                     try handOut(.malformed(at, error), bytes, carriageReturns: carriageReturns, body)
                     return
                 }
                 let time = LineTime(of: message, in: bytes)
                 let (timestamp, timeSource) = timing(time)
-                statistics.lines += 1
-                if timeSource == .inherited || timeSource == .none {
-                    statistics.untimedLines += 1
-                }
-                if time.hasUnreadableTag { statistics.unreadableTimeTags += 1 }
+                statistics.countParsed(time)
                 let lent = LentLine(
                     message: message, timestamp: timestamp, lineNumber: line.number, byteOffset: line.offset,
                     inputIndex: inputIndex, timeSource: timeSource, terminator: line.terminator)
@@ -237,7 +233,7 @@ final class MergeLane {
                 try handOut(.line(at, self.message!), bytes, carriageReturns: carriageReturns, body)
             }
         case .malformed(let line, let error, let at):
-            count(malformed: at)
+            statistics.countMalformed()
             try framer.withBytes(of: line) { bytes throws(E) in
                 try handOut(.malformed(at, error), bytes, carriageReturns: carriageReturns, body)
             }
@@ -337,11 +333,6 @@ final class MergeLane {
         warnedCarriageReturns = true
         statistics.bareCarriageReturnInputs += 1
         return true
-    }
-
-    private func count(malformed at: MergedLine) {
-        statistics.malformedLines += 1
-        if at.timeSource == .inherited || at.timeSource == .none { statistics.untimedLines += 1 }
     }
 
     /// The next thing in the lane: reads and frames more bytes as needed, opens the lane's next input
@@ -455,11 +446,11 @@ final class MergeLane {
     /// ``location(line:offset:timestamp:)``); a time of its own carries over to later lines.
     @inline(__always)
     private func timing(_ time: LineTime?) -> (Timestamp?, MergedLine.TimeSource) {
-        if let own = time?.timestamp {
+        if let time, let own = time.timestamp {
             lastTimestamp = own
-            return (own, time?.origin == .timeTag ? .timeTag : .tmiSentTs)
+            return (own, .own(time))
         }
-        return (lastTimestamp, lastTimestamp == nil ? .none : .inherited)
+        return (lastTimestamp, .inheriting(lastTimestamp))
     }
 }
 
