@@ -269,33 +269,28 @@ public final class ParseAhead {
                 }
                 return true
             }
+            /// Copies an event other than a framed or parsed line into the block; `false` when the
+            /// owner stopped.
+            func put(_ event: MergeEvent, _ bytes: Span<UInt8>) -> Bool {
+                guard room(for: bytes.count) else { return false }
+                block.append(event, bytes)
+                return true
+            }
             while !stopped {
-                let more: Bool
-                if defers {
-                    more = reader.frame(
+                let more =
+                    defers
+                    ? reader.frame(
                         lines: { line, bytes in
                             guard room(for: bytes.count) else { return false }
                             block.appendPending(line, bytes)
                             return true
-                        },
-                        events: { event, bytes in
-                            guard room(for: bytes.count) else { return false }
-                            block.append(event, bytes)
-                            return true
-                        })
-                } else {
-                    more = reader.next(
+                        }, events: put)
+                    : reader.next(
                         lines: { line, bytes in
                             guard room(for: bytes.count) else { return false }
                             block.append(line, bytes)
                             return true
-                        },
-                        events: { event, bytes in
-                            guard room(for: bytes.count) else { return false }
-                            block.append(event, bytes)
-                            return true
-                        })
-                }
+                        }, events: put)
                 if !more { break }
             }
             if stopped { return }
