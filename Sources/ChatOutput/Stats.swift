@@ -190,13 +190,19 @@ public final class StatsCollector {
         return slot
     }
 
-    /// The names of the types counted, by slot (``typeSlot(_:)``): each command's name
-    /// (``TwitchCommand/name``), then a CAPTURE line's as ``TwitchMessage/typeName(in:)`` reads it.
-    static let typeNames: [StaticString] = [
-        "privmsg", "usernotice", "clearchat", "clearmsg", "roomstate", "userstate", "globaluserstate", "notice",
-        "whisper", "join", "part", "cap", "ping", "pong", "reconnect", "hosttarget", "numeric", "session", "gap",
-        "unknown",
-    ]
+    /// The names of the types counted, by slot: each command's ``TwitchCommand/name`` at its
+    /// ``typeSlot(_:)`` (a CAPTURE line's is `session`, as ``TwitchMessage/typeName(in:)`` reads it),
+    /// and `gap` at ``gapSlot``.
+    static let typeNames: [StaticString] = {
+        let commands: [TwitchCommand] = [
+            .privmsg, .usernotice, .clearchat, .clearmsg, .roomstate, .userstate, .globaluserstate, .notice,
+            .whisper, .join, .part, .cap, .ping, .pong, .reconnect, .hosttarget, .names, .endOfNames, .numeric(0),
+            .capture, .unknown,
+        ]
+        var names = [StaticString](repeating: "gap", count: unknownSlot + 1)
+        for command in commands { names[typeSlot(command)] = command.name }
+        return names
+    }()
     /// The slots of a capture record's `gap` and of a CAPTURE line that is no record (`unknown`).
     static let gapSlot = 18
     static let unknownSlot = 19
