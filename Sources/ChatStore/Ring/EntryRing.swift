@@ -98,27 +98,24 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///   - capacity: entries kept (default 2,500).
     ///   - initialBytes: first byte-storage size; it grows while the ring fills, then (rarely) to
     ///     about 1.1 × the live bytes.
-    ///   - readers: reader slots the ring serves (1 to ``ReaderRegistry/maximumReaders``); its pins
-    ///     are inline, one for each of those 8 slots whatever this says.
     ///   - keepsSenders: keep each entry's ``SenderTokens`` (16 bytes a slot); without, entries read
     ///     back with empty tokens.
     ///   - pages: where byte storage of ``mappedBytesDefault`` or more comes from (it then grows in
     ///     place); `nil`: always allocated, moved when it grows.
     /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
     public convenience init(
-        capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, readers: Int = ReaderRegistry.maximumReaders,
-        keepsSenders: Bool = true, pages: PageMapping? = nil
+        capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, keepsSenders: Bool = true,
+        pages: PageMapping? = nil
     ) {
         self.init(
-            capacity: capacity, initialBytes: initialBytes, readers: readers, keepsSenders: keepsSenders, firstSeq: 0,
-            pages: pages)
+            capacity: capacity, initialBytes: initialBytes, keepsSenders: keepsSenders, firstSeq: 0, pages: pages)
     }
 
     /// A ring whose first entry gets sequence `firstSeq`, starting with `initialSlots` slots: lets
     /// tests start at every wrap position and grow at every position.
     package init(
         capacity: Int, initialBytes: Int = EntryRing.initialBytes, initialSlots: Int = EntryRing.initialSlots,
-        readers: Int = ReaderRegistry.maximumReaders, keepsSenders: Bool = true, firstSeq: UInt64,
+        keepsSenders: Bool = true, firstSeq: UInt64,
         pages: PageMapping? = nil, mappedBytes: Int = EntryRing.mappedBytesDefault
     ) {
         precondition(capacity > 0, "capacity must be positive")
@@ -134,7 +131,6 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders, pages: pages)
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
-        precondition(readers > 0 && readers <= ReaderPins.capacity, "a ring serves 1 to 8 reader slots")
         pins = ReaderPins()
         head = firstSeq
         tail = firstSeq
