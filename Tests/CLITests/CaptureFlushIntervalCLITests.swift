@@ -5,7 +5,7 @@ import Testing
 
 /// `capture --flush-interval`: the files become readable through their last line at the chosen
 /// interval, not at the default 0.5 s (against our own `chatcap serve` on 127.0.0.1, stopped by PID).
-@Suite(.serialized, .timeLimit(.minutes(5))) struct CaptureFlushIntervalCLITests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureFlushIntervalCLITests {
     typealias Server = LiveServeTests.Server
 
     /// The chat lines of channel `c` that `zcat` decodes from the capture in `dir` so far.
