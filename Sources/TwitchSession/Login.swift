@@ -29,4 +29,13 @@ public enum Login: Sendable {
 
     /// ``isValid(_:)`` for a string.
     public static func isValid(_ name: String) -> Bool { isValid(name.utf8.span) }
+
+    /// Why `login` (normalised) is not a valid one, for an error message: its length or its
+    /// characters (`letters, digits and _`).
+    public static func whyInvalid(_ login: some StringProtocol) -> String {
+        let count = login.utf8.count
+        if count == 0 { return "empty" }
+        if count > 25 { return "\(count) characters; a login has at most 25" }
+        return "letters, digits and _"
+    }
 }

@@ -5,32 +5,8 @@ import TwitchSession
     import Glibc
 #endif
 
-/// A `--channels-file`: one channel login per line (with or without a leading `#`). Blank lines are
-/// ignored, and so are comments: a line that starts with `# ` (or is just `#`), and anything after
-/// ` #` on a line.
+/// A `--channels-file` on disk: read, then parsed by ``ChannelList`` (TwitchSession).
 enum ChannelsFile {
-    /// The logins `text` lists, in order.
-    ///
-    /// - Throws: `ValidationError` naming `name:line` for a line that is not a channel login.
-    static func parse(_ text: String, name: String) throws -> [String] {
-        var logins: [String] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(rawLine)
-            if let comment = line.firstRange(of: " #") ?? line.firstRange(of: "\t#") {
-                line = line[..<comment.lowerBound]
-            }
-            line = line.drop { $0 == " " || $0 == "\t" }
-            while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
-            if line.isEmpty || line.hasPrefix("# ") || line == "#" || line.hasPrefix("#\t") { continue }
-            let login = Login.normalize(String(line))
-            guard Login.isValid(login) else {
-                throw ValidationError("\(name):\(number + 1): '\(line)' is not a channel login (letters, digits and _)")
-            }
-            logins.append(login)
-        }
-        return logins
-    }
-
     /// Reads and parses the file at `path`.
     ///
     /// - Throws: `ValidationError` when it cannot be read or a line is not a login.
@@ -47,6 +23,10 @@ enum ChannelsFile {
             bytes += chunk[0..<n]
         }
         if ferror(file) != 0 { throw ValidationError("--channels-file: cannot read \(path)") }
-        return try parse(String(decoding: bytes, as: UTF8.self), name: path)
+        do throws(ChannelList.LineError) {
+            return try ChannelList.parse(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw ValidationError(error.description(in: path))
+        }
     }
 }

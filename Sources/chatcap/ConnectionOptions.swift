@@ -162,7 +162,7 @@ struct ConnectionOptions: ParsableArguments {
     /// - Throws: `ValidationError` (exit 64) for a login that is not valid, with `file:line`.
     func channels(_ arguments: [String]) throws -> [String] {
         for c in arguments where !Login.isValid(Login.normalize(c)) {
-            throw ValidationError("'\(c)' is not a channel login (letters, digits and _)")
+            throw ValidationError("'\(c)' is not a channel login (\(Login.whyInvalid(Login.normalize(c))))")
         }
         return arguments + (try channelsFile.map(ChannelsFile.read) ?? [])
     }

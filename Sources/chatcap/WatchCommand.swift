@@ -81,7 +81,7 @@ struct WatchCommand: ParsableCommand {
                 "--follow reads log files and directories as they grow; live channels need no --follow")
         }
         for c in channels where !Login.isValid(Login.normalize(c)) {
-            throw ValidationError("--channel: '\(c)' is not a channel login (letters, digits and _)")
+            throw ValidationError("--channel: '\(c)' is not a channel login (\(Login.whyInvalid(Login.normalize(c))))")
         }
         let live = liveArguments
         if connection.channelsFile != nil && live.count != input.inputs.count && input.inputs != ["-"] {

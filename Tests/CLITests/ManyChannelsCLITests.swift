@@ -37,11 +37,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (log, privmsgs, channels) = try Self.generatedLog(in: dir, "many.irc", lines: 3000, channels: 100)
         let file = dir + "/channels.txt"
+        // Written with CR LF, as an editor on Windows saves it (issue #35: such a file was read as one line).
         let listing =
-            "# the bench channels\n\n"
+            "# the bench channels\r\n\r\n"
             + channels.sorted().enumerated().map { i, c in
                 i % 3 == 0 ? "#\(c)  # with a hash and a comment" : String(c)
-            }.joined(separator: "\n") + "\n"
+            }.joined(separator: "\r\n") + "\r\n"
         try listing.write(toFile: file, atomically: true, encoding: .utf8)
 
         // --from-start: every channel plays from the log's start however late its connection joins it
@@ -87,6 +88,13 @@ import Testing
             #expect(run.status == 64, "\(command): \(run.stderr)")
             #expect(run.stderr.contains("\(file):3:"), "\(command): \(run.stderr)")
         }
+        // CR LF endings: the same line is named, and a login too long is blamed on its length.
+        try "# comment\r\npixelharbor\r\n\(String(repeating: "a", count: 30))\r\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let long = try CLI.run(["tail", "--channels-file", file])
+        #expect(long.status == 64, "\(long.stderr)")
+        #expect(long.stderr.contains("\(file):3:") && long.stderr.contains("30 characters; a login has at most 25"),
+            "\(long.stderr)")
         let missing = try CLI.run(["tail", "--channels-file", dir + "/nope.txt"])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("cannot read"), "\(missing.stderr)")
