@@ -88,6 +88,30 @@ import TwitchSession
                 == "@time=2026-01-01T00:00:00.000Z :u PRIVMSG #c :after\r\n")
     }
 
+    @Test(
+        "a line of an earlier period reopens that file, also when its close is still queued: lines going back and forth between days never stop the writer"
+    )
+    func backAndForthBetweenPeriods() throws {
+        let dir = try InputTempDirectory()
+        let writer = try CaptureWriter(directory: dir.path)
+        let days = ["2025-11-21T10:00:00.000Z", "2100-01-01T00:00:00.000Z", "2025-11-20T23:59:59.000Z"]
+        var expected: [String: Int] = [:]
+        // Issue #35 R1: today, 2100, today failed with "another writer has the file open" (the first
+        // close of today's file was still queued for the writer thread when it was opened again).
+        for round in 0..<200 {
+            for (i, day) in [days[0], days[round % 2 == 0 ? 1 : 2], days[0]].enumerated() {
+                try Self.append(writer, ":u PRIVMSG #c :\(round).\(i)", Self.at(day, mono: Int64(round)))
+                expected[String(day.prefix(10)), default: 0] += 1
+            }
+        }
+        try writer.close()
+        #expect(Self.files(dir.path) == ["c/2025-11-20.log.gz", "c/2025-11-21.log.gz", "c/2100-01-01.log.gz"])
+        for (day, count) in expected {
+            let text = try Self.zcat(dir.path + "/c/\(day).log.gz")
+            #expect(text.split(separator: "\r\n").count == count, "\(day)")
+        }
+    }
+
     @Test("hourly rotation names files YYYY-MM-DDTHH")
     func hourlyRotation() throws {
         let dir = try InputTempDirectory()

@@ -14,6 +14,9 @@ final class CaptureLane {
     /// Period (see ``CaptureRotation/period(ofWallMs:)``) and continuation index of the open file.
     var period: Int64 = .min
     var index = 0
+    /// The latest period this lane has had a file of in this run: a file of an earlier one may still
+    /// be closing on the writer thread (``CaptureWriter/openFile(of:period:index:)`` waits for it).
+    var newestPeriod: Int64 = .min
     /// Bytes the open file had before this writer appended to it.
     var existingBytes: UInt64 = 0
     /// Written to since the last flush.

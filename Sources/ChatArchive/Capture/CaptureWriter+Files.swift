@@ -33,6 +33,11 @@ extension CaptureWriter {
         if let closed = lane.closedFile, closed.period == period {
             spool.drain()
             finishedAt = closed.size.map { (closed.index, $0) }
+        } else if period <= lane.newestPeriod {
+            // Back to a period this lane had a file of (a backfilled line from before midnight, a line
+            // dated ahead and then today's again): that file's close may still be queued, holding its
+            // lock. Rare (time runs forward), so waiting for the spool costs nothing per line.
+            spool.drain()
         }
         var index = index
         var path = lane.directory + "/" + options.rotation.fileName(period: period, index: index)
@@ -61,6 +66,7 @@ extension CaptureWriter {
         }
         lane.writer = writer
         lane.period = period
+        lane.newestPeriod = max(lane.newestPeriod, period)
         lane.index = index
         lane.existingBytes = existing
         lane.dirty = false
