@@ -41,7 +41,7 @@ extension OutputPipeline {
         case .malformed(let line, let error): try handle(.malformed(at(line), error), [UInt8]().span)
         case .skipped(let error): try handle(.skipped(at(error.lineNumber), error), [UInt8]().span)
         case .cutOff: noteCutOff("\(problem)")
-        case .backfillFailed: report("\(problem)")
+        case .backfillFailed, .backfillMisdated: report("\(problem)")
         }
     }
 }

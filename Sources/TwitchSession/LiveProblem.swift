@@ -12,6 +12,10 @@ public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
     /// The recent-messages service could not fill a gap (down, slow, an error): said for the first
     /// such gap only; the live session's backfill counters count them all, and each gap's record says it.
     case backfillFailed(channel: String, reason: String)
+    /// The service dated `lines` of its answer for a gap in `channel` outside that gap (its clock
+    /// ahead, or a line dated years away): they were written at the gap's edge, never in a file of
+    /// another day. Said for the first such gap; the backfill counters count them all.
+    case backfillMisdated(channel: String, lines: Int)
 
     public var description: String {
         switch self {
@@ -24,6 +28,9 @@ public enum LiveProblem: Sendable, Equatable, CustomStringConvertible {
         case .backfillFailed(let channel, let reason):
             "the recent-messages service could not fill the gap in #\(channel): \(reason); live chat goes on, "
                 + "gaps stay open (said once; every gap record says it, the summary counts them)"
+        case .backfillMisdated(let channel, let lines):
+            "the recent-messages service dated \(lines) line\(lines == 1 ? "" : "s") of the gap in #\(channel) "
+                + "outside that gap (its clock ahead?); written at the gap's edge (said once; the summary counts them)"
         }
     }
 }

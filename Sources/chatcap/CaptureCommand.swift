@@ -249,7 +249,7 @@ struct CaptureCommand: ParsableCommand {
                     return
                 case .skipped: event = "skipped"
                 case .cutOff: event = "cut-off"
-                case .backfillFailed:
+                case .backfillFailed, .backfillMisdated:
                     say("\(problem)")
                     return
                 }

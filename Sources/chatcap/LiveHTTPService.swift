@@ -118,7 +118,7 @@ final class LiveHTTPService {
         switch problem {
         case .skipped: metrics.unusable(tooLong: true)
         case .cutOff: metrics.unusable(tooLong: false)
-        case .malformed, .backfillFailed: break
+        case .malformed, .backfillFailed, .backfillMisdated: break
         }
     }
 

@@ -235,6 +235,66 @@ import Testing
     }
 
     @Test(
+        "a service whose clock runs ahead past the hour, with lines dated 2100 and 1990: capture goes on, every line once, none in a later file (issue #35 R1)",
+        .timeLimit(.minutes(20)))
+    func misdatedService() throws {
+        let dir = try Self.tempDir("backfill-misdated")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
+        defer { _ = serve.stop() }
+        let log = dir + "/recorded.log"
+        // The service's clock is past the next hour by two minutes: with hourly files, each of its lines
+        // would open the next hour's file.
+        let hourMs: Int64 = 3_600_000
+        let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+        let skew = hourMs - nowMs % hourMs + 120_000
+        let service = Process()
+        service.environment = ProcessInfo.processInfo.environment.merging(
+            ["RM_SKEW_MS": "\(skew)", "RM_ODD_EVERY": "25"]) { $1 }
+        let httpPort = try startPythonServer(
+            service, arguments: [Self.script, "record", "\(serve.port)", "60", log] + Self.channels,
+            what: "the recent-messages service")
+        defer {
+            kill(service.processIdentifier, SIGKILL)
+            service.waitUntilExit()
+        }
+        usleep(800_000)  // the service joins first
+        let capture = try ChatcapProcess(
+            ["capture", "--dir", dir + "/cap", "--rotate", "hourly", "--recent-messages", "http://127.0.0.1:\(httpPort)"]
+                + Self.channels + [
+                    "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none",
+                    "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
+                ])
+        #expect(capture.exitStatus(within: 30) == 0, "\(capture.stderr)")
+        let endMs = Int64(Date().timeIntervalSince1970 * 1000)
+        // No file of a later hour than the run's last, none of 2100 or 1990.
+        let latest = Self.hourName(endMs)
+        let names = (FileManager.default.enumerator(atPath: dir + "/cap")?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".log.gz") }
+        #expect(!names.isEmpty)
+        for name in names {
+            let hour = String(name.split(separator: "/").last!.prefix(13))
+            #expect(hour <= latest && hour >= Self.hourName(nowMs), "\(name) is outside the run's hours")
+        }
+        // Every line once: the 2100 and 1990 lines too, at their gap's edge, said and counted.
+        let gaps = try Self.gaps(dir + "/cap")
+        let closed = gaps.filter { $0["backfill"] as? String == "closed" }
+        #expect(closed.count >= 5, "\(gaps.count) gaps")
+        let filled = try Self.audit(dir + "/cap", served: Self.served(log), excused: Self.excused(Self.cutShort(gaps)))
+        #expect(filled.captured > 1_000, "\(filled)")
+        #expect(filled.missing == 0, "\(filled)")
+        #expect(filled.doubled == 0, "\(filled)")
+        #expect(filled.historical > 0, "\(filled)")
+        #expect(capture.stderr.contains("outside that gap (its clock ahead?)"), "\(capture.stderr)")
+        #expect(capture.stderr.contains("dated outside"), "\(capture.stderr)")
+    }
+
+    /// `YYYY-MM-DDTHH` of an instant, as hourly capture files are named.
+    static func hourName(_ ms: Int64) -> String {
+        String(ISO8601DateFormatter.withFraction.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)).prefix(13))
+    }
+
+    @Test(
         "a service that never answers: live chat is held at most --recent-messages-wait, the failure said once and counted",
         .timeLimit(.minutes(20)))
     func silentService() throws {

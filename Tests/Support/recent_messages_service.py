@@ -12,8 +12,13 @@ kernel-chosen port (printed on the first line of stdout).
         is also appended to LOG as "<ms>\t<line>\n" for the test.
     recent_messages_service.py silent
         Accepts connections and requests and never answers.
+
+In record mode, two variables make the service's dates wrong the ways real services' are:
+RM_SKEW_MS=N dates every line N ms later than it was received (a clock ahead), and RM_ODD_EVERY=K
+dates every K-th line of each channel in 2100 and every (K+12)-th in 1990.
 """
 import json
+import os
 import socket
 import sys
 import threading
@@ -99,6 +104,18 @@ def record_chat(port, every, log_path, channels):
             conns.pop(0)["sock"].close()
 
 
+SKEW_MS = int(os.environ.get("RM_SKEW_MS", "0"))
+ODD_EVERY = int(os.environ.get("RM_ODD_EVERY", "0"))
+
+
+def service_time(ms, index):
+    if ODD_EVERY and index % ODD_EVERY == ODD_EVERY - 1:
+        return 4102444800000 + index  # 2100-01-01
+    if ODD_EVERY and index % (ODD_EVERY + 12) == ODD_EVERY + 11:
+        return 631152000000 + index  # 1990-01-01
+    return ms + SKEW_MS
+
+
 def historical(ms, line):
     tags = f"historical=1;rm-received-ts={ms}"
     if line.startswith("@"):
@@ -125,7 +142,9 @@ class Handler(BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(url.query)
         limit = min(int(query.get("limit", [LIMIT])[0]), LIMIT)
         with lock:
-            lines = list(recorded.get(channel, []))[-limit:]
+            every = list(recorded.get(channel, []))
+        first = max(0, len(every) - limit)
+        lines = [(service_time(ms, first + i), line) for i, (ms, line) in enumerate(every[first:])]
         body = json.dumps(
             {"messages": [historical(ms, line) for ms, line in lines], "error": None, "error_code": None}
         ).encode()

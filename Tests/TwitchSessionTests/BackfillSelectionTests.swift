@@ -110,6 +110,58 @@ private func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: mi
                 == "gap in #c from 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:00.500Z (500 ms): "
                 + "the server closed the connection; backfill closed it: 2 lines recovered")
     }
+
+    @Test("a recovered line is placed within its gap: a service clock ahead or a line dated years away moves to the edge, counted")
+    func placement() {
+        let hour: Int64 = 3_600_000
+        // A gap from 22:59:58 to 23:00:05 (an hour boundary at 23:00), the last line had at 22:59:57,
+        // the answer came at 23:00:06.
+        let day: Int64 = 20_000 * 86_400_000
+        let from = ms(day + 23 * hour - 2_000)
+        let to = ms(day + 23 * hour + 5_000)
+        let last = ms(day + 23 * hour - 3_000)
+        let answered = ms(day + 23 * hour + 6_000)
+        func place(_ t: Int64?) -> BackfillSelection.Placement {
+            BackfillSelection.placement(
+                of: t.map(ms), gapFrom: from, gapTo: to, lastSeen: last, answeredAt: answered)
+        }
+        // Inside the gap: kept as the service dated it.
+        #expect(place(day + 23 * hour + 1_000) == .init(time: ms(day + 23 * hour + 1_000), misdated: false))
+        // A service clock 3 minutes ahead near midnight/the hour: placed when the answer came, counted.
+        #expect(place(day + 23 * hour + 180_000) == .init(time: answered, misdated: true))
+        // Within the slack past the answer (two clocks): placed at the edge, not counted.
+        #expect(place(answered.milliseconds + 900) == .init(time: answered, misdated: false))
+        // Dated 2100 or 1990: placed at the gap's edges, counted.
+        #expect(place(4_102_444_800_000) == .init(time: answered, misdated: true))
+        #expect(place(631_152_000_000) == .init(time: last, misdated: true))
+        // Any 64-bit number in the tag is placed, never overflows.
+        #expect(place(.max) == .init(time: answered, misdated: true))
+        #expect(place(.min) == .init(time: last, misdated: true))
+        // Without a time: the gap's end, as before.
+        #expect(place(nil) == .init(time: to, misdated: false))
+        // Without a last line, the gap's start is the lower edge.
+        #expect(
+            BackfillSelection.placement(
+                of: ms(0), gapFrom: from, gapTo: to, lastSeen: nil, answeredAt: answered) == .init(
+                    time: from, misdated: true))
+    }
+
+    @Test("the service's clock offset comes from the last line chatcap had, when the answer dates it; bogus dates correct nothing")
+    func clockOffset() {
+        let answer = [C(fingerprint: 1, time: ms(10_000)), C(fingerprint: 2, time: ms(190_500)), C(fingerprint: 3, time: nil)]
+        // We received line 2 at 10,500: the service's clock is 180 s ahead.
+        #expect(BackfillSelection.clockOffset(answer, lastHad: 2, lastSeen: ms(10_500)) == 180_000)
+        #expect(BackfillSelection.clockOffset(answer, lastHad: 1, lastSeen: ms(10_250)) == -250)
+        // Not in the answer, undated, or no last line: nothing to go by.
+        #expect(BackfillSelection.clockOffset(answer, lastHad: 9, lastSeen: ms(10_500)) == 0)
+        #expect(BackfillSelection.clockOffset(answer, lastHad: 3, lastSeen: ms(10_500)) == 0)
+        #expect(BackfillSelection.clockOffset(answer, lastHad: nil, lastSeen: ms(10_500)) == 0)
+        #expect(BackfillSelection.clockOffset(answer, lastHad: 2, lastSeen: nil) == 0)
+        // A line dated in 2100 (or any 64-bit number) is not a clock.
+        let bogus = [C(fingerprint: 4, time: ms(4_102_444_800_000)), C(fingerprint: 5, time: ms(.min))]
+        #expect(BackfillSelection.clockOffset(bogus, lastHad: 4, lastSeen: ms(1_764_000_000_000)) == 0)
+        #expect(BackfillSelection.clockOffset(bogus, lastHad: 5, lastSeen: ms(1_764_000_000_000)) == 0)
+    }
 }
 
 @Suite struct RecentLinesTests {

@@ -184,7 +184,7 @@ final class BackfillCoordinator {
             // while the wait allows.
             let delay = Self.retryMs << min(pending.retries, 4)
             if case .answer(200, let body, false) = result.outcome, now.monotonicMs + delay < pending.deadlineMs,
-                !reaches(body, pending)
+                !reaches(body, pending, in: state, now: now)
             {
                 pending.behindAnswer = result.outcome
                 pending.retryAtMs = now.monotonicMs + delay
@@ -266,9 +266,18 @@ final class BackfillCoordinator {
         var gap = pending.gap
         gap.backfill = result
         onRecord(.gap(gap))
+        var misdated = 0
         for line in recovered {
-            let at = Moment(monotonicMs: now.monotonicMs, wall: line.time ?? gap.to)
-            emit(line.bytes, receivedAt: at, lineNumber: 0, into: state)
+            // Within the gap it fills (a line dated ahead, even in 2100, never opens a later file).
+            let placed = BackfillSelection.placement(
+                of: line.time, gapFrom: gap.from, gapTo: gap.to, lastSeen: pending.lastSeen, answeredAt: now.wall)
+            if placed.misdated { misdated += 1 }
+            emit(line.bytes, receivedAt: Moment(monotonicMs: now.monotonicMs, wall: placed.time), lineNumber: 0, into: state)
+        }
+        if misdated > 0 {
+            counters.misdated += misdated
+            counters.misdatedGaps += 1
+            if counters.misdatedGaps == 1 { onProblem(.backfillMisdated(channel: gap.channel, lines: misdated)) }
         }
         state.recovered = Set(recoveredIds)
         state.recoveredUntilMs = now.monotonicMs + Self.recoveredWindowMs
@@ -310,6 +319,14 @@ final class BackfillCoordinator {
                     hasId: message.tags[.id].map { !$0.raw.isEmpty } ?? false))
             lines.append((Self.marked(bytes, message), time))
         }
+        // The service's clock against ours, from the last line we had: its times are ours from here on.
+        let offset = BackfillSelection.clockOffset(candidates, lastHad: state.recent.newest, lastSeen: pending.lastSeen)
+        if offset != 0 {
+            for i in candidates.indices {
+                candidates[i].time = candidates[i].time.map { Timestamp(milliseconds: $0.milliseconds &- offset) }
+                lines[i].time = candidates[i].time
+            }
+        }
         let choice = BackfillSelection.choose(
             candidates, had: Set(state.recent.fingerprints), seen: pending.seen,
             gapFrom: pending.gap.from, gapTo: pending.gap.to, lastSeen: pending.lastSeen)
@@ -327,14 +344,26 @@ final class BackfillCoordinator {
     }
 
     /// Whether an answer has caught up with the live chat: it holds a line received live since the
-    /// rejoin, or one the service received after the gap's end.
-    private func reaches(_ body: [UInt8], _ pending: Pending) -> Bool {
+    /// rejoin, or one the service received after the gap's end (by its clock corrected to ours,
+    /// ``BackfillSelection/clockOffset(_:lastHad:lastSeen:)``, and not after now: a line dated in the
+    /// future says nothing about how far the service has come).
+    private func reaches(_ body: [UInt8], _ pending: Pending, in state: ChannelState, now: Moment) -> Bool {
         guard let decoded = try? RecentMessagesResponse.decode(body) else { return true }
-        for var bytes in decoded.messages.reversed() {
+        var lines: [BackfillSelection.Candidate] = []
+        lines.reserveCapacity(decoded.messages.count)
+        for var bytes in decoded.messages {
             while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
             guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
-            if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
-            if let t = LineFingerprint.serviceTime(bytes.span, message.line), t >= pending.gap.to {
+            lines.append(
+                .init(
+                    fingerprint: LineFingerprint.of(bytes.span, message),
+                    time: LineFingerprint.serviceTime(bytes.span, message.line)))
+        }
+        let offset = BackfillSelection.clockOffset(lines, lastHad: state.recent.newest, lastSeen: pending.lastSeen)
+        let latest = now.wall.milliseconds + BackfillSelection.slackMs
+        for line in lines.reversed() {
+            if pending.seen.contains(line.fingerprint) { return true }
+            if let t = line.time.map({ $0.milliseconds &- offset }), t >= pending.gap.to.milliseconds, t <= latest {
                 return true
             }
         }
@@ -373,6 +402,11 @@ public struct BackfillCounters: Sendable, Equatable {
     /// Live lines dropped because the backfill had written them already: the service's answer was
     /// ahead of the live connection.
     public var liveCopiesDropped = 0
+    /// Recovered lines the service dated outside their gap (its clock ahead, or a line dated years
+    /// away), written at the gap's edge instead (``BackfillSelection/placement(of:gapFrom:gapTo:lastSeen:answeredAt:)``),
+    /// and the gaps that had any.
+    public var misdated = 0
+    public var misdatedGaps = 0
 
     public init() {}
 
@@ -383,6 +417,10 @@ public struct BackfillCounters: Sendable, Equatable {
             + (late > 0 ? ", \(late) late answers discarded" : "")
             + (releasedEarly > 0 ? ", \(releasedEarly) waits ended early (too many held lines)" : "")
             + (unusable > 0 ? ", \(unusable) unusable lines in answers" : "")
+            + (misdated > 0
+                ? ", \(misdated) recovered line\(misdated == 1 ? "" : "s") dated outside \(misdatedGaps == 1 ? "its gap" : "their gaps") "
+                    + "(placed at the gap's edge)"
+                : "")
             + (liveCopiesDropped > 0
                 ? ", \(liveCopiesDropped) live line\(liveCopiesDropped == 1 ? "" : "s") already recovered (written once)"
                 : "")

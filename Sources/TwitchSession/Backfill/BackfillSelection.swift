@@ -94,6 +94,65 @@ public enum BackfillSelection {
     }
 }
 
+extension BackfillSelection {
+    /// Where a recovered line is written in time.
+    public struct Placement: Sendable, Equatable {
+        /// The receive time the line is stored with (it names the file it goes to).
+        public var time: Timestamp
+        /// The service's time lay outside the gap by more than ``slackMs``: the line was moved to the
+        /// gap's edge (counted and said; a service clock ahead, or a line dated years away).
+        public var misdated: Bool
+
+        public init(time: Timestamp, misdated: Bool) {
+            self.time = time
+            self.misdated = misdated
+        }
+    }
+
+    /// How far the service's clock is ahead of ours (milliseconds; negative when behind), from the one
+    /// line both recorded the time of: the last line chatcap had before the gap (`lastHad`, received at
+    /// `lastSeen`), when the answer holds it with a time. 0 when it does not: then times are taken as
+    /// they are, and ``placement(of:gapFrom:gapTo:lastSeen:answeredAt:)`` still keeps them in the gap.
+    ///
+    /// Subtracted from the service's times before they are compared with ours, so a service clock
+    /// minutes ahead neither dates its lines after the gap nor looks caught up with the live chat
+    /// before it is.
+    ///
+    /// - Complexity: O(n). - Allocations: none.
+    public static func clockOffset(_ candidates: [Candidate], lastHad: UInt64?, lastSeen: Timestamp?) -> Int64 {
+        guard let lastHad, let lastSeen,
+            let theirs = candidates.last(where: { $0.fingerprint == lastHad })?.time
+        else { return 0 }
+        // Bounded: a line dated years away says nothing about the clock.
+        let offset = theirs.milliseconds &- lastSeen.milliseconds
+        return offset >= -maxClockOffsetMs && offset <= maxClockOffsetMs ? offset : 0
+    }
+
+    /// The largest clock difference ``clockOffset(_:lastHad:lastSeen:)`` corrects: a day.
+    public static let maxClockOffsetMs: Int64 = 86_400_000
+
+    /// Places a recovered line: at the service's receive time `time` (``LineFingerprint/serviceTime(_:_:)``),
+    /// kept within the gap it fills: no earlier than the last line chatcap had before the gap (or the
+    /// gap's start, whichever is older), no later than when the answer came (`answeredAt`, or the gap's
+    /// end if later). A line without a time is placed at the gap's end, as before.
+    ///
+    /// A line of the answer dated in 2100 would otherwise open the channel's `2100-01-01` file, and a
+    /// service clock a few seconds ahead at 23:59:59 would put a line in tomorrow's file.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public static func placement(
+        of time: Timestamp?, gapFrom: Timestamp, gapTo: Timestamp, lastSeen: Timestamp?, answeredAt: Timestamp
+    ) -> Placement {
+        guard let time else { return Placement(time: gapTo, misdated: false) }
+        let lower = min(lastSeen?.milliseconds ?? gapFrom.milliseconds, gapFrom.milliseconds)
+        let upper = max(answeredAt.milliseconds, gapTo.milliseconds)
+        let t = time.milliseconds
+        let placed = min(max(t, lower), upper)
+        // Compared with the bounds, not subtracted from them: a tag may hold any 64-bit number.
+        return Placement(time: Timestamp(milliseconds: placed), misdated: t < lower - slackMs || t > upper + slackMs)
+    }
+}
+
 /// Whether a backfill's answer covers the whole gap.
 public enum BackfillCoverage: Sendable, Equatable {
     /// The service's answer reaches back before the gap's start (or holds the last line chatcap had
