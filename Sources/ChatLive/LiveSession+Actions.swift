@@ -61,6 +61,24 @@ extension LiveSession {
         }
     }
 
+    /// Whether `list` holds a gap that the backfill is asked about (see ``perform(_:on:)``), and only
+    /// sends and records besides: performing it before the line that caused it touches neither the
+    /// stream's framer nor the connection's state.
+    func startsBackfill(_ list: [ConnectionAction]) -> Bool {
+        guard backfill != nil else { return false }
+        var gap = false
+        for action in list {
+            switch action {
+            case .send: continue
+            case .report(.gap(let g)):
+                gap = gap || (Self.rejoins(g.channel, list) && !g.reason.isRestart)
+            case .report: continue
+            default: return false
+            }
+        }
+        return gap
+    }
+
     /// Whether `list` holds the `joined` record of `channel`.
     private static func rejoins(_ channel: String, _ list: [ConnectionAction]) -> Bool {
         list.contains {

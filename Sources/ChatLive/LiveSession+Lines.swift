@@ -100,6 +100,15 @@ extension LiveSession {
                         c.machine.handle(
                             .lineReceived(c.machine.classify(message, in: bytes)), at: now, into: &actions,
                             sharing: &pace)
+                        // Our JOIN echo ends a gap that the backfill is to fill: its wait begins before
+                        // the echo is handed on, so the echo is held with the channel's next lines. Stored
+                        // at once, it would be the channel's newest line while the gap's record waits for
+                        // the service: a kill then would leave the gap in no record, and the next run's
+                        // gap would start after it.
+                        if startsBackfill(actions) {
+                            perform(actions, on: c)
+                            actions.removeAll(keepingCapacity: true)
+                        }
                     }
                     deliver(bytes, message, from: c, receivedAt: now)
                 }

@@ -163,6 +163,10 @@ struct CaptureCommand: ParsableCommand {
     }
 
     func run() throws {
+        // First: a stop signal at any moment of start-up (reading the previous run's files, connecting,
+        // joining) ends the run, also when the parent started us with SIGINT ignored (`cmd &` in a script).
+        let stop = StopFlag()
+        Interrupts.install(stop)
         ignoreBrokenPipes()
         if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
         let credentials = try connection.credentials()
@@ -188,9 +192,18 @@ struct CaptureCommand: ParsableCommand {
         let previous: CapturePreviousRun?
         do throws(CaptureError) {
             writer = try CaptureWriter(directory: dir, options: options)
-            // The hole since the previous run (and a run that ended without stop) are records too.
+            // The hole since the previous run (and a run that ended without stop) are records too. Reading
+            // a busy capture's newest files can take seconds: a stop signal meanwhile ends the run here,
+            // before it wrote anything (the next run reads them again).
+            do throws(CapturePreviousRun.Interrupted) {
+                previous = try CapturePreviousRun.examine(directory: dir, channels: channels) { stop.isRaised }
+            } catch {
+                if !quiet { Diagnostics.note("stopped while reading the previous run's files; nothing was written") }
+                try writer.close()
+                return
+            }
             let now = Moment.now().wall
-            previous = try writer.recordPreviousRun(channels: channels, at: now)
+            if let previous { try writer.recordPreviousRun(previous, at: now) }
             try writer.recordStart(
                 "capture\(shard.map { " (shard \($0))" } ?? "")", channels: channels, at: now)
         } catch {
@@ -212,7 +225,11 @@ struct CaptureCommand: ParsableCommand {
                     + (previous.channels.isEmpty
                         ? ""
                         : ": a gap since then is recorded for #" + previous.channels.joined(separator: " #")
-                            + ", ending as each is joined"))
+                            + ", ending as each is joined"
+                            + (previous.channelLastLines.isEmpty
+                                ? ""
+                                : " (for #" + previous.channelLastLines.keys.sorted().joined(separator: " #")
+                                    + ", not written to at the end, since its own last line)")))
         }
         var failure: CaptureError? = nil
         var unusable = 0
@@ -222,7 +239,7 @@ struct CaptureCommand: ParsableCommand {
         var joined = Set<String>()
         let session = try LiveSession(
             channels: channels, credentials: credentials, endpoint: connection.endpoint,
-            settings: connection.settings(for: credentials),
+            settings: connection.settings(for: credentials), stop: stop,
             onLine: { bytes, message, receivedAt, _ in
                 http?.line(bytes, message, receivedAt: receivedAt)
                 guard failure == nil else { return }
@@ -266,8 +283,12 @@ struct CaptureCommand: ParsableCommand {
         // The hole since the previous run ends when each channel is joined, as a reconnect's does (and
         // is backfilled with --recent-messages): nothing said before the JOIN reaches us.
         if let previous {
-            session.openGaps(
-                previous.channels, from: previous.lastLine, reason: .notRunning(previous.gapReason))
+            // Each from its own last stored line when it got nothing in the run's last moments (quiet, or
+            // rejoining when the run died), else from the run's.
+            for channel in previous.channels {
+                session.openGaps(
+                    [channel], from: previous.lastLine(of: channel), reason: .notRunning(previous.gapReason))
+            }
         }
         session.onMalformedLine = { bytes, receivedAt in
             http?.malformed(bytes)
@@ -327,7 +348,6 @@ struct CaptureCommand: ParsableCommand {
             showStatus(now)
             http?.publish(session, now: now) { Self.httpFigures(writer) }
         }
-        Interrupts.install(session.stop)
         let deadline = connection.deadline(from: started.monotonicMs)
         session.run(until: deadline)
         service?.stopping(status: "stopping: closing files after \(writer.lineCount) lines")

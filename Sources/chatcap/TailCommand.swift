@@ -66,6 +66,9 @@ struct TailCommand: ParsableCommand {
     }
 
     func run() throws {
+        // First, as capture does: a stop signal during start-up is never lost.
+        let stop = StopFlag()
+        Interrupts.install(stop)
         ignoreBrokenPipes()
         if connection.insecure { Diagnostics.warning(TLSConfiguration.insecureWarning) }
         let credentials = try connection.credentials()
@@ -89,7 +92,7 @@ struct TailCommand: ParsableCommand {
         var joinedChannels = Set<String>()
         let session = try LiveSession(
             channels: try connection.channels(channels), credentials: credentials, endpoint: connection.endpoint,
-            settings: connection.settings(for: credentials),
+            settings: connection.settings(for: credentials), stop: stop,
             onLine: { bytes, message, receivedAt, number in
                 http?.line(bytes, message, receivedAt: receivedAt)
                 guard failure == nil else { return }
@@ -146,7 +149,6 @@ struct TailCommand: ParsableCommand {
             }
             http?.publish(session, now: Moment.now()) { Self.httpFigures(pipeline) }
         }
-        Interrupts.install(session.stop)
         let deadline = connection.deadline(from: Moment.now().monotonicMs)
         session.run(until: deadline)
         service?.stopping(status: "stopping after \(pipeline.summary.lines) lines")

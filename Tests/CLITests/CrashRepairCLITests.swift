@@ -119,13 +119,16 @@ import Testing
 
     /// Bytes of the channels' capture files on disk.
     static func chatBytes(in directory: String) -> UInt64 {
-        channels.reduce(0) { sum, channel in
-            let folder = "\(directory)/\(channel)"
-            return (try? FileManager.default.contentsOfDirectory(atPath: folder))?.reduce(sum) { total, name in
-                let size = (try? FileManager.default.attributesOfItem(atPath: "\(folder)/\(name)")[.size]) as? UInt64
-                return total + (size ?? 0)
-            } ?? sum
-        }
+        channels.reduce(0) { $0 + chatBytes(in: directory, channel: $1) }
+    }
+
+    /// Bytes of one channel's capture files on disk.
+    static func chatBytes(in directory: String, channel: String) -> UInt64 {
+        let folder = "\(directory)/\(channel)"
+        return (try? FileManager.default.contentsOfDirectory(atPath: folder))?.reduce(0) { total, name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: "\(folder)/\(name)")[.size]) as? UInt64
+            return total + (size ?? 0)
+        } ?? 0
     }
 
     /// Why `line` (as stored, without CR LF) is not a whole line: `nil` when it is.

@@ -46,11 +46,48 @@ import Testing
         let readable = Int(String(decoding: unflushed.output, as: UTF8.self).filter(\.isNumber)) ?? 0
         #expect(readable > 5_000, "zcat reads lines past the flush point: \(readable)")
 
-        let previous = try #require(CapturePreviousRun.examine(directory: dir.path, channels: ["c"]))
+        let previous = try #require(try CapturePreviousRun.examine(directory: dir.path, channels: ["c"]))
         #expect(previous.endedWithStop == false)
         #expect(
             previous.lastLine.milliseconds == flushedUntil,
             "\(previous.lastLine.rfc3339): the gap must start at the last line kept")
         #expect(previous.channels == ["c"])
+    }
+
+    @Test(
+        "after a kill -9, a channel not written to in the run's last moments (its connection down) starts its gap at its own last line"
+    )
+    func ownLastLine() throws {
+        let dir = try InputTempDirectory()
+        func file(_ path: String, _ text: String, modified: String) throws {
+            let writer = try GzipWriter(path: try dir.file(path))
+            try writer.write(Array(text.utf8).span)
+            try writer.close()
+            // The file's modification time: when the run last wrote to it.
+            let r = try InputShell.run("touch -d \(modified) \(InputShell.quote(dir.path + "/" + path))")
+            #expect(r.status == 0)
+        }
+        try file(
+            "_session/2025-11-21.log.gz",
+            "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of live down started\r\n"
+                + "@time=2025-11-21T01:00:03.000Z :chatcap CAPTURE disconnected * :disconnected: the server closed the connection\r\n",
+            modified: "2025-11-21T01:00:03.100Z")
+        // Live to the end: written to after its own last line, up to the run's newest line.
+        try file(
+            "live/2025-11-21.log.gz", "@time=2025-11-21T01:00:09.500Z :u!u@u PRIVMSG #live :last\r\n",
+            modified: "2025-11-21T01:00:09.600Z")
+        // Its connection dropped at 01:00:03 and was not back when the run died: nothing since.
+        try file(
+            "down/2025-11-21.log.gz",
+            "@time=2025-11-21T01:00:02.000Z :u!u@u PRIVMSG #down :a\r\n@time=2025-11-21T01:00:02.900Z :u!u@u PRIVMSG #down :b\r\n",
+            modified: "2025-11-21T01:00:03.000Z")
+        let previous = try #require(try CapturePreviousRun.examine(directory: dir.path, channels: ["live", "down"]))
+        #expect(previous.endedWithStop == false)
+        #expect(previous.lastLine.milliseconds == Self.ms("2025-11-21T01:00:09.500Z"))
+        #expect(previous.lastLine(of: "live").milliseconds == Self.ms("2025-11-21T01:00:09.500Z"))
+        // Issue #35 R3: from the run's newest line, the chat of #down from 01:00:02.900 on was in no gap.
+        #expect(previous.lastLine(of: "down").milliseconds == Self.ms("2025-11-21T01:00:02.900Z"))
+        #expect(previous.lastLine(of: "#DOWN").milliseconds == Self.ms("2025-11-21T01:00:02.900Z"))
+        #expect(previous.channelLastLines.keys.sorted() == ["down"])
     }
 }

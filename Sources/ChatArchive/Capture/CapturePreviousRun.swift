@@ -34,6 +34,17 @@ public struct CapturePreviousRun: Sendable, Equatable {
     public var lastLine: Timestamp
     /// The channels of the new run that the directory already holds files of: each gets a gap.
     public var channels: [String]
+    /// After a run without `stop`, the channels whose files were not written to in the run's last
+    /// moments (their newest file is older than ``lastLine``): quiet ones, and those whose connection
+    /// was down, between a drop and their rejoin, when the run died. Each one's gap starts at its own
+    /// last stored line, kept here (``lastLine(of:)``).
+    public var channelLastLines: [String: Timestamp] = [:]
+
+    /// Where `channel`'s gap starts: its own last stored line when it was not written to in the run's
+    /// last moments (``channelLastLines``), else the run's (``lastLine``).
+    public func lastLine(of channel: String) -> Timestamp {
+        channelLastLines[Login.normalize(channel)] ?? lastLine
+    }
 
     /// The reason of those gaps: `capture was not running (…)`, saying how the previous run ended.
     public var gapReason: String {
@@ -48,17 +59,26 @@ public struct CapturePreviousRun: Sendable, Equatable {
         self.channels = channels
     }
 
+    /// The examination was stopped (``examine(directory:channels:shouldStop:)``'s `shouldStop`).
+    public struct Interrupted: Error, Sendable, Equatable {}
+
     /// Looks at `directory` (a capture directory) before the new run writes anything.
     ///
-    /// - Parameter channels: the new run's channels (logins, with or without `#`).
+    /// - Parameters:
+    ///   - channels: the new run's channels (logins, with or without `#`).
+    ///   - shouldStop: asked between files and every few thousand lines (a stop signal during start-up:
+    ///     reading the newest files of a busy capture can take seconds).
     /// - Returns: `nil` when the directory holds no earlier run (no `_session` file with a line).
-    public static func examine(directory: String, channels: [String]) -> CapturePreviousRun? {
+    /// - Throws: ``Interrupted`` once `shouldStop` says so; nothing was written.
+    public static func examine(directory: String, channels: [String], shouldStop: () -> Bool = { false })
+        throws(Interrupted) -> CapturePreviousRun?
+    {
         let session = LogFile.newest(in: directory + "/_session")
         guard let session else { return nil }
         var lastRecordIsStop = false
         var lastRecordMs: Int64? = nil
         var newest = Int64.min
-        read(session.path) { message, bytes, time in
+        try read(session.path, shouldStop) { message, bytes, time in
             if let time { newest = max(newest, time) }
             guard let record = CaptureRecordLine(message, in: bytes) else { return }
             lastRecordIsStop = bytes.extracting(record.event.range).equals("stop")
@@ -78,19 +98,59 @@ public struct CapturePreviousRun: Sendable, Equatable {
         files.sort { $0.modifiedMs > $1.modifiedMs }
         for file in files where file.path != session.path {
             if newest != Int64.min && file.modifiedMs < newest { break }
-            read(file.path) { _, _, time in
+            try read(file.path, shouldStop) { _, _, time in
                 if let time { newest = max(newest, time) }
             }
         }
         guard newest != Int64.min else { return nil }
-        return CapturePreviousRun(endedWithStop: false, lastLine: Timestamp(milliseconds: newest), channels: known)
+        var previous = CapturePreviousRun(
+            endedWithStop: false, lastLine: Timestamp(milliseconds: newest), channels: known)
+        // A channel whose files were last written before the run's newest line got nothing in its last
+        // moments: it was quiet, or its connection was down (a drop, a rejoin under way). Lines since
+        // its own last one may be lost, not only since the run's: read where its files end.
+        for channel in known {
+            if let last = try Self.lastLine(in: directory + "/" + channel, before: newest, shouldStop) {
+                previous.channelLastLines[channel] = last
+            }
+        }
+        return previous
+    }
+
+    /// The newest stored line of the files in `folder`, when none of them was modified at or after
+    /// `runLastMs`; `nil` when one was written to since (the channel was live to the end), or none holds
+    /// a timed line.
+    ///
+    /// - Complexity: decodes the folder's newest files (twice each, as ``read(_:_:_:)``) until one holds
+    ///   a line; a quiet or cut-off channel's, at start only.
+    private static func lastLine(in folder: String, before runLastMs: Int64, _ shouldStop: () -> Bool)
+        throws(Interrupted) -> Timestamp?
+    {
+        let files = LogFile.all(in: folder).sorted { $0.modifiedMs > $1.modifiedMs }
+        guard let first = files.first, first.modifiedMs < runLastMs else { return nil }
+        for file in files {
+            var newest = Int64.min
+            try read(file.path, shouldStop) { _, _, time in
+                if let time { newest = max(newest, time) }
+            }
+            if newest != Int64.min { return Timestamp(milliseconds: newest) }
+        }
+        return nil
     }
 
     /// Calls `body` with every line of the file at `path` up to its last flush point (what a repair
     /// keeps) and its time (`nil` when it has none), ignoring malformed lines and a damaged end.
-    private static func read(_ path: String, _ body: (TwitchMessage, Span<UInt8>, Int64?) -> Void) {
+    ///
+    /// - Throws: ``Interrupted`` when `shouldStop` says so (asked before the file and every 4,096 lines).
+    private static func read(
+        _ path: String, _ shouldStop: () -> Bool, _ body: (TwitchMessage, Span<UInt8>, Int64?) -> Void
+    ) throws(Interrupted) {
+        if shouldStop() { throw Interrupted() }
         let kept = keptTextLength(path)
-        MergeReader(paths: [path]).forEachEvent { event, bytes in
+        if shouldStop() { throw Interrupted() }
+        var count = 0
+        try MergeReader(paths: [path]).forEachEvent { (event, bytes) throws(Interrupted) in
+            count &+= 1
+            if count & 4_095 == 0, shouldStop() { throw Interrupted() }
             guard case .line(let at, let message) = event else { return }
             // A flush point ends a line: a line starting before it is kept whole.
             if let kept, at.byteOffset >= kept { return }
@@ -125,15 +185,21 @@ private struct LogFile {
     /// The most recently modified log file directly in `directory` (ties: the later name), or `nil`.
     static func newest(in directory: String) -> LogFile? {
         var best: LogFile? = nil
-        for name in names(in: directory) where InputPaths.isLogName(name) {
+        for file in all(in: directory) where best.map({ file.modifiedMs >= $0.modifiedMs }) ?? true { best = file }
+        return best
+    }
+
+    /// The log files directly in `directory`, in name order.
+    static func all(in directory: String) -> [LogFile] {
+        names(in: directory).compactMap { name in
+            guard InputPaths.isLogName(name) else { return nil }
             let path = directory + "/" + name
             var info = stat()
             // SAFETY: `info` is a local `stat` that `stat(2)` fills in; `path` is bridged for the call.
-            guard unsafe stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard unsafe stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
             let ms = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
-            if best.map({ ms >= $0.modifiedMs }) ?? true { best = LogFile(path: path, modifiedMs: ms) }
+            return LogFile(path: path, modifiedMs: ms)
         }
-        return best
     }
 
     /// The names in `directory` in byte order (none when it cannot be read).

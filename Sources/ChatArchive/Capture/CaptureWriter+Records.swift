@@ -95,7 +95,17 @@ extension CaptureWriter {
     /// - Throws: ``CaptureError`` (sticky).
     @discardableResult
     public func recordPreviousRun(channels: [String], at now: Timestamp) throws(CaptureError) -> CapturePreviousRun? {
-        guard let previous = CapturePreviousRun.examine(directory: directory, channels: channels) else { return nil }
+        guard let previous = try? CapturePreviousRun.examine(directory: directory, channels: channels) else {
+            return nil
+        }
+        try recordPreviousRun(previous, at: now)
+        return previous
+    }
+
+    /// Stores what ``CapturePreviousRun/examine(directory:channels:shouldStop:)`` found (see
+    /// ``recordPreviousRun(channels:at:)``), for a caller that examined the directory itself, e.g. so
+    /// that a stop signal can end the examination.
+    public func recordPreviousRun(_ previous: CapturePreviousRun, at now: Timestamp) throws(CaptureError) {
         if !previous.endedWithStop {
             try note(
                 event: "ended-without-stop",
@@ -103,7 +113,6 @@ extension CaptureWriter {
                     + "its last stored line is from \(previous.lastLine.rfc3339)",
                 at: now)
         }
-        return previous
     }
 
     /// The most bytes of channel names one `start` or `channels` record lists: with its tags and
