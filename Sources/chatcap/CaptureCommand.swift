@@ -229,7 +229,8 @@ struct CaptureCommand: ParsableCommand {
                             + (previous.channelLastLines.isEmpty
                                 ? ""
                                 : " (for #" + previous.channelLastLines.keys.sorted().joined(separator: " #")
-                                    + ", not written to at the end, since its own last line)")))
+                                    + ", not written to at the end, since its own last line)"))
+            )
         }
         var failure: CaptureError? = nil
         var unusable = 0

@@ -63,7 +63,8 @@ struct FilterOptions: ParsableArguments {
         }
         for c in channels where !Login.isValid(Login.normalize(c)) {
             throw ValidationError(
-                "--channel: '\(c)' is not a channel login (\(Login.whyInvalid(Login.normalize(c)))): no line could match")
+                "--channel: '\(c)' is not a channel login (\(Login.whyInvalid(Login.normalize(c)))): no line could match"
+            )
         }
         for u in users where !Login.isValid(u.lowercased()) {
             throw ValidationError("--user: '\(u)' is not a login (letters, digits and _): no line could match")

@@ -260,7 +260,10 @@ import Testing
         }
         usleep(800_000)  // the service joins first
         let capture = try ChatcapProcess(
-            ["capture", "--dir", dir + "/cap", "--rotate", "hourly", "--recent-messages", "http://127.0.0.1:\(httpPort)"]
+            [
+                "capture", "--dir", dir + "/cap", "--rotate", "hourly", "--recent-messages",
+                "http://127.0.0.1:\(httpPort)",
+            ]
                 + Self.channels + [
                     "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none",
                     "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
@@ -291,7 +294,8 @@ import Testing
 
     /// `YYYY-MM-DDTHH` of an instant, as hourly capture files are named.
     static func hourName(_ ms: Int64) -> String {
-        String(ISO8601DateFormatter.withFraction.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)).prefix(13))
+        String(
+            ISO8601DateFormatter.withFraction.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)).prefix(13))
     }
 
     @Test(

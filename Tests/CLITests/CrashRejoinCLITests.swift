@@ -19,7 +19,9 @@ import Testing
         let dir = try BackfillCLITests.tempDir("crash-rejoin")
         let keep = ProcessInfo.processInfo.environment["KEEP_CRASH_LOOP"] != nil
         defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
-        let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "100"])
+        let serve = try ServeProcess([
+            try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "100",
+        ])
         defer { _ = serve.stop(with: SIGKILL) }
         // The service records what serve plays on overlapping connections (it is dropped too, and misses
         // nothing), and answers the backfill.
@@ -37,7 +39,8 @@ import Testing
         let capture =
             [
                 "capture", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain",
-                "--status", "none", "--channels-per-connection", "1", "--join-rate", "1000", "--connect-interval", "0.05",
+                "--status", "none", "--channels-per-connection", "1", "--join-rate", "1000", "--connect-interval",
+                "0.05",
                 // A dropped channel waits 2 s before its connection is opened again: about a third of the
                 // time, a channel is between a drop and its rejoin.
                 "--reconnect-base", "2", "--reconnect-max", "2",
@@ -45,9 +48,7 @@ import Testing
             ] + Self.channels
         var kills: [Int64] = []
         var generator = SystemRandomNumberGenerator()
-        let began = Date()
         for cycle in 0...Self.cycles {
-            print("CrashRejoinCLITests cycle \(cycle) at \(Date().timeIntervalSince(began)) s")
             let run = try ChatcapProcess(capture)
             // Until every channel has chat in this run's files, then at a random moment.
             let before = Self.channels.map { CrashRepairCLITests.chatBytes(in: "\(dir)/cap", channel: $0) }
@@ -60,7 +61,6 @@ import Testing
                 usleep(20_000)
             }
             try #require(run.isRunning, "run \(cycle) ended: \(run.stderr)")
-            print("CrashRejoinCLITests cycle \(cycle) ready at \(Date().timeIntervalSince(began)) s")
             usleep(UInt32.random(in: 500_000...4_000_000, using: &generator))
             if cycle < Self.cycles {
                 kills.append(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
@@ -84,7 +84,9 @@ import Testing
                 let text = try InputShell.run("zcat \(InputShell.quote("\(folder)/\(name)"))").output
                 for line in String(decoding: text, as: UTF8.self).components(separatedBy: "\r\n").dropLast() {
                     ids.take(Substring(line))
-                    if let id = BackfillCLITests.message(Substring(line))?.id, !seen.insert(id).inserted { doubled += 1 }
+                    if let id = BackfillCLITests.message(Substring(line))?.id, !seen.insert(id).inserted {
+                        doubled += 1
+                    }
                 }
             }
         }

@@ -93,7 +93,8 @@ import Testing
             toFile: file, atomically: true, encoding: .utf8)
         let long = try CLI.run(["tail", "--channels-file", file])
         #expect(long.status == 64, "\(long.stderr)")
-        #expect(long.stderr.contains("\(file):3:") && long.stderr.contains("30 characters; a login has at most 25"),
+        #expect(
+            long.stderr.contains("\(file):3:") && long.stderr.contains("30 characters; a login has at most 25"),
             "\(long.stderr)")
         let missing = try CLI.run(["tail", "--channels-file", dir + "/nope.txt"])
         #expect(missing.status == 64)

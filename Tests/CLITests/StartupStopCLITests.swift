@@ -12,7 +12,9 @@ import Testing
     static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]
     static var trials: Int { ProcessInfo.processInfo.environment["STARTUP_STOP_TRIALS"].flatMap { Int($0) } ?? 20 }
 
-    @Test("SIGINT and SIGTERM at random moments of start-up after a kill -9: every run stops within 5 s, with a stop record")
+    @Test(
+        "SIGINT and SIGTERM at random moments of start-up after a kill -9: every run stops within 5 s, with a stop record"
+    )
     func stopDuringStartup() throws {
         let dir = try LiveServeTests.tempDir("startup-stop")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -33,7 +35,8 @@ import Testing
         _ = first.stop(with: SIGKILL)
         try #require(CrashRepairCLITests.chatBytes(in: "\(dir)/cap") >= 4 << 20, "the first run wrote too little")
         let killed = "\(dir)/killed"
-        try #require(try InputShell.run("cp -a \(InputShell.quote("\(dir)/cap")) \(InputShell.quote(killed))").status == 0)
+        try #require(
+            try InputShell.run("cp -a \(InputShell.quote("\(dir)/cap")) \(InputShell.quote(killed))").status == 0)
 
         var generator = SystemRandomNumberGenerator()
         var stopped: [Double] = []
@@ -46,7 +49,8 @@ import Testing
                 ["capture", "--dir", run] + arguments.dropFirst(3) + Self.channels, stderr: "\(run).err")
             // From the moment the command's code runs (it ignores SIGPIPE first thing) to well past the
             // reading of the old files, the connect and the joins.
-            try #require(Self.waitUntilIgnoring(SIGPIPE, pid: process.processIdentifier), "trial \(trial) never started")
+            try #require(
+                Self.waitUntilIgnoring(SIGPIPE, pid: process.processIdentifier), "trial \(trial) never started")
             usleep(UInt32.random(in: 0...1_500_000, using: &generator))
             let sent = Date()
             kill(process.processIdentifier, signal)
@@ -65,8 +69,9 @@ import Testing
             let status = process.terminationStatus
             #expect(
                 process.terminationReason == .exit
-                    && (status == 0 || (status == 69
-                        && (said.contains("no channel was joined") || said.contains("never reached the chat")))),
+                    && (status == 0
+                        || (status == 69
+                            && (said.contains("no channel was joined") || said.contains("never reached the chat")))),
                 "trial \(trial) (signal \(signal)): \(process.terminationReason == .exit ? "exit" : "killed by signal") \(status): \(said)"
             )
             stopped.append(took)

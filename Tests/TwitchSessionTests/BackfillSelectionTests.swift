@@ -111,7 +111,9 @@ private func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: mi
                 + "the server closed the connection; backfill closed it: 2 lines recovered")
     }
 
-    @Test("a recovered line is placed within its gap: a service clock ahead or a line dated years away moves to the edge, counted")
+    @Test(
+        "a recovered line is placed within its gap: a service clock ahead or a line dated years away moves to the edge, counted"
+    )
     func placement() {
         let hour: Int64 = 3_600_000
         // A gap from 22:59:58 to 23:00:05 (an hour boundary at 23:00), the last line had at 22:59:57,
@@ -142,13 +144,18 @@ private func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: mi
         // Without a last line, the gap's start is the lower edge.
         #expect(
             BackfillSelection.placement(
-                of: ms(0), gapFrom: from, gapTo: to, lastSeen: nil, answeredAt: answered) == .init(
+                of: ms(0), gapFrom: from, gapTo: to, lastSeen: nil, answeredAt: answered)
+                == .init(
                     time: from, misdated: true))
     }
 
-    @Test("the service's clock offset comes from the last line chatcap had, when the answer dates it; bogus dates correct nothing")
+    @Test(
+        "the service's clock offset comes from the last line chatcap had, when the answer dates it; bogus dates correct nothing"
+    )
     func clockOffset() {
-        let answer = [C(fingerprint: 1, time: ms(10_000)), C(fingerprint: 2, time: ms(190_500)), C(fingerprint: 3, time: nil)]
+        let answer = [
+            C(fingerprint: 1, time: ms(10_000)), C(fingerprint: 2, time: ms(190_500)), C(fingerprint: 3, time: nil),
+        ]
         // We received line 2 at 10,500: the service's clock is 180 s ahead.
         #expect(BackfillSelection.clockOffset(answer, lastHad: 2, lastSeen: ms(10_500)) == 180_000)
         #expect(BackfillSelection.clockOffset(answer, lastHad: 1, lastSeen: ms(10_250)) == -250)

@@ -7,7 +7,8 @@ import TwitchSession
         let lines = ["# channels", "pixelharbor", "", "#LunaFrost  # a comment", "grimfang_tv"]
         for ending in ["\n", "\r\n", "\r"] {
             let text = lines.joined(separator: ending) + ending
-            #expect(try ChannelList.parse(text) == ["pixelharbor", "lunafrost", "grimfang_tv"], "\(Array(ending.utf8))")
+            #expect(
+                try ChannelList.parse(text) == ["pixelharbor", "lunafrost", "grimfang_tv"], "\(Array(ending.utf8))")
             // A bad line is named by its own number whatever the ending.
             let bad = (lines + ["not a login!"]).joined(separator: ending)
             #expect(throws: ChannelList.LineError(line: 6, text: "not a login!", reason: "letters, digits and _")) {
@@ -34,8 +35,9 @@ import TwitchSession
             try ChannelList.parse("bad-name")
         }
         #expect(Login.whyInvalid(String(repeating: "x", count: 25) + "é") == "27 characters; a login has at most 25")
-        #expect(ChannelList.LineError(line: 3, text: "x y", reason: "letters, digits and _").description(in: "f.txt")
-            == "f.txt:3: 'x y' is not a channel login (letters, digits and _)")
+        #expect(
+            ChannelList.LineError(line: 3, text: "x y", reason: "letters, digits and _").description(in: "f.txt")
+                == "f.txt:3: 'x y' is not a channel login (letters, digits and _)")
     }
 
     @Test("blank lines, comment lines and trailing comments list nothing")

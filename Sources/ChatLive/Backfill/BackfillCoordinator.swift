@@ -272,7 +272,9 @@ final class BackfillCoordinator {
             let placed = BackfillSelection.placement(
                 of: line.time, gapFrom: gap.from, gapTo: gap.to, lastSeen: pending.lastSeen, answeredAt: now.wall)
             if placed.misdated { misdated += 1 }
-            emit(line.bytes, receivedAt: Moment(monotonicMs: now.monotonicMs, wall: placed.time), lineNumber: 0, into: state)
+            emit(
+                line.bytes, receivedAt: Moment(monotonicMs: now.monotonicMs, wall: placed.time), lineNumber: 0,
+                into: state)
         }
         if misdated > 0 {
             counters.misdated += misdated
