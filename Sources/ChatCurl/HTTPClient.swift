@@ -178,6 +178,14 @@ public final class HTTPClient {
                     // SAFETY: a `curl_off_t` option, the body's size.
                     unsafe set(chatcap_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(raw.count)))
                 }
+                if body == nil {
+                    // Every encoding libcurl can decode is offered, and an answer in one is decoded
+                    // (`gzip`, `deflate`, …): a service that compresses (also unasked) reads as plain JSON.
+                    // SAFETY: CURLOPT_ACCEPT_ENCODING takes a C string ("" = all supported); libcurl copies it.
+                    unsafe "".withCString {
+                        unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_ACCEPT_ENCODING, $0))
+                    }
+                }
                 // SAFETY: a list (or NULL) freed only after `perform` returned (the `defer` above).
                 unsafe set(chatcap_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list))
                 // SAFETY: `long` options.

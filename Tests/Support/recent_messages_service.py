@@ -15,8 +15,10 @@ kernel-chosen port (printed on the first line of stdout).
 
 In record mode, two variables make the service's dates wrong the ways real services' are:
 RM_SKEW_MS=N dates every line N ms later than it was received (a clock ahead), and RM_ODD_EVERY=K
-dates every K-th line of each channel in 2100 and every (K+12)-th in 1990.
+dates every K-th line of each channel in 2100 and every (K+12)-th in 1990. RM_GZIP=1 sends every
+answer gzip-encoded (Content-Encoding: gzip), asked for or not, as some services and proxies do.
 """
+import gzip
 import json
 import os
 import socket
@@ -149,6 +151,9 @@ class Handler(BaseHTTPRequestHandler):
             {"messages": [historical(ms, line) for ms, line in lines], "error": None, "error_code": None}
         ).encode()
         self.send_response(200)
+        if os.environ.get("RM_GZIP") == "1":
+            body = gzip.compress(body)
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
