@@ -240,12 +240,16 @@ final class BackfillCoordinator {
         case .answer(let status, let body, false):
             let decoded: RecentMessagesResponse
             do throws(RecentMessagesResponse.DecodeError) { decoded = try .decode(body) } catch {
-                result = .failed(status == 200 ? error.description : "HTTP status \(status)")
+                result = .failed(
+                    status == 200
+                        ? error.description : "HTTP status \(status) from \(source.url(for: pending.gap.channel))")
                 break
             }
             let said = (decoded.error ?? "") + (decoded.errorCode.map { " (\($0))" } ?? "")
             guard status == 200 else {
-                result = .failed("HTTP status \(status)" + (said.isEmpty ? "" : ": " + said))
+                result = .failed(
+                    "HTTP status \(status) from \(source.url(for: pending.gap.channel))"
+                        + (said.isEmpty ? "" : ": " + said))
                 break
             }
             if decoded.messages.isEmpty && !said.isEmpty {

@@ -26,15 +26,25 @@ public struct RecentMessagesSource: Sendable, Equatable {
         baseURL: String, tls: HTTPClient.TLS = HTTPClient.TLS(), waitMs: Int64 = RecentMessagesSource.defaultWaitMs,
         limit: Int? = nil, maxHeldLines: Int = 10_000, maxHeldBytes: Int = 4 << 20, maxAnswerBytes: Int = 16 << 20
     ) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        self.baseURL = base
+        self.baseURL = Self.base(of: baseURL)
         self.tls = tls
         self.waitMs = waitMs
         self.limit = limit
         self.maxHeldLines = maxHeldLines
         self.maxHeldBytes = maxHeldBytes
         self.maxAnswerBytes = maxAnswerBytes
+    }
+
+    /// The service's base from what a user gave: without trailing `/`s, and without the API's own
+    /// path (`…/api/v2/recent-messages/`, as the service's documentation writes it), which ``url(for:)``
+    /// adds.
+    public static func base(of given: String) -> String {
+        var base = Substring(given)
+        while base.hasSuffix("/") { base.removeLast() }
+        let api = "/api/v2/recent-messages"
+        if base.lowercased().hasSuffix(api) { base.removeLast(api.count) }
+        while base.hasSuffix("/") { base.removeLast() }
+        return String(base)
     }
 
     /// `BASE/api/v2/recent-messages/<login>` with the options chatcap wants: every line, moderation
