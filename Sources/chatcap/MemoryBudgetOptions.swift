@@ -19,7 +19,9 @@ struct MemoryBudgetOptions: ParsableArguments {
                 + "process (read from /proc/self/statm). When it is reached, the oldest entries of the least "
                 + "recently active channels are released, never the last 150 of a channel nor a line the "
                 + "moderation look-ahead still holds; what was trimmed is counted in the summary on stderr "
-                + "and on /metrics. No line of the output is lost.",
+                + "and on /metrics, and a budget the channels' floors and the process alone exceed is said "
+                + "there. No line of the output is lost. capture keeps rings only for --http-port: there it "
+                + "needs --http-port.",
             valueName: "size"),
         transform: { try MemoryBudgetOptions.parse($0) })
     var memoryBudget: Int?

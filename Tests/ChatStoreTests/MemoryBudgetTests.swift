@@ -172,6 +172,15 @@ private let fakeResident = Atomic<Int>(-1)
         fakeResident.store(-1, ordering: .relaxed)
         budget.sample()
         #expect(budget.outsideBytes == before)
+        #expect(budget.exceededBytes == 0 && !budget.summary.contains("could not be kept"))
+        // The rest of the process alone over the limit: no pass can keep it, and the summary says how
+        // far over the count went (issue #35 R9: a budget far too small was kept silently).
+        fakeResident.store(budget.heldBytes + 2 * limit, ordering: .relaxed)
+        budget.sample()
+        try Self.feed(store, "d", 30, from: 21)
+        #expect(budget.passes >= 2)
+        #expect(budget.exceededBytes > limit)
+        #expect(budget.summary.contains("; the budget could not be kept: "), "\(budget.summary)")
     }
 
     @Test("without a budget nothing is tracked or trimmed")

@@ -50,6 +50,7 @@ public final class MemoryBudget: Sendable {
     private let _trimmedBytes = Atomic<Int>(0)
     private let _releasedBytes = Atomic<Int>(0)
     private let _passes = Atomic<Int>(0)
+    private let _exceeded = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - limit: the bound in bytes.
@@ -84,16 +85,26 @@ public final class MemoryBudget: Sendable {
     /// Trimming passes run.
     public var passes: Int { _passes.load(ordering: .relaxed) }
 
-    /// One line for stderr: what the budget trimmed, or that it never had to.
+    /// The most the count held after a pass that could not bring it under ``limit`` (the floors, the
+    /// pinned entries and the rest of the process alone hold more), 0 when every pass could.
+    public var exceededBytes: Int { _exceeded.load(ordering: .relaxed) }
+
+    /// One line for stderr: what the budget trimmed, or that it never had to; and when it could not be
+    /// kept, how far over it went. Sizes in MiB, the unit `--memory-budget 56M` is given in.
     public var summary: String {
-        let mb = { (n: Int) in "\((n + 500_000) / 1_000_000) MB" }
+        let mb = { (n: Int) in "\((n + (1 << 19)) >> 20) MiB" }
         let rest = resident == nil ? "" : ", the rest of the process \(mb(outsideBytes))"
         guard trimmedEntries > 0 else {
             return "memory budget \(mb(limit)): nothing trimmed (rings reserve \(mb(heldBytes))\(rest))"
         }
+        let kept =
+            exceededBytes == 0
+            ? ""
+            : "; the budget could not be kept: the channels' floors (their last 150 entries) and the rest of "
+                + "the process held up to \(mb(exceededBytes)) (a larger --memory-budget, or fewer channels)"
         return "memory budget \(mb(limit)): \(trimmedEntries) entries (\(mb(trimmedBytes)) of lines) trimmed "
             + "from the least recently active channels in \(passes) passes, \(mb(releasedBytes)) given back; "
-            + "rings reserve \(mb(heldBytes))\(rest)"
+            + "rings reserve \(mb(heldBytes))\(rest)\(kept)"
     }
 
     /// Owner: the rings grew (or shrank, negative) by `delta` bytes; reads resident memory again
@@ -133,6 +144,7 @@ public final class MemoryBudget: Sendable {
     func notePassEnded() {
         _passes.add(1, ordering: .relaxed)
         let counted = countedBytes
+        if counted > limit && counted > exceededBytes { _exceeded.store(counted, ordering: .relaxed) }
         _threshold.store(counted > lowWater ? counted + slack : passStart, ordering: .relaxed)
     }
 }
