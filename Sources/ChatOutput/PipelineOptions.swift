@@ -97,7 +97,7 @@ public struct PipelineSummary: Sendable, Equatable {
     public var losesLines: Bool { dropped > 0 }
 
     public var description: String {
-        var parts = ["\(lines) lines read", "\(written) written"]
+        var parts = ["\(lines) line\(lines == 1 ? "" : "s") read", "\(written) written"]
         if malformed > 0 { parts.append("\(malformed) malformed") }
         if skipped > 0 { parts.append("\(skipped) over-long skipped") }
         if cutOff > 0 { parts.append("\(cutOff) partial line\(cutOff == 1 ? "" : "s") cut off") }

@@ -356,7 +356,7 @@ final class ServeClient: ChannelListener, ChannelMember {
 
     /// The line reported when the client goes.
     var farewell: String {
-        var text = "\(name) disconnected: \(linesSent) lines sent"
+        var text = "\(name) disconnected: \(linesSent) line\(linesSent == 1 ? "" : "s") sent"
         if linesRelayed > 0 { text += ", \(linesRelayed) relayed" }
         if let closeReason { text += "; \(closeReason)" }
         return text

@@ -351,11 +351,11 @@ struct CaptureCommand: ParsableCommand {
         }
         let deadline = connection.deadline(from: started.monotonicMs)
         session.run(until: deadline)
-        service?.stopping(status: "stopping: closing files after \(writer.lineCount) lines")
+        service?.stopping(status: "stopping: closing files after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")")
         if failure == nil {
             do throws(CaptureError) {
                 try writer.note(
-                    event: "stop", text: "capture stopped after \(writer.lineCount) lines",
+                    event: "stop", text: "capture stopped after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")",
                     at: Moment.now().wall)
             } catch { failure = error }
         }
@@ -375,7 +375,7 @@ struct CaptureCommand: ParsableCommand {
         if !quiet {
             let pressure = writer.backPressure
             Diagnostics.note(
-                "captured \(writer.lineCount) lines, \(writer.diskCounters.written) bytes written "
+                "captured \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s"), \(writer.diskCounters.written) bytes written "
                     + "(\(writer.uncompressedByteCount) before compression)"
                     + (writer.unparsedLines > 0 ? ", \(writer.unparsedLines) malformed lines stored in _session" : "")
                     + (writer.unjoinedLines > 0

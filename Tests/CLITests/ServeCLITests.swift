@@ -81,7 +81,7 @@ import Testing
         _ = client.lines(until: { $0.contains("good morning luna") })
         #expect(server.stop() == 0)
         #expect(
-            server.stderr.contains("(justinfan9) disconnected: 1 lines sent; the server is stopping"),
+            server.stderr.contains("(justinfan9) disconnected: 1 line sent; the server is stopping"),
             "\(server.stderr)")
         #expect(client.line(timeoutMs: 1_000) == nil && client.ended)
     }
