@@ -351,11 +351,13 @@ struct CaptureCommand: ParsableCommand {
         }
         let deadline = connection.deadline(from: started.monotonicMs)
         session.run(until: deadline)
-        service?.stopping(status: "stopping: closing files after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")")
+        service?.stopping(
+            status: "stopping: closing files after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")")
         if failure == nil {
             do throws(CaptureError) {
                 try writer.note(
-                    event: "stop", text: "capture stopped after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")",
+                    event: "stop",
+                    text: "capture stopped after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")",
                     at: Moment.now().wall)
             } catch { failure = error }
         }

@@ -145,7 +145,9 @@ import Testing
         #expect(answer.error == nil && answer.errorCode == nil)
         let stripped = try answer.messages.map(Self.strip)
         #expect(stripped.map(\.line) == Array(played))
-        #expect(stripped.allSatisfy { (start...end).contains($0.receivedAt) }, "\(start)...\(end): \(stripped.map(\.receivedAt))")
+        #expect(
+            stripped.allSatisfy { (start...end).contains($0.receivedAt) },
+            "\(start)...\(end): \(stripped.map(\.receivedAt))")
         #expect(stripped.map(\.deleted) == Self.expectedDeleted(Array(played)))
         #expect(stripped.filter(\.deleted).count == 11)
         let cleared = try #require(answer.messages.first { $0.contains("id=73e7a299-2995-4a6c-a933-91c20ce74394;") })
