@@ -363,6 +363,7 @@ struct CaptureCommand: ParsableCommand {
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
             if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
             if let budget = http?.budget { Diagnostics.note(budget.summary) }
+            if let http { Diagnostics.note(http.summary) }
             if session.overlapDuplicates > 0 {
                 Diagnostics.note(
                     "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")

@@ -173,6 +173,7 @@ struct TailCommand: ParsableCommand {
         }
         if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
         Diagnostics.note(budget.summary)
+        if let http { Diagnostics.note(http.summary) }
         if session.overlapDuplicates > 0 {
             Diagnostics.note(
                 "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")
