@@ -329,7 +329,13 @@ struct CaptureCommand: ParsableCommand {
         }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: started.monotonicMs)
-        session.run(until: deadline)
+        let ending = session.run(until: deadline)
+        // Why the run ended, since a planned end and a failure look alike on the session's records.
+        switch ending {
+        case .deadline: say("stopped: --duration \(connection.durationText) reached")
+        case .stopped where failure == nil: say("stopped: SIGINT or SIGTERM")
+        default: break
+        }
         service?.stopping(status: "stopping: closing files after \(writer.lineCount) lines")
         if failure == nil {
             do throws(CaptureError) {
@@ -345,6 +351,10 @@ struct CaptureCommand: ParsableCommand {
         if let failure {
             Diagnostics.error(failure.description)
             throw ExitCode(.ioErr)
+        }
+        if case .loopFailed = ending {
+            Diagnostics.error("\(ending); stopped after \(writer.lineCount) lines")
+            throw ExitCode(.software)
         }
         if json {
             var snapshot = statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable)

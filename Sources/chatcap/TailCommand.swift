@@ -148,7 +148,12 @@ struct TailCommand: ParsableCommand {
         }
         Interrupts.install(session.stop)
         let deadline = connection.deadline(from: Moment.now().monotonicMs)
-        session.run(until: deadline)
+        let ending = session.run(until: deadline)
+        switch ending {
+        case .deadline: Diagnostics.note("stopped: --duration \(connection.durationText) reached")
+        case .stopped where failure == nil: Diagnostics.note("stopped: SIGINT or SIGTERM")
+        default: break
+        }
         service?.stopping(status: "stopping after \(pipeline.summary.lines) lines")
         http?.stop(session) { Self.httpFigures(pipeline) }
         ServiceManager.finish(service)
@@ -182,6 +187,10 @@ struct TailCommand: ParsableCommand {
             if let failure { throw failure }
             try pipeline.finish()
             return pipeline.summary
+        }
+        if case .loopFailed = ending {
+            Diagnostics.error("\(ending); stopped after \(pipeline.summary.lines) lines")
+            throw ExitCode(.software)
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
