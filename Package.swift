@@ -192,7 +192,8 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatLiveTests", dependencies: ["ChatLive", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            name: "ChatLiveTests",
+            dependencies: ["ChatLive", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatServeTests",

@@ -2,8 +2,10 @@
 // binding the listening socket here lets the caller choose the address and learn the port.
 #include <errno.h>
 #include <netdb.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -35,7 +37,7 @@ static inline int chatcap_http_listen(const char *host, uint16_t port, uint16_t 
         if (fd < 0) { *error = errno; continue; }
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 128) == 0) break;
+        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
         *error = errno;
         close(fd);
         fd = -1;
@@ -57,17 +59,109 @@ static inline int chatcap_http_listen(const char *host, uint16_t port, uint16_t 
     return fd;
 }
 
+/// The listener's policy and counters, shared by libmicrohttpd's thread (its callbacks below write
+/// them) and any thread that reads them (`chatcap_http_guard_read`). Opaque to Swift.
+///
+/// libmicrohttpd, at its own connection limit, stops accepting: connections past it wait in the
+/// kernel's backlog (connects hang once it is full) and nothing sees or counts them. So the daemon's
+/// limit is set one above `limit` and never reached: the accept policy closes every connection past
+/// `limit` at once (it is shed) and counts it. The per-address limit stays libmicrohttpd's; it
+/// closes such a connection with the error-log message "Server reached connection limit", which the
+/// logger counts, as it counts "Hit process or system resource limit" (accept failed: EMFILE/ENFILE).
+struct chatcap_http_guard {
+    unsigned int limit;
+    atomic_uint open;
+    atomic_ullong accepted;
+    atomic_ullong shed_over_limit;
+    atomic_ullong shed_over_address_limit;
+    atomic_ullong accept_failures;
+};
+
+/// A copy of a guard's counters.
+struct chatcap_http_figures {
+    unsigned int limit;
+    unsigned int open;
+    unsigned long long accepted;
+    unsigned long long shed_over_limit;
+    unsigned long long shed_over_address_limit;
+    unsigned long long accept_failures;
+};
+
+/// A guard for at most `limit` connections open at once, counters at 0; NULL without memory.
+static inline struct chatcap_http_guard *chatcap_http_guard_create(unsigned int limit) {
+    struct chatcap_http_guard *guard = calloc(1, sizeof *guard);
+    if (guard != NULL) guard->limit = limit;
+    return guard;
+}
+
+/// Frees a guard; only once its daemon has stopped (no callback can run any more).
+static inline void chatcap_http_guard_destroy(struct chatcap_http_guard *guard) { free(guard); }
+
+/// Copies the counters (each read atomically; together they are a moment's, not one instant's).
+static inline struct chatcap_http_figures chatcap_http_guard_read(struct chatcap_http_guard *guard) {
+    struct chatcap_http_figures figures;
+    figures.limit = guard->limit;
+    figures.open = atomic_load_explicit(&guard->open, memory_order_relaxed);
+    figures.accepted = atomic_load_explicit(&guard->accepted, memory_order_relaxed);
+    figures.shed_over_limit = atomic_load_explicit(&guard->shed_over_limit, memory_order_relaxed);
+    figures.shed_over_address_limit = atomic_load_explicit(&guard->shed_over_address_limit, memory_order_relaxed);
+    figures.accept_failures = atomic_load_explicit(&guard->accept_failures, memory_order_relaxed);
+    return figures;
+}
+
+/// MHD_OPTION_ACCEPT_POLICY: sheds (and counts) a connection when `limit` are open. Runs on the
+/// daemon's thread, after libmicrohttpd's per-address check and before the connection exists.
+static inline enum MHD_Result chatcap_http_accept(void *context, const struct sockaddr *address, socklen_t length) {
+    (void) address;
+    (void) length;
+    struct chatcap_http_guard *guard = context;
+    if (atomic_load_explicit(&guard->open, memory_order_relaxed) >= guard->limit) {
+        atomic_fetch_add_explicit(&guard->shed_over_limit, 1, memory_order_relaxed);
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: counts the connections open, and those accepted. Daemon's thread.
+static inline void chatcap_http_notify(
+    void *context, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code) {
+    (void) connection;
+    (void) socket_context;
+    struct chatcap_http_guard *guard = context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add_explicit(&guard->open, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&guard->accepted, 1, memory_order_relaxed);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        atomic_fetch_sub_explicit(&guard->open, 1, memory_order_relaxed);
+    }
+}
+
+/// MHD_OPTION_EXTERNAL_LOGGER: prints nothing; counts the two messages that mean a connection was
+/// not served (libmicrohttpd 0.9.75's texts; others are ignored).
+static inline void chatcap_http_log(void *context, const char *format, va_list arguments) {
+    (void) arguments;
+    struct chatcap_http_guard *guard = context;
+    if (strstr(format, "reached connection limit") != NULL) {
+        atomic_fetch_add_explicit(&guard->shed_over_address_limit, 1, memory_order_relaxed);
+    } else if (strstr(format, "resource limit") != NULL) {
+        atomic_fetch_add_explicit(&guard->accept_failures, 1, memory_order_relaxed);
+    }
+}
+
 /// Starts a daemon on the listening socket `fd` (which it then owns and closes when stopped): one
-/// internal thread polling with epoll, at most `connection_limit` connections, `per_ip_limit` from
-/// one address, each closed after `timeout_seconds` without activity, `memory_limit` bytes of
-/// buffers each. Returns NULL when it cannot start.
+/// internal thread polling with epoll, at most `guard`'s limit of connections open (more are shed,
+/// see ``chatcap_http_guard``), `per_ip_limit` from one address, each closed after
+/// `timeout_seconds` without activity, `memory_limit` bytes of buffers each. Returns NULL when it
+/// cannot start. `guard` must outlive the daemon.
 static inline struct MHD_Daemon *chatcap_http_start(
-    int fd, unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
+    int fd, struct chatcap_http_guard *guard, unsigned int per_ip_limit, unsigned int timeout_seconds,
     size_t memory_limit, MHD_AccessHandlerCallback handler, void *context) {
     return MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, handler, context,
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, chatcap_http_accept, guard, handler, context,
+        MHD_OPTION_EXTERNAL_LOGGER, chatcap_http_log, guard,
+        MHD_OPTION_NOTIFY_CONNECTION, chatcap_http_notify, guard,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket) fd,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_LIMIT, guard->limit + 1,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,

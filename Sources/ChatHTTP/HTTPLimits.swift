@@ -1,8 +1,13 @@
 /// What the listener allows, so that slow or idle clients cannot exhaust it: connections at once,
 /// from one address, how long one may sit without activity, and the buffer memory of each.
 ///
-/// Over the limits, a new connection is closed at once; one past its timeout is closed by the
-/// listener's thread. A request never waits on the caller's threads, so none of this reaches them.
+/// Over the limits, a new connection is closed at once (shed, and counted: ``HTTPListenerFigures``);
+/// one past its timeout is closed by the listener's thread. A request never waits on the caller's
+/// threads, so none of this reaches them.
+///
+/// Each connection holds a descriptor: a process whose `ulimit -n` is low gets limits from
+/// ``init(descriptorLimit:)``, so that connections can never take the descriptors its chat sockets
+/// and files need.
 public struct HTTPLimits: Sendable, Equatable {
     /// Connections open at once (`MHD_OPTION_CONNECTION_LIMIT`).
     public var connections: Int
@@ -24,5 +29,19 @@ public struct HTTPLimits: Sendable, Equatable {
         self.connectionsPerAddress = connectionsPerAddress
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.memoryPerConnection = memoryPerConnection
+    }
+
+    /// The default limits within a quarter of `descriptorLimit` (the process's `ulimit -n`): at most
+    /// 512 connections, `descriptorLimit / 4` when that is fewer (at least 1), and half of them from
+    /// one address. The rest is left to the process: capture keeps half of the limit for its files
+    /// (`--max-open-files`), and the chat connections, epoll and the like need a few more.
+    ///
+    /// For instance 20,000 gives 512 and 256; 1,024 gives 256 and 128; 256 gives 64 and 32.
+    public init(descriptorLimit: Int) {
+        let defaults = HTTPLimits()
+        let connections = max(1, min(defaults.connections, descriptorLimit / 4))
+        self.init(
+            connections: connections,
+            connectionsPerAddress: max(1, min(defaults.connectionsPerAddress, connections / 2)))
     }
 }

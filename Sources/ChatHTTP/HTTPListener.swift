@@ -12,7 +12,9 @@ import Synchronization
 /// Nothing here runs on the caller's threads, and the routes read shared state without a lock the
 /// caller holds (see ``RecentMessagesEndpoint``), so a slow or hostile client can at worst hold a
 /// connection of its own until ``HTTPLimits/idleTimeoutSeconds``: the connection limits keep the
-/// descriptors and memory it can take bounded (``HTTPLimits``).
+/// descriptors and memory it can take bounded (``HTTPLimits``). Past a limit a connection is
+/// accepted and closed at once (shed), never left waiting in the kernel's backlog, and counted
+/// (``figures``); no number of connections reaches the caller's threads.
 ///
 /// ```swift
 /// var router = HTTPRouter()
@@ -32,6 +34,11 @@ public final class HTTPListener: Sendable {
     private let daemon: Mutex<UInt>
     /// The retained ``Handler`` the daemon calls (released once the daemon has stopped).
     private let handler: UInt
+    /// The address of the daemon's `chatcap_http_guard` (its policy and counters), freed in
+    /// `deinit`: after the daemon stops, ``figures`` still reads the last counts.
+    private let guardAddress: UInt
+    /// The per-address limit the daemon was started with.
+    private let limitPerAddress: Int
 
     /// What the C callback reaches through its context pointer.
     private final class Handler: Sendable {
@@ -57,25 +64,46 @@ public final class HTTPListener: Sendable {
             // SAFETY: strerror returns a NUL-terminated string valid until the next call on this thread.
             throw .bind(address: "\(display):\(port)", message: unsafe String(cString: strerror(error)))
         }
+        // SAFETY: allocated here, freed once in `deinit` (or below when the daemon does not start).
+        guard let policy = unsafe chatcap_http_guard_create(UInt32(clamping: limits.connections)) else {
+            close(fd)
+            throw .start(address: "\(display):\(bound)")
+        }
         // SAFETY: retained here, released once in `stop()` (or below when the daemon does not start).
         let box = unsafe Unmanaged.passRetained(Handler(router: router))
         // SAFETY: the context pointer stays valid (retained) until after MHD_stop_daemon returns in
-        // `stop()`; the callback is a C function without captures.
+        // `stop()`, and the guard until `deinit`, after that; the callbacks are C functions without
+        // captures.
         let started = unsafe chatcap_http_start(
-            fd, UInt32(clamping: limits.connections), UInt32(clamping: limits.connectionsPerAddress),
-            UInt32(clamping: limits.idleTimeoutSeconds), limits.memoryPerConnection, HTTPListener.access,
-            unsafe box.toOpaque())
+            fd, policy, UInt32(clamping: limits.connectionsPerAddress), UInt32(clamping: limits.idleTimeoutSeconds),
+            limits.memoryPerConnection, HTTPListener.access, unsafe box.toOpaque())
         guard let started = unsafe started else {
             close(fd)
-            // SAFETY: the daemon did not start, so nothing else holds the box.
+            // SAFETY: the daemon did not start, so nothing else holds the box or the guard.
             unsafe box.release()
+            unsafe chatcap_http_guard_destroy(policy)
             throw .start(address: "\(display):\(bound)")
         }
         self.port = bound
         url = "http://\(display):\(bound)"
-        // SAFETY: addresses kept as integers, turned back into pointers only in `stop()`.
+        // SAFETY: addresses kept as integers, turned back into pointers only in `stop()`, `figures`
+        // and `deinit`.
         daemon = Mutex(UInt(bitPattern: started))
         handler = unsafe UInt(bitPattern: box.toOpaque())
+        guardAddress = UInt(bitPattern: policy)
+        limitPerAddress = limits.connectionsPerAddress
+    }
+
+    /// What the listener has done with its connections so far (also after ``stop()``).
+    ///
+    /// - Complexity: O(1), a few atomic loads. - Allocations: none.
+    public var figures: HTTPListenerFigures {
+        // SAFETY: `guardAddress` is the guard allocated in `init`, freed only in `deinit`.
+        let counts = unsafe chatcap_http_guard_read(UnsafeMutablePointer<chatcap_http_guard>(bitPattern: guardAddress)!)
+        return HTTPListenerFigures(
+            limit: Int(counts.limit), limitPerAddress: limitPerAddress, open: Int(counts.open),
+            accepted: counts.accepted, shedOverLimit: counts.shed_over_limit,
+            shedOverAddressLimit: counts.shed_over_address_limit, acceptFailures: counts.accept_failures)
     }
 
     /// Stops answering: closes the listening socket and every connection, and waits for the
@@ -94,7 +122,11 @@ public final class HTTPListener: Sendable {
         unsafe Unmanaged<Handler>.fromOpaque(UnsafeRawPointer(bitPattern: handler)!).release()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        // SAFETY: the daemon has stopped (no callback can run), and nothing reads the guard after `deinit`.
+        unsafe chatcap_http_guard_destroy(UnsafeMutablePointer<chatcap_http_guard>(bitPattern: guardAddress)!)
+    }
 
     /// libmicrohttpd's access handler: answers on the first call (requests carry no body we read).
     private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in

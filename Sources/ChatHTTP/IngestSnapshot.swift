@@ -59,6 +59,8 @@ public struct IngestSnapshot: Sendable {
     public var budget: BudgetFigures? = nil
     /// `--http-channel-metrics`: lines received per channel.
     public var perChannel: [(channel: String, lines: UInt64)]? = nil
+    /// What the HTTP listener answering this did with its connections (served, shed).
+    public var listener: HTTPListenerFigures? = nil
     /// `/healthz`: whether the session is connected and joined as configured, and why not.
     public var healthy = false
     public var health = "starting: not connected yet"
@@ -157,6 +159,30 @@ public struct IngestSnapshot: Sendable {
                 "chatcap_budget_limit_bytes",
                 help: "The memory budget (--memory-budget): rings plus the rest of the process.",
                 value: Double(budget.limit))
+        }
+        if let listener {
+            text.gauge("chatcap_http_connections", help: "HTTP connections open now.", value: Double(listener.open))
+            text.gauge(
+                "chatcap_http_connection_limit",
+                help: "HTTP connections open at once at most; more are closed at once, unserved (shed).",
+                value: Double(listener.limit))
+            text.counter(
+                "chatcap_http_connections_accepted_total", help: "HTTP connections accepted and served.",
+                value: listener.accepted)
+            text.family(
+                "chatcap_http_connections_refused_total", kind: .counter,
+                help:
+                    "HTTP connections not served: shed over the connection limit or the per-address limit, "
+                    + "or accepts that failed because descriptors ran out.")
+            text.sample(
+                "chatcap_http_connections_refused_total", labels: ["reason": "connection_limit"],
+                value: listener.shedOverLimit)
+            text.sample(
+                "chatcap_http_connections_refused_total", labels: ["reason": "address_limit"],
+                value: listener.shedOverAddressLimit)
+            text.sample(
+                "chatcap_http_connections_refused_total", labels: ["reason": "descriptors"],
+                value: listener.acceptFailures)
         }
         if let files = output.openFiles {
             text.gauge("chatcap_open_files", help: "Capture files open now.", value: Double(files))

@@ -173,9 +173,15 @@ public final class LiveSession {
     /// Where ``run(until:)`` ends (monotonic milliseconds): a connect and its handshakes never outlast it.
     var runDeadline: Int64? = nil
 
-    /// Runs until ``stop`` is raised, a machine reports a fatal error, or `deadline` passes (also in
-    /// the middle of a TLS or WebSocket handshake with a server that does not answer).
-    public func run(until deadline: Int64? = nil) {
+    /// How the last ``run(until:)`` ended (`nil` before one has).
+    public internal(set) var ending: Ending? = nil
+
+    /// Runs until ``stop`` is raised, a machine reports a fatal error, `deadline` passes (also in
+    /// the middle of a TLS or WebSocket handshake with a server that does not answer), or the event
+    /// loop fails; answers which (also kept in ``ending``).
+    @discardableResult
+    public func run(until deadline: Int64? = nil) -> Ending {
+        var loopFailure: String? = nil
         runDeadline = deadline
         let start = Moment.now()
         if let source = recentMessages, backfill == nil {
@@ -228,15 +234,28 @@ public final class LiveSession {
             }
             if let deadline { timeout = min(timeout, deadline - now.monotonicMs) }
             if let due = backfill?.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
-            _ = try? loop.wait(timeoutMs: Int32(clamping: max(0, timeout))) { fd, readiness in
-                guard let c = connectionByDescriptor[fd] else { return }
-                service(c, readiness)
+            do {
+                try loop.wait(timeoutMs: Int32(clamping: max(0, timeout))) { fd, readiness in
+                    guard let c = connectionByDescriptor[fd] else { return }
+                    service(c, readiness)
+                }
+            } catch {
+                // EINTR is no error here; what epoll_wait fails with otherwise (EBADF, EINVAL) it
+                // would fail with on every turn: the loop could only spin.
+                loopFailure = "\(error)"
+                break
             }
         }
         let end = Moment.now()
         backfill?.poll(now: end)
         backfill?.finishAll(now: end)
         for c in connections { perform(c.machine.stop(at: end), on: c) }
+        let ending: Ending =
+            if let loopFailure { .loopFailed(loopFailure) } else if let fatal { .fatal(fatal) } else if stop.isRaised {
+                .stopped
+            } else { .deadline }
+        self.ending = ending
+        return ending
     }
 }
 

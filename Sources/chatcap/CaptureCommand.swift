@@ -350,7 +350,13 @@ struct CaptureCommand: ParsableCommand {
             http?.publish(session, now: now) { Self.httpFigures(writer) }
         }
         let deadline = connection.deadline(from: started.monotonicMs)
-        session.run(until: deadline)
+        let ending = session.run(until: deadline)
+        // Why the run ended, since a planned end and a failure look alike on the session's records.
+        switch ending {
+        case .deadline: say("stopped: --duration \(connection.durationText) reached")
+        case .stopped where failure == nil: say("stopped: SIGINT or SIGTERM")
+        default: break
+        }
         service?.stopping(
             status: "stopping: closing files after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")")
         if failure == nil {
@@ -369,6 +375,10 @@ struct CaptureCommand: ParsableCommand {
             Diagnostics.error(failure.description)
             throw ExitCode(.ioErr)
         }
+        if case .loopFailed = ending {
+            Diagnostics.error("\(ending); stopped after \(writer.lineCount) lines")
+            throw ExitCode(.software)
+        }
         if json {
             var snapshot = statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable)
             snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
@@ -386,6 +396,7 @@ struct CaptureCommand: ParsableCommand {
                     + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
             if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
             if let budget = http?.budget { Diagnostics.note(budget.summary) }
+            if let http { Diagnostics.note(http.summary) }
             if session.overlapDuplicates > 0 {
                 Diagnostics.note(
                     "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")

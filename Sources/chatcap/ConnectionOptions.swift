@@ -185,6 +185,12 @@ struct ConnectionOptions: ParsableArguments {
     /// When `--duration` ends, counted from `start` (monotonic milliseconds); `nil` without it.
     func deadline(from start: Int64) -> Int64? { duration.map { start + Seconds.milliseconds($0) } }
 
+    /// `--duration` as given, for messages: `22 s`, `0.5 s` (empty without it).
+    var durationText: String {
+        guard let duration else { return "" }
+        return (duration == duration.rounded() && abs(duration) < 1e15 ? "\(Int(duration))" : "\(duration)") + " s"
+    }
+
     var endpoint: Endpoint {
         Endpoint(
             host: host, port: port.map { UInt16($0) },
@@ -218,7 +224,8 @@ struct ConnectionOptions: ParsableArguments {
     static let exitStatusHelp = """
         Exit status: 0 stopped (--duration, SIGINT, SIGTERM), 64 usage error or unusable token file, \
         66 a --ca-file that cannot be read, 69 (EX_UNAVAILABLE) stopped without ever \
-        having reached the server's chat (every attempt failed), \
+        having reached the server's chat (every attempt failed), 70 (EX_SOFTWARE) the session or its \
+        event loop gave up for another reason (said on stderr), \
         76 (EX_PROTOCOL) the server's TLS certificate failed verification (untrusted or for another \
         name; --retry-tls retries instead), 77 (EX_NOPERM) the server rejected the login
         """

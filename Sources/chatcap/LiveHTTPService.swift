@@ -45,14 +45,21 @@ final class LiveHTTPService {
     /// Starts the listener of `options`, or answers `nil` without `--http-port`; says where it
     /// listens on stderr (unless `quiet`).
     ///
+    /// Every connection holds a descriptor, so the descriptor limit is raised to the hard one first
+    /// (as capture does for its files; ``CaptureCommand/raiseDescriptorLimit()``) and the listener
+    /// keeps within a quarter of it (``HTTPLimits/init(descriptorLimit:)``): a connection flood is
+    /// shed and counted, and never takes the descriptors of the chat connections or the files.
+    ///
     /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
     static func start(
         _ options: LiveHTTPOptions, command: String, quiet: Bool, budget: MemoryBudget? = nil
     ) throws -> LiveHTTPService? {
         guard let port = options.http.httpPort else { return nil }
+        let limits = CaptureCommand.raiseDescriptorLimit().map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
         let service: LiveHTTPService
         do {
-            service = try LiveHTTPService(options, port: UInt16(port), command: command, budget: budget)
+            service = try LiveHTTPService(
+                options, port: UInt16(port), limits: limits, command: command, budget: budget)
         } catch {
             Diagnostics.error("\(error)")
             throw ExitCode(.ioErr)
@@ -62,7 +69,7 @@ final class LiveHTTPService {
     }
 
     private init(
-        _ options: LiveHTTPOptions, port: UInt16, command: String, budget: MemoryBudget?
+        _ options: LiveHTTPOptions, port: UInt16, limits: HTTPLimits, command: String, budget: MemoryBudget?
     ) throws(HTTPError) {
         let history = RecentHistory(limit: options.httpHistory ?? LiveHTTPOptions.defaultHistory, budget: budget)
         self.history = history
@@ -84,8 +91,11 @@ final class LiveHTTPService {
         }
         RecentMessagesEndpoint(store: history.store, bound: history.limit) { history.isJoined($0) }
             .install(in: &router)
-        listener = try HTTPListener(host: options.http.host, port: port, router: router)
+        listener = try HTTPListener(host: options.http.host, port: port, limits: limits, router: router)
     }
+
+    /// The end-of-run line of what the listener did with its connections (served, shed, not accepted).
+    var summary: String { "http: " + listener.figures.summary }
 
     /// A line received: into its channel's ring and the counters.
     ///
@@ -146,6 +156,7 @@ final class LiveHTTPService {
         snapshot.lagCounts = Array(metrics.lagCounts)
         snapshot.lagSumMs = metrics.lagSumMs
         snapshot.output = output()
+        snapshot.listener = listener.figures
         snapshot.budget = budget.map {
             BudgetFigures(
                 limit: $0.limit, reservedBytes: $0.heldBytes, outsideBytes: $0.outsideBytes,

@@ -150,7 +150,12 @@ struct TailCommand: ParsableCommand {
             http?.publish(session, now: Moment.now()) { Self.httpFigures(pipeline) }
         }
         let deadline = connection.deadline(from: Moment.now().monotonicMs)
-        session.run(until: deadline)
+        let ending = session.run(until: deadline)
+        switch ending {
+        case .deadline: Diagnostics.note("stopped: --duration \(connection.durationText) reached")
+        case .stopped where failure == nil: Diagnostics.note("stopped: SIGINT or SIGTERM")
+        default: break
+        }
         service?.stopping(status: "stopping after \(pipeline.summary.lines) lines")
         http?.stop(session) { Self.httpFigures(pipeline) }
         ServiceManager.finish(service)
@@ -175,6 +180,7 @@ struct TailCommand: ParsableCommand {
         }
         if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
         Diagnostics.note(budget.summary)
+        if let http { Diagnostics.note(http.summary) }
         if session.overlapDuplicates > 0 {
             Diagnostics.note(
                 "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")
@@ -183,6 +189,10 @@ struct TailCommand: ParsableCommand {
             if let failure { throw failure }
             try pipeline.finish()
             return pipeline.summary
+        }
+        if case .loopFailed = ending {
+            Diagnostics.error("\(ending); stopped after \(pipeline.summary.lines) lines")
+            throw ExitCode(.software)
         }
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
