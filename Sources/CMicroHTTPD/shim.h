@@ -1,5 +1,6 @@
 // libmicrohttpd behind a few small functions: Swift cannot call MHD_start_daemon (variadic), and
 // binding the listening socket here lets the caller choose the address and learn the port.
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdatomic.h>
@@ -148,6 +149,31 @@ static inline void chatcap_http_log(void *context, const char *format, va_list a
     }
 }
 
+/// MHD_OPTION_UNESCAPE_CALLBACK: percent-decodes `text` in place (the path, query names and values)
+/// as libmicrohttpd does, except `%00`, which stays as those three characters: a decoded NUL would
+/// end the C string the handler reads, cutting the path (`/x/pixelharbor%00/../y` read as
+/// `/x/pixelharbor`). Returns the new length.
+static inline size_t chatcap_http_unescape(void *context, struct MHD_Connection *connection, char *text) {
+    (void) context;
+    (void) connection;
+    char *read = text;
+    char *write = text;
+    while (*read != '\0') {
+        if (read[0] == '%' && isxdigit((unsigned char) read[1]) && isxdigit((unsigned char) read[2])) {
+            char hex[3] = {read[1], read[2], '\0'};
+            unsigned long value = strtoul(hex, NULL, 16);
+            if (value != 0) {
+                *write++ = (char) value;
+                read += 3;
+                continue;
+            }
+        }
+        *write++ = *read++;
+    }
+    *write = '\0';
+    return (size_t) (write - text);
+}
+
 /// Starts a daemon on the listening socket `fd` (which it then owns and closes when stopped): one
 /// internal thread polling with epoll, at most `guard`'s limit of connections open (more are shed,
 /// see ``chatcap_http_guard``), `per_ip_limit` from one address, each closed after
@@ -165,19 +191,22 @@ static inline struct MHD_Daemon *chatcap_http_start(
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_UNESCAPE_CALLBACK, chatcap_http_unescape, NULL,
         MHD_OPTION_END);
 }
 
-/// Queues a response of `length` bytes (copied) with `status`, a Content-Type and, when not NULL,
-/// an `Allow` header. Returns MHD_NO when it could not.
+/// Queues a response of `length` bytes (copied) with `status`, a Content-Type, when not NULL an
+/// `Allow` header, and `Access-Control-Allow-Origin: *` when `any_origin` (the public APIs only, never
+/// /metrics or /healthz: a page in the operator's browser must not read those). Returns MHD_NO when
+/// it could not.
 static inline enum MHD_Result chatcap_http_respond(
     struct MHD_Connection *connection, unsigned int status, const char *content_type, const void *body,
-    size_t length, const char *allow) {
+    size_t length, const char *allow, int any_origin) {
     struct MHD_Response *response =
         MHD_create_response_from_buffer(length, (void *) body, MHD_RESPMEM_MUST_COPY);
     if (response == NULL) return MHD_NO;
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(response, "Access-Control-Allow-Origin", "*");
+    if (any_origin) MHD_add_response_header(response, "Access-Control-Allow-Origin", "*");
     if (allow != NULL) MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
     enum MHD_Result result = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);

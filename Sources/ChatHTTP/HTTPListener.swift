@@ -149,7 +149,8 @@ public final class HTTPListener: Sendable {
         // (MHD_RESPMEM_MUST_COPY); the strings are NUL-terminated for the call.
         return unsafe response.body.withUnsafeBytes { body in
             unsafe chatcap_http_respond(
-                connection, UInt32(response.status), response.contentType, body.baseAddress, body.count, response.allow)
+                connection, UInt32(response.status), response.contentType, body.baseAddress, body.count, response.allow,
+                response.allowsAnyOrigin ? 1 : 0)
         }
     }
 }

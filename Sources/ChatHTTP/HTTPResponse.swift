@@ -5,6 +5,9 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: [UInt8]
     /// The `Allow` header, when set.
     public var allow: String?
+    /// Whether a page of any origin may read it (`Access-Control-Allow-Origin: *`): the public APIs
+    /// (recent messages), never /metrics or /healthz.
+    public var allowsAnyOrigin = false
 
     public init(status: Int, contentType: String, body: [UInt8], allow: String? = nil) {
         self.status = status

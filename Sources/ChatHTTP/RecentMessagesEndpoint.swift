@@ -43,6 +43,13 @@ public final class RecentMessagesEndpoint: Sendable {
     ///
     /// - Complexity: see ``RecentMessagesRenderer/body(channel:query:bound:joined:)``.
     public func respond(to request: HTTPRequest, login: Substring) -> HTTPResponse {
+        // Like the service, readable by a page of any origin (Chatterino's web clients).
+        var response = answer(to: request, login: login)
+        response.allowsAnyOrigin = true
+        return response
+    }
+
+    private func answer(to request: HTTPRequest, login: Substring) -> HTTPResponse {
         guard !login.isEmpty, !login.contains("/") else { return .json(RecentMessagesError.notFound.body, status: 404) }
         let query: RecentMessagesQuery
         do {
