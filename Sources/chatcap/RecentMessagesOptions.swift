@@ -6,7 +6,12 @@ import ChatLive
 /// the rejoined channel's missing lines are asked of a recent-messages service (docs/capture.md).
 struct RecentMessagesOptions: ParsableArguments {
     static let waitRange = NumberRange(0.1...60.0, unit: "seconds")
-    static let limitRange = NumberRange(1...100_000)
+    /// At most 20,000 lines: an answer is read whole, up to ``answerBytes(limit:)``.
+    static let limitRange = NumberRange(1...20_000)
+
+    /// The largest answer read: 16 MiB, or 2 KiB a line asked for when more (a Twitch line with its
+    /// tags is 300 to 600 bytes, rarely past 2 KiB), so an answer the limit allows is never cut.
+    static func answerBytes(limit: Int?) -> Int { max(16 << 20, (limit ?? 0) * 2_048) }
 
     @Option(
         help: ArgumentHelp(
@@ -26,7 +31,7 @@ struct RecentMessagesOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Most lines to ask the service for, \(RecentMessagesOptions.limitRange.text) (default: the service's own bound).",
+            "Most lines to ask the service for, \(RecentMessagesOptions.limitRange.text) (default: the service's own bound); an answer is read whole, up to 16 MiB or 2 KiB a line.",
             valueName: "n"),
         transform: { try RecentMessagesOptions.limitRange.parse($0) })
     var recentMessagesLimit: Int?
@@ -48,7 +53,8 @@ struct RecentMessagesOptions: ParsableArguments {
             var source = RecentMessagesSource(
                 baseURL: $0,
                 tls: HTTPClient.TLS(caFile: connection.plain ? nil : connection.caFile, insecure: connection.insecure),
-                waitMs: Int64((recentMessagesWait * 1_000).rounded()), limit: recentMessagesLimit)
+                waitMs: Int64((recentMessagesWait * 1_000).rounded()), limit: recentMessagesLimit,
+                maxAnswerBytes: Self.answerBytes(limit: recentMessagesLimit))
             source.userAgent = "chatcap/\(ChatcapVersion.string)"
             return source
         }

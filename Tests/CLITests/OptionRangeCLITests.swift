@@ -78,6 +78,10 @@ import Testing
             Row(arguments: ["watch", log], option: "--capacity", range: "1 to 1000000", outside: ["0", "1000001"]),
             Row(arguments: ["watch", log], option: "--speed", range: "max or 0.001 to 1000000", outside: ["0.0009"]),
             Row(arguments: ["tail", "pixelharbor"], option: "--capacity", range: "1 to 1000000", outside: ["0"]),
+            // Issue #35 R5: 100,000 was accepted, and any answer past the 16 MiB read limit failed whole.
+            Row(
+                arguments: ["tail", "pixelharbor", "--recent-messages", "http://127.0.0.1:1"],
+                option: "--recent-messages-limit", range: "1 to 20000", outside: ["0", "20001", "100000"]),
             Row(
                 arguments: ["capture", "pixelharbor", "--dir", "/nonexistent/capture"], option: "--level",
                 range: "1 to 9", outside: ["0", "10"]),
