@@ -5,12 +5,15 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: [UInt8]
     /// The `Allow` header, when set.
     public var allow: String?
+    /// More headers (`Location`, `Cache-Control`, …), in order.
+    public var headers: [HTTPHeader]
 
-    public init(status: Int, contentType: String, body: [UInt8], allow: String? = nil) {
+    public init(status: Int, contentType: String, body: [UInt8], allow: String? = nil, headers: [HTTPHeader] = []) {
         self.status = status
         self.contentType = contentType
         self.body = body
         self.allow = allow
+        self.headers = headers
     }
 
     /// A JSON answer (`application/json`).

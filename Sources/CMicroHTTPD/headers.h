@@ -1,0 +1,28 @@
+// Responses with headers of the caller's choosing (HTTPListener+Headers.swift), beside shim.h's
+// chatcap_http_respond: made, given their headers one by one, then queued.
+#include <stddef.h>
+#include <microhttpd.h>
+
+/// A response of `length` bytes (copied) with a Content-Type and `Access-Control-Allow-Origin: *`, or
+/// NULL. The caller adds headers and hands it to chatcap_http_queue.
+static inline struct MHD_Response *chatcap_http_response(const void *body, size_t length, const char *content_type) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(length, (void *) body, MHD_RESPMEM_MUST_COPY);
+    if (response == NULL) return NULL;
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(response, "Access-Control-Allow-Origin", "*");
+    return response;
+}
+
+/// Adds a header (both strings copied); 0 when it could not.
+static inline int chatcap_http_add_header(struct MHD_Response *response, const char *name, const char *value) {
+    return MHD_add_response_header(response, name, value) == MHD_YES;
+}
+
+/// Queues `response` with `status` and releases the caller's reference.
+static inline enum MHD_Result chatcap_http_queue(
+    struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response) {
+    enum MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+}
