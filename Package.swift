@@ -135,11 +135,18 @@ let package = Package(
                 "CZlib",
             ],
             swiftSettings: dataPathSettings),
+        // `logs`: the rustlog/justlog logs API over a capture directory (read through ChatInput's merge,
+        // encoded with ChatFormat's writers, answered on ChatHTTP's listener).
+        .target(
+            name: "ChatLogs",
+            dependencies: ["ChatInput", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire"],
+            swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatArchive", "ChatInput",
+                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs", "ChatArchive",
+                "ChatInput",
                 "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -215,6 +222,12 @@ let package = Package(
         .testTarget(
             name: "ChatHTTPTests",
             dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "TwitchSession", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatLogsTests",
+            dependencies: [
+                "ChatLogs", "ChatHTTP", "ChatGzip", "ChatInput", "ChatStore", "IRCWire", "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],

@@ -1,0 +1,101 @@
+import ChatHTTP
+import ChatStore
+import IRCWire
+
+extension LogsService {
+    /// `GET /{channel|channelid}/<c>/<y>/<m>/<d>`: the served lines of the channel's files of that day
+    /// in time order (`src/web/handlers.rs`, `get_channel_logs_by_date`); 404 for a day without files
+    /// or an answer without lines (rustlog's `CursorStream` answers an empty range so).
+    func dayLogs(_ channel: String, _ day: LogDay, _ query: LogsQuery) throws(LogsError) -> HTTPResponse {
+        let paths = archive.files(of: channel).filter { $0.day == day }.map(\.path)
+        guard !paths.isEmpty else { throw .notFound }
+        let end = Timestamp(CivilTime(year: day.year, month: day.month, day: day.day))!.advanced(
+            byMilliseconds: 86_400_000)
+        return try logs(paths, selector: nil, query, until: end)
+    }
+
+    /// `GET /<…>/{user|userid}/<u>/<y>/<m>`: the user's lines in the channel's files of that month
+    /// (`get_user_logs_by_date`); 404 when there are none.
+    func monthLogs(
+        _ channel: String, _ user: LogsRoute.User, _ month: LogMonth, _ query: LogsQuery
+    ) throws(LogsError) -> HTTPResponse {
+        let paths = archive.files(of: channel).filter { month.contains($0.day) }.map(\.path)
+        guard !paths.isEmpty else { throw .notFound }
+        let selector = try self.selector(for: user, in: channel, preferring: paths)
+        let next = month.month == 12 ? (month.year + 1, 1) : (month.year, month.month + 1)
+        let end = Timestamp(CivilTime(year: next.0, month: next.1, day: 1)) ?? .latest
+        return try logs(paths, selector: selector, query, until: end)
+    }
+
+    /// `GET /{channel|channelid}/<c>`: 303 to the latest day, the query carried over
+    /// (`get_channel_logs`: `Redirect::to("/{channel_id_type}/{channel}/{latest_log}")`).
+    func latestDay(_ channel: LogsRoute.Channel, query: (String) -> String??) throws(LogsError) -> HTTPResponse {
+        let login = try login(of: channel)
+        guard let latest = archive.days(of: login).first else { throw .notFound }
+        return Self.redirect(Self.prefix(of: channel) + "/\(latest)" + LogsQuery.carried(query))
+    }
+
+    /// `GET /<…>/{user|userid}/<u>`: 303 to the latest month with the user's lines (`get_user_logs`).
+    func latestMonth(
+        _ channel: LogsRoute.Channel, _ user: LogsRoute.User, query: (String) -> String??
+    ) throws(LogsError) -> HTTPResponse {
+        let login = try login(of: channel)
+        let selector = try self.selector(for: user, in: login, preferring: [])
+        guard let latest = months(of: login, with: selector).first else { throw .notFound }
+        let userPart: String
+        switch user {
+        case .name(let name): userPart = "/user/" + name
+        case .id(let id): userPart = "/userid/" + id
+        }
+        return Self.redirect(Self.prefix(of: channel) + userPart + "/\(latest)" + LogsQuery.carried(query))
+    }
+
+    /// The answer of a logs route: `paths`' served lines (those of `selector`'s user only, when given)
+    /// in `query`'s format, order and window.
+    ///
+    /// - Throws: ``LogsError/notFound`` for no lines; ``LogsError/invalidParam(_:)`` past ``maxAnswerBytes``.
+    /// - Complexity: O(bytes of the files), stopping early once a `limit` in time order is reached.
+    /// - Allocations: the kept encodings and the body (at most ``maxAnswerBytes`` each).
+    func logs(
+        _ paths: [String], selector: UserSelector?, _ query: LogsQuery, until end: Timestamp
+    ) throws(LogsError) -> HTTPResponse {
+        var answer = LogAnswer(
+            format: query.format, reverse: query.reverse, offset: query.offset ?? 0, limit: query.limit,
+            maxBytes: maxAnswerBytes)
+        var encoder = LogEncoder(format: query.format)
+        var failure: LogAnswerError? = nil
+        var reader = ArchiveReader()
+        reader.read(paths) { line, bytes in
+            if let selector, !selector.matches(line, in: bytes) { return true }
+            do throws(LogAnswerError) {
+                try encoder.encode(line, in: bytes) { encoding throws(LogAnswerError) in try answer.append(encoding) }
+            } catch {
+                failure = error
+                return false
+            }
+            return !answer.isFull
+        }
+        if case .tooLarge(let maxBytes) = failure {
+            throw .invalidParam("the answer would pass \(maxBytes) bytes: ask for less with limit and offset")
+        }
+        guard answer.count > 0 else { throw .notFound }
+        return HTTPResponse(
+            status: 200, contentType: query.format.contentType, body: answer.body(),
+            headers: [cacheControl(until: end)])
+    }
+
+    /// `/channel/<login>` or `/channelid/<id>`, as the request named it.
+    static func prefix(of channel: LogsRoute.Channel) -> String {
+        switch channel {
+        case .name(let login): "/channel/" + login
+        case .id(let id): "/channelid/" + id
+        }
+    }
+
+    /// 303 See Other to `location` (axum's `Redirect::to`), with an empty body.
+    static func redirect(_ location: String) -> HTTPResponse {
+        HTTPResponse(
+            status: 303, contentType: "text/plain; charset=utf-8", body: [],
+            headers: [HTTPHeader("Location", location)])
+    }
+}

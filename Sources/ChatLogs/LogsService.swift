@@ -1,0 +1,96 @@
+public import ChatHTTP
+public import ChatStore
+import Synchronization
+
+/// The rustlog/justlog logs API over a capture directory: answers a request's path and query from the
+/// archive's files (``LogArchive``), read through ChatInput's merge, in rustlog's shapes.
+///
+/// Each request lists the folders again, so what a running capture writes is seen at the next
+/// request. The one thing remembered between requests is each channel's id (the `room-id` of its
+/// lines), learned from its newest file once.
+///
+/// No index yet: a channel's day reads that day's files; a user's month reads the month's files of
+/// the channel; finding a user's id by login, a user's latest month and `/list?user=` read the
+/// channel's files newest first until they know. Every answer is built whole before it is sent, at
+/// most ``maxAnswerBytes`` (a larger one is refused with 400, asking for `limit`/`offset`).
+///
+/// Sendable: the archive is a path, the id cache is behind a `Mutex`; libmicrohttpd calls
+/// ``respond(path:query:)`` on its own thread.
+public final class LogsService: Sendable {
+    public let archive: LogArchive
+    /// The largest answer body, in bytes.
+    public let maxAnswerBytes: Int
+    /// The wall clock (a day still going on is not cached by clients).
+    let now: @Sendable () -> Timestamp
+    /// Channel login → its `room-id`, once learned.
+    let roomIds = Mutex<[String: String]>([:])
+
+    public init(archive: LogArchive, maxAnswerBytes: Int = 64 << 20, now: @escaping @Sendable () -> Timestamp) {
+        precondition(maxAnswerBytes > 0, "an answer may hold something")
+        self.archive = archive
+        self.maxAnswerBytes = maxAnswerBytes
+        self.now = now
+    }
+
+    /// The routes this service answers, added to `router` (which then answers HEAD as GET too).
+    public func install(into router: inout HTTPRouter) {
+        router.answersHead = true
+        let handler: HTTPRouter.Handler = { [self] request, _ in
+            respond(path: request.path, query: request.query)
+        }
+        router.get("/channels", handler)
+        router.get("/list", handler)
+        router.get(prefix: "/channel/", handler)
+        router.get(prefix: "/channelid/", handler)
+    }
+
+    /// The answer to a GET of `path` (percent-decoded, without the query) with query `query` (see
+    /// ChatHTTP's `HTTPRequest/query`).
+    ///
+    /// - Complexity: that of the route (see the type's discussion). - Allocations: the answer.
+    public func respond(path: String, query: (String) -> String??) -> HTTPResponse {
+        do {
+            let route = try LogsRoute(path: path, query: query)
+            switch route {
+            case .channels:
+                return channelList()
+            case .list(let channel, let user):
+                return try availableLogs(try login(of: channel), user)
+            case .channelLatest(let channel):
+                return try latestDay(channel, query: query)
+            case .channelDay(let channel, let day):
+                return try dayLogs(try login(of: channel), day, LogsQuery(query))
+            case .userLatest(let channel, let user):
+                return try latestMonth(channel, user, query: query)
+            case .userMonth(let channel, let user, let month):
+                return try monthLogs(try login(of: channel), user, month, LogsQuery(query))
+            }
+        } catch {
+            return error.response
+        }
+    }
+
+    /// The folder name of `channel`: its login when it has a folder, or the folder whose lines carry
+    /// its id.
+    ///
+    /// - Throws: ``LogsError/notFound`` when the archive has no such channel.
+    func login(of channel: LogsRoute.Channel) throws(LogsError) -> String {
+        switch channel {
+        case .name(let login):
+            guard archive.hasChannel(login) else { throw .notFound }
+            return login
+        case .id(let id):
+            for login in (try? archive.channels()) ?? [] where roomId(of: login) == id { return login }
+            throw .notFound
+        }
+    }
+
+    /// `Cache-Control` of an answer about the time before `end`: rustlog's `no-cache` while the range
+    /// is still going on, else `public, max-age=36000` (`src/web/handlers.rs`).
+    func cacheControl(until end: Timestamp) -> HTTPHeader {
+        HTTPHeader("Cache-Control", now() < end ? "no-cache" : "public, max-age=36000")
+    }
+
+    /// rustlog's `Cache-Control` of `/channels` and `/list`.
+    static let listCache = HTTPHeader("Cache-Control", "public, max-age=600")
+}
