@@ -1,0 +1,91 @@
+import ArgumentParser
+import ChatHTTP
+import ChatLogs
+import ChatPosix
+import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct LogsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logs",
+        abstract: "Answer the rustlog/justlog logs API over a capture directory.",
+        discussion: """
+            Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, read-only, \
+            also while a capture writes into it: GET /channels, /list?channel=<c>[&user=<u>], \
+            /channel/<c>/<y>/<m>/<d>, /channel/<c>/user/<u>/<y>/<m>, /channel/<c> and /channel/<c>/user/<u> \
+            (303 to the latest day or month), each also as /channelid/<id> and /userid/<id>; ?json, \
+            ?jsonBasic, ?ndjson, ?raw, ?reverse, ?limit=&offset=. Shapes and status codes follow rustlog's; \
+            see docs/logs.md. On start one line 'listening on http://HOST:PORT/' goes to standard error. \
+            SIGINT/SIGTERM stop it (exit 0).
+
+            Exit status: 0 stopped, 64 usage error, 66 DIR cannot be read or holds no channel folders, 74 the \
+            address cannot be bound.
+            """)
+
+    static let maxAnswerRange = NumberRange(1...4096, unit: "MiB")
+
+    @Option(help: ArgumentHelp("The capture directory (as written by chatcap capture --dir).", valueName: "dir"))
+    var dir: String
+
+    @Option(
+        help: ArgumentHelp(
+            "The address to bind: by default 127.0.0.1, this machine only. Any other address serves the whole "
+                + "archive to whoever can reach it, without authentication or TLS.",
+            valueName: "host"))
+    var host = "127.0.0.1"
+
+    @Option(
+        name: .customLong("http-port"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The port to answer on (\(HTTPOptions.portRange.text); 0 picks a free one, see the 'listening on' line).",
+            valueName: "port"),
+        transform: { try HTTPOptions.portRange.parse($0) })
+    var httpPort: Int
+
+    @Option(
+        name: .customLong("max-answer-mib"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The largest answer, \(Self.maxAnswerRange.text) MiB (default: 64): a larger one is refused with 400, "
+                + "asking for limit and offset.",
+            valueName: "MiB"),
+        transform: { try Self.maxAnswerRange.parse($0) })
+    var maxAnswerMiB = 64
+
+    func validate() throws {
+        if host.isEmpty { throw ValidationError("--host needs an address") }
+    }
+
+    func run() throws {
+        let archive = LogArchive(root: dir)
+        let channels: [String]
+        do {
+            channels = try archive.channels()
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(.noInput)
+        }
+        guard !channels.isEmpty else {
+            Diagnostics.error(
+                "\(dir) holds no channel folders (\(dir)/<login>/YYYY-MM-DD.log.gz): is it a capture directory?")
+            throw ExitCode(.noInput)
+        }
+        let service = LogsService(archive: archive, maxAnswerBytes: maxAnswerMiB << 20, now: { Moment.now().wall })
+        var router = HTTPRouter()
+        service.install(into: &router)
+        let listener: HTTPListener
+        do {
+            listener = try HTTPListener(host: host, port: UInt16(httpPort), router: router)
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(.ioErr)
+        }
+        let stop = StopFlag()
+        Interrupts.install(stop)
+        Diagnostics.note("listening on \(listener.url)/ (\(channels.count) channels in \(dir))")
+        while !stop.isRaised { usleep(50_000) }
+        listener.stop()
+    }
+}
