@@ -26,3 +26,21 @@ static inline enum MHD_Result chatcap_http_queue(
     MHD_destroy_response(response);
     return result;
 }
+
+/// A response whose body is produced as it is sent (chunked, size unknown): libmicrohttpd calls
+/// `reader(context, …)` for each block of at most `block_size` bytes on its own thread, and
+/// `release(context)` once the response is done with (sent, or the client went away). With a
+/// Content-Type and `Access-Control-Allow-Origin: *`, or NULL.
+static inline struct MHD_Response *chatcap_http_stream_response(
+    size_t block_size, MHD_ContentReaderCallback reader, void *context, MHD_ContentReaderFreeCallback release,
+    const char *content_type) {
+    struct MHD_Response *response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block_size, reader, context, release);
+    if (response == NULL) return NULL;
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(response, "Access-Control-Allow-Origin", "*");
+    return response;
+}
+
+/// What a content reader returns at the end of its body (MHD_CONTENT_READER_END_OF_STREAM).
+static inline ssize_t chatcap_http_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }

@@ -113,7 +113,7 @@ public final class HTTPListener: Sendable {
                 return unsafe String(cString: value)
             })
         let response = handler.router.respond(to: request)
-        if !response.headers.isEmpty { return unsafe respond(connection, with: response) }
+        if !response.headers.isEmpty || response.stream != nil { return unsafe respond(connection, with: response) }
         // SAFETY: the body's buffer is valid for the call, and libmicrohttpd copies it
         // (MHD_RESPMEM_MUST_COPY); the strings are NUL-terminated for the call.
         return unsafe response.body.withUnsafeBytes { body in
