@@ -51,14 +51,24 @@ extension LogsService {
     }
 
     /// The answer of a logs route: `paths`' served lines (those of `selector`'s user only, when given)
-    /// in `query`'s format, order and window.
+    /// in `query`'s format, order and window. In time order the body streams (``LogStream``): read as it
+    /// is sent, in bounded memory. Reversed, it is gathered whole (``LogAnswer``: only the newest
+    /// `offset + limit` lines are kept when there is a limit), at most ``maxAnswerBytes``.
     ///
-    /// - Throws: ``LogsError/notFound`` for no lines; ``LogsError/invalidParam(_:)`` past ``maxAnswerBytes``.
-    /// - Complexity: O(bytes of the files), stopping early once a `limit` in time order is reached.
-    /// - Allocations: the kept encodings and the body (at most ``maxAnswerBytes`` each).
+    /// - Throws: ``LogsError/notFound`` for no lines; ``LogsError/invalidParam(_:)`` for a reversed
+    ///   answer past ``maxAnswerBytes``.
+    /// - Complexity: O(bytes of the files), stopping once a `limit` in time order is reached.
+    /// - Allocations: streamed, about one block; reversed, the kept encodings and the body.
     func logs(
         _ paths: [String], selector: UserSelector?, _ query: LogsQuery, until end: Timestamp
     ) throws(LogsError) -> HTTPResponse {
+        if !query.reverse {
+            let stream = LogStream(paths: paths, selector: selector, query: query)
+            guard stream.prime() else { throw .notFound }
+            return HTTPResponse(
+                status: 200, contentType: query.format.contentType, body: [], headers: [cacheControl(until: end)],
+                stream: HTTPBodyStream { stream.fill($0) })
+        }
         var answer = LogAnswer(
             format: query.format, reverse: query.reverse, offset: query.offset ?? 0, limit: query.limit,
             maxBytes: maxAnswerBytes)

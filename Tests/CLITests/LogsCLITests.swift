@@ -77,6 +77,14 @@ import Testing
 
         let head = try Self.get(url + "channels", head: true)
         #expect(head.status == 200)
+        let headDay = try Self.get(url + "channel/alpha/2025/11/20", head: true)
+        #expect(headDay.status == 200)
+
+        let raw = try Self.get(url + "channel/alpha/2025/11/20?raw&offset=1")
+        #expect(
+            raw.body
+                == "@ban-duration=600;room-id=1001;target-user-id=2001;tmi-sent-ts=1763632804000 "
+                + ":tmi.twitch.tv CLEARCHAT #alpha :bob\r\n")
 
         for path in [
             "channel/..%2F_session/2025/11/20", "channel/../_session/2025/11/20", "channel/_session/2025/11/20",

@@ -18,7 +18,10 @@ import Testing
         service.respond(path: path) { query[$0] }
     }
 
-    static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+    /// The body, read to its end (a streamed one once).
+    static func text(_ response: HTTPResponse) -> String {
+        String(decoding: response.collectedBody(), as: UTF8.self)
+    }
 
     static func header(_ response: HTTPResponse, _ name: String) -> String? {
         response.headers.first { $0.name == name }?.value
@@ -117,7 +120,7 @@ import Testing
                 + raw + #"","type":1}]}"#)
 
         let all = Self.get(service, "/channel/alpha/2025/11/20", ["json": ""])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(all.body)) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(all.collectedBody())) as? [String: Any])
         let messages = try #require(object["messages"] as? [[String: Any]])
         #expect(messages.map { $0["type"] as? Int } == [1, 1, 2, 13, 4])
         #expect(messages.map { $0["username"] as? String } == ["bob", "carol", "bob", "carol", "carol"])
@@ -131,7 +134,8 @@ import Testing
         }
 
         let basic = Self.get(service, "/channel/alpha/2025/11/20", ["jsonBasic": "", "limit": "1"])
-        let basicObject = try #require(try JSONSerialization.jsonObject(with: Data(basic.body)) as? [String: Any])
+        let basicObject = try #require(
+            try JSONSerialization.jsonObject(with: Data(basic.collectedBody())) as? [String: Any])
         let first = try #require((basicObject["messages"] as? [[String: Any]])?.first)
         #expect(Set(first.keys) == ["text", "displayName", "timestamp", "id", "tags"])
     }
@@ -142,9 +146,10 @@ import Testing
         let service = Self.service(fixture)
         let ndjson = Self.get(service, "/channel/alpha/2025/11/21", ["ndjson": ""])
         #expect(ndjson.contentType == "application/x-ndjson")
-        let lines = Self.text(ndjson).split(separator: "\r\n")
+        let body = Self.text(ndjson)
+        let lines = body.split(separator: "\r\n")
         #expect(lines.count == 3)
-        #expect(Self.text(ndjson).hasSuffix("}\r\n"))
+        #expect(body.hasSuffix("}\r\n"))
         for line in lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(Set(object.keys) == ["text", "displayName", "timestamp", "id", "tags"])
@@ -187,13 +192,14 @@ import Testing
     func userMonth() throws {
         let fixture = try LogsFixture()
         let service = Self.service(fixture)
-        let bob = Self.get(service, "/channel/alpha/user/bob/2025/11")
-        #expect(bob.status == 200)
+        let response = Self.get(service, "/channel/alpha/user/bob/2025/11")
+        #expect(response.status == 200)
+        let bob = Self.text(response)
         #expect(
-            Self.text(bob)
+            bob
                 == "[2025-11-20 10:00:00] #alpha bob: hello\r\n"
                 + "[2025-11-20 10:00:04] #alpha bob: bob has been timed out for 600 seconds\r\n")
-        #expect(Self.text(Self.get(service, "/channelid/1001/userid/2001/2025/11")) == Self.text(bob))
+        #expect(Self.text(Self.get(service, "/channelid/1001/userid/2001/2025/11")) == bob)
         // Asked by the old login, November's lines under the new one are the same user's (user-id 2003).
         #expect(
             Self.text(Self.get(service, "/channel/alpha/user/dave_old/2025/11"))
@@ -262,14 +268,34 @@ import Testing
         #expect(!Self.text(response).contains("secret"))
     }
 
-    @Test("an answer over the size limit is refused with 400, asking for limit and offset")
+    @Test("a reversed answer over the size limit is refused with 400, asking for limit and offset")
     func tooLarge() throws {
         let fixture = try LogsFixture()
         let service = Self.service(fixture, maxAnswerBytes: 100)
-        let response = Self.get(service, "/channel/alpha/2025/11/20")
+        let response = Self.get(service, "/channel/alpha/2025/11/20", ["reverse": ""])
         #expect(response.status == 400)
         #expect(Self.text(response).hasPrefix("Invalid param: the answer would pass 100 bytes"))
-        #expect(Self.get(service, "/channel/alpha/2025/11/20", ["limit": "1"]).status == 200)
+        #expect(Self.get(service, "/channel/alpha/2025/11/20", ["reverse": "", "limit": "1"]).status == 200)
+    }
+
+    @Test("an answer in time order streams: any block size gives the same bytes, past the size limit too")
+    func streams() throws {
+        let fixture = try LogsFixture()
+        let service = Self.service(fixture, maxAnswerBytes: 100)
+        for query: [String: String?] in [
+            [:], ["json": ""], ["ndjson": ""], ["raw": ""], ["offset": "1", "limit": "3"],
+        ] {
+            let whole = Self.get(Self.service(fixture), "/channel/alpha/2025/11/20", query).collectedBody()
+            for block in [1, 2, 7, 64, 1 << 16] {
+                let response = Self.get(service, "/channel/alpha/2025/11/20", query)
+                #expect(response.status == 200)
+                #expect(response.body.isEmpty)
+                let stream = try #require(response.stream)
+                #expect(stream.drain(block: block) == whole, "\(query) in blocks of \(block)")
+            }
+        }
+        #expect(Self.text(Self.get(service, "/channel/alpha/2025/11/20")) == Self.nov20Text)
+        #expect(Self.get(service, "/channel/alpha/2025/11/20", ["limit": "0"]).status == 404)
     }
 
     @Test("through a router: HEAD as GET, other paths the router's 404")

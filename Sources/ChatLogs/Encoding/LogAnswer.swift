@@ -46,6 +46,9 @@ public struct LogAnswer: Sendable {
         seen += 1
         if !reverse && seen <= offset { return }
         if isFull { return }
+        if bytes.count + encoding.count > maxBytes, reverse, let limit {
+            keepNewest(max(0, offset + limit - 1))  // the window, with room for this line
+        }
         if bytes.count + encoding.count > maxBytes { throw .tooLarge(maxBytes: maxBytes) }
         bytes.reserveCapacity(bytes.count + encoding.count)
         for i in 0..<encoding.count { bytes.append(encoding[i]) }
