@@ -104,8 +104,8 @@ final class LogStream {
     private func add(_ line: StoredLine, _ bytes: Span<UInt8>) {
         if format.isJSONArray { pending += lines == 0 ? Self.header : Self.comma }
         encoder.encode(line, in: bytes) { encoding in
-            pending.reserveCapacity(pending.count + encoding.count)
-            for i in 0..<encoding.count { pending.append(encoding[i]) }
+            // SAFETY: the pointer is the span's, valid for the closure; `append` copies from it.
+            unsafe encoding.withUnsafeBufferPointer { unsafe pending.append(contentsOf: $0) }
         }
         lines += 1
         left -= 1

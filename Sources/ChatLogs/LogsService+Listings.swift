@@ -85,9 +85,9 @@ extension LogsService {
         return found
     }
 
-    /// Who `user` is in `channel`: by id as given; by login, the ids the channel's lines give that
-    /// login, looked for first in `preferred` files (the month asked for), then in all of the channel's
-    /// files newest first until one is found.
+    /// Who `user` is in `channel`: by id as given; by login, the id the channel's lines give that login
+    /// (as rustlog asks Twitch for a login's id), looked for first in `preferred` files (the month asked
+    /// for), then in the channel's other files newest first, reading up to the first line that gives it.
     ///
     /// - Throws: ``LogsError/notFound`` for a login no line of the channel names.
     func selector(
@@ -106,8 +106,8 @@ extension LogsService {
                     if let user = line.userLogin(in: bytes), bytes.equals(lowercased: login, at: user.range) {
                         named = true
                     }
-                    if let id = UserSelector.id(of: login, in: line, bytes), !ids.contains(id) { ids.append(id) }
-                    return true
+                    if let id = UserSelector.id(of: login, in: line, bytes) { ids.append(id) }
+                    return ids.isEmpty  // a login names one account: its first id is the user's
                 }
             }
             look(preferred)

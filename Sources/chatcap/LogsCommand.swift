@@ -48,8 +48,9 @@ struct LogsCommand: ParsableCommand {
     @Option(
         name: .customLong("max-answer-mib"), parsing: .unconditional,
         help: ArgumentHelp(
-            "The largest answer, \(Self.maxAnswerRange.text) MiB (default: 64): a larger one is refused with 400, "
-                + "asking for limit and offset.",
+            "The largest ?reverse answer, \(Self.maxAnswerRange.text) MiB (default: 64), which is gathered whole "
+                + "before it is sent: a larger one is refused with 400, asking for limit and offset. Answers in "
+                + "time order stream, whatever their size.",
             valueName: "MiB"),
         transform: { try Self.maxAnswerRange.parse($0) })
     var maxAnswerMiB = 64
