@@ -39,7 +39,7 @@ import Testing
             ),
             (
                 "@login=b;room-id=1;target-msg-id=x;tmi-sent-ts=1763699201000 :tmi.twitch.tv CLEARMSG #c :bad words",
-                "[2025-11-21 04:26:41] #c b: \r\n"
+                "[2025-11-21 04:26:41] #c b: message `bad words` from `b` has been deleted\r\n"
             ),
             (
                 "@login=b;msg-id=raid;room-id=1;system-msg=5\\sraiders\\sfrom\\sb;tmi-sent-ts=1763699201000 :tmi.twitch.tv USERNOTICE #c",

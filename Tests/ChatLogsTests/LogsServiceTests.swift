@@ -31,7 +31,7 @@ import Testing
         "[2025-11-20 10:00:00] #alpha bob: hello\r\n"
         + "[2025-11-20 10:00:01] #alpha carol: waves\r\n"
         + "[2025-11-20 10:00:04] #alpha bob: bob has been timed out for 600 seconds\r\n"
-        + "[2025-11-20 10:00:05] #alpha carol: \r\n"
+        + "[2025-11-20 10:00:05] #alpha carol: message `waves` from `carol` has been deleted\r\n"
         + "[2025-11-20 10:00:06] #alpha carol: Carol subscribed for 3 months! still here\r\n"
 
     @Test("GET /channels: every channel folder with its lines' room-id, never _session")

@@ -162,8 +162,11 @@ public struct LogEncoder: ~Copyable {
     ///   or `Chat has been cleared`;
     /// - USERNOTICE: its `system-msg` (unescaped), then a space and the user's message when it has one;
     ///   nothing without a `system-msg`;
-    /// - anything else (CLEARMSG too): nothing. rustlog shows a deleted message (CLEARMSG) as a line
-    ///   of the user with no text; its JSON `type` (13) and `tags` (`target-msg-id`) say what it is.
+    /// - CLEARMSG: ``message `<text>` from `<login>` has been deleted``, as rustlog's file-backed
+    ///   versions wrote it (`src/logs/schema.rs`, `Message::parse_from_raw_irc`), so a deleted message
+    ///   reads as deleted in text too; its current ClickHouse-backed `user_friendly_text` writes no text
+    ///   for it (the JSON `type`, 13, and `tags`, `target-msg-id`, say what it is in both);
+    /// - anything else: nothing.
     private mutating func friendlyText(_ line: StoredLine, in bytes: Span<UInt8>) {
         text.reset()
         let message = line.message
@@ -197,6 +200,12 @@ public struct LogEncoder: ~Copyable {
                 text.raw(byte: UInt8(ascii: " "))
                 text.raw(bytes, body.range)
             }
+        case .clearmsg:
+            text.raw("message `")
+            if let body = message.text(in: bytes) { text.raw(bytes, body.range) }
+            text.raw("` from `")
+            if let login = line.userLogin(in: bytes) { text.raw(bytes, login.range) }
+            text.raw("` has been deleted")
         default:
             return
         }
