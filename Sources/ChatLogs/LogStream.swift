@@ -1,7 +1,8 @@
 import ChatInput
+import ChatStore
 
 /// The body of a logs answer in time order, produced as it is sent: the served lines of `paths` (the
-/// user's only, with a selector), encoded a block at a time when the listener asks for more, so the
+/// user's only, with a selector; those whose time is in `window` only, with one), encoded a block at a time when the listener asks for more, so the
 /// first bytes go out before the range is read and memory stays bounded whatever the range.
 ///
 /// It reads as ``ArchiveReader`` does (ChatInput's merge; malformed lines and damaged files counted in
@@ -20,6 +21,7 @@ import ChatInput
 final class LogStream {
     private let reader: MergeReader
     private let selector: UserSelector?
+    private let window: Range<Timestamp>?
     private let format: LogFormat
     private var encoder: LogEncoder
     /// Lines still to skip (`offset`), and still to send (`limit`, else `Int.max`).
@@ -32,10 +34,11 @@ final class LogStream {
     private var ended = false
     private(set) var counts = ArchiveReader.Counts()
 
-    init(paths: [String], selector: UserSelector?, query: LogsQuery) {
+    init(paths: [String], selector: UserSelector?, window: Range<Timestamp>?, query: LogsQuery) {
         precondition(!query.reverse, "a reversed answer is gathered whole (LogAnswer)")
         reader = MergeReader(paths: paths, groups: [Array(paths.indices)])
         self.selector = selector
+        self.window = window
         format = query.format
         encoder = LogEncoder(format: query.format)
         skip = query.offset ?? 0
@@ -82,7 +85,9 @@ final class LogStream {
                 case .line(let at, let message):
                     counts.lines += 1
                     let line = StoredLine(message: message, received: at.timestamp)
-                    guard line.isServed, selector?.matches(line, in: span) ?? true else { return }
+                    guard line.isServed, selector?.matches(line, in: span) ?? true,
+                        window?.contains(line.timestamp(in: span)) ?? true
+                    else { return }
                     if skip > 0 {
                         skip -= 1
                         return

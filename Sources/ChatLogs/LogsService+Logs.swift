@@ -11,7 +11,7 @@ extension LogsService {
         guard !paths.isEmpty else { throw .notFound }
         let end = Timestamp(CivilTime(year: day.year, month: day.month, day: day.day))!.advanced(
             byMilliseconds: 86_400_000)
-        return try logs(paths, selector: nil, query, until: end)
+        return try logs(paths, selector: nil, window: nil, query, until: end)
     }
 
     /// `GET /<…>/{user|userid}/<u>/<y>/<m>`: the user's lines in the channel's files of that month
@@ -24,7 +24,29 @@ extension LogsService {
         let selector = try self.selector(for: user, in: channel, preferring: paths)
         let next = month.month == 12 ? (month.year + 1, 1) : (month.year, month.month + 1)
         let end = Timestamp(CivilTime(year: next.0, month: next.1, day: 1)) ?? .latest
-        return try logs(paths, selector: selector, query, until: end)
+        return try logs(paths, selector: selector, window: nil, query, until: end)
+    }
+
+    /// `GET /{channel|channelid}/<c>[/{user|userid}/<u>]?from=…&to=…`: the lines (the user's) whose time is
+    /// in `range` (`get_channel_logs`, `get_user_logs` with `LogRangeParams`: rustlog's
+    /// `arbitrary-range-query`), from the channel's files of the days the range touches and one day
+    /// either side (files are named by the time capture received a line, the range is of `tmi-sent-ts`);
+    /// 404 when there are none.
+    func rangeLogs(
+        _ channel: String, _ user: LogsRoute.User?, _ range: Range<Timestamp>, _ query: LogsQuery
+    ) throws(LogsError) -> HTTPResponse {
+        let day: Int64 = 86_400_000
+        let lower = range.lowerBound.advanced(byMilliseconds: -day)
+        let upper = range.upperBound.advanced(byMilliseconds: day)
+        let paths = archive.files(of: channel).filter { file in
+            let start = file.day.start
+            return start < upper && start.advanced(byMilliseconds: day) > lower
+        }.map(\.path)
+        guard !range.isEmpty, !paths.isEmpty else { throw .notFound }
+        let selector = try user.map { user throws(LogsError) in
+            try self.selector(for: user, in: channel, preferring: paths)
+        }
+        return try logs(paths, selector: selector, window: range, query, until: range.upperBound)
     }
 
     /// `GET /{channel|channelid}/<c>`: 303 to the latest day, the query carried over
@@ -50,8 +72,8 @@ extension LogsService {
         return Self.redirect(Self.prefix(of: channel) + userPart + "/\(latest)" + LogsQuery.carried(query))
     }
 
-    /// The answer of a logs route: `paths`' served lines (those of `selector`'s user only, when given)
-    /// in `query`'s format, order and window. In time order the body streams (``LogStream``): read as it
+    /// The answer of a logs route: `paths`' served lines (those of `selector`'s user only, when given;
+    /// those whose time is in `window`, when given) in `query`'s format, order and window. In time order the body streams (``LogStream``): read as it
     /// is sent, in bounded memory. Reversed, it is gathered whole (``LogAnswer``: only the newest
     /// `offset + limit` lines are kept when there is a limit), at most ``maxAnswerBytes``.
     ///
@@ -60,10 +82,11 @@ extension LogsService {
     /// - Complexity: O(bytes of the files), stopping once a `limit` in time order is reached.
     /// - Allocations: streamed, about one block; reversed, the kept encodings and the body.
     func logs(
-        _ paths: [String], selector: UserSelector?, _ query: LogsQuery, until end: Timestamp
+        _ paths: [String], selector: UserSelector?, window: Range<Timestamp>?, _ query: LogsQuery,
+        until end: Timestamp
     ) throws(LogsError) -> HTTPResponse {
         if !query.reverse {
-            let stream = LogStream(paths: paths, selector: selector, query: query)
+            let stream = LogStream(paths: paths, selector: selector, window: window, query: query)
             guard stream.prime() else { throw .notFound }
             return HTTPResponse(
                 status: 200, contentType: query.format.contentType, body: [], headers: [cacheControl(until: end)],
@@ -77,6 +100,7 @@ extension LogsService {
         var reader = ArchiveReader()
         reader.read(paths) { line, bytes in
             if let selector, !selector.matches(line, in: bytes) { return true }
+            if let window, !window.contains(line.timestamp(in: bytes)) { return true }
             do throws(LogAnswerError) {
                 try encoder.encode(line, in: bytes) { encoding throws(LogAnswerError) in try answer.append(encoding) }
             } catch {

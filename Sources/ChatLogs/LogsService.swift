@@ -40,6 +40,7 @@ public final class LogsService: Sendable {
             respond(path: request.path, query: request.query)
         }
         router.get("/channels", handler)
+        router.get("/capabilities", handler)
         router.get("/list", handler)
         router.get(prefix: "/channel/", handler)
         router.get(prefix: "/channelid/", handler)
@@ -50,6 +51,13 @@ public final class LogsService: Sendable {
     ///
     /// - Complexity: that of the route (see the type's discussion). - Allocations: the answer.
     public func respond(path: String, query: (String) -> String??) -> HTTPResponse {
+        var response = answer(path: path, query: query)
+        response.headers.append(Self.capabilitiesHeader)
+        return response
+    }
+
+    /// The answer to `path` and `query`, without the capabilities header.
+    private func answer(path: String, query: (String) -> String??) -> HTTPResponse {
         do {
             let route = try LogsRoute(path: path, query: query)
             switch route {
@@ -57,11 +65,20 @@ public final class LogsService: Sendable {
                 return channelList()
             case .list(let channel, let user):
                 return try availableLogs(try login(of: channel), user)
+            case .capabilities:
+                return HTTPResponse(
+                    status: 200, contentType: "application/json", body: Array(#"["arbitrary-range-query"]"#.utf8))
             case .channelLatest(let channel):
+                if let range = try LogsQuery(query).range {
+                    return try rangeLogs(try login(of: channel), nil, range, LogsQuery(query))
+                }
                 return try latestDay(channel, query: query)
             case .channelDay(let channel, let day):
                 return try dayLogs(try login(of: channel), day, LogsQuery(query))
             case .userLatest(let channel, let user):
+                if let range = try LogsQuery(query).range {
+                    return try rangeLogs(try login(of: channel), user, range, LogsQuery(query))
+                }
                 return try latestMonth(channel, user, query: query)
             case .userMonth(let channel, let user, let month):
                 return try monthLogs(try login(of: channel), user, month, LogsQuery(query))
@@ -91,6 +108,10 @@ public final class LogsService: Sendable {
     func cacheControl(until end: Timestamp) -> HTTPHeader {
         HTTPHeader("Cache-Control", now() < end ? "no-cache" : "public, max-age=36000")
     }
+
+    /// What this API can do beyond justlog's, on every answer (rustlog's `capabilities_header_middleware`,
+    /// `src/web/mod.rs`): ranges by `from` and `to`.
+    static let capabilitiesHeader = HTTPHeader("x-rustlog-capabilities", "arbitrary-range-query")
 
     /// rustlog's `Cache-Control` of `/channels` and `/list`.
     static let listCache = HTTPHeader("Cache-Control", "public, max-age=600")

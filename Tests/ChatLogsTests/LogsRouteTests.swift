@@ -1,4 +1,5 @@
 import ChatLogs
+import ChatStore
 import Testing
 
 @Suite struct LogsRouteTests {
@@ -73,6 +74,22 @@ import Testing
         #expect(throws: LogsError.query("offset: cannot parse integer from empty string")) {
             try q(["offset": String?.none])
         }
+    }
+
+    @Test("from and to: an RFC 3339 range when both are given, a query error when one is no time")
+    func range() throws {
+        func q(_ query: [String: String?]) throws(LogsError) -> LogsQuery { try LogsQuery { query[$0] } }
+        let from = try #require(Timestamp(rfc3339: "2025-11-20T10:00:00Z"))
+        let to = try #require(Timestamp(rfc3339: "2025-11-21T10:00:00Z"))
+        #expect(try q(["from": "2025-11-20T10:00:00Z", "to": "2025-11-21T10:00:00Z"]).range == from..<to)
+        // An offset's `+` that form decoding turned into a space.
+        #expect(try q(["from": "2025-11-20T12:00:00 02:00", "to": "2025-11-21T10:00:00Z"]).range == from..<to)
+        #expect(try q(["from": "2025-11-21T10:00:00Z", "to": "2025-11-20T10:00:00Z"]).range?.isEmpty == true)
+        #expect(try q(["from": "2025-11-20T10:00:00Z"]).range == nil)
+        #expect(throws: LogsError.query("to: input contains invalid characters")) {
+            try q(["from": "2025-11-20T10:00:00Z", "to": "yesterday"])
+        }
+        #expect(try Self.route("/capabilities") == .capabilities)
     }
 
     @Test("a redirect carries the parameters rustlog reads, encoded")

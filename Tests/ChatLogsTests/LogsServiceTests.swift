@@ -237,6 +237,54 @@ import Testing
         #expect(Self.get(service, "/channel/alpha/user/nobody").status == 404)
     }
 
+    @Test("?from=&to= on /channel/<c> and /<…>/user/<u>: the lines in the range instead of a redirect")
+    func ranges() throws {
+        let fixture = try LogsFixture()
+        let service = Self.service(fixture)
+        let range: [String: String?] = ["from": "2025-11-20T10:00:01Z", "to": "2025-11-21T10:00:01Z"]
+        let day = Self.get(service, "/channel/alpha", range)
+        #expect(day.status == 200)
+        #expect(Self.header(day, "Cache-Control") == "public, max-age=36000")
+        let lines = Self.nov20Text.components(separatedBy: "\r\n").dropLast().map { $0 + "\r\n" }
+        #expect(Self.text(day) == lines[1...].joined() + "[2025-11-21 10:00:00] #alpha dave_new: new name\r\n")
+        var reversed = range
+        reversed["reverse"] = ""
+        reversed["limit"] = "2"
+        #expect(
+            Self.text(Self.get(service, "/channelid/1001", reversed))
+                == "[2025-11-21 10:00:00] #alpha dave_new: new name\r\n" + lines[4])
+        #expect(
+            Self.text(
+                Self.get(
+                    service, "/channel/alpha/user/dave_old",
+                    ["from": "2025-10-01T00:00:00Z", "to": "2025-12-01T00:00:00Z"]))
+                == "[2025-10-31 10:00:00] #alpha dave_old: old name\r\n[2025-11-21 10:00:00] #alpha dave_new: new name\r\n"
+        )
+        #expect(
+            Self.get(service, "/channel/alpha", ["from": "2025-01-01T00:00:00Z", "to": "2025-01-02T00:00:00Z"]).status
+                == 404)
+        let noon = Timestamp(milliseconds: LogsFixture.nov20 + 2 * 3_600_000)
+        #expect(
+            Self.header(Self.get(Self.service(fixture, now: noon), "/channel/alpha", range), "Cache-Control")
+                == "no-cache")
+        let bad = Self.get(service, "/channel/alpha", ["from": "x", "to": "2025-11-21T10:00:01Z"])
+        #expect(bad.status == 400)
+        #expect(Self.text(bad) == "Failed to deserialize query string: from: input contains invalid characters")
+    }
+
+    @Test("/capabilities and the capabilities header on every answer, as rustlog's middleware adds it")
+    func capabilities() throws {
+        let fixture = try LogsFixture()
+        let service = Self.service(fixture)
+        let answer = Self.get(service, "/capabilities")
+        #expect(answer.status == 200)
+        #expect(Self.text(answer) == #"["arbitrary-range-query"]"#)
+        for path in ["/capabilities", "/channels", "/channel/alpha", "/channel/alpha/2025/11/20", "/channel/nobody"] {
+            #expect(
+                Self.header(Self.get(service, path), "x-rustlog-capabilities") == "arbitrary-range-query", "\(path)")
+        }
+    }
+
     @Test(
         "errors: rustlog's status and text/plain body",
         arguments: [

@@ -1,3 +1,5 @@
+public import ChatStore
+
 /// One UTC day of an archive, as capture names its files (`2025-11-21.log.gz`, `2025-11-21T04.log.gz`,
 /// `2025-11-21.0000.log.gz`): the unit of a channel's logs.
 ///
@@ -20,6 +22,9 @@ public struct LogDay: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The month this day falls in.
     public var logMonth: LogMonth { LogMonth(year: year, month: month)! }
+
+    /// The day's first instant (00:00 UTC).
+    public var start: Timestamp { Timestamp(CivilTime(year: year, month: month, day: day))! }
 
     /// `year/month/day` without leading zeros: the tail of a redirect (`/channel/c/2025/11/1`).
     public var description: String { "\(year)/\(month)/\(day)" }

@@ -1,26 +1,37 @@
+public import ChatStore
+
 /// The query parameters of a logs answer, as rustlog reads them (`src/web/schema.rs`, `LogsParams`):
 /// `json`, `jsonBasic`, `raw`, `ndjson` and `reverse` are true when present at all (whatever their
-/// value, `deserialize_bool_param`); `limit` and `offset` are unsigned numbers.
+/// value, `deserialize_bool_param`); `limit` and `offset` are unsigned numbers; `from` and `to`
+/// (RFC 3339, both or neither: `src/logs/schema/mod.rs`, `LogRangeParams`) ask for an arbitrary range
+/// instead of the latest day or month.
 public struct LogsQuery: Sendable, Equatable {
     public var format: LogFormat = .text
     public var reverse = false
     public var limit: Int?
     public var offset: Int?
+    /// `from ..< to`, when both are given (empty when `to` is not after `from`).
+    public var range: Range<Timestamp>?
 
-    public init(format: LogFormat = .text, reverse: Bool = false, limit: Int? = nil, offset: Int? = nil) {
+    public init(
+        format: LogFormat = .text, reverse: Bool = false, limit: Int? = nil, offset: Int? = nil,
+        range: Range<Timestamp>? = nil
+    ) {
         self.format = format
         self.reverse = reverse
         self.limit = limit
         self.offset = offset
+        self.range = range
     }
 
     /// The names a redirect carries over, in this order (the query rebuilt from them).
-    static let names = ["json", "jsonBasic", "raw", "reverse", "ndjson", "limit", "offset"]
+    static let names = ["json", "jsonBasic", "raw", "reverse", "ndjson", "limit", "offset", "from", "to"]
 
     /// Reads the parameters through `lookup` (a query argument's value, `.some(nil)` for one given
     /// without `=`, `nil` when absent; see ChatHTTP's `HTTPRequest/query`).
     ///
-    /// - Throws: ``LogsError/query(_:)`` for a `limit` or `offset` that is not an unsigned number.
+    /// - Throws: ``LogsError/query(_:)`` for a `limit` or `offset` that is not an unsigned number, or a
+    ///   `from` or `to` that is not an RFC 3339 time.
     public init(_ lookup: (String) -> String??) throws(LogsError) {
         func has(_ name: String) -> Bool { lookup(name) != nil }
         if has("raw") {
@@ -35,6 +46,20 @@ public struct LogsQuery: Sendable, Equatable {
         reverse = has("reverse")
         limit = try Self.count("limit", lookup)
         offset = try Self.count("offset", lookup)
+        if let from = lookup("from"), let to = lookup("to") {
+            let lower = try Self.time("from", from)
+            let upper = try Self.time("to", to)
+            range = lower..<max(lower, upper)
+        }
+    }
+
+    /// An RFC 3339 time; a `+` of an offset may arrive as a space (form encoding), read back as `+`.
+    private static func time(_ name: String, _ given: String?) throws(LogsError) -> Timestamp {
+        let text = given ?? ""
+        if let t = Timestamp(rfc3339: text) ?? Timestamp(rfc3339: String(text.map { $0 == " " ? "+" : $0 })) {
+            return t
+        }
+        throw .query("\(name): input contains invalid characters")
     }
 
     private static func count(_ name: String, _ lookup: (String) -> String??) throws(LogsError) -> Int? {

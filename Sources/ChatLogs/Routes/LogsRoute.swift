@@ -21,6 +21,8 @@ public enum LogsRoute: Sendable, Equatable {
     }
 
     case channels
+    /// `GET /capabilities`: `["arbitrary-range-query"]` (rustlog's `capabilities`).
+    case capabilities
     case list(Channel, User?)
     case channelLatest(Channel)
     case channelDay(Channel, LogDay)
@@ -40,6 +42,10 @@ public enum LogsRoute: Sendable, Equatable {
         let parts = trimmed.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         if parts == ["channels"] {
             self = .channels
+            return
+        }
+        if parts == ["capabilities"] {
+            self = .capabilities
             return
         }
         if parts == ["list"] {
