@@ -1,8 +1,7 @@
 import ChatInput
-import ChatStore
 
-/// The body of a logs answer in time order, produced as it is sent: the served lines of `paths` (the
-/// user's only, with a selector; those whose time is in `window` only, with one), encoded a block at a time when the listener asks for more, so the
+/// The body of a logs answer in time order, produced as it is sent: the served lines of `paths` that
+/// its ``LineFilter`` admits, encoded a block at a time when the listener asks for more, so the
 /// first bytes go out before the range is read and memory stays bounded whatever the range.
 ///
 /// It reads as ``ArchiveReader`` does (ChatInput's merge; malformed lines and damaged files counted in
@@ -20,8 +19,7 @@ import ChatStore
 /// `HTTPBodyStream`).
 final class LogStream {
     private let reader: MergeReader
-    private let selector: UserSelector?
-    private let window: Range<Timestamp>?
+    private let filter: LineFilter
     private let format: LogFormat
     private var encoder: LogEncoder
     /// Lines still to skip (`offset`), and still to send (`limit`, else `Int.max`).
@@ -34,11 +32,10 @@ final class LogStream {
     private var ended = false
     private(set) var counts = ArchiveReader.Counts()
 
-    init(paths: [String], selector: UserSelector?, window: Range<Timestamp>?, query: LogsQuery) {
+    init(paths: [String], filter: LineFilter, query: LogsQuery) {
         precondition(!query.reverse, "a reversed answer is gathered whole (LogAnswer)")
         reader = MergeReader(paths: paths, groups: [Array(paths.indices)])
-        self.selector = selector
-        self.window = window
+        self.filter = filter
         format = query.format
         encoder = LogEncoder(format: query.format)
         skip = query.offset ?? 0
@@ -85,9 +82,7 @@ final class LogStream {
                 case .line(let at, let message):
                     counts.lines += 1
                     let line = StoredLine(message: message, received: at.timestamp)
-                    guard line.isServed, selector?.matches(line, in: span) ?? true,
-                        window?.contains(line.timestamp(in: span)) ?? true
-                    else { return }
+                    guard line.isServed, filter.admits(line, in: span) else { return }
                     if skip > 0 {
                         skip -= 1
                         return

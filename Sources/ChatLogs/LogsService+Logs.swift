@@ -11,7 +11,7 @@ extension LogsService {
         guard !paths.isEmpty else { throw .notFound }
         let end = Timestamp(CivilTime(year: day.year, month: day.month, day: day.day))!.advanced(
             byMilliseconds: 86_400_000)
-        return try logs(paths, selector: nil, window: nil, query, until: end)
+        return try logs(paths, LineFilter(), query, until: end)
     }
 
     /// `GET /<…>/{user|userid}/<u>/<y>/<m>`: the user's lines in the channel's files of that month
@@ -24,7 +24,7 @@ extension LogsService {
         let selector = try self.selector(for: user, in: channel, preferring: paths)
         let next = month.month == 12 ? (month.year + 1, 1) : (month.year, month.month + 1)
         let end = Timestamp(CivilTime(year: next.0, month: next.1, day: 1)) ?? .latest
-        return try logs(paths, selector: selector, window: nil, query, until: end)
+        return try logs(paths, LineFilter(user: selector), query, until: end)
     }
 
     /// `GET /{channel|channelid}/<c>[/{user|userid}/<u>]?from=…&to=…`: the lines (the user's) whose time is
@@ -46,7 +46,7 @@ extension LogsService {
         let selector = try user.map { user throws(LogsError) in
             try self.selector(for: user, in: channel, preferring: paths)
         }
-        return try logs(paths, selector: selector, window: range, query, until: range.upperBound)
+        return try logs(paths, LineFilter(user: selector, window: range), query, until: range.upperBound)
     }
 
     /// `GET /{channel|channelid}/<c>`: 303 to the latest day, the query carried over
@@ -72,8 +72,8 @@ extension LogsService {
         return Self.redirect(Self.prefix(of: channel) + userPart + "/\(latest)" + LogsQuery.carried(query))
     }
 
-    /// The answer of a logs route: `paths`' served lines (those of `selector`'s user only, when given;
-    /// those whose time is in `window`, when given) in `query`'s format, order and window. In time order the body streams (``LogStream``): read as it
+    /// The answer of a logs route: `paths`' served lines that `filter` admits, in `query`'s format, order
+    /// and window; `end` is when the range ends (``Timestamp/latest``: never, not cached). In time order the body streams (``LogStream``): read as it
     /// is sent, in bounded memory. Reversed, it is gathered whole (``LogAnswer``: only the newest
     /// `offset + limit` lines are kept when there is a limit), at most ``maxAnswerBytes``.
     ///
@@ -82,14 +82,14 @@ extension LogsService {
     /// - Complexity: O(bytes of the files), stopping once a `limit` in time order is reached.
     /// - Allocations: streamed, about one block; reversed, the kept encodings and the body.
     func logs(
-        _ paths: [String], selector: UserSelector?, window: Range<Timestamp>?, _ query: LogsQuery,
-        until end: Timestamp
+        _ paths: [String], _ filter: LineFilter, _ query: LogsQuery, until end: Timestamp
     ) throws(LogsError) -> HTTPResponse {
+        let cache = cacheControl(until: end)
         if !query.reverse {
-            let stream = LogStream(paths: paths, selector: selector, window: window, query: query)
+            let stream = LogStream(paths: paths, filter: filter, query: query)
             guard stream.prime() else { throw .notFound }
             return HTTPResponse(
-                status: 200, contentType: query.format.contentType, body: [], headers: [cacheControl(until: end)],
+                status: 200, contentType: query.format.contentType, body: [], headers: [cache],
                 stream: HTTPBodyStream { stream.fill($0) })
         }
         var answer = LogAnswer(
@@ -99,8 +99,7 @@ extension LogsService {
         var failure: LogAnswerError? = nil
         var reader = ArchiveReader()
         reader.read(paths) { line, bytes in
-            if let selector, !selector.matches(line, in: bytes) { return true }
-            if let window, !window.contains(line.timestamp(in: bytes)) { return true }
+            guard filter.admits(line, in: bytes) else { return true }
             do throws(LogAnswerError) {
                 try encoder.encode(line, in: bytes) { encoding throws(LogAnswerError) in try answer.append(encoding) }
             } catch {
@@ -115,7 +114,7 @@ extension LogsService {
         guard answer.count > 0 else { throw .notFound }
         return HTTPResponse(
             status: 200, contentType: query.format.contentType, body: answer.body(),
-            headers: [cacheControl(until: end)])
+            headers: [cache])
     }
 
     /// `/channel/<login>` or `/channelid/<id>`, as the request named it.

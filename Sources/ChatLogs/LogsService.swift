@@ -41,6 +41,7 @@ public final class LogsService: Sendable {
         }
         router.get("/channels", handler)
         router.get("/capabilities", handler)
+        router.get(prefix: "/namehistory/", handler)
         router.get("/list", handler)
         router.get(prefix: "/channel/", handler)
         router.get(prefix: "/channelid/", handler)
@@ -82,6 +83,14 @@ public final class LogsService: Sendable {
                 return try latestMonth(channel, user, query: query)
             case .userMonth(let channel, let user, let month):
                 return try monthLogs(try login(of: channel), user, month, LogsQuery(query))
+            case .channelRandom(let channel):
+                return try random(try login(of: channel), nil, LogsQuery(query))
+            case .userRandom(let channel, let user):
+                return try random(try login(of: channel), user, LogsQuery(query))
+            case .userSearch(let channel, let user):
+                return try search(try login(of: channel), user, query: query)
+            case .nameHistory(let id):
+                return nameHistory(id)
             }
         } catch {
             return error.response

@@ -1,6 +1,7 @@
 /// What a request to the logs API asks, read from its path (and, for `/list`, its query) the way
-/// rustlog routes it (`src/web/mod.rs`): `/channels`, `/list`, `/{channel|channelid}/<c>`,
-/// `/<…>/<y>/<m>/<d>`, `/<…>/{user|userid}/<u>`, `/<…>/{user|userid}/<u>/<y>/<m>`. A trailing `/` is
+/// rustlog routes it (`src/web/mod.rs`): `/channels`, `/capabilities`, `/list`, `/namehistory/<id>`,
+/// `/{channel|channelid}/<c>`, `/<…>/<y>/<m>/<d>`, `/<…>/random`, `/<…>/{user|userid}/<u>`,
+/// `/<…>/{user|userid}/<u>/<y>/<m>`, `/<…>/{user|userid}/<u>/random`, `/<…>/{user|userid}/<u>/search`. A trailing `/` is
 /// dropped (rustlog's `NormalizePath::trim_trailing_slash`).
 ///
 /// Names are checked here, before anything touches the archive: a channel or user name must be a
@@ -28,6 +29,14 @@ public enum LogsRoute: Sendable, Equatable {
     case channelDay(Channel, LogDay)
     case userLatest(Channel, User)
     case userMonth(Channel, User, LogMonth)
+    /// `GET /<…>/random`: one line of the channel, at random (rustlog's `random_channel_line`).
+    case channelRandom(Channel)
+    /// `GET /<…>/{user|userid}/<u>/random`: one of the user's lines, at random (`random_user_line`).
+    case userRandom(Channel, User)
+    /// `GET /<…>/{user|userid}/<u>/search?q=`: the user's lines whose text holds `q` (`search_user_logs`).
+    case userSearch(Channel, User)
+    /// `GET /namehistory/<user id>`: the logins the user's lines carry (`get_user_name_history`).
+    case nameHistory(String)
 
     /// The route of `path` (percent-decoded, without the query); `query` reads `/list`'s arguments.
     ///
@@ -46,6 +55,11 @@ public enum LogsRoute: Sendable, Equatable {
         }
         if parts == ["capabilities"] {
             self = .capabilities
+            return
+        }
+        if parts.count == 2 && parts[0] == "namehistory" {
+            guard Self.isId(parts[1]) else { throw .notFound }
+            self = .nameHistory(String(parts[1]))
             return
         }
         if parts == ["list"] {
@@ -77,8 +91,14 @@ public enum LogsRoute: Sendable, Equatable {
         switch parts.count {
         case 2:
             self = .channelLatest(channel)
+        case 3 where parts[2] == "random":
+            self = .channelRandom(channel)
         case 4 where parts[2] == "user" || parts[2] == "userid":
             self = .userLatest(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
+        case 5 where (parts[2] == "user" || parts[2] == "userid") && parts[4] == "random":
+            self = .userRandom(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
+        case 5 where (parts[2] == "user" || parts[2] == "userid") && parts[4] == "search":
+            self = .userSearch(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
         case 5:
             let y = try LogsError.number(parts[2])
             let m = try LogsError.number(parts[3])
