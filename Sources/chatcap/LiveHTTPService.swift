@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatHTTP
 import ChatLive
+import ChatLogs
 import ChatPosix
 import ChatStore
 import IRCWire
@@ -47,12 +48,14 @@ final class LiveHTTPService {
     ///
     /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
     static func start(
-        _ options: LiveHTTPOptions, command: String, quiet: Bool, budget: MemoryBudget? = nil
+        _ options: LiveHTTPOptions, command: String, quiet: Bool, budget: MemoryBudget? = nil,
+        logsDirectory: String? = nil
     ) throws -> LiveHTTPService? {
         guard let port = options.http.httpPort else { return nil }
         let service: LiveHTTPService
         do {
-            service = try LiveHTTPService(options, port: UInt16(port), command: command, budget: budget)
+            service = try LiveHTTPService(
+                options, port: UInt16(port), command: command, budget: budget, logsDirectory: logsDirectory)
         } catch {
             Diagnostics.error("\(error)")
             throw ExitCode(.ioErr)
@@ -62,7 +65,7 @@ final class LiveHTTPService {
     }
 
     private init(
-        _ options: LiveHTTPOptions, port: UInt16, command: String, budget: MemoryBudget?
+        _ options: LiveHTTPOptions, port: UInt16, command: String, budget: MemoryBudget?, logsDirectory: String?
     ) throws(HTTPError) {
         let history = RecentHistory(limit: options.httpHistory ?? LiveHTTPOptions.defaultHistory, budget: budget)
         self.history = history
@@ -84,6 +87,10 @@ final class LiveHTTPService {
         }
         RecentMessagesEndpoint(store: history.store, bound: history.limit) { history.isJoined($0) }
             .install(in: &router)
+        // capture: the logs API over the directory it writes (docs/logs.md), read as any reader would.
+        if let logsDirectory {
+            LogsService(archive: LogArchive(root: logsDirectory), now: { Moment.now().wall }).install(into: &router)
+        }
         listener = try HTTPListener(host: options.http.host, port: port, router: router)
     }
 

@@ -101,6 +101,33 @@ import Testing
         #expect(chatcap.stop(with: SIGINT) == 0)
     }
 
+    @Test("capture --http-port answers the logs API over the directory it is writing", .timeLimit(.minutes(20)))
+    func capture() throws {
+        let dir = try LiveServeTests.tempDir("logs-capture")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
+        defer { _ = server.stop() }
+        let capture = try LiveHTTPCLITests.Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)
+        #expect(server.waitForStderr(containing: "end of the log", timeoutMs: 20_000), "\(server.stderr)")
+        // The 24 lines of #pixelharbor, readable once capture has flushed them (every 0.5 s).
+        let text = try LiveHTTPCLITests.poll(seconds: 20) { () -> String? in
+            let latest = try Self.get(capture.url + "/channel/pixelharbor")
+            guard latest.status == 303 else { return nil }
+            let day = try Self.get(capture.url + latest.location)
+            return day.body.components(separatedBy: "\r\n").count == 25 ? day.body : nil
+        }
+        let body = try #require(text, "\(capture.chatcap.stderr)")
+        for line in body.components(separatedBy: "\r\n").dropLast() {
+            #expect(line.hasPrefix("[") && line.contains("] #pixelharbor "), "\(line)")
+        }
+        let channels = try Self.get(capture.url + "/channels")
+        #expect(channels.body.hasPrefix(#"{"channels":[{"name":"pixelharbor","userID":""#))
+        #expect(!channels.body.contains("_session"))
+        let metrics = try Self.get(capture.url + "/metrics")
+        #expect(metrics.status == 200)
+        #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
+    }
+
     @Test("logs refuses a directory that does not exist or holds no channel folders", .timeLimit(.minutes(20)))
     func refuses() throws {
         let missing = try CLI.run(["logs", "--dir", "/nonexistent/chatcap-logs", "--http-port", "0"])
