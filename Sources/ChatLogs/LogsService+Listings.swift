@@ -11,7 +11,7 @@ extension LogsService {
         json.beginObject()
         json.key("channels")
         json.beginArray()
-        for login in (try? archive.channels()) ?? [] {
+        for login in (try? archive.channels()) ?? [] where !isOptedOut(channel: login) {
             json.beginObject()
             json.key("name")
             json.string(login)
@@ -89,14 +89,18 @@ extension LogsService {
     /// (as rustlog asks Twitch for a login's id), looked for first in `preferred` files (the month asked
     /// for), then in the channel's other files newest first, reading up to the first line that gives it.
     ///
-    /// - Throws: ``LogsError/notFound`` for a login no line of the channel names.
+    /// - Throws: ``LogsError/notFound`` for a login no line of the channel names,
+    ///   ``LogsError/userOptedOut`` for a user (login or id) on the opt-out list.
     func selector(
         for user: LogsRoute.User, in channel: String, preferring preferred: [String]
     ) throws(LogsError) -> UserSelector {
         switch user {
         case .id(let id):
+            if optOut.ids.contains(id) { throw .userOptedOut }
             return UserSelector(ids: [Array(id.utf8)], login: nil)
         case .name(let name):
+            let list = optOut
+            if list.logins.contains(name) { throw .userOptedOut }
             let login = Array(name.utf8)
             var ids: [[UInt8]] = []
             var named = false
@@ -118,6 +122,7 @@ extension LogsService {
                 }
             }
             guard named || !ids.isEmpty else { throw .notFound }
+            if ids.contains(where: { list.ids.contains(String(decoding: $0, as: UTF8.self)) }) { throw .userOptedOut }
             return UserSelector(ids: ids, login: login)
         }
     }

@@ -11,7 +11,7 @@ extension LogsService {
         guard !paths.isEmpty else { throw .notFound }
         let end = Timestamp(CivilTime(year: day.year, month: day.month, day: day.day))!.advanced(
             byMilliseconds: 86_400_000)
-        return try logs(paths, LineFilter(), query, until: end)
+        return try logs(paths, filter(), query, until: end)
     }
 
     /// `GET /<…>/{user|userid}/<u>/<y>/<m>`: the user's lines in the channel's files of that month
@@ -24,7 +24,7 @@ extension LogsService {
         let selector = try self.selector(for: user, in: channel, preferring: paths)
         let next = month.month == 12 ? (month.year + 1, 1) : (month.year, month.month + 1)
         let end = Timestamp(CivilTime(year: next.0, month: next.1, day: 1)) ?? .latest
-        return try logs(paths, LineFilter(user: selector), query, until: end)
+        return try logs(paths, filter(user: selector), query, until: end)
     }
 
     /// `GET /{channel|channelid}/<c>[/{user|userid}/<u>]?from=…&to=…`: the lines (the user's) whose time is
@@ -46,7 +46,7 @@ extension LogsService {
         let selector = try user.map { user throws(LogsError) in
             try self.selector(for: user, in: channel, preferring: paths)
         }
-        return try logs(paths, LineFilter(user: selector, window: range), query, until: range.upperBound)
+        return try logs(paths, filter(user: selector, window: range), query, until: range.upperBound)
     }
 
     /// `GET /{channel|channelid}/<c>`: 303 to the latest day, the query carried over

@@ -18,8 +18,7 @@ extension LogsService {
         let paths = archive.files(of: channel).map(\.path)
         guard !paths.isEmpty else { throw .notFound }
         let selector = try self.selector(for: user, in: channel, preferring: [])
-        let filter = LineFilter(user: selector, search: q ?? "")
-        return try logs(paths, filter, logsQuery, until: .latest)
+        return try logs(paths, self.filter(user: selector, search: q ?? ""), logsQuery, until: .latest)
     }
 
     /// `GET /<…>/random` and `/<…>/{user|userid}/<u>/random`: one served line of the channel (the user's),
@@ -31,14 +30,14 @@ extension LogsService {
     func random(_ channel: String, _ user: LogsRoute.User?, _ query: LogsQuery) throws(LogsError) -> HTTPResponse {
         let paths = archive.files(of: channel).map(\.path)
         guard !paths.isEmpty else { throw .notFound }
-        let filter = LineFilter(
-            user: try user.map { user throws(LogsError) in try selector(for: user, in: channel, preferring: []) })
+        let who = try user.map { user throws(LogsError) in try self.selector(for: user, in: channel, preferring: []) }
+        let lines = self.filter(user: who)
         var chosen: (bytes: [UInt8], received: Timestamp?)? = nil
         var seen = 0
         var reader = ArchiveReader()
         for path in paths {
             reader.read([path]) { line, bytes in
-                guard filter.admits(line, in: bytes) else { return true }
+                guard lines.admits(line, in: bytes) else { return true }
                 seen += 1
                 if Int.random(in: 0..<seen) == 0 {
                     chosen = ((0..<bytes.count).map { bytes[$0] }, line.received)

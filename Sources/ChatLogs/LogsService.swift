@@ -25,12 +25,33 @@ public final class LogsService: Sendable {
     let now: @Sendable () -> Timestamp
     /// Channel login → its `room-id`, once learned.
     let roomIds = Mutex<[String: String]>([:])
+    /// Who opted out, and the same as a line test; replaced whole by ``setOptOut(_:)``.
+    private let optOutState: Mutex<(list: OptOutList, filter: OptOutFilter)>
 
-    public init(archive: LogArchive, maxAnswerBytes: Int = 64 << 20, now: @escaping @Sendable () -> Timestamp) {
+    public init(
+        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(),
+        now: @escaping @Sendable () -> Timestamp
+    ) {
         precondition(maxAnswerBytes > 0, "an answer may hold something")
         self.archive = archive
         self.maxAnswerBytes = maxAnswerBytes
         self.now = now
+        optOutState = Mutex((optOut, OptOutFilter(optOut)))
+    }
+
+    /// Serves from now on as if `list` were the opt-out list (a reload: requests already answering
+    /// keep the list they started with).
+    public func setOptOut(_ list: OptOutList) {
+        let filter = OptOutFilter(list)
+        optOutState.withLock { $0 = (list, filter) }
+    }
+
+    /// The opt-out list in force.
+    public var optOut: OptOutList { optOutState.withLock { $0.list } }
+
+    /// A line filter with the opt-out list in force: lines about users on it are never served.
+    func filter(user: UserSelector? = nil, window: Range<Timestamp>? = nil, search: String? = nil) -> LineFilter {
+        LineFilter(user: user, window: window, search: search, optOut: optOutState.withLock { $0.filter })
     }
 
     /// The routes this service answers, added to `router` (which then answers HEAD as GET too).
@@ -59,7 +80,7 @@ public final class LogsService: Sendable {
 
     /// The answer to `path` and `query`, without the capabilities header.
     private func answer(path: String, query: (String) -> String??) -> HTTPResponse {
-        do {
+        do throws(LogsError) {
             let route = try LogsRoute(path: path, query: query)
             switch route {
             case .channels:
@@ -90,6 +111,7 @@ public final class LogsService: Sendable {
             case .userSearch(let channel, let user):
                 return try search(try login(of: channel), user, query: query)
             case .nameHistory(let id):
+                if optOut.ids.contains(id) { throw .userOptedOut }
                 return nameHistory(id)
             }
         } catch {
@@ -100,16 +122,29 @@ public final class LogsService: Sendable {
     /// The folder name of `channel`: its login when it has a folder, or the folder whose lines carry
     /// its id.
     ///
-    /// - Throws: ``LogsError/notFound`` when the archive has no such channel.
+    /// - Throws: ``LogsError/notFound`` when the archive has no such channel,
+    ///   ``LogsError/channelOptedOut`` when its login or id is on the opt-out list.
     func login(of channel: LogsRoute.Channel) throws(LogsError) -> String {
+        let found: String
         switch channel {
         case .name(let login):
             guard archive.hasChannel(login) else { throw .notFound }
-            return login
+            found = login
         case .id(let id):
-            for login in (try? archive.channels()) ?? [] where roomId(of: login) == id { return login }
-            throw .notFound
+            guard let login = ((try? archive.channels()) ?? []).first(where: { roomId(of: $0) == id }) else {
+                throw .notFound
+            }
+            found = login
         }
+        if isOptedOut(channel: found) { throw .channelOptedOut }
+        return found
+    }
+
+    /// Whether the channel `login` (or its id) is on the opt-out list.
+    func isOptedOut(channel login: String) -> Bool {
+        let list = optOut
+        guard !list.isEmpty else { return false }
+        return list.contains(login: login, id: roomId(of: login))
     }
 
     /// `Cache-Control` of an answer about the time before `end`: rustlog's `no-cache` while the range

@@ -21,8 +21,9 @@ struct LogsCommand: ParsableCommand {
             see docs/logs.md. On start one line 'listening on http://HOST:PORT/' goes to standard error. \
             SIGINT/SIGTERM stop it (exit 0).
 
-            Exit status: 0 stopped, 64 usage error, 66 DIR cannot be read or holds no channel folders, 74 the \
-            address cannot be bound.
+            Exit status: 0 stopped, 64 usage error, 66 DIR cannot be read or holds no channel folders, or the \
+            --opt-out file cannot be read or holds an entry that is neither a login nor an id, 74 the address \
+            cannot be bound.
             """)
 
     static let maxAnswerRange = NumberRange(1...4096, unit: "MiB")
@@ -55,6 +56,15 @@ struct LogsCommand: ParsableCommand {
         transform: { try Self.maxAnswerRange.parse($0) })
     var maxAnswerMiB = 64
 
+    @Option(
+        name: .customLong("opt-out"),
+        help: ArgumentHelp(
+            "Never serve these channels and users: a file of logins and numeric user ids, one a line (# comments). "
+                + "Their routes answer 403 and no answer holds a line about them. SIGHUP reads it again.",
+            valueName: "file"),
+        completion: .file())
+    var optOutFile: String?
+
     func validate() throws {
         if host.isEmpty { throw ValidationError("--host needs an address") }
     }
@@ -73,7 +83,18 @@ struct LogsCommand: ParsableCommand {
                 "\(dir) holds no channel folders (\(dir)/<login>/YYYY-MM-DD.log.gz): is it a capture directory?")
             throw ExitCode(.noInput)
         }
-        let service = LogsService(archive: archive, maxAnswerBytes: maxAnswerMiB << 20, now: { Moment.now().wall })
+        var optOut = OptOutList()
+        if let optOutFile {
+            do {
+                optOut = try Self.readOptOut(optOutFile)
+            } catch {
+                Diagnostics.error("\(error)")
+                throw ExitCode(.noInput)
+            }
+            Hangups.install()
+        }
+        let service = LogsService(
+            archive: archive, maxAnswerBytes: maxAnswerMiB << 20, optOut: optOut, now: { Moment.now().wall })
         var router = HTTPRouter()
         service.install(into: &router)
         let listener: HTTPListener
@@ -86,7 +107,47 @@ struct LogsCommand: ParsableCommand {
         let stop = StopFlag()
         Interrupts.install(stop)
         Diagnostics.note("listening on \(listener.url)/ (\(channels.count) channels in \(dir))")
-        while !stop.isRaised { usleep(50_000) }
+        while !stop.isRaised {
+            usleep(50_000)
+            if let optOutFile, Hangups.take() { Self.reload(optOutFile, into: service) }
+        }
         listener.stop()
+    }
+
+    /// Why an opt-out file could not be used.
+    struct OptOutFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The list in `path`.
+    static func readOptOut(_ path: String) throws -> OptOutList {
+        guard let file = fopen(path, "r") else {
+            throw OptOutFailure(description: "cannot read --opt-out \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        if ferror(file) != 0 { throw OptOutFailure(description: "cannot read --opt-out \(path)") }
+        do {
+            return try OptOutList(parsing: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw OptOutFailure(description: "--opt-out \(path): \(error)")
+        }
+    }
+
+    /// SIGHUP: the file again; a file that cannot be read or parsed keeps the list in force, and says why.
+    static func reload(_ path: String, into service: LogsService) {
+        do {
+            let list = try readOptOut(path)
+            service.setOptOut(list)
+            Diagnostics.note("opt-out reloaded: \(list.logins.count) logins, \(list.ids.count) ids")
+        } catch {
+            Diagnostics.warning("\(error); the opt-out list in force stays")
+        }
     }
 }

@@ -128,6 +128,51 @@ import Testing
         #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
     }
 
+    @Test(
+        "--opt-out: listed users get 403; SIGHUP reads the file again; a bad file is refused", .timeLimit(.minutes(20)))
+    func optOut() throws {
+        let dir = try InputTempDirectory("logs-cli-optout")
+        try Self.write(
+            dir, "alpha/2025-11-20.log.gz",
+            [
+                "@time=2025-11-20T10:00:00.100Z;room-id=1001;tmi-sent-ts=1763632800000;user-id=2001 "
+                    + ":bob!bob@bob.tmi.twitch.tv PRIVMSG #alpha :hello",
+                "@time=2025-11-20T10:00:01.100Z;room-id=1001;tmi-sent-ts=1763632801000;user-id=2002 "
+                    + ":carol!carol@carol.tmi.twitch.tv PRIVMSG #alpha :hi",
+            ])
+        let list = try dir.write("optout.txt", Array("# opted out\nbob\n".utf8))
+        let chatcap = try ChatcapProcess(["logs", "--dir", dir.path, "--http-port", "0", "--opt-out", list])
+        guard chatcap.waitForStderr(containing: "listening on http://127.0.0.1:", timeoutMs: 20_000),
+            let match = chatcap.stderr.firstMatch(of: #/listening on (http://127\.0\.0\.1:\d+/)/#)
+        else {
+            _ = chatcap.stop(with: SIGKILL)
+            Issue.record("no 'listening on' line: \(chatcap.stderr)")
+            return
+        }
+        let url = String(match.1)
+        let refused = try Self.get(url + "channel/alpha/user/bob/2025/11")
+        #expect(refused.status == 403)
+        #expect(refused.body == "The requested user has opted out of being logged")
+        #expect(try Self.get(url + "channel/alpha/2025/11/20").body == "[2025-11-20 10:00:01] #alpha carol: hi\r\n")
+
+        _ = try dir.write("optout.txt", Array("carol\n".utf8))
+        chatcap.signal(SIGHUP)
+        #expect(chatcap.waitForStderr(containing: "opt-out reloaded: 1 logins, 0 ids"), "\(chatcap.stderr)")
+        #expect(try Self.get(url + "channel/alpha/user/bob/2025/11").status == 200)
+        #expect(try Self.get(url + "channel/alpha/2025/11/20").body == "[2025-11-20 10:00:00] #alpha bob: hello\r\n")
+
+        _ = try dir.write("optout.txt", Array("no/such entry\n".utf8))
+        chatcap.signal(SIGHUP)
+        #expect(chatcap.waitForStderr(containing: "the opt-out list in force stays"), "\(chatcap.stderr)")
+        #expect(try Self.get(url + "channel/alpha/user/carol/2025/11").status == 403)
+        #expect(chatcap.stop(with: SIGINT) == 0)
+
+        let bad = try CLI.run(["logs", "--dir", dir.path, "--http-port", "0", "--opt-out", list])
+        #expect(bad.status == 66)
+        #expect(
+            bad.stderr.contains("line 1: 'no/such entry' is neither a login nor a numeric user id"), "\(bad.stderr)")
+    }
+
     @Test("logs refuses a directory that does not exist or holds no channel folders", .timeLimit(.minutes(20)))
     func refuses() throws {
         let missing = try CLI.run(["logs", "--dir", "/nonexistent/chatcap-logs", "--http-port", "0"])

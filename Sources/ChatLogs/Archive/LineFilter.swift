@@ -3,16 +3,23 @@ public import IRCWire
 
 /// Which served lines an answer takes: a user's only (``user``), those whose shown time is in
 /// ``window``, those whose text holds ``needle`` (ASCII letters in any case, as ClickHouse's
-/// `positionCaseInsensitive` in rustlog's `search_user_logs`, `src/db/mod.rs`). All that are set must hold.
+/// `positionCaseInsensitive` in rustlog's `search_user_logs`, `src/db/mod.rs`); never a line about a
+/// user who opted out (``optOut``). All that are set must hold.
 public struct LineFilter: Sendable, Equatable {
     public var user: UserSelector?
     public var window: Range<Timestamp>?
+    /// Lines about these users are never taken.
+    public var optOut: OptOutFilter?
     /// The text searched for, ASCII lowercased; never empty when set.
     public private(set) var needle: [UInt8]?
 
-    public init(user: UserSelector? = nil, window: Range<Timestamp>? = nil, search: String? = nil) {
+    public init(
+        user: UserSelector? = nil, window: Range<Timestamp>? = nil, search: String? = nil,
+        optOut: OptOutFilter? = nil
+    ) {
         self.user = user
         self.window = window
+        self.optOut = optOut.flatMap { $0.isEmpty ? nil : $0 }
         if let search, !search.isEmpty { needle = search.utf8.map(\.asciiLowercased) }
     }
 
@@ -22,6 +29,7 @@ public struct LineFilter: Sendable, Equatable {
     /// - Allocations: none.
     public func admits(_ line: StoredLine, in bytes: Span<UInt8>) -> Bool {
         if let user, !user.matches(line, in: bytes) { return false }
+        if let optOut, optOut.excludes(line, in: bytes) { return false }
         if let window, !window.contains(line.timestamp(in: bytes)) { return false }
         if let needle {
             guard let text = line.message.text(in: bytes) else { return false }

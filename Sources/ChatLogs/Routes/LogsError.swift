@@ -11,11 +11,16 @@ public enum LogsError: Error, Sendable, Equatable {
     case parseInt(String)
     /// 400 `Failed to deserialize query string: <why>` (axum's `Query` rejection).
     case query(String)
+    /// 403 `The requested channel has opted out of being logged` (`Error::ChannelOptedOut`).
+    case channelOptedOut
+    /// 403 `The requested user has opted out of being logged` (`Error::UserOptedOut`).
+    case userOptedOut
 
     public var status: Int {
         switch self {
         case .notFound: 404
         case .invalidParam, .parseInt, .query: 400
+        case .channelOptedOut, .userOptedOut: 403
         }
     }
 
@@ -25,6 +30,8 @@ public enum LogsError: Error, Sendable, Equatable {
         case .invalidParam(let why): "Invalid param: \(why)"
         case .parseInt(let why): "Int parse error: \(why)"
         case .query(let why): "Failed to deserialize query string: \(why)"
+        case .channelOptedOut: "The requested channel has opted out of being logged"
+        case .userOptedOut: "The requested user has opted out of being logged"
         }
     }
 
