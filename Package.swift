@@ -238,7 +238,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
-                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "WebSocketWire", "ChatTestSupport",
+                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],
