@@ -136,10 +136,10 @@ let package = Package(
             ],
             swiftSettings: dataPathSettings),
         // `logs`: the rustlog/justlog logs API over a capture directory (read through ChatInput's merge,
-        // encoded with ChatFormat's writers, answered on ChatHTTP's listener).
+        // encoded with ChatFormat's writers, gzip-encoded with ChatGzip's, answered on ChatHTTP's listener).
         .target(
             name: "ChatLogs",
-            dependencies: ["ChatInput", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire"],
+            dependencies: ["ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire"],
             swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(

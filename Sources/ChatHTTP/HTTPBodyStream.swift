@@ -8,17 +8,22 @@
 /// `@unchecked Sendable`: a response crosses from the route to the listener on the listener's own
 /// thread (the access handler runs there), and the listener's thread is the only one that calls
 /// `fill`; what `fill` captures is confined to that thread.
+///
+/// `@safe`: `fill` writes only inside the buffer it is handed (its contract), and the stream hands it
+/// only the listener's buffer or its own.
+@safe
 public final class HTTPBodyStream: @unchecked Sendable, Equatable {
     private let fill: (UnsafeMutableRawBufferPointer) -> Int
 
     public init(_ fill: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
-        self.fill = fill
+        unsafe self.fill = fill
     }
 
     /// The next bytes of the body into `buffer`; 0 at its end.
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard buffer.count > 0 else { return 0 }
-        return fill(buffer)
+        // SAFETY: `buffer` is the caller's, valid for the call; `fill` writes at most `buffer.count` bytes.
+        return unsafe fill(buffer)
     }
 
     /// The rest of the body, read to its end in blocks of `block` bytes: for tests and callers that
@@ -29,7 +34,8 @@ public final class HTTPBodyStream: @unchecked Sendable, Equatable {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: block)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(into: $0) }
+            // SAFETY: the chunk's buffer is valid for the closure; `read` writes at most its count.
+            let n = unsafe chunk.withUnsafeMutableBytes { unsafe read(into: $0) }
             if n <= 0 { return out }
             out += chunk[0..<min(n, block)]
         }

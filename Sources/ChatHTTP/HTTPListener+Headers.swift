@@ -17,14 +17,14 @@ extension HTTPListener {
             let box = unsafe Unmanaged.passRetained(stream)
             // SAFETY: the callbacks are C functions without captures; the context pointer stays valid
             // until `releaseStream` runs; the content type is a NUL-terminated C string for the call.
-            made = unsafe chatcap_http_stream_response(
+            unsafe made = unsafe chatcap_http_stream_response(
                 streamBlock, readStream, unsafe box.toOpaque(), releaseStream, response.contentType)
             // SAFETY: no response holds the box when none was made.
             if unsafe made == nil { unsafe box.release() }
         } else {
             // SAFETY: the body's buffer is valid for the call and libmicrohttpd copies it
             // (MHD_RESPMEM_MUST_COPY); the content type is a NUL-terminated C string for the call.
-            made = unsafe response.body.withUnsafeBytes { body in
+            unsafe made = unsafe response.body.withUnsafeBytes { body in
                 unsafe chatcap_http_response(body.baseAddress, body.count, response.contentType)
             }
         }

@@ -58,7 +58,7 @@ final class LogStream {
         produce(until: buffer.count)
         let n = min(buffer.count, pending.count - sent)
         guard n > 0, let target = buffer.baseAddress else { return 0 }
-        pending.withUnsafeBytes { source in
+        unsafe pending.withUnsafeBytes { source in
             // SAFETY: `sent + n <= pending.count` and `n <= buffer.count` (the `min` above).
             unsafe target.copyMemory(from: source.baseAddress! + sent, byteCount: n)
         }

@@ -90,7 +90,8 @@ extension LogsService {
             guard stream.prime() else { throw .notFound }
             return HTTPResponse(
                 status: 200, contentType: query.format.contentType, body: [], headers: [cache],
-                stream: HTTPBodyStream { stream.fill($0) })
+                // SAFETY: the stream hands `fill` the listener's buffer; `fill` writes inside it only.
+                stream: unsafe HTTPBodyStream { unsafe stream.fill($0) })
         }
         var answer = LogAnswer(
             format: query.format, reverse: query.reverse, offset: query.offset ?? 0, limit: query.limit,

@@ -58,7 +58,8 @@ public final class LogsService: Sendable {
     public func install(into router: inout HTTPRouter) {
         router.answersHead = true
         let handler: HTTPRouter.Handler = { [self] request, _ in
-            respond(path: request.path, query: request.query)
+            let response = respond(path: request.path, query: request.query)
+            return GzipAnswer.accepts(request.header("Accept-Encoding")) ? GzipAnswer.compressed(response) : response
         }
         router.get("/channels", handler)
         router.get("/capabilities", handler)
@@ -75,6 +76,7 @@ public final class LogsService: Sendable {
     public func respond(path: String, query: (String) -> String??) -> HTTPResponse {
         var response = answer(path: path, query: query)
         response.headers.append(Self.capabilitiesHeader)
+        response.headers.append(HTTPHeader("Vary", "Accept-Encoding"))
         return response
     }
 

@@ -23,6 +23,22 @@ import Testing
         return (status, lines.joined(separator: "\n"), location)
     }
 
+    /// GETs `url` with curl asking for gzip (`--compressed`: curl decodes it): the body and the
+    /// `Content-Encoding` the answer had.
+    static func getCompressed(_ url: String) throws -> (body: String, encoding: String) {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-m", "10", "--compressed", "-w", "\n%header{content-encoding}", url]
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
+        let encoding = lines.removeLast()
+        return (lines.joined(separator: "\n"), encoding)
+    }
+
     /// Writes `lines` gzipped to `dir/relative`.
     static func write(_ dir: InputTempDirectory, _ relative: String, _ lines: [String]) throws {
         let plain = try dir.write(
@@ -74,6 +90,10 @@ import Testing
 
         let list = try Self.get(url + "list?channel=alpha&user=bob")
         #expect(list.body == #"{"availableLogs":[{"year":"2025","month":"11"}]}"#)
+
+        let zipped = try Self.getCompressed(url + "channel/alpha/2025/11/20")
+        #expect(zipped.encoding == "gzip")
+        #expect(zipped.body == day.body)
 
         let head = try Self.get(url + "channels", head: true)
         #expect(head.status == 200)

@@ -1,5 +1,5 @@
 public import ChatStore
-public import IRCWire
+import IRCWire
 
 /// Which served lines an answer takes: a user's only (``user``), those whose shown time is in
 /// ``window``, those whose text holds ``needle`` (ASCII letters in any case, as ClickHouse's

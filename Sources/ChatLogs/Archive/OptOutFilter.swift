@@ -1,4 +1,4 @@
-public import IRCWire
+import IRCWire
 
 /// An ``OptOutList`` as a line test: whether a line is about a user who opted out (its user id —
 /// `user-id`, else a CLEARCHAT's `target-user-id` — or its user's login is on the list), so the API
