@@ -72,7 +72,9 @@ public enum GzipAnswer: Sendable {
                 // SAFETY: the block's buffer is valid for the closure; `read` writes at most its count.
                 let n = unsafe plain.withUnsafeMutableBytes { unsafe inner.read(into: $0) }
                 if n > 0 {
-                    gzip.compress(plain.span.extracting(0..<min(n, plain.count)), into: &pending)
+                    // A local, whose span may be lent for the call (no copy: nothing writes the block meanwhile).
+                    let block = plain
+                    gzip.compress(block.span.extracting(0..<min(n, block.count)), into: &pending)
                 } else {
                     gzip.finish(into: &pending)
                     ended = true
