@@ -35,13 +35,7 @@ extension LogsService {
     func rangeLogs(
         _ channel: String, _ user: LogsRoute.User?, _ range: Range<Timestamp>, _ query: LogsQuery
     ) throws(LogsError) -> HTTPResponse {
-        let day: Int64 = 86_400_000
-        let lower = range.lowerBound.advanced(byMilliseconds: -day)
-        let upper = range.upperBound.advanced(byMilliseconds: day)
-        let paths = archive.files(of: channel).filter { file in
-            let start = file.day.start
-            return start < upper && start.advanced(byMilliseconds: day) > lower
-        }.map(\.path)
+        let paths = files(of: channel, in: range)
         guard !range.isEmpty, !paths.isEmpty else { throw .notFound }
         let selector = try user.map { user throws(LogsError) in
             try self.selector(for: user, in: channel, preferring: paths)

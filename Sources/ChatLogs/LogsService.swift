@@ -112,6 +112,10 @@ public final class LogsService: Sendable {
                 return try random(try login(of: channel), user, LogsQuery(query))
             case .userSearch(let channel, let user):
                 return try search(try login(of: channel), user, query: query)
+            case .channelStats(let channel):
+                return try channelStats(try login(of: channel), LogsQuery(query))
+            case .userStats(let channel, let user):
+                return try userStats(try login(of: channel), user, LogsQuery(query))
             case .nameHistory(let id):
                 if optOut.ids.contains(id) { throw .userOptedOut }
                 return nameHistory(id)

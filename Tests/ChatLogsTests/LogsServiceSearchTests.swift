@@ -91,4 +91,34 @@ import Testing
         )
         #expect(T.text(T.get(service, "/namehistory/999")) == "[]")
     }
+
+    @Test("stats: the channel's lines and top chatters by user id; a user's count, in a range too")
+    func stats() throws {
+        let fixture = try LogsFixture()
+        let service = T.service(fixture)
+        #expect(try LogsRouteTests.route("/channel/alpha/stats") == .channelStats(.name("alpha")))
+        #expect(try LogsRouteTests.route("/channelid/1/userid/2/stats") == .userStats(.id("1"), .id("2")))
+        let channel = T.get(service, "/channel/alpha/stats")
+        #expect(channel.status == 200)
+        #expect(
+            T.text(channel)
+                == #"{"messageCount":9,"topChatters":[{"userId":"2002","userLogin":"carol","messageCount":3},"#
+                + #"{"userId":"2001","userLogin":"bob","messageCount":2},{"userId":"2003","userLogin":"dave_new","messageCount":2}]}"#
+        )
+        #expect(
+            T.text(
+                T.get(service, "/channel/alpha/stats", ["from": "2025-11-21T00:00:00Z", "to": "2025-11-22T00:00:00Z"]))
+                == #"{"messageCount":3,"topChatters":[{"userId":"2002","userLogin":"carol","messageCount":1},{"userId":"2003","userLogin":"dave_new","messageCount":1}]}"#
+        )
+        #expect(
+            T.text(T.get(service, "/channel/alpha/user/dave_old/stats"))
+                == #"{"userId":"2003","userLogin":"dave_new","messageCount":2}"#)
+        #expect(
+            T.text(
+                T.get(
+                    service, "/channel/alpha/userid/2003/stats",
+                    ["from": "2025-10-01T00:00:00Z", "to": "2025-11-01T00:00:00Z"]))
+                == #"{"userId":"2003","userLogin":"dave_old","messageCount":1}"#)
+        #expect(T.get(service, "/channel/alpha/user/nobody/stats").status == 404)
+    }
 }

@@ -1,7 +1,8 @@
 /// What a request to the logs API asks, read from its path (and, for `/list`, its query) the way
 /// rustlog routes it (`src/web/mod.rs`): `/channels`, `/capabilities`, `/list`, `/namehistory/<id>`,
 /// `/{channel|channelid}/<c>`, `/<…>/<y>/<m>/<d>`, `/<…>/random`, `/<…>/{user|userid}/<u>`,
-/// `/<…>/{user|userid}/<u>/<y>/<m>`, `/<…>/{user|userid}/<u>/random`, `/<…>/{user|userid}/<u>/search`. A trailing `/` is
+/// `/<…>/{user|userid}/<u>/<y>/<m>`, `/<…>/{user|userid}/<u>/{random|search|stats}`, `/<…>/stats`. A
+/// trailing `/` is
 /// dropped (rustlog's `NormalizePath::trim_trailing_slash`).
 ///
 /// Names are checked here, before anything touches the archive: a channel or user name must be a
@@ -37,6 +38,10 @@ public enum LogsRoute: Sendable, Equatable {
     case userSearch(Channel, User)
     /// `GET /namehistory/<user id>`: the logins the user's lines carry (`get_user_name_history`).
     case nameHistory(String)
+    /// `GET /<…>/stats`: lines and top chatters of the channel (`get_channel_stats`).
+    case channelStats(Channel)
+    /// `GET /<…>/{user|userid}/<u>/stats`: the user's line count in the channel (`get_user_stats`).
+    case userStats(Channel, User)
 
     /// The route of `path` (percent-decoded, without the query); `query` reads `/list`'s arguments.
     ///
@@ -93,12 +98,16 @@ public enum LogsRoute: Sendable, Equatable {
             self = .channelLatest(channel)
         case 3 where parts[2] == "random":
             self = .channelRandom(channel)
+        case 3 where parts[2] == "stats":
+            self = .channelStats(channel)
         case 4 where parts[2] == "user" || parts[2] == "userid":
             self = .userLatest(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
         case 5 where (parts[2] == "user" || parts[2] == "userid") && parts[4] == "random":
             self = .userRandom(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
         case 5 where (parts[2] == "user" || parts[2] == "userid") && parts[4] == "search":
             self = .userSearch(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
+        case 5 where (parts[2] == "user" || parts[2] == "userid") && parts[4] == "stats":
+            self = .userStats(channel, try Self.user(isId: parts[2] == "userid", parts[3]))
         case 5:
             let y = try LogsError.number(parts[2])
             let m = try LogsError.number(parts[3])
