@@ -12,9 +12,10 @@ JOBS ?= 2
 # WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 # `systemd` is for `systemd-analyze verify` of docs/chatcap-capture.service (SystemdNotifyCLITests);
 # no test starts systemd. `prometheus` (and its promtool) scrapes capture --http-port in LiveHTTPCLITests.
+# `chromium` (headless) drives chatcap logs' page in LogsPageBrowserTests.
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace prometheus \
-	clickhouse-server curl binutils systemd
+	clickhouse-server curl binutils systemd chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc

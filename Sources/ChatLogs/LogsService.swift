@@ -61,6 +61,10 @@ public final class LogsService: Sendable {
             let response = respond(path: request.path, query: request.query)
             return GzipAnswer.accepts(request.header("Accept-Encoding")) ? GzipAnswer.compressed(response) : response
         }
+        router.get("/") { request, _ in
+            GzipAnswer.accepts(request.header("Accept-Encoding"))
+                ? GzipAnswer.compressed(LogsPage.response) : LogsPage.response
+        }
         router.get("/channels", handler)
         router.get("/capabilities", handler)
         router.get(prefix: "/namehistory/", handler)
