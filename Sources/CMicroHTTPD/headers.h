@@ -45,6 +45,10 @@ static inline struct MHD_Response *chatcap_http_stream_response(
 /// What a content reader returns at the end of its body (MHD_CONTENT_READER_END_OF_STREAM).
 static inline ssize_t chatcap_http_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
 
+/// What a content reader returns when its body cannot be finished (MHD_CONTENT_READER_END_WITH_ERROR):
+/// libmicrohttpd closes the connection, so the client sees the body cut off.
+static inline ssize_t chatcap_http_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+
 /// The value of request header `name` (any case), NULL when absent.
 static inline const char *chatcap_http_header(struct MHD_Connection *connection, const char *name) {
     return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);

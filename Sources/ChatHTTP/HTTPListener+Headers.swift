@@ -37,13 +37,15 @@ extension HTTPListener {
         return unsafe chatcap_http_queue(connection, UInt32(response.status), made)
     }
 
-    /// libmicrohttpd's content reader: the next block of a ``HTTPBodyStream``, or the end of the body.
+    /// libmicrohttpd's content reader: the next block of a ``HTTPBodyStream``, the end of the body, or
+    /// (a negative answer) its end with an error: the connection is closed, the body left unfinished.
     private static let readStream: MHD_ContentReaderCallback = { context, _, buffer, max in
         // SAFETY: the context is the stream retained in `respond`, valid until `releaseStream`;
         // `buffer` holds `max` writable bytes for this call.
         guard let context = unsafe context, let buffer = unsafe buffer else { return chatcap_http_end_of_stream() }
         let stream = unsafe Unmanaged<HTTPBodyStream>.fromOpaque(context).takeUnretainedValue()
         let n = unsafe stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
+        if n < 0 { return chatcap_http_end_with_error() }
         return n > 0 ? min(n, max) : chatcap_http_end_of_stream()
     }
 

@@ -67,14 +67,14 @@ extension LogsService {
     }
 
     /// The answer of a logs route: `paths`' served lines that `filter` admits, in `query`'s format, order
-    /// and window; `end` is when the range ends (``Timestamp/latest``: never, not cached). In time order the body streams (``LogStream``): read as it
-    /// is sent, in bounded memory. Reversed, it is gathered whole (``LogAnswer``: only the newest
-    /// `offset + limit` lines are kept when there is a limit), at most ``maxAnswerBytes``.
+    /// and window; `end` is when the range ends (``Timestamp/latest``: never, not cached). The body
+    /// streams: in time order ``LogStream`` reads as it is sent; reversed, ``ReverseLogStream`` reads one
+    /// file at a time from the newest back, holding one file's answer (at most ``maxAnswerBytes``).
     ///
-    /// - Throws: ``LogsError/notFound`` for no lines; ``LogsError/invalidParam(_:)`` for a reversed
-    ///   answer past ``maxAnswerBytes``.
-    /// - Complexity: O(bytes of the files), stopping once a `limit` in time order is reached.
-    /// - Allocations: streamed, about one block; reversed, the kept encodings and the body.
+    /// - Throws: ``LogsError/notFound`` for no lines; ``LogsError/invalidParam(_:)`` when the newest
+    ///   file's reversed answer passes ``maxAnswerBytes``.
+    /// - Complexity: O(bytes of the files read), stopping once a `limit` is reached.
+    /// - Allocations: about one block, and for a reversed answer one file's kept encodings.
     func logs(
         _ paths: [String], _ filter: LineFilter, _ query: LogsQuery, until end: Timestamp
     ) throws(LogsError) -> HTTPResponse {
@@ -87,29 +87,18 @@ extension LogsService {
                 // SAFETY: the stream hands `fill` the listener's buffer; `fill` writes inside it only.
                 stream: unsafe HTTPBodyStream { unsafe stream.fill($0) })
         }
-        var answer = LogAnswer(
-            format: query.format, reverse: query.reverse, offset: query.offset ?? 0, limit: query.limit,
-            maxBytes: maxAnswerBytes)
-        var encoder = LogEncoder(format: query.format)
-        var failure: LogAnswerError? = nil
-        var reader = ArchiveReader()
-        reader.read(paths) { line, bytes in
-            guard filter.admits(line, in: bytes) else { return true }
-            do throws(LogAnswerError) {
-                try encoder.encode(line, in: bytes) { encoding throws(LogAnswerError) in try answer.append(encoding) }
-            } catch {
-                failure = error
-                return false
-            }
-            return !answer.isFull
+        let stream = ReverseLogStream(paths: paths, filter: filter, query: query, maxFileBytes: maxAnswerBytes)
+        let any: Bool
+        do throws(LogAnswerError) {
+            any = try stream.prime()
+        } catch {
+            throw .invalidParam("the answer would pass \(maxAnswerBytes) bytes: ask for less with limit and offset")
         }
-        if case .tooLarge(let maxBytes) = failure {
-            throw .invalidParam("the answer would pass \(maxBytes) bytes: ask for less with limit and offset")
-        }
-        guard answer.count > 0 else { throw .notFound }
+        guard any else { throw .notFound }
         return HTTPResponse(
-            status: 200, contentType: query.format.contentType, body: answer.body(),
-            headers: [cache])
+            status: 200, contentType: query.format.contentType, body: [], headers: [cache],
+            // SAFETY: the stream hands `fill` the listener's buffer; `fill` writes inside it only.
+            stream: unsafe HTTPBodyStream { unsafe stream.fill($0) })
     }
 
     /// `/channel/<login>` or `/channelid/<id>`, as the request named it.

@@ -49,9 +49,10 @@ struct LogsCommand: ParsableCommand {
     @Option(
         name: .customLong("max-answer-mib"), parsing: .unconditional,
         help: ArgumentHelp(
-            "The largest ?reverse answer, \(Self.maxAnswerRange.text) MiB (default: 64), which is gathered whole "
-                + "before it is sent: a larger one is refused with 400, asking for limit and offset. Answers in "
-                + "time order stream, whatever their size.",
+            "The most a ?reverse answer holds of one file, \(Self.maxAnswerRange.text) MiB (default: 64): a "
+                + "reversed answer sends each file's lines newest first once the file is read; past this it is "
+                + "refused with 400 (asking for limit and offset), or cut off with an error once it has begun. "
+                + "Answers in time order stream line by line, whatever their size.",
             valueName: "MiB"),
         transform: { try Self.maxAnswerRange.parse($0) })
     var maxAnswerMiB = 64

@@ -74,6 +74,25 @@ public struct LogAnswer: Sendable {
         return max(0, min(ends.count - offset, limit ?? .max))
     }
 
+    /// Hands `body` the chosen lines' encodings in the answer's order (newest first when reversed),
+    /// until it returns `false`.
+    ///
+    /// - Complexity: O(lines handed out). - Allocations: none.
+    public func forEachLine(_ body: (ArraySlice<UInt8>) -> Bool) {
+        func line(_ i: Int) -> ArraySlice<UInt8> { bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]] }
+        if reverse {
+            var i = ends.count - 1 - offset
+            var left = limit ?? .max
+            while i >= 0 && left > 0 {
+                guard body(line(i)) else { return }
+                i -= 1
+                left -= 1
+            }
+        } else {
+            for i in ends.indices { guard body(line(i)) else { return } }
+        }
+    }
+
     /// The answer's body: the chosen lines in order, in `{"messages":[…]}` for the JSON formats.
     ///
     /// - Complexity: O(bytes kept). - Allocations: the body.
