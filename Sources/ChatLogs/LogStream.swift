@@ -33,7 +33,7 @@ final class LogStream {
     private(set) var counts = ArchiveReader.Counts()
 
     init(paths: [String], filter: LineFilter, query: LogsQuery) {
-        precondition(!query.reverse, "a reversed answer is gathered whole (LogAnswer)")
+        precondition(!query.reverse, "a reversed answer streams through ReverseLogStream")
         reader = MergeReader(paths: paths, groups: [Array(paths.indices)])
         self.filter = filter
         format = query.format

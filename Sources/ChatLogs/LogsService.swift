@@ -11,15 +11,15 @@ import Synchronization
 ///
 /// No index yet: a channel's day reads that day's files; a user's month reads the month's files of
 /// the channel; finding a user's id by login, a user's latest month and `/list?user=` read the
-/// channel's files newest first until they know. An answer in time order streams (its first bytes go
-/// out before the range is read, in bounded memory); a reversed one is gathered whole, at most
-/// ``maxAnswerBytes`` (a larger one is refused with 400, asking for `limit`/`offset`).
+/// channel's files newest first until they know. Answers stream: in time order line by line (the first
+/// bytes go out before the range is read, in bounded memory); reversed, a file at a time from the
+/// newest back, holding at most ``maxAnswerBytes`` of one file's lines.
 ///
 /// Sendable: the archive is a path, the id cache is behind a `Mutex`; libmicrohttpd calls
 /// ``respond(path:query:)`` on its own thread.
 public final class LogsService: Sendable {
     public let archive: LogArchive
-    /// The largest reversed answer body, in bytes (answers in time order stream, unbounded).
+    /// The most a reversed answer holds of one file, in bytes (answers in time order hold about a block).
     public let maxAnswerBytes: Int
     /// The wall clock (a day still going on is not cached by clients).
     let now: @Sendable () -> Timestamp
