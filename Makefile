@@ -27,7 +27,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-budget bench-http instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-budget bench-http bench-logs instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
 
 all: build
 
@@ -146,6 +146,12 @@ bench-budget: deps $(BUDGET_LOG)
 
 # Does a hostile HTTP client slow capture? lines/s without --http-port, with it, and with 1,000 idle
 # and 100 slowloris connections against it (docs/capture.md, "Metrics, health and recent messages over HTTP").
+# chatcap logs over a generated archive (30 days of a 100,000-line channel and 200 quiet ones): a user's
+# month, a channel's day, search, 100 concurrent clients. Directory only: no ClickHouse side yet.
+bench-logs: deps-build
+	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
+	Benchmarks/logs_bench.sh .build/release/chatcap
+
 bench-http: deps fixtures
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
 	Benchmarks/http_flood_bench.sh .build/release/chatcap $(BENCH_LOG)
