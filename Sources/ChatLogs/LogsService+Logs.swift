@@ -15,13 +15,15 @@ extension LogsService {
     }
 
     /// `GET /<…>/{user|userid}/<u>/<y>/<m>`: the user's lines in the channel's files of that month
-    /// (`get_user_logs_by_date`); 404 when there are none.
+    /// (`get_user_logs_by_date`); 404 when there are none. With the month's index (``MonthIndex``), the
+    /// days before today are read from the user's part of it.
     func monthLogs(
         _ channel: String, _ user: LogsRoute.User, _ month: LogMonth, _ query: LogsQuery
     ) throws(LogsError) -> HTTPResponse {
-        let paths = archive.files(of: channel).filter { month.contains($0.day) }.map(\.path)
-        guard !paths.isEmpty else { throw .notFound }
-        let selector = try self.selector(for: user, in: channel, preferring: paths)
+        let files = archive.files(of: channel).filter { month.contains($0.day) }
+        guard !files.isEmpty else { throw .notFound }
+        let selector = try self.selector(for: user, in: channel, preferring: files.map(\.path))
+        let paths = indexedPaths(channel, month, files, selector) ?? files.map(\.path)
         let next = month.month == 12 ? (month.year + 1, 1) : (month.year, month.month + 1)
         let end = Timestamp(CivilTime(year: next.0, month: next.1, day: 1)) ?? .latest
         return try logs(paths, filter(user: selector), query, until: end)

@@ -28,13 +28,18 @@ public final class LogsService: Sendable {
     /// Who opted out, and the same as a line test; replaced whole by ``setOptOut(_:)``.
     private let optOutState: Mutex<(list: OptOutList, filter: OptOutFilter)>
 
+    /// Whether a user's month may use and build the month's index (``MonthIndex``), written in the
+    /// archive's hidden `.chatcap-index` folder.
+    public let usesIndex: Bool
+
     public init(
-        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(),
+        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(), usesIndex: Bool = true,
         now: @escaping @Sendable () -> Timestamp
     ) {
         precondition(maxAnswerBytes > 0, "an answer may hold something")
         self.archive = archive
         self.maxAnswerBytes = maxAnswerBytes
+        self.usesIndex = usesIndex
         self.now = now
         optOutState = Mutex((optOut, OptOutFilter(optOut)))
     }

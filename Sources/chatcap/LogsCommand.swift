@@ -66,6 +66,13 @@ struct LogsCommand: ParsableCommand {
         completion: .file())
     var optOutFile: String?
 
+    @Flag(
+        name: .customLong("no-index"),
+        help: ArgumentHelp(
+            "Never write DIR/.chatcap-index (the month index that makes a user's month read one part of it; "
+                + "derived, rebuilt when a file changes): every user's month then reads the month's files."))
+    var noIndex = false
+
     func validate() throws {
         if host.isEmpty { throw ValidationError("--host needs an address") }
     }
@@ -95,7 +102,8 @@ struct LogsCommand: ParsableCommand {
             Hangups.install()
         }
         let service = LogsService(
-            archive: archive, maxAnswerBytes: maxAnswerMiB << 20, optOut: optOut, now: { Moment.now().wall })
+            archive: archive, maxAnswerBytes: maxAnswerMiB << 20, optOut: optOut, usesIndex: !noIndex,
+            now: { Moment.now().wall })
         var router = HTTPRouter()
         service.install(into: &router)
         let listener: HTTPListener
