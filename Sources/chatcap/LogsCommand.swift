@@ -13,8 +13,9 @@ struct LogsCommand: ParsableCommand {
         commandName: "logs",
         abstract: "Answer the rustlog/justlog logs API over a capture directory.",
         discussion: """
-            Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, read-only, \
-            also while a capture writes into it: GET /channels, /list?channel=<c>[&user=<u>], \
+            Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, never \
+            changing them, also while a capture writes into it (a user's month builds its month index in \
+            DIR/.chatcap-index on first use; --no-index never writes it): GET /channels, /list?channel=<c>[&user=<u>], \
             /channel/<c>/<y>/<m>/<d>, /channel/<c>/user/<u>/<y>/<m>, /channel/<c> and /channel/<c>/user/<u> \
             (303 to the latest day or month), each also as /channelid/<id> and /userid/<id>; ?json, \
             ?jsonBasic, ?ndjson, ?raw, ?reverse, ?limit=&offset=. Shapes and status codes follow rustlog's; \

@@ -88,6 +88,9 @@ import Testing
         #expect(json.body.hasPrefix(#"{"messages":[{"text":"bob has been timed out for 600 seconds","#))
         #expect(json.body.hasSuffix(#""type":2}]}"#))
 
+        // The user's month built the month index, hidden beside the channel folders.
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/.chatcap-index/alpha/2025-11/manifest"))
+
         let list = try Self.get(url + "list?channel=alpha&user=bob")
         #expect(list.body == #"{"availableLogs":[{"year":"2025","month":"11"}]}"#)
 
