@@ -12,9 +12,10 @@ JOBS ?= 2
 # WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 # `systemd` is for `systemd-analyze verify` of docs/chatcap-capture.service (SystemdNotifyCLITests);
 # no test starts systemd. `prometheus` (and its promtool) scrapes capture --http-port in LiveHTTPCLITests.
+# `chromium` (headless) drives chatcap logs' page in LogsPageBrowserTests.
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace prometheus \
-	clickhouse-server curl binutils systemd
+	clickhouse-server curl binutils systemd chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc
@@ -26,7 +27,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-budget bench-http instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
+.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-budget bench-http bench-logs instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
 
 all: build
 
@@ -145,6 +146,12 @@ bench-budget: deps $(BUDGET_LOG)
 
 # Does a hostile HTTP client slow capture? lines/s without --http-port, with it, and with 1,000 idle
 # and 100 slowloris connections against it (docs/capture.md, "Metrics, health and recent messages over HTTP").
+# chatcap logs over a generated archive (30 days of a 100,000-line channel and 200 quiet ones): a user's
+# month, a channel's day, search, 100 concurrent clients. Directory only: no ClickHouse side yet.
+bench-logs: deps-build
+	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
+	Benchmarks/logs_bench.sh .build/release/chatcap
+
 bench-http: deps fixtures
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
 	Benchmarks/http_flood_bench.sh .build/release/chatcap $(BENCH_LOG)

@@ -135,11 +135,18 @@ let package = Package(
                 "CZlib",
             ],
             swiftSettings: dataPathSettings),
+        // `logs`: the rustlog/justlog logs API over a capture directory (read through ChatInput's merge,
+        // encoded with ChatFormat's writers, gzip-encoded with ChatGzip's, answered on ChatHTTP's listener).
+        .target(
+            name: "ChatLogs",
+            dependencies: ["ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire"],
+            swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatArchive", "ChatInput",
+                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs", "ChatArchive",
+                "ChatInput",
                 "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -218,6 +225,12 @@ let package = Package(
             dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "TwitchSession", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatLogsTests",
+            dependencies: [
+                "ChatLogs", "ChatHTTP", "ChatGzip", "ChatInput", "ChatStore", "IRCWire", "ChatTestSupport",
+            ],
+            swiftSettings: commonSettings),
+        .testTarget(
             name: "CLITests", dependencies: ["ChatTestSupport"],
             swiftSettings: commonSettings),
 
@@ -226,7 +239,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
-                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "WebSocketWire", "ChatTestSupport",
+                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

@@ -143,8 +143,11 @@ public final class HTTPListener: Sendable {
                 guard unsafe chatcap_http_has_query(connection, key) != 0 else { return nil }
                 guard let value = unsafe chatcap_http_query(connection, key) else { return .some(nil) }
                 return unsafe String(cString: value)
-            })
+            },
+            // SAFETY: as for the query; the value is NUL-terminated and copied at once.
+            header: { name in unsafe chatcap_http_header(connection, name).map { unsafe String(cString: $0) } })
         let response = handler.router.respond(to: request)
+        if !response.headers.isEmpty || response.stream != nil { return unsafe respond(connection, with: response) }
         // SAFETY: the body's buffer is valid for the call, and libmicrohttpd copies it
         // (MHD_RESPMEM_MUST_COPY); the strings are NUL-terminated for the call.
         return unsafe response.body.withUnsafeBytes { body in

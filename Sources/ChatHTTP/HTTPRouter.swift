@@ -1,6 +1,6 @@
 import ChatFormat
 
-/// The listener's routes: exact paths and path prefixes, answered for GET only.
+/// The listener's routes: exact paths and path prefixes, answered for GET only (and HEAD, with ``answersHead``).
 ///
 /// A request whose path no route has is a 404, and one of a known path with another method a 405
 /// (`Allow: GET`), both in the recent-messages service's error shape (``RecentMessagesError``), so a
@@ -16,6 +16,9 @@ public struct HTTPRouter: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Whether HEAD is answered as GET (libmicrohttpd then sends the headers without the body);
+    /// off by default, so the listeners that answer GET only keep their 405.
+    public var answersHead = false
 
     public init() {}
 
@@ -42,9 +45,9 @@ public struct HTTPRouter: Sendable {
                 guard request.path == route.path else { continue }
                 rest = ""
             }
-            guard request.method == "GET" else {
+            guard request.method == "GET" || (answersHead && request.method == "HEAD") else {
                 var response = HTTPResponse.json(RecentMessagesError.methodNotAllowed.body, status: 405)
-                response.allow = "GET"
+                response.allow = answersHead ? "GET, HEAD" : "GET"
                 return response
             }
             return route.handler(request, rest)

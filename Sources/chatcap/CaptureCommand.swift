@@ -179,7 +179,8 @@ struct CaptureCommand: ParsableCommand {
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
         let http = try LiveHTTPService.start(
-            liveHTTP, command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make())
+            liveHTTP, command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
+            logsDirectory: dir)
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.flushIntervalMs = Seconds.milliseconds(flushInterval)

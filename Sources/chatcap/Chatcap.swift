@@ -25,6 +25,6 @@ struct Chatcap: ParsableCommand {
         version: ChatcapVersion.string,
         subcommands: [
             ReplayCommand.self, DumpCommand.self, StatsCommand.self, TailCommand.self, ServeCommand.self,
-            WatchCommand.self, CaptureCommand.self, LoadCommand.self,
+            WatchCommand.self, CaptureCommand.self, LoadCommand.self, LogsCommand.self,
         ])
 }

@@ -9,7 +9,8 @@ struct HTTPOptions: ParsableArguments {
         help: ArgumentHelp(
             "Also answer HTTP on this port (\(HTTPOptions.portRange.text); 0 picks a free one, see the "
                 + "'listening on http://HOST:PORT' line): GET /api/v2/recent-messages/<login>, the recent-messages v2 "
-                + "API; capture and tail also GET /metrics (Prometheus) and GET /healthz.",
+                + "API; capture and tail also GET /metrics (Prometheus) and GET /healthz. capture also answers the "
+                + "logs API of chatcap logs over its --dir (docs/logs.md).",
             valueName: "port"),
         transform: { try HTTPOptions.portRange.parse($0) })
     var httpPort: Int?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatHTTP
 import ChatLive
+import ChatLogs
 import ChatPosix
 import ChatStore
 import IRCWire
@@ -52,14 +53,16 @@ final class LiveHTTPService {
     ///
     /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
     static func start(
-        _ options: LiveHTTPOptions, command: String, quiet: Bool, budget: MemoryBudget? = nil
+        _ options: LiveHTTPOptions, command: String, quiet: Bool, budget: MemoryBudget? = nil,
+        logsDirectory: String? = nil
     ) throws -> LiveHTTPService? {
         guard let port = options.http.httpPort else { return nil }
         let limits = CaptureCommand.raiseDescriptorLimit().map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
         let service: LiveHTTPService
         do {
             service = try LiveHTTPService(
-                options, port: UInt16(port), limits: limits, command: command, budget: budget)
+                options, port: UInt16(port), limits: limits, command: command, budget: budget,
+                logsDirectory: logsDirectory)
         } catch {
             Diagnostics.error("\(error)")
             throw ExitCode(.ioErr)
@@ -69,7 +72,8 @@ final class LiveHTTPService {
     }
 
     private init(
-        _ options: LiveHTTPOptions, port: UInt16, limits: HTTPLimits, command: String, budget: MemoryBudget?
+        _ options: LiveHTTPOptions, port: UInt16, limits: HTTPLimits, command: String, budget: MemoryBudget?,
+        logsDirectory: String?
     ) throws(HTTPError) {
         let history = RecentHistory(limit: options.httpHistory ?? LiveHTTPOptions.defaultHistory, budget: budget)
         self.history = history
@@ -91,6 +95,10 @@ final class LiveHTTPService {
         }
         RecentMessagesEndpoint(store: history.store, bound: history.limit) { history.isJoined($0) }
             .install(in: &router)
+        // capture: the logs API over the directory it writes (docs/logs.md), read as any reader would.
+        if let logsDirectory {
+            LogsService(archive: LogArchive(root: logsDirectory), now: { Moment.now().wall }).install(into: &router)
+        }
         listener = try HTTPListener(host: options.http.host, port: port, limits: limits, router: router)
     }
 

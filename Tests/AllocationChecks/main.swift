@@ -7,6 +7,7 @@ import ChatFormat
 import ChatGzip
 import ChatHTTP
 import ChatInput
+import ChatLogs
 import ChatNet
 import ChatOutput
 import ChatPosix
@@ -451,6 +452,21 @@ repeat {
     return log.ring.count > 0 && !log.ring.isFull
 }) && liveWarmUps < 2_000
 
+/// logs: every line encoded in rustlog's text, full JSON and raw shapes by ChatLogs' LogEncoder, one
+/// encoder per format kept across runs (what an answer does per line).
+var logsText = LogEncoder(format: .text)
+var logsJSON = LogEncoder(format: .json)
+var logsRaw = LogEncoder(format: .raw)
+@MainActor func logsEncode() -> Int {
+    sumOverMessages { bytes, message in
+        let line = StoredLine(message: message, received: nil)
+        var n = logsText.encode(line, in: bytes) { $0.count }
+        n &+= logsJSON.encode(line, in: bytes) { $0.count }
+        n &+= logsRaw.encode(line, in: bytes) { $0.count }
+        return n
+    }
+}
+
 let scenarios = [
     Scenario(name: "frame-parse-view", unit: "line", units: inputLines, body: frameParseView),
     Scenario(name: "store-append-full-rings", unit: "line", units: inputLines, body: ingestAll),
@@ -469,6 +485,7 @@ let scenarios = [
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
     Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),
     Scenario(name: "capture-http-rings", unit: "line", units: inputLines, body: captureHTTPRings),
+    Scenario(name: "logs-encode-lines", unit: "line", units: inputLines, body: logsEncode),
 ]
 
 // limits.json: {"scenario": maximum allocations per run}. Parsed by hand: no Foundation here.

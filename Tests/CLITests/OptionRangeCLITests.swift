@@ -112,6 +112,14 @@ import Testing
             Row(
                 arguments: ["serve", log], option: "--stall-after", range: "0 to 1000000000", outside: ["1000000001"]),
         ]
+        + [
+            Row(
+                arguments: ["logs", "--dir", "/nonexistent/capture"], option: "--http-port", range: "0 to 65535",
+                outside: ["65536"]),
+            Row(
+                arguments: ["logs", "--dir", "/nonexistent/capture", "--http-port", "0"], option: "--max-answer-mib",
+                range: "1 to 4096 MiB", outside: ["0", "4097"]),
+        ]
         + load(["load", "/nonexistent/capture", "--clickhouse", "http://127.0.0.1:1/"])
         + connection(["tail", "pixelharbor"])
         + connection(["capture", "pixelharbor", "--dir", "/nonexistent/capture"])

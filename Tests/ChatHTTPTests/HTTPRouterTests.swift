@@ -48,4 +48,14 @@ import Testing
                 == #"{"status":405,"status_message":"Method Not Allowed","error":"Method Not Allowed","error_code":"method_not_allowed"}"#
         )
     }
+
+    @Test("with answersHead, HEAD is answered as GET and the 405 allows both")
+    func head() {
+        var router = Self.router
+        router.answersHead = true
+        #expect(Self.text(router.respond(to: Self.request("/api/v2/x", method: "HEAD"))) == "v2/x")
+        let post = router.respond(to: Self.request("/api/v2/x", method: "POST"))
+        #expect(post.status == 405)
+        #expect(post.allow == "GET, HEAD")
+    }
 }

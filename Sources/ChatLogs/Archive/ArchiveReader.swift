@@ -1,0 +1,55 @@
+import ChatInput
+
+/// Reads capture files through ChatInput's merge (``MergeReader``: gzip through ISA-L, lines in time
+/// order across a day's hourly or size-rotated files) and hands each served line (``StoredLine``) to
+/// its caller, counting what it could not serve.
+///
+/// A malformed line, an over-long one or a damaged file is counted in ``counts`` and skipped, never
+/// a failure of the answer: the lines around it are still served.
+///
+/// Memory: one file open at a time (the files of one channel form one lane of the merge), its
+/// framer's and inflater's buffers (about 200 KiB). Confined to the calling thread.
+public struct ArchiveReader: ~Copyable {
+    /// What a read skipped.
+    public struct Counts: Sendable, Equatable {
+        /// Lines handed out that parsed (served or not).
+        public var lines = 0
+        /// Lines the parser rejected, and over-long lines.
+        public var malformed = 0
+        /// Files that could not be opened or ended in damage.
+        public var failedFiles = 0
+    }
+
+    public private(set) var counts = Counts()
+
+    public init() {}
+
+    /// Calls `body` with every served line of `paths` in time order, until it returns `false`.
+    ///
+    /// - Complexity: O(bytes of the files read). - Allocations: the reader's buffers, once per call.
+    public mutating func read(_ paths: [String], _ body: (StoredLine, Span<UInt8>) -> Bool) {
+        guard !paths.isEmpty else { return }
+        let reader = MergeReader(paths: paths, groups: [Array(paths.indices)])
+        var going = true
+        while going {
+            let more = reader.next { event, bytes in
+                switch event {
+                case .line(let at, let message):
+                    counts.lines += 1
+                    let line = StoredLine(message: message, received: at.timestamp)
+                    if line.isServed { going = body(line, bytes) }
+                case .malformed, .skipped:
+                    counts.malformed += 1
+                case .inputFailed:
+                    counts.failedFiles += 1
+                case .bareCarriageReturns:
+                    break
+                }
+            }
+            if !more { break }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ArchiveReader: Sendable {}

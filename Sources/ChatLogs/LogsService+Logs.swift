@@ -1,0 +1,120 @@
+import ChatHTTP
+import ChatStore
+import IRCWire
+
+extension LogsService {
+    /// `GET /{channel|channelid}/<c>/<y>/<m>/<d>`: the served lines of the channel's files of that day
+    /// in time order (`src/web/handlers.rs`, `get_channel_logs_by_date`); 404 for a day without files
+    /// or an answer without lines (rustlog's `CursorStream` answers an empty range so).
+    func dayLogs(_ channel: String, _ day: LogDay, _ query: LogsQuery) throws(LogsError) -> HTTPResponse {
+        let paths = archive.files(of: channel).filter { $0.day == day }.map(\.path)
+        guard !paths.isEmpty else { throw .notFound }
+        let end = Timestamp(CivilTime(year: day.year, month: day.month, day: day.day))!.advanced(
+            byMilliseconds: 86_400_000)
+        return try logs(paths, filter(), query, until: end)
+    }
+
+    /// `GET /<…>/{user|userid}/<u>/<y>/<m>`: the user's lines in the channel's files of that month
+    /// (`get_user_logs_by_date`); 404 when there are none. With the month's index (``MonthIndex``), the
+    /// days before today are read from the user's part of it.
+    func monthLogs(
+        _ channel: String, _ user: LogsRoute.User, _ month: LogMonth, _ query: LogsQuery
+    ) throws(LogsError) -> HTTPResponse {
+        let files = archive.files(of: channel).filter { month.contains($0.day) }
+        guard !files.isEmpty else { throw .notFound }
+        let selector = try self.selector(for: user, in: channel, preferring: files.map(\.path))
+        let paths = indexedPaths(channel, month, files, selector) ?? files.map(\.path)
+        let next = month.month == 12 ? (month.year + 1, 1) : (month.year, month.month + 1)
+        let end = Timestamp(CivilTime(year: next.0, month: next.1, day: 1)) ?? .latest
+        return try logs(paths, filter(user: selector), query, until: end)
+    }
+
+    /// `GET /{channel|channelid}/<c>[/{user|userid}/<u>]?from=…&to=…`: the lines (the user's) whose time is
+    /// in `range` (`get_channel_logs`, `get_user_logs` with `LogRangeParams`: rustlog's
+    /// `arbitrary-range-query`), from the channel's files of the days the range touches and one day
+    /// either side (files are named by the time capture received a line, the range is of `tmi-sent-ts`);
+    /// 404 when there are none.
+    func rangeLogs(
+        _ channel: String, _ user: LogsRoute.User?, _ range: Range<Timestamp>, _ query: LogsQuery
+    ) throws(LogsError) -> HTTPResponse {
+        let paths = files(of: channel, in: range)
+        guard !range.isEmpty, !paths.isEmpty else { throw .notFound }
+        let selector = try user.map { user throws(LogsError) in
+            try self.selector(for: user, in: channel, preferring: paths)
+        }
+        return try logs(paths, filter(user: selector, window: range), query, until: range.upperBound)
+    }
+
+    /// `GET /{channel|channelid}/<c>`: 303 to the latest day, the query carried over
+    /// (`get_channel_logs`: `Redirect::to("/{channel_id_type}/{channel}/{latest_log}")`).
+    func latestDay(_ channel: LogsRoute.Channel, query: (String) -> String??) throws(LogsError) -> HTTPResponse {
+        let login = try login(of: channel)
+        guard let latest = archive.days(of: login).first else { throw .notFound }
+        return Self.redirect(Self.prefix(of: channel) + "/\(latest)" + LogsQuery.carried(query))
+    }
+
+    /// `GET /<…>/{user|userid}/<u>`: 303 to the latest month with the user's lines (`get_user_logs`).
+    func latestMonth(
+        _ channel: LogsRoute.Channel, _ user: LogsRoute.User, query: (String) -> String??
+    ) throws(LogsError) -> HTTPResponse {
+        let login = try login(of: channel)
+        let selector = try self.selector(for: user, in: login, preferring: [])
+        guard let latest = months(of: login, with: selector).first else { throw .notFound }
+        let userPart: String
+        switch user {
+        case .name(let name): userPart = "/user/" + name
+        case .id(let id): userPart = "/userid/" + id
+        }
+        return Self.redirect(Self.prefix(of: channel) + userPart + "/\(latest)" + LogsQuery.carried(query))
+    }
+
+    /// The answer of a logs route: `paths`' served lines that `filter` admits, in `query`'s format, order
+    /// and window; `end` is when the range ends (``Timestamp/latest``: never, not cached). The body
+    /// streams: in time order ``LogStream`` reads as it is sent; reversed, ``ReverseLogStream`` reads one
+    /// file at a time from the newest back, holding one file's answer (at most ``maxAnswerBytes``).
+    ///
+    /// - Throws: ``LogsError/notFound`` for no lines; ``LogsError/invalidParam(_:)`` when the newest
+    ///   file's reversed answer passes ``maxAnswerBytes``.
+    /// - Complexity: O(bytes of the files read), stopping once a `limit` is reached.
+    /// - Allocations: about one block, and for a reversed answer one file's kept encodings.
+    func logs(
+        _ paths: [String], _ filter: LineFilter, _ query: LogsQuery, until end: Timestamp
+    ) throws(LogsError) -> HTTPResponse {
+        let cache = cacheControl(until: end)
+        if !query.reverse {
+            let stream = LogStream(paths: paths, filter: filter, query: query)
+            guard stream.prime() else { throw .notFound }
+            return HTTPResponse(
+                status: 200, contentType: query.format.contentType, body: [], headers: [cache],
+                // SAFETY: the stream hands `fill` the listener's buffer; `fill` writes inside it only.
+                stream: unsafe HTTPBodyStream { unsafe stream.fill($0) })
+        }
+        let stream = ReverseLogStream(paths: paths, filter: filter, query: query, maxFileBytes: maxAnswerBytes)
+        let any: Bool
+        do throws(LogAnswerError) {
+            any = try stream.prime()
+        } catch {
+            throw .invalidParam("the answer would pass \(maxAnswerBytes) bytes: ask for less with limit and offset")
+        }
+        guard any else { throw .notFound }
+        return HTTPResponse(
+            status: 200, contentType: query.format.contentType, body: [], headers: [cache],
+            // SAFETY: the stream hands `fill` the listener's buffer; `fill` writes inside it only.
+            stream: unsafe HTTPBodyStream { unsafe stream.fill($0) })
+    }
+
+    /// `/channel/<login>` or `/channelid/<id>`, as the request named it.
+    static func prefix(of channel: LogsRoute.Channel) -> String {
+        switch channel {
+        case .name(let login): "/channel/" + login
+        case .id(let id): "/channelid/" + id
+        }
+    }
+
+    /// 303 See Other to `location` (axum's `Redirect::to`), with an empty body.
+    static func redirect(_ location: String) -> HTTPResponse {
+        HTTPResponse(
+            status: 303, contentType: "text/plain; charset=utf-8", body: [],
+            headers: [HTTPHeader("Location", location)])
+    }
+}

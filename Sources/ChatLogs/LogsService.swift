@@ -1,0 +1,179 @@
+public import ChatHTTP
+public import ChatStore
+import Synchronization
+
+/// The rustlog/justlog logs API over a capture directory: answers a request's path and query from the
+/// archive's files (``LogArchive``), read through ChatInput's merge, in rustlog's shapes.
+///
+/// Each request lists the folders again, so what a running capture writes is seen at the next
+/// request. The one thing remembered between requests is each channel's id (the `room-id` of its
+/// lines), learned from its newest file once.
+///
+/// No index yet: a channel's day reads that day's files; a user's month reads the month's files of
+/// the channel; finding a user's id by login, a user's latest month and `/list?user=` read the
+/// channel's files newest first until they know. Answers stream: in time order line by line (the first
+/// bytes go out before the range is read, in bounded memory); reversed, a file at a time from the
+/// newest back, holding at most ``maxAnswerBytes`` of one file's lines.
+///
+/// Sendable: the archive is a path, the id cache is behind a `Mutex`; libmicrohttpd calls
+/// ``respond(path:query:)`` on its own thread.
+public final class LogsService: Sendable {
+    public let archive: LogArchive
+    /// The most a reversed answer holds of one file, in bytes (answers in time order hold about a block).
+    public let maxAnswerBytes: Int
+    /// The wall clock (a day still going on is not cached by clients).
+    let now: @Sendable () -> Timestamp
+    /// Channel login → its `room-id`, once learned.
+    let roomIds = Mutex<[String: String]>([:])
+    /// Who opted out, and the same as a line test; replaced whole by ``setOptOut(_:)``.
+    private let optOutState: Mutex<(list: OptOutList, filter: OptOutFilter)>
+
+    /// Whether a user's month may use and build the month's index (``MonthIndex``), written in the
+    /// archive's hidden `.chatcap-index` folder.
+    public let usesIndex: Bool
+
+    public init(
+        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(), usesIndex: Bool = true,
+        now: @escaping @Sendable () -> Timestamp
+    ) {
+        precondition(maxAnswerBytes > 0, "an answer may hold something")
+        self.archive = archive
+        self.maxAnswerBytes = maxAnswerBytes
+        self.usesIndex = usesIndex
+        self.now = now
+        optOutState = Mutex((optOut, OptOutFilter(optOut)))
+    }
+
+    /// Serves from now on as if `list` were the opt-out list (a reload: requests already answering
+    /// keep the list they started with).
+    public func setOptOut(_ list: OptOutList) {
+        let filter = OptOutFilter(list)
+        optOutState.withLock { $0 = (list, filter) }
+    }
+
+    /// The opt-out list in force.
+    public var optOut: OptOutList { optOutState.withLock { $0.list } }
+
+    /// A line filter with the opt-out list in force: lines about users on it are never served.
+    func filter(user: UserSelector? = nil, window: Range<Timestamp>? = nil, search: String? = nil) -> LineFilter {
+        LineFilter(user: user, window: window, search: search, optOut: optOutState.withLock { $0.filter })
+    }
+
+    /// The routes this service answers, added to `router` (which then answers HEAD as GET too).
+    public func install(into router: inout HTTPRouter) {
+        router.answersHead = true
+        let handler: HTTPRouter.Handler = { [self] request, _ in
+            let response = respond(path: request.path, query: request.query)
+            return GzipAnswer.accepts(request.header("Accept-Encoding")) ? GzipAnswer.compressed(response) : response
+        }
+        router.get("/") { request, _ in
+            GzipAnswer.accepts(request.header("Accept-Encoding"))
+                ? GzipAnswer.compressed(LogsPage.response) : LogsPage.response
+        }
+        router.get("/channels", handler)
+        router.get("/capabilities", handler)
+        router.get(prefix: "/namehistory/", handler)
+        router.get("/list", handler)
+        router.get(prefix: "/channel/", handler)
+        router.get(prefix: "/channelid/", handler)
+    }
+
+    /// The answer to a GET of `path` (percent-decoded, without the query) with query `query` (see
+    /// ChatHTTP's `HTTPRequest/query`).
+    ///
+    /// - Complexity: that of the route (see the type's discussion). - Allocations: the answer.
+    public func respond(path: String, query: (String) -> String??) -> HTTPResponse {
+        var response = answer(path: path, query: query)
+        // A public API, as rustlog's and justlog's are: readable by a page of any origin.
+        response.allowsAnyOrigin = true
+        response.headers.append(Self.capabilitiesHeader)
+        response.headers.append(HTTPHeader("Vary", "Accept-Encoding"))
+        return response
+    }
+
+    /// The answer to `path` and `query`, without the capabilities header.
+    private func answer(path: String, query: (String) -> String??) -> HTTPResponse {
+        do throws(LogsError) {
+            let route = try LogsRoute(path: path, query: query)
+            switch route {
+            case .channels:
+                return channelList()
+            case .list(let channel, let user):
+                return try availableLogs(try login(of: channel), user)
+            case .capabilities:
+                return HTTPResponse(
+                    status: 200, contentType: "application/json", body: Array(#"["arbitrary-range-query"]"#.utf8))
+            case .channelLatest(let channel):
+                if let range = try LogsQuery(query).range {
+                    return try rangeLogs(try login(of: channel), nil, range, LogsQuery(query))
+                }
+                return try latestDay(channel, query: query)
+            case .channelDay(let channel, let day):
+                return try dayLogs(try login(of: channel), day, LogsQuery(query))
+            case .userLatest(let channel, let user):
+                if let range = try LogsQuery(query).range {
+                    return try rangeLogs(try login(of: channel), user, range, LogsQuery(query))
+                }
+                return try latestMonth(channel, user, query: query)
+            case .userMonth(let channel, let user, let month):
+                return try monthLogs(try login(of: channel), user, month, LogsQuery(query))
+            case .channelRandom(let channel):
+                return try random(try login(of: channel), nil, LogsQuery(query))
+            case .userRandom(let channel, let user):
+                return try random(try login(of: channel), user, LogsQuery(query))
+            case .userSearch(let channel, let user):
+                return try search(try login(of: channel), user, query: query)
+            case .channelStats(let channel):
+                return try channelStats(try login(of: channel), LogsQuery(query))
+            case .userStats(let channel, let user):
+                return try userStats(try login(of: channel), user, LogsQuery(query))
+            case .nameHistory(let id):
+                if optOut.ids.contains(id) { throw .userOptedOut }
+                return nameHistory(id)
+            }
+        } catch {
+            return error.response
+        }
+    }
+
+    /// The folder name of `channel`: its login when it has a folder, or the folder whose lines carry
+    /// its id.
+    ///
+    /// - Throws: ``LogsError/notFound`` when the archive has no such channel,
+    ///   ``LogsError/channelOptedOut`` when its login or id is on the opt-out list.
+    func login(of channel: LogsRoute.Channel) throws(LogsError) -> String {
+        let found: String
+        switch channel {
+        case .name(let login):
+            guard archive.hasChannel(login) else { throw .notFound }
+            found = login
+        case .id(let id):
+            guard let login = ((try? archive.channels()) ?? []).first(where: { roomId(of: $0) == id }) else {
+                throw .notFound
+            }
+            found = login
+        }
+        if isOptedOut(channel: found) { throw .channelOptedOut }
+        return found
+    }
+
+    /// Whether the channel `login` (or its id) is on the opt-out list.
+    func isOptedOut(channel login: String) -> Bool {
+        let list = optOut
+        guard !list.isEmpty else { return false }
+        return list.contains(login: login, id: roomId(of: login))
+    }
+
+    /// `Cache-Control` of an answer about the time before `end`: rustlog's `no-cache` while the range
+    /// is still going on, else `public, max-age=36000` (`src/web/handlers.rs`).
+    func cacheControl(until end: Timestamp) -> HTTPHeader {
+        HTTPHeader("Cache-Control", now() < end ? "no-cache" : "public, max-age=36000")
+    }
+
+    /// What this API can do beyond justlog's, on every answer (rustlog's `capabilities_header_middleware`,
+    /// `src/web/mod.rs`): ranges by `from` and `to`.
+    static let capabilitiesHeader = HTTPHeader("x-rustlog-capabilities", "arbitrary-range-query")
+
+    /// rustlog's `Cache-Control` of `/channels` and `/list`.
+    static let listCache = HTTPHeader("Cache-Control", "public, max-age=600")
+}

@@ -1,0 +1,136 @@
+import ChatInput
+
+/// The body of a reversed logs answer (newest first), produced as it is sent, one file at a time:
+/// the channel's files are read from the newest back, each file's admitted lines gathered
+/// (``LogAnswer``, newest first) and handed out before the next older file is read.
+///
+/// A file's lines are in time order within it and the files of a channel follow one another in time
+/// (capture writes them one after the other), so this is exactly the reverse of ``LogStream``'s order.
+/// `offset` and `limit` apply as it goes: `?reverse&limit=100` over a month reads only the newest
+/// files it needs. Memory: one file's answer at most (``LogAnswer``'s `maxBytes`; with a limit only the
+/// newest `offset + limit` lines of it), the reader's buffers, one block.
+///
+/// ``prime()`` reads up to the answer's first line (404 without one, 400 for a first file past the
+/// size limit). A later file past the limit cannot change a status already sent: the body then ends
+/// with an error (``fill(_:)`` answers -1), so the client sees it cut off rather than complete.
+final class ReverseLogStream {
+    private let paths: [String]
+    /// The next file to read, counting down; -1 once every file was read.
+    private var next: Int
+    private let filter: LineFilter
+    private let format: LogFormat
+    private let maxFileBytes: Int
+    private var encoder: LogEncoder
+    private var skip: Int
+    /// Lines still to send (`limit`, else `Int.max`, never reached).
+    private var left: Int
+    private let hasLimit: Bool
+    private var pending: [UInt8] = []
+    private var sent = 0
+    private(set) var lines = 0
+    private var ended = false
+    private var failed = false
+    private(set) var counts = ArchiveReader.Counts()
+
+    /// - Parameter paths: the files in time order.
+    init(paths: [String], filter: LineFilter, query: LogsQuery, maxFileBytes: Int) {
+        precondition(query.reverse, "an answer in time order streams through LogStream")
+        self.paths = paths
+        next = paths.count - 1
+        self.filter = filter
+        format = query.format
+        self.maxFileBytes = maxFileBytes
+        encoder = LogEncoder(format: query.format)
+        skip = query.offset ?? 0
+        left = query.limit ?? .max
+        hasLimit = query.limit != nil
+        if left == 0 { finish() }
+    }
+
+    /// Reads up to the answer's first line: whether it has one.
+    ///
+    /// - Throws: ``LogAnswerError/tooLarge(maxBytes:)`` when the newest file with lines passes the limit.
+    func prime() throws(LogAnswerError) -> Bool {
+        try produce(until: 1)
+        return lines > 0
+    }
+
+    /// The next bytes of the body into `buffer`; 0 at its end, -1 when a file passed the size limit.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        do throws(LogAnswerError) {
+            try produce(until: buffer.count)
+        } catch {
+            failed = true
+        }
+        let n = min(buffer.count, pending.count - sent)
+        guard n > 0, let target = buffer.baseAddress else { return failed ? -1 : 0 }
+        unsafe pending.withUnsafeBytes { source in
+            // SAFETY: `sent + n <= pending.count` and `n <= buffer.count` (the `min` above).
+            unsafe target.copyMemory(from: source.baseAddress! + sent, byteCount: n)
+        }
+        sent += n
+        return n
+    }
+
+    /// Reads files, newest first, until ``pending`` holds `bytes` unsent bytes or the body has ended.
+    private func produce(until bytes: Int) throws(LogAnswerError) {
+        if sent > 0 {
+            pending.removeFirst(sent)
+            sent = 0
+        }
+        while !ended && !failed && pending.count < bytes {
+            guard next >= 0 else {
+                finish()
+                break
+            }
+            let limit = hasLimit ? skip + left : nil
+            var file = LogAnswer(format: format, reverse: true, limit: limit, maxBytes: maxFileBytes)
+            var failure: LogAnswerError? = nil
+            var reader = ArchiveReader()
+            reader.read([paths[next]]) { line, span in
+                guard filter.admits(line, in: span) else { return true }
+                do throws(LogAnswerError) {
+                    try encoder.encode(line, in: span) { encoding throws(LogAnswerError) in try file.append(encoding) }
+                } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }
+            counts.lines += reader.counts.lines
+            counts.malformed += reader.counts.malformed
+            counts.failedFiles += reader.counts.failedFiles
+            next -= 1
+            if let failure {
+                failed = true
+                throw failure
+            }
+            file.forEachLine { encoding in
+                if skip > 0 {
+                    skip -= 1
+                    return true
+                }
+                if format.isJSONArray { pending += lines == 0 ? Self.header : Self.comma }
+                pending += encoding
+                lines += 1
+                left -= 1
+                if left == 0 { finish() }
+                return left > 0
+            }
+        }
+    }
+
+    /// The body has no more lines: closes the JSON array of a JSON answer that has one.
+    private func finish() {
+        guard !ended else { return }
+        ended = true
+        if format.isJSONArray && lines > 0 { pending += Self.footer }
+    }
+
+    private static let header: [UInt8] = Array(#"{"messages":["#.utf8)
+    private static let comma: [UInt8] = [UInt8(ascii: ",")]
+    private static let footer: [UInt8] = Array("]}".utf8)
+}
+
+@available(*, unavailable)
+extension ReverseLogStream: Sendable {}

@@ -1,0 +1,58 @@
+public import ChatHTTP
+
+/// A request the logs API refuses, with rustlog's status and body (`src/error.rs`: the error's text as
+/// `text/plain`; axum's `Query` rejection for a bad query string).
+public enum LogsError: Error, Sendable, Equatable {
+    /// 404 `Not found`: no such channel, user, day or month, or nothing in it.
+    case notFound
+    /// 400 `Invalid param: <why>` (`Error::InvalidParam`), e.g. `Invalid date`.
+    case invalidParam(String)
+    /// 400 `Int parse error: <why>` (`Error::ParseInt`: Rust's `ParseIntError` texts).
+    case parseInt(String)
+    /// 400 `Failed to deserialize query string: <why>` (axum's `Query` rejection).
+    case query(String)
+    /// 403 `The requested channel has opted out of being logged` (`Error::ChannelOptedOut`).
+    case channelOptedOut
+    /// 403 `The requested user has opted out of being logged` (`Error::UserOptedOut`).
+    case userOptedOut
+
+    public var status: Int {
+        switch self {
+        case .notFound: 404
+        case .invalidParam, .parseInt, .query: 400
+        case .channelOptedOut, .userOptedOut: 403
+        }
+    }
+
+    public var text: String {
+        switch self {
+        case .notFound: "Not found"
+        case .invalidParam(let why): "Invalid param: \(why)"
+        case .parseInt(let why): "Int parse error: \(why)"
+        case .query(let why): "Failed to deserialize query string: \(why)"
+        case .channelOptedOut: "The requested channel has opted out of being logged"
+        case .userOptedOut: "The requested user has opted out of being logged"
+        }
+    }
+
+    /// The answer: the text, `text/plain; charset=utf-8`.
+    public var response: HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+
+    /// A path or query number as Rust's `str::parse::<u32>` reads it: ASCII digits (an optional
+    /// leading `+`), else the error it would give.
+    static func number(_ text: Substring) throws(LogsError) -> Int {
+        var digits = text
+        if digits.hasPrefix("+") { digits = digits.dropFirst() }
+        guard !text.isEmpty else { throw .parseInt("cannot parse integer from empty string") }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else {
+            throw .parseInt("invalid digit found in string")
+        }
+        let significant = digits.drop { $0 == "0" }
+        guard significant.count <= 9, let value = Int(digits) else {
+            throw .parseInt("number too large to fit in target type")
+        }
+        return value
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import ChatHTTP
+import ChatLogs
+import ChatPosix
+import TwitchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct LogsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logs",
+        abstract: "Answer the rustlog/justlog logs API over a capture directory.",
+        discussion: """
+            Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, never \
+            changing them, also while a capture writes into it (a user's month builds its month index in \
+            DIR/.chatcap-index on first use; --no-index never writes it): GET /channels, /list?channel=<c>[&user=<u>], \
+            /channel/<c>/<y>/<m>/<d>, /channel/<c>/user/<u>/<y>/<m>, /channel/<c> and /channel/<c>/user/<u> \
+            (303 to the latest day or month), each also as /channelid/<id> and /userid/<id>; ?json, \
+            ?jsonBasic, ?ndjson, ?raw, ?reverse, ?limit=&offset=. Shapes and status codes follow rustlog's; \
+            see docs/logs.md. On start one line 'listening on http://HOST:PORT/' goes to standard error. \
+            SIGINT/SIGTERM stop it (exit 0).
+
+            Exit status: 0 stopped, 64 usage error, 66 DIR cannot be read or holds no channel folders, or the \
+            --opt-out file cannot be read or holds an entry that is neither a login nor an id, 74 the address \
+            cannot be bound.
+            """)
+
+    static let maxAnswerRange = NumberRange(1...4096, unit: "MiB")
+
+    @Option(help: ArgumentHelp("The capture directory (as written by chatcap capture --dir).", valueName: "dir"))
+    var dir: String
+
+    @Option(
+        help: ArgumentHelp(
+            "The address to bind: by default 127.0.0.1, this machine only. Any other address serves the whole "
+                + "archive to whoever can reach it, without authentication or TLS.",
+            valueName: "host"))
+    var host = "127.0.0.1"
+
+    @Option(
+        name: .customLong("http-port"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The port to answer on (\(HTTPOptions.portRange.text); 0 picks a free one, see the 'listening on' line).",
+            valueName: "port"),
+        transform: { try HTTPOptions.portRange.parse($0) })
+    var httpPort: Int
+
+    @Option(
+        name: .customLong("max-answer-mib"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The most a ?reverse answer holds of one file, \(Self.maxAnswerRange.text) MiB (default: 64): a "
+                + "reversed answer sends each file's lines newest first once the file is read; past this it is "
+                + "refused with 400 (asking for limit and offset), or cut off with an error once it has begun. "
+                + "Answers in time order stream line by line, whatever their size.",
+            valueName: "MiB"),
+        transform: { try Self.maxAnswerRange.parse($0) })
+    var maxAnswerMiB = 64
+
+    @Option(
+        name: .customLong("opt-out"),
+        help: ArgumentHelp(
+            "Never serve these channels and users: a file of logins and numeric user ids, one a line (# comments). "
+                + "Their routes answer 403 and no answer holds a line about them. SIGHUP reads it again.",
+            valueName: "file"),
+        completion: .file())
+    var optOutFile: String?
+
+    @Flag(
+        name: .customLong("no-index"),
+        help: ArgumentHelp(
+            "Never write DIR/.chatcap-index (the month index that makes a user's month read one part of it; "
+                + "derived, rebuilt when a file changes): every user's month then reads the month's files."))
+    var noIndex = false
+
+    func validate() throws {
+        if host.isEmpty { throw ValidationError("--host needs an address") }
+    }
+
+    func run() throws {
+        let archive = LogArchive(root: dir)
+        let channels: [String]
+        do {
+            channels = try archive.channels()
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(.noInput)
+        }
+        guard !channels.isEmpty else {
+            Diagnostics.error(
+                "\(dir) holds no channel folders (\(dir)/<login>/YYYY-MM-DD.log.gz): is it a capture directory?")
+            throw ExitCode(.noInput)
+        }
+        var optOut = OptOutList()
+        if let optOutFile {
+            do {
+                optOut = try Self.readOptOut(optOutFile)
+            } catch {
+                Diagnostics.error("\(error)")
+                throw ExitCode(.noInput)
+            }
+            Hangups.install()
+        }
+        let service = LogsService(
+            archive: archive, maxAnswerBytes: maxAnswerMiB << 20, optOut: optOut, usesIndex: !noIndex,
+            now: { Moment.now().wall })
+        var router = HTTPRouter()
+        service.install(into: &router)
+        let listener: HTTPListener
+        do {
+            listener = try HTTPListener(host: host, port: UInt16(httpPort), router: router)
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(.ioErr)
+        }
+        let stop = StopFlag()
+        Interrupts.install(stop)
+        Diagnostics.note("listening on \(listener.url)/ (\(channels.count) channels in \(dir))")
+        while !stop.isRaised {
+            usleep(50_000)
+            if let optOutFile, Hangups.take() { Self.reload(optOutFile, into: service) }
+        }
+        listener.stop()
+    }
+
+    /// Why an opt-out file could not be used.
+    struct OptOutFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The list in `path`.
+    static func readOptOut(_ path: String) throws -> OptOutList {
+        guard let file = fopen(path, "r") else {
+            throw OptOutFailure(description: "cannot read --opt-out \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        if ferror(file) != 0 { throw OptOutFailure(description: "cannot read --opt-out \(path)") }
+        do {
+            return try OptOutList(parsing: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw OptOutFailure(description: "--opt-out \(path): \(error)")
+        }
+    }
+
+    /// SIGHUP: the file again; a file that cannot be read or parsed keeps the list in force, and says why.
+    static func reload(_ path: String, into service: LogsService) {
+        do {
+            let list = try readOptOut(path)
+            service.setOptOut(list)
+            Diagnostics.note("opt-out reloaded: \(list.logins.count) logins, \(list.ids.count) ids")
+        } catch {
+            Diagnostics.warning("\(error); the opt-out list in force stays")
+        }
+    }
+}
