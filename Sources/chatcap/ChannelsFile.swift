@@ -1,30 +1,18 @@
 import ArgumentParser
 import TwitchSession
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A `--channels-file` on disk: read, then parsed by ``ChannelList`` (TwitchSession).
 enum ChannelsFile {
     /// Reads and parses the file at `path`.
     ///
     /// - Throws: `ValidationError` when it cannot be read or a line is not a login.
     static func read(_ path: String) throws -> [String] {
-        guard let file = fopen(path, "r") else {
-            throw ValidationError("--channels-file: cannot read \(path): \(String(cString: strerror(errno)))")
+        let text: String
+        do throws(TextFile.Failure) { text = try TextFile.read(path) } catch {
+            throw ValidationError("--channels-file: cannot read \(path): \(error)")
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        if ferror(file) != 0 { throw ValidationError("--channels-file: cannot read \(path)") }
         do throws(ChannelList.LineError) {
-            return try ChannelList.parse(String(decoding: bytes, as: UTF8.self))
+            return try ChannelList.parse(text)
         } catch {
             throw ValidationError(error.description(in: path))
         }

@@ -131,20 +131,12 @@ struct LogsCommand: ParsableCommand {
 
     /// The list in `path`.
     static func readOptOut(_ path: String) throws -> OptOutList {
-        guard let file = fopen(path, "r") else {
-            throw OptOutFailure(description: "cannot read --opt-out \(path): \(String(cString: strerror(errno)))")
+        let text: String
+        do throws(TextFile.Failure) { text = try TextFile.read(path) } catch {
+            throw OptOutFailure(description: "cannot read --opt-out \(path): \(error)")
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        if ferror(file) != 0 { throw OptOutFailure(description: "cannot read --opt-out \(path)") }
         do {
-            return try OptOutList(parsing: String(decoding: bytes, as: UTF8.self))
+            return try OptOutList(parsing: text)
         } catch {
             throw OptOutFailure(description: "--opt-out \(path): \(error)")
         }

@@ -185,17 +185,12 @@ import Testing
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
         let log = dir + "/recorded.log"
-        let service = Process()
         // Its answers come gzip-encoded (issue #35 R6: they were refused as "expected '{' at byte 0").
-        service.environment = ProcessInfo.processInfo.environment.merging(["RM_GZIP": "1"]) { $1 }
-        let httpPort = try startPythonServer(
-            service, arguments: [Self.script, "record", "\(serve.port)", "60", log] + Self.channels,
-            what: "the recent-messages service")
+        let (service, httpPort) = try Self.recordingService(of: serve, log: log, environment: ["RM_GZIP": "1"])
         defer {
             kill(service.processIdentifier, SIGKILL)
             service.waitUntilExit()
         }
-        usleep(800_000)  // the service joins first
         let common =
             Self.channels + [
                 "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--reconnect-base",
@@ -250,17 +245,12 @@ import Testing
         let hourMs: Int64 = 3_600_000
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         let skew = hourMs - nowMs % hourMs + 120_000
-        let service = Process()
-        service.environment = ProcessInfo.processInfo.environment.merging(
-            ["RM_SKEW_MS": "\(skew)", "RM_ODD_EVERY": "25"]) { $1 }
-        let httpPort = try startPythonServer(
-            service, arguments: [Self.script, "record", "\(serve.port)", "60", log] + Self.channels,
-            what: "the recent-messages service")
+        let (service, httpPort) = try Self.recordingService(
+            of: serve, log: log, environment: ["RM_SKEW_MS": "\(skew)", "RM_ODD_EVERY": "25"])
         defer {
             kill(service.processIdentifier, SIGKILL)
             service.waitUntilExit()
         }
-        usleep(800_000)  // the service joins first
         let capture = try ChatcapProcess(
             [
                 "capture", "--dir", dir + "/cap", "--rotate", "hourly", "--recent-messages",
@@ -292,6 +282,20 @@ import Testing
         #expect(filled.historical > 0, "\(filled)")
         #expect(capture.stderr.contains("outside that gap (its clock ahead?)"), "\(capture.stderr)")
         #expect(capture.stderr.contains("dated outside"), "\(capture.stderr)")
+    }
+
+    /// The recording service (``script`` `record`) on serve's chat with `environment` added, joined
+    /// (0.8 s): the process, to stop by PID, and its HTTP port.
+    static func recordingService(of serve: ServeProcess, log: String, environment: [String: String]) throws -> (
+        Process, Int
+    ) {
+        let service = Process()
+        service.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let port = try startPythonServer(
+            service, arguments: [script, "record", "\(serve.port)", "60", log] + channels,
+            what: "the recent-messages service")
+        usleep(800_000)  // the service joins first
+        return (service, port)
     }
 
     /// `YYYY-MM-DDTHH` of an instant, as hourly capture files are named.
