@@ -12,6 +12,10 @@ import TwitchSession
 /// list in force. A file that cannot be read, does not parse, or leaves no channel keeps the list in
 /// force, and says why.
 ///
+/// A SIGHUP reads the file once it has stayed the same (`stat(2)`) for ``settleMs`` (at most
+/// ``settleLimitMs`` after the signal), so that one sent while the file is rewritten does not apply
+/// half of it.
+///
 /// A change is seen by `stat(2)` every interval (device, inode, size, modification and change
 /// times: an editor's write in place or its rename, a symbolic link moved to another file, as a
 /// Kubernetes ConfigMap update does) and applied once the file has stayed the same for one more
@@ -37,6 +41,12 @@ final class ChannelReload {
     private var readStamp: FileStamp?
     private var seenStamp: FileStamp?
     private var nextLookMs: Int64 = .min
+    /// A SIGHUP waiting for the file to settle: when it came, the file as last seen, and the next look.
+    private var hangup: (since: Int64, stamp: FileStamp?, lookMs: Int64)? = nil
+
+    /// How long the file must stay the same after a SIGHUP before it is read, and the longest wait.
+    static let settleMs: Int64 = 300
+    static let settleLimitMs: Int64 = 5_000
 
     /// - Parameters:
     ///   - channels: the list the run started with (after `--shard`).
@@ -60,7 +70,20 @@ final class ChannelReload {
     ///
     /// - Complexity: O(1) between looks; a `stat(2)` per look. - Allocations: none between looks.
     func poll(nowMs: Int64) -> Outcome? {
-        if Hangups.take() { return reload() }
+        if Hangups.take() {
+            // Not at once: a file being rewritten (`cat new > list`, a script writing line by line)
+            // would be read half, and half the channels parted. Read once it has stayed the same for
+            // ``settleMs``, or after ``settleLimitMs`` whatever it does.
+            hangup = (since: nowMs, stamp: FileStamp(path), lookMs: nowMs + Self.settleMs)
+        }
+        if let pending = hangup, nowMs >= pending.lookMs {
+            let stamp = FileStamp(path)
+            if stamp == pending.stamp || nowMs - pending.since >= Self.settleLimitMs {
+                hangup = nil
+                return reload()
+            }
+            hangup = (pending.since, stamp, nowMs + Self.settleMs)
+        }
         guard let interval = watchIntervalMs, nowMs >= nextLookMs else { return nil }
         nextLookMs = nowMs + interval
         let stamp = FileStamp(path)

@@ -246,6 +246,40 @@ import Testing
     }
 
     @Test(
+        "a SIGHUP while the file is being rewritten waits until it is whole: nothing parted, the added channel joined (issue #35 R8)",
+        .timeLimit(.minutes(20)))
+    func reloadWhileRewritten() throws {
+        let dir = try BackfillCLITests.tempDir("reload-torn")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
+        defer { _ = serve.stop() }
+        let file = dir + "/channels.txt"
+        let five = Self.kept + ["ottertech"]
+        try (five.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let tail = try ChatcapProcess(
+            [
+                "tail", "--channels-file", file, "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain",
+                "--format",
+                "raw", "--join-rate", "1000", "--duration", "60",
+            ], stdoutFile: dir + "/tail.irc")
+        #expect(tail.waitForStderr(containing: "5 of 5 channels joined"), "\(tail.stderr)")
+        // Rewritten in place, as `cat new > list` or a script writing line by line does: truncated,
+        // two lines, the signal, then the rest a moment later.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data((five.prefix(2).joined(separator: "\n") + "\n").utf8))
+        tail.signal(SIGHUP)
+        usleep(150_000)
+        try handle.write(contentsOf: Data((five.dropFirst(2).joined(separator: "\n") + "\nmossyforge\n").utf8))
+        try handle.close()
+        #expect(
+            tail.waitForStderr(containing: "channel list reloaded from \(file): joining #mossyforge; 6 channels"),
+            "\(tail.stderr)")
+        #expect(!tail.stderr.contains("parting"), "a torn list was applied: \(tail.stderr)")
+        #expect(tail.stop() == 0, "\(tail.stderr)")
+    }
+
+    @Test(
         "after a reload, reconnects rejoin the added channel and not the removed one",
         .timeLimit(.minutes(20)))
     func rejoinsAfterReload() throws {
