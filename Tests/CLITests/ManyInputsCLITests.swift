@@ -97,7 +97,8 @@ import Testing
         #expect(Self.difference(texts, expected) == nil, "serve")
         client.send("QUIT")
         #expect(
-            server.waitForStderr(containing: "(justinfan77) disconnected: \(expected.count) lines sent"),
+            server.waitForStderr(
+                containing: "(justinfan77) disconnected: \(expected.count) line\(expected.count == 1 ? "" : "s") sent"),
             "serve: \(server.stderr)")
         #expect(server.stop() == 0, "serve: \(server.stderr)")
         #expect(!server.stderr.contains("Too many open files"), "serve: \(server.stderr)")

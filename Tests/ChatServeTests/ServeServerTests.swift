@@ -102,7 +102,9 @@ import TwitchSession
         #expect(try client.drain(forMs: 300).isEmpty, "nothing after the channel's last line")
         try client.send("QUIT")
         #expect(
-            server.waitForReport(containing: "disconnected: \(expected.count) lines sent") != nil, "\(server.reports)")
+            server.waitForReport(
+                containing: "disconnected: \(expected.count) line\(expected.count == 1 ? "" : "s") sent") != nil,
+            "\(server.reports)")
     }
 
     @Test("without twitch.tv/tags the lines go out without their tags, as Twitch does")
