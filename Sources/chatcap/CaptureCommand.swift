@@ -328,8 +328,19 @@ struct CaptureCommand: ParsableCommand {
                 nextStatusMs = now.monotonicMs + statusIntervalMs
             }
         }
+        // Once every JOIN has its outcome, said once (the terminal's status line shows the joins as they
+        // come; under systemd or with stderr in a file, this line is the only word of them).
+        var joinsSaid = false
         session.onTick = {
             let now = Moment.now()
+            if !joinsSaid && session.joinsSettled {
+                joinsSaid = true
+                let count = Self.distinct(channels).count
+                say(
+                    "\(joined.count) of \(count) channel\(count == 1 ? "" : "s") joined in "
+                        + "\(Double(now.monotonicMs - started.monotonicMs) / 1000) s over \(session.connectionCount) "
+                        + "connection\(session.connectionCount == 1 ? "" : "s")")
+            }
             if failure == nil {
                 do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
             }

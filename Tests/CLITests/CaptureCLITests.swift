@@ -33,6 +33,9 @@ import Testing
             "--plain", "--verbatim", "--duration", "2", "--status", "none",
         ])
         #expect(run.status == 0, "\(run.stderr)")
+        // With stderr not a terminal, the joins are said once they are settled (issue #35: nothing was).
+        #expect(run.stderr.contains("chatcap: 1 of 1 channel joined in "), "\(run.stderr)")
+        #expect(run.stderr.contains(" s over 1 connection\n"), "\(run.stderr)")
         let expected = try LiveServeTests.channelLines("privmsg.irc", "pixelharbor")
         let replay = try CLI.run(["replay", "--format", "raw", dir])
         #expect(replay.status == 0, "\(replay.stderr)")
