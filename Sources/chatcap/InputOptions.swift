@@ -4,6 +4,10 @@ import ChatInput
 import ChatOutput
 import ChatStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The inputs every reading command takes.
 struct InputOptions: ParsableArguments {
     @Argument(
@@ -33,6 +37,15 @@ struct InputOptions: ParsableArguments {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
     }
 
+    /// Says so when standard input is read and is a terminal (no input was named, or `-`): the
+    /// command waits for lines typed or pasted, where a newcomer expected a file to be read.
+    static func noteTerminalInput(_ inputs: [String]) {
+        guard inputs.contains("-"), isatty(0) == 1 else { return }
+        Diagnostics.note(
+            "reading chat from standard input (a terminal): type or paste IRC lines, Ctrl-D ends; "
+                + "name a log file or capture directory to read it instead")
+    }
+
     /// Exits 66 when the reader stopped because an input could not be opened for want of descriptors
     /// (its ``MergeReader/exhaustion``), naming the input.
     static func exitIfStopped(_ exhaustion: InputError?) throws {
@@ -43,6 +56,7 @@ struct InputOptions: ParsableArguments {
 
     /// Opens the inputs, or exits 66 with a clear message.
     func makeReader(follow: FollowMode? = nil) throws -> MergeReader {
+        Self.noteTerminalInput(inputs)
         do {
             // One log read at a time: its gzip files are inflated on a thread of their own.
             let reader = try MergeReader(arguments: inputs, follow: follow, prefetchesGzip: true)

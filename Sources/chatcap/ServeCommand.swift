@@ -227,6 +227,13 @@ struct ServeCommand: ParsableCommand {
             refusedChannels: Set(refusedChannels.map(Login.normalize)))
         options.faults.reconnectGraceMs = Int64((reconnectGrace * 1000).rounded())
         if http.httpPort != nil { options.recentMessagesLimit = recentMessagesLimit ?? 500 }
+        if let drop = dropAfter, let reconnect = reconnectAfter {
+            // Both count the same replayed lines: the smaller one always fires first.
+            Diagnostics.note(
+                "--drop-after \(drop) and --reconnect-after \(reconnect): each client gets only the one that comes "
+                    + "first, \(drop < reconnect ? "a drop" : "a RECONNECT") after \(min(drop, reconnect)) lines")
+        }
+        InputOptions.noteTerminalInput(inputs)
         let server: ChatServer
         do {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }

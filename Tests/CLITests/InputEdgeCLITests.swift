@@ -12,6 +12,20 @@ import Testing
         "@tmi-sent-ts=1763700002000 :a!a@a.tmi.twitch.tv PRIVMSG #c :three",
     ].map { $0 + "\r" }.joined()
 
+    @Test("replay and stats reading a terminal (no input named) say so at once; a file does not (issue #35)")
+    func terminalInputSaid() throws {
+        // script(1) gives the command a terminal; its own input at end of file ends the command's.
+        let note = "reading chat from standard input (a terminal)"
+        for command in ["replay", "stats"] {
+            let run = try CLI.shell("timeout 20 script -qec \(CLI.shellBinary)' \(command)' /dev/null < /dev/null")
+            #expect(run.text.contains(note), "\(command): \(run.text) \(run.stderr)")
+        }
+        let file = try CLI.run(["replay", "Fixtures/lines/privmsg.irc"])
+        #expect(!file.stderr.contains(note), "\(file.stderr)")
+        let piped = try CLI.shell("\(CLI.shellBinary) replay < Fixtures/lines/privmsg.irc")
+        #expect(!piped.stderr.contains(note), "\(piped.stderr)")
+    }
+
     @Test("a file with bare-CR line endings is one line, and replay says so once, with its position, and counts it")
     func bareCarriageReturnFile() throws {
         let directory = try InputTempDirectory()

@@ -73,6 +73,17 @@ import Testing
         #expect(!server.stderr.contains("abcdefsecret"))
     }
 
+    @Test("--drop-after with --reconnect-after: serve says which of the two each client gets (issue #35)")
+    func dropAndReconnectSaid() throws {
+        let server = try ServeProcess(
+            ["Fixtures/lines/privmsg.irc", "--port", "0", "--drop-after", "7", "--reconnect-after", "3"])
+        #expect(
+            server.waitForStderr(
+                containing: "--drop-after 7 and --reconnect-after 3: each client gets only the one that comes first, "
+                    + "a RECONNECT after 3 lines"), "\(server.stderr)")
+        #expect(server.stop(with: SIGTERM) == 0, "\(server.stderr)")
+    }
+
     @Test("clients still connected when the server stops are reported with their line counts")
     func stopWithClients() throws {
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--speed", "max"])
