@@ -131,8 +131,9 @@ struct TailCommand: ParsableCommand {
                 let now = Moment.now().monotonicMs
                 settled = (now, pipeline.summary.lines)
                 Diagnostics.note(
-                    "\(joined) of \(channelCount) channels joined in \(Double(now - started) / 1000) s "
-                        + "over \(session.connectionCount) connections")
+                    "\(joined) of \(channelCount) channel\(channelCount == 1 ? "" : "s") joined in "
+                        + "\(Double(now - started) / 1000) s over \(session.connectionCount) "
+                        + "connection\(session.connectionCount == 1 ? "" : "s")")
             }
             if failure == nil {
                 do throws(OutputError) {

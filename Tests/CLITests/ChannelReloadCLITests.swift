@@ -208,7 +208,7 @@ import Testing
                 "tail", "--channels-file", file, "--channels-per-connection", "2", "--host", "127.0.0.1", "--port",
                 "\(serve.port)", "--plain", "--format", "json", "--join-rate", "1000", "--duration", "60",
             ], stdoutFile: output)
-        #expect(tail.waitForStderr(containing: "1 of 1 channels joined"), "\(tail.stderr)")
+        #expect(tail.waitForStderr(containing: "1 of 1 channel joined"), "\(tail.stderr)")
         try "pixelharbor\nlunafrost\nottertech\n".write(toFile: file, atomically: true, encoding: .utf8)
         tail.signal(SIGHUP)
         #expect(

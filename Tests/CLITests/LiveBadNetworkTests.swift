@@ -80,8 +80,8 @@ import Testing
         // If a tick of the loop sees every JOIN answered before the connection drops, tail says how
         // long joining took: at most once, at no fixed place among the problem notes (timing).
         let all = run.stderr.split(separator: "\n").map(String.init)
-        #expect(all.count { $0.hasPrefix("chatcap: 1 of 1 channels joined in ") } <= 1, "\(run.stderr)")
-        let notes = all.filter { !$0.hasPrefix("chatcap: 1 of 1 channels joined in ") }
+        #expect(all.count { $0.hasPrefix("chatcap: 1 of 1 channel joined in ") } <= 1, "\(run.stderr)")
+        let notes = all.filter { !$0.hasPrefix("chatcap: 1 of 1 channel joined in ") }
         // The first connection's problems, each with its position: the garbage's 9 pieces (split at
         // its 8 LF bytes), the over-long line, the close mid-line; then the reconnect.
         let firstConnection =
