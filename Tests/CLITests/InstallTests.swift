@@ -29,6 +29,10 @@ import Testing
             "Scripts/install.sh \(CLI.shellBinary) \(InputShell.quote(prefix)) \(InputShell.quote(tool))")
         #expect(run.status == 0, "\(run.text)\(run.stderr)")
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/chatcap"))
+        // Installed stripped (issue #35: the installed binary kept its symbol tables).
+        let sections = try CLI.shell("readelf -S \(InputShell.quote(prefix + "/bin/chatcap"))")
+        #expect(sections.status == 0 && !sections.text.contains(".symtab"), "\(sections.stderr)")
+        #expect(try CLI.shell("\(InputShell.quote(prefix + "/bin/chatcap")) --version").status == 0)
         let bash = prefix + "/share/bash-completion/completions/chatcap"
         let loaded = try CLI.shell("bash -c 'source \(bash) && complete -p chatcap'")
         #expect(loaded.status == 0, "\(loaded.stderr)")
@@ -36,7 +40,7 @@ import Testing
         let zsh = try String(contentsOfFile: prefix + "/share/zsh/site-functions/_chatcap", encoding: .utf8)
         #expect(zsh.hasPrefix("#compdef chatcap"))
         let fish = try String(contentsOfFile: prefix + "/share/fish/vendor_completions.d/chatcap.fish", encoding: .utf8)
-        let commands = ["replay", "dump", "stats", "tail", "serve", "watch", "capture"]
+        let commands = ["replay", "dump", "stats", "tail", "serve", "watch", "capture", "load", "logs"]
         for command in commands {
             #expect(zsh.contains(command) && fish.contains(command), "\(command)")
         }
