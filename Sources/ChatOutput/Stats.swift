@@ -374,7 +374,11 @@ public final class StatsCollector {
             }
             w.endObject()
         }
-        object("channels", perChannel)
+        // Lines without a channel (server numerics, capture's records, PING) under a key of their own:
+        // not a channel named "".
+        object("channels", perChannel.filter { !$0.key.isEmpty })
+        w.key("no_channel")
+        w.number(perChannel[""] ?? 0)
         object("commands", perCommand)
         object("usernotices", perUserNotice)
         object("notices", perNotice)

@@ -128,5 +128,9 @@ import Testing
         #expect(stats.capture.gapChannels == ["a": 2, long: 1])
         #expect(stats.perCommand == ["gap": 3, "session": 2])
         #expect(stats.perChannel == ["": 5])
+        // In the JSON, channel-less lines have a key of their own, not a channel named "" (issue #35).
+        let json = String(decoding: stats.json(), as: UTF8.self)
+        #expect(json.contains(#""channels":{},"no_channel":5,"#), "\(json)")
+        #expect(!json.contains(#""":"#), "\(json)")
     }
 }
