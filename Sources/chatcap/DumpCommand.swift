@@ -8,6 +8,8 @@ struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump",
         abstract: "Replay everything, then write each channel's final view-model window as NDJSON.",
+        // Written out: the generated one lists every option (dump past 80 columns).
+        usage: "chatcap dump [<options>] [<inputs> ...]",
         discussion: """
             One typed JSON object per line (see docs/ndjson.md), in sequence order per channel, with \
             moderation fields (deleted, timed_out, banned, cleared) on every message. Malformed lines \

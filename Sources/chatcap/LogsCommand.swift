@@ -12,6 +12,8 @@ struct LogsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logs",
         abstract: "Answer the rustlog/justlog logs API over a capture directory.",
+        // Written out: the generated one lists every option (logs past 80 columns).
+        usage: "chatcap logs --dir <dir> --http-port <port> [<options>]",
         discussion: """
             Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, never \
             changing them, also while a capture writes into it (a user's month builds its month index in \

@@ -6,6 +6,8 @@ struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Count lines per channel and per command or msg-id, rates, time span and malformed lines.",
+        // Written out: the generated one lists every option (stats past 80 columns).
+        usage: "chatcap stats [<options>] [<inputs> ...]",
         discussion: """
             Every channel is counted, however many. Problems are listed with input and line under \
             "problems" (the first 100; see --report-limit), and all of them counted. Capture's own \

@@ -16,6 +16,15 @@ import Testing
         #expect(String(decoding: run.stdout, as: UTF8.self) == "\(version)\n")
     }
 
+    @Test("every command's usage line fits 80 columns (issue #35: dump's was 156, stats' 123)")
+    func usageLines() throws {
+        for command in ["replay", "dump", "stats", "tail", "serve", "watch", "capture", "load", "logs"] {
+            let help = try CLI.run([command, "--help"])
+            let usage = try #require(help.text.split(separator: "\n").first { $0.hasPrefix("USAGE: ") }, "\(command)")
+            #expect(usage.count <= 80, "\(command): \(usage.count) columns: \(usage)")
+        }
+    }
+
     @Test("install.sh: binary, completions for bash, zsh and fish, and a man page naming every command")
     func install() throws {
         // Built next to the test bundle by `make test` (`swift build --product generate-manual`).
