@@ -6,7 +6,7 @@ import Testing
 import WebSocketWire
 
 /// A peer that sends PINGs and never reads (issue 24): the pongs cannot pile up in the queue.
-@Suite struct WebSocketPingFloodTests {
+@Suite(.timeLimit(.minutes(20))) struct WebSocketPingFloodTests {
     /// A masked ping whose 125-byte payload starts with its number.
     static func ping(_ number: Int) -> [UInt8] {
         let text = "ping \(number) "

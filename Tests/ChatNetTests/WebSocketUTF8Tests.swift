@@ -7,7 +7,7 @@ import WebSocketWire
 
 /// RFC 6455 §8.1: text messages and close reasons must be UTF-8; a connection that gets other bytes
 /// fails with 1007. Checked by ``UTF8Validator`` as the decoder unmasks.
-@Suite struct WebSocketUTF8Tests {
+@Suite(.timeLimit(.minutes(20))) struct WebSocketUTF8Tests {
     /// Valid and invalid byte strings: overlong forms, surrogates, past U+10FFFF, lone and missing
     /// continuation bytes, each also behind 8 and 13 ASCII bytes (the word-at-a-time path).
     static let samples: [[UInt8]] = {
