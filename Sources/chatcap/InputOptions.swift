@@ -37,6 +37,18 @@ struct InputOptions: ParsableArguments {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input (or - for standard input)") }
     }
 
+    /// Exits 65 (EX_DATAERR) for an input named on the command line that is binary, not chat (a NUL
+    /// byte in its first bytes, and not gzip): `replay /bin/ls` wrote garbage lines and exited 0.
+    static func refuseBinary(_ inputs: [String]) throws {
+        for input in inputs where input != "-" {
+            guard let offset = InputPaths.binaryOffset(of: input) else { continue }
+            Diagnostics.error(
+                "\(input): not a chat log: binary data (a NUL byte at offset \(offset)); give IRC lines, a "
+                    + "capture's .log.gz files or a capture directory")
+            throw ExitCode(.dataErr)
+        }
+    }
+
     /// Says so when standard input is read and is a terminal (no input was named, or `-`): the
     /// command waits for lines typed or pasted, where a newcomer expected a file to be read.
     static func noteTerminalInput(_ inputs: [String]) {
@@ -57,6 +69,7 @@ struct InputOptions: ParsableArguments {
     /// Opens the inputs, or exits 66 with a clear message.
     func makeReader(follow: FollowMode? = nil) throws -> MergeReader {
         Self.noteTerminalInput(inputs)
+        try Self.refuseBinary(inputs)
         do {
             // One log read at a time: its gzip files are inflated on a thread of their own.
             let reader = try MergeReader(arguments: inputs, follow: follow, prefetchesGzip: true)

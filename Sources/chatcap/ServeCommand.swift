@@ -234,6 +234,7 @@ struct ServeCommand: ParsableCommand {
                     + "first, \(drop < reconnect ? "a drop" : "a RECONNECT") after \(min(drop, reconnect)) lines")
         }
         InputOptions.noteTerminalInput(inputs)
+        try InputOptions.refuseBinary(inputs)
         let server: ChatServer
         do {
             server = try ChatServer(arguments: inputs, options: options) { Diagnostics.note($0) }

@@ -12,6 +12,26 @@ import Testing
         "@tmi-sent-ts=1763700002000 :a!a@a.tmi.twitch.tv PRIVMSG #c :three",
     ].map { $0 + "\r" }.joined()
 
+    @Test("a binary file named as input is refused with 65 and its first NUL's offset, nothing written (issue #35)")
+    func binaryInputRefused() throws {
+        for command in ["replay", "stats", "dump"] {
+            let run = try CLI.run([command, "Fixtures/lines/privmsg.irc", "/bin/ls"])
+            #expect(run.status == 65, "\(command): \(run.stderr)")
+            #expect(run.stdout.isEmpty, "\(command) wrote \(run.stdout.count) bytes")
+            #expect(run.stderr.contains("/bin/ls: not a chat log: binary data (a NUL byte at offset "), "\(run.stderr)")
+        }
+        // A log with malformed lines (NULs and control bytes among them) is text: read, and its lines
+        // reported one by one, as before.
+        let malformed = try CLI.run(["replay", "Fixtures/lines/malformed.irc"])
+        #expect(malformed.status == 0 && !malformed.stderr.contains("not a chat log"), "\(malformed.stderr)")
+        // gzip (whose bytes hold NULs) and text are read as before.
+        let dir = try InputTempDirectory()
+        let gz = dir.path + "/privmsg.irc.gz"
+        #expect(try InputShell.run("gzip -c Fixtures/lines/privmsg.irc > \(InputShell.quote(gz))").status == 0)
+        let read = try CLI.run(["replay", gz, "--format", "raw"])
+        #expect(read.status == 0 && read.lineCount > 20, "\(read.stderr)")
+    }
+
     @Test("replay and stats reading a terminal (no input named) say so at once; a file does not (issue #35)")
     func terminalInputSaid() throws {
         // script(1) gives the command a terminal; its own input at end of file ends the command's.
