@@ -144,14 +144,14 @@ bench-budget: deps $(BUDGET_LOG)
 	Benchmarks/budget_bench.sh .build/release/chatcap $(BUDGET_LOG) 1G $(BUDGET_SECONDS)
 	Benchmarks/budget_bench.sh .build/release/chatcap $(BUDGET_LOG) 1024G 40
 
-# Does a hostile HTTP client slow capture? lines/s without --http-port, with it, and with 1,000 idle
-# and 100 slowloris connections against it (docs/capture.md, "Metrics, health and recent messages over HTTP").
 # chatcap logs over a generated archive (30 days of a 100,000-line channel and 200 quiet ones): a user's
 # month, a channel's day, search, 100 concurrent clients. Directory only: no ClickHouse side yet.
 bench-logs: deps-build
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
 	Benchmarks/logs_bench.sh .build/release/chatcap
 
+# Does a hostile HTTP client slow capture? lines/s without --http-port, with it, and with 1,000 idle
+# and 100 slowloris connections against it (docs/capture.md, "Metrics, health and recent messages over HTTP").
 bench-http: deps fixtures
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
 	Benchmarks/http_flood_bench.sh .build/release/chatcap $(BENCH_LOG)
