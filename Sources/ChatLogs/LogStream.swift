@@ -78,23 +78,12 @@ final class LogStream {
         }
         while !ended && pending.count < bytes {
             let more = reader.next { event, span in
-                switch event {
-                case .line(let at, let message):
-                    counts.lines += 1
-                    let line = StoredLine(message: message, received: at.timestamp)
-                    guard line.isServed, filter.admits(line, in: span) else { return }
-                    if skip > 0 {
-                        skip -= 1
-                        return
-                    }
-                    add(line, span)
-                case .malformed, .skipped:
-                    counts.malformed += 1
-                case .inputFailed:
-                    counts.failedFiles += 1
-                case .bareCarriageReturns:
-                    break
+                guard let line = counts.take(event), filter.admits(line, in: span) else { return }
+                if skip > 0 {
+                    skip -= 1
+                    return
                 }
+                add(line, span)
             }
             if !more { finish() }
         }
@@ -102,7 +91,7 @@ final class LogStream {
 
     /// Encodes one line of the answer.
     private func add(_ line: StoredLine, _ bytes: Span<UInt8>) {
-        if format.isJSONArray { pending += lines == 0 ? Self.header : Self.comma }
+        pending += format.separator(before: lines)
         encoder.encode(line, in: bytes) { encoding in
             // SAFETY: the pointer is the span's, valid for the closure; `append` copies from it.
             unsafe encoding.withUnsafeBufferPointer { unsafe pending.append(contentsOf: $0) }
@@ -116,12 +105,8 @@ final class LogStream {
     private func finish() {
         guard !ended else { return }
         ended = true
-        if format.isJSONArray && lines > 0 { pending += Self.footer }
+        pending += format.end(after: lines)
     }
-
-    private static let header: [UInt8] = Array(#"{"messages":["#.utf8)
-    private static let comma: [UInt8] = [UInt8(ascii: ",")]
-    private static let footer: [UInt8] = Array("]}".utf8)
 }
 
 @available(*, unavailable)

@@ -34,29 +34,25 @@ extension LogsService {
         json.key("availableLogs")
         json.beginArray()
         var any = false
+        // One entry: `{"year":"2025","month":"11"[,"day":"21"]}`, numbers as strings as rustlog writes them.
+        func entry(year: Int, month: Int, day: Int?) {
+            any = true
+            json.beginObject()
+            json.key("year")
+            json.string(String(year))
+            json.key("month")
+            json.string(String(month))
+            if let day {
+                json.key("day")
+                json.string(String(day))
+            }
+            json.endObject()
+        }
         if let user {
             let selector = try self.selector(for: user, in: channel, preferring: [])
-            for month in months(of: channel, with: selector) {
-                any = true
-                json.beginObject()
-                json.key("year")
-                json.string(String(month.year))
-                json.key("month")
-                json.string(String(month.month))
-                json.endObject()
-            }
+            for month in months(of: channel, with: selector) { entry(year: month.year, month: month.month, day: nil) }
         } else {
-            for day in archive.days(of: channel) {
-                any = true
-                json.beginObject()
-                json.key("year")
-                json.string(String(day.year))
-                json.key("month")
-                json.string(String(day.month))
-                json.key("day")
-                json.string(String(day.day))
-                json.endObject()
-            }
+            for day in archive.days(of: channel) { entry(year: day.year, month: day.month, day: day.day) }
         }
         guard any else { throw .notFound }
         json.endArray()

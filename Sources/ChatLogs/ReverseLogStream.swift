@@ -110,7 +110,7 @@ final class ReverseLogStream {
                     skip -= 1
                     return true
                 }
-                if format.isJSONArray { pending += lines == 0 ? Self.header : Self.comma }
+                pending += format.separator(before: lines)
                 pending += encoding
                 lines += 1
                 left -= 1
@@ -124,12 +124,8 @@ final class ReverseLogStream {
     private func finish() {
         guard !ended else { return }
         ended = true
-        if format.isJSONArray && lines > 0 { pending += Self.footer }
+        pending += format.end(after: lines)
     }
-
-    private static let header: [UInt8] = Array(#"{"messages":["#.utf8)
-    private static let comma: [UInt8] = [UInt8(ascii: ",")]
-    private static let footer: [UInt8] = Array("]}".utf8)
 }
 
 @available(*, unavailable)

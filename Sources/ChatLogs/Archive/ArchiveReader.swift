@@ -18,6 +18,25 @@ public struct ArchiveReader: ~Copyable {
         public var malformed = 0
         /// Files that could not be opened or ended in damage.
         public var failedFiles = 0
+
+        /// Counts one event of the merge and gives the line it carries when that line is served.
+        ///
+        /// - Complexity: O(1). - Allocations: none.
+        mutating func take(_ event: MergeEvent) -> StoredLine? {
+            switch event {
+            case .line(let at, let message):
+                lines += 1
+                let line = StoredLine(message: message, received: at.timestamp)
+                return line.isServed ? line : nil
+            case .malformed, .skipped:
+                malformed += 1
+            case .inputFailed:
+                failedFiles += 1
+            case .bareCarriageReturns:
+                break
+            }
+            return nil
+        }
     }
 
     public private(set) var counts = Counts()
@@ -33,18 +52,7 @@ public struct ArchiveReader: ~Copyable {
         var going = true
         while going {
             let more = reader.next { event, bytes in
-                switch event {
-                case .line(let at, let message):
-                    counts.lines += 1
-                    let line = StoredLine(message: message, received: at.timestamp)
-                    if line.isServed { going = body(line, bytes) }
-                case .malformed, .skipped:
-                    counts.malformed += 1
-                case .inputFailed:
-                    counts.failedFiles += 1
-                case .bareCarriageReturns:
-                    break
-                }
+                if let line = counts.take(event) { going = body(line, bytes) }
             }
             if !more { break }
         }

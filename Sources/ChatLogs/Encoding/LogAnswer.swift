@@ -100,7 +100,7 @@ public struct LogAnswer: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + ends.count + 16)
         let json = format.isJSONArray
-        if json { out.append(contentsOf: Self.header) }
+        if json { out.append(contentsOf: LogFormat.messagesOpen) }
         var first = true
         func emit(_ i: Int) {
             if json && !first { out.append(UInt8(ascii: ",")) }
@@ -118,12 +118,9 @@ public struct LogAnswer: Sendable {
         } else {
             for i in ends.indices { emit(i) }
         }
-        if json { out.append(contentsOf: Self.footer) }
+        if json { out.append(contentsOf: LogFormat.messagesClose) }
         return out
     }
-
-    private static let header: [UInt8] = Array(#"{"messages":["#.utf8)
-    private static let footer: [UInt8] = Array("]}".utf8)
 }
 
 /// Why an answer could not be made.

@@ -24,4 +24,21 @@ public enum LogFormat: Sendable, Equatable, CaseIterable {
 
     /// Whether the answer wraps its lines in `{"messages":[` … `]}`, separated by commas.
     var isJSONArray: Bool { self == .json || self == .jsonBasic }
+
+    /// What a JSON answer writes before its line `index` (from 0): the array's opening before the first,
+    /// a comma before each other; nothing for the other formats.
+    ///
+    /// - Allocations: none (shared constants).
+    func separator(before index: Int) -> [UInt8] {
+        guard isJSONArray else { return [] }
+        return index == 0 ? Self.messagesOpen : Self.comma
+    }
+
+    /// What a JSON answer of `lines` lines ends with once it opened its array (``separator(before:)``):
+    /// `]}`; nothing for the other formats or an answer without a line.
+    func end(after lines: Int) -> [UInt8] { isJSONArray && lines > 0 ? Self.messagesClose : [] }
+
+    static let messagesOpen: [UInt8] = Array(#"{"messages":["#.utf8)
+    static let messagesClose: [UInt8] = Array("]}".utf8)
+    private static let comma: [UInt8] = [UInt8(ascii: ",")]
 }
