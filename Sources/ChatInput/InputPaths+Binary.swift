@@ -18,23 +18,21 @@ extension InputPaths {
         var info = stat()
         // SAFETY: `info` is a local `stat` that `stat(2)` fills in; `path` is bridged for the call.
         guard unsafe stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        // SAFETY: `path` is bridged to a NUL-terminated string for the call.
-        let fd = unsafe open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        // The readers' own opening and gzip test (``FileSource/detectFormat(shortInputFormat:)``).
+        guard let source = try? FileSource(path: path), (try? source.detectFormat()) == .plain else { return nil }
         var bytes = [UInt8](repeating: 0, count: sniffedBytes)
         var count = 0
         while count < bytes.count {
-            // SAFETY: the read fills at most the `bytes.count - count` bytes left in `bytes`.
-            let n = unsafe bytes.withUnsafeMutableBytes { unsafe read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
+            // SAFETY: the rebased slice is the part of `bytes` not read yet, non-empty.
+            let n = unsafe bytes.withUnsafeMutableBytes { raw in
+                unsafe (try? source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...]))) ?? 0
+            }
             guard n > 0 else { break }
             count += n
         }
-        if count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B { return nil }
         let sniffed = bytes[0..<count]
         let control = sniffed.count { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20 && $0 != 0x1B) }
-        guard control * 4 >= count, count > 0 else { return nil }
+        guard count > 0, control * 4 >= count else { return nil }
         return sniffed.firstIndex(of: 0)
     }
 }

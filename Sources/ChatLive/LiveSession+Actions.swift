@@ -52,7 +52,7 @@ extension LiveSession {
                 // list) is recorded once the backfill has its answer.
                 // A restart's gap is not asked about: the new run has not seen the previous run's last
                 // lines, so the service's lines around the gap's start could not be told from them.
-                if case .gap(let gap) = record, let backfill, Self.rejoins(gap.channel, list), !gap.reason.isRestart {
+                if case .gap(let gap) = record, let backfill, asksBackfill(gap, in: list) {
                     backfill.begin(gap, now: Moment.now())
                     continue
                 }
@@ -70,13 +70,18 @@ extension LiveSession {
         for action in list {
             switch action {
             case .send: continue
-            case .report(.gap(let g)):
-                gap = gap || (Self.rejoins(g.channel, list) && !g.reason.isRestart)
+            case .report(.gap(let g)): gap = gap || asksBackfill(g, in: list)
             case .report: continue
             default: return false
             }
         }
         return gap
+    }
+
+    /// Whether `gap`, reported in `list`, is asked of the backfill: it ends with its channel rejoined
+    /// (the `joined` record is in the same list) and is not a restart's.
+    private func asksBackfill(_ gap: Gap, in list: [ConnectionAction]) -> Bool {
+        Self.rejoins(gap.channel, list) && !gap.reason.isRestart
     }
 
     /// Whether `list` holds the `joined` record of `channel`.
