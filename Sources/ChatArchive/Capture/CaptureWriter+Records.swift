@@ -91,10 +91,14 @@ extension CaptureWriter {
     /// ``CapturePreviousRun/gapReason``) are the session's to record: they end when each channel is
     /// joined, since nothing said before the JOIN is received. Call it once, before anything else is written.
     ///
+    /// Without a stop to heed (capture itself examines the directory with one and calls
+    /// ``recordPreviousRun(_:at:)``): the store's tests.
+    ///
     /// - Returns: what was found, or `nil` when the directory holds no earlier run.
     /// - Throws: ``CaptureError`` (sticky).
     @discardableResult
-    public func recordPreviousRun(channels: [String], at now: Timestamp) throws(CaptureError) -> CapturePreviousRun? {
+    package func recordPreviousRun(channels: [String], at now: Timestamp) throws(CaptureError) -> CapturePreviousRun? {
+        // Never interrupted: nothing asks it to stop.
         guard let previous = try? CapturePreviousRun.examine(directory: directory, channels: channels) else {
             return nil
         }
