@@ -123,19 +123,13 @@ extension BackfillSelection {
         guard let lastHad, let lastSeen,
             let theirs = candidates.last(where: { $0.fingerprint == lastHad })?.time
         else { return 0 }
-        // Bounded: a line dated years away says nothing about the clock. And a difference of a second
-        // or two is the two receivers' delivery lag, not a clock: taken as one, a service that got the
-        // line before us (we were busy) would have its later lines dated after the gap's end, and an
-        // answer that had not caught up would pass as one that had (a line missing under load).
+        // Bounded: a line dated years away says nothing about the clock.
         let offset = theirs.milliseconds &- lastSeen.milliseconds
-        let size = offset < 0 ? 0 &- offset : offset
-        return size >= minClockOffsetMs && size <= maxClockOffsetMs ? offset : 0
+        return offset >= -maxClockOffsetMs && offset <= maxClockOffsetMs ? offset : 0
     }
 
     /// The largest clock difference ``clockOffset(_:lastHad:lastSeen:)`` corrects: a day.
     public static let maxClockOffsetMs: Int64 = 86_400_000
-    /// The smallest: below it the difference is delivery lag (``slackMs`` covers what is left).
-    public static let minClockOffsetMs: Int64 = 2_000
 
     /// Places a recovered line: at the service's receive time `time` (``LineFingerprint/serviceTime(_:_:)``),
     /// kept within the gap it fills: no earlier than the last line chatcap had before the gap (or the
