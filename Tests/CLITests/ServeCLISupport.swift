@@ -88,7 +88,9 @@ final class ServeLineClient {
     private(set) var ended = false
 
     init(port: UInt16) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Connected before it is stored: a throwing initializer of a fully initialized class runs
+        // `deinit`, which would close the descriptor a second time.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -99,9 +101,11 @@ final class ServeLineClient {
             }
         }
         guard result == 0 else {
+            let code = errno
             close(descriptor)
-            throw ServeCLIFailure(description: "connect to 127.0.0.1:\(port): errno \(errno)")
+            throw ServeCLIFailure(description: "connect to 127.0.0.1:\(port): errno \(code)")
         }
+        self.descriptor = descriptor
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
