@@ -200,7 +200,7 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLiveTests",
-            dependencies: ["ChatLive", "ChatPosix", "TwitchSession", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatLive", "ChatPosix", "ChatStore", "TwitchSession", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatServeTests",

@@ -27,6 +27,9 @@ final class BackfillCoordinator {
         var heldBytes = 0
         /// Fingerprints of the held lines: seen live, so never written again as historical.
         var seen: Set<UInt64> = []
+        /// Held lines with an `id` tag: chat a service records (a JOIN echo or a ROOMSTATE is not), so
+        /// an answer without any of them has not caught up with the live chat.
+        var heldWithId = 0
         /// An answer that had not caught up with the live chat yet (it holds none of the held lines),
         /// kept in case no later one does before the wait ends; and when to ask again.
         var behindAnswer: BackfillFetcher.Outcome? = nil
@@ -47,7 +50,7 @@ final class BackfillCoordinator {
     }
 
     let source: RecentMessagesSource
-    private let fetcher: BackfillFetcher
+    private let fetcher: any BackfillFetching
     private let onLine: LiveSession.LineHandler
     private let onRecord: LiveSession.RecordHandler
     private let onProblem: LiveSession.ProblemHandler
@@ -59,7 +62,7 @@ final class BackfillCoordinator {
     private(set) var counters = BackfillCounters()
 
     init(
-        source: RecentMessagesSource, fetcher: BackfillFetcher, onLine: @escaping LiveSession.LineHandler,
+        source: RecentMessagesSource, fetcher: any BackfillFetching, onLine: @escaping LiveSession.LineHandler,
         onRecord: @escaping LiveSession.RecordHandler, onProblem: @escaping LiveSession.ProblemHandler
     ) {
         self.source = source
@@ -129,6 +132,7 @@ final class BackfillCoordinator {
         pending.held.append(Held(bytes: copy, receivedAt: receivedAt, lineNumber: lineNumber))
         pending.heldBytes += bytes.count
         pending.seen.insert(fingerprint)
+        if let id = message.tags[.id], !id.raw.isEmpty { pending.heldWithId += 1 }
         state.pending = pending
         if pending.held.count >= source.maxHeldLines || pending.heldBytes >= source.maxHeldBytes {
             counters.releasedEarly += 1
@@ -179,30 +183,32 @@ final class BackfillCoordinator {
                 counters.late += 1
                 continue
             }
-            // The service records the chat as it comes, a little after us: an answer that holds none of
-            // the live lines received since the rejoin may lack the gap's last lines. Ask again shortly,
-            // while the wait allows.
-            let delay = Self.retryMs << min(pending.retries, 4)
-            if case .answer(200, let body, false) = result.outcome, now.monotonicMs + delay < pending.deadlineMs,
-                !reaches(body, pending, in: state, now: now)
-            {
-                pending.behindAnswer = result.outcome
-                pending.retryAtMs = now.monotonicMs + delay
-                pending.retries += 1
-                state.pending = pending
-                counters.retries += 1
+            // The service records the chat as it comes, a little after us or before us: an answer that
+            // holds none of the live lines received since the rejoin may lack the gap's last lines. Ask
+            // again shortly, while the wait allows; past it, the answer can close the gap only in part.
+            guard case .answer(200, let body, false) = result.outcome, !reaches(body, pending) else {
+                finish(state, result.outcome, now: now)
                 continue
             }
-            finish(state, result.outcome, now: now)
+            let delay = Self.retryMs << min(pending.retries, 4)
+            guard now.monotonicMs + delay < pending.deadlineMs else {
+                finish(state, result.outcome, now: now, behind: pending.heldWithId > 0)
+                continue
+            }
+            pending.behindAnswer = result.outcome
+            pending.retryAtMs = now.monotonicMs + delay
+            pending.retries += 1
+            state.pending = pending
+            counters.retries += 1
         }
         guard !waiting.isEmpty else { return }
         for state in Array(waiting.values) {
             guard var p = state.pending else { continue }
             if p.deadlineMs <= now.monotonicMs {
                 if let behind = p.behindAnswer {
-                    // A channel without a line since the rejoin: nothing tells whether the service is
-                    // behind, and it has had the whole wait to catch up.
-                    finish(state, behind, now: now, behind: !p.held.isEmpty)
+                    // A channel without a chat line since the rejoin: nothing tells whether the service
+                    // is behind, and it has had the whole wait to catch up.
+                    finish(state, behind, now: now, behind: p.heldWithId > 0)
                 } else {
                     finish(state, .failed("no answer within \(Double(source.waitMs) / 1_000) s"), now: now)
                 }
@@ -350,28 +356,17 @@ final class BackfillCoordinator {
     }
 
     /// Whether an answer has caught up with the live chat: it holds a line received live since the
-    /// rejoin, or one the service received after the gap's end (by its clock corrected to ours,
-    /// ``BackfillSelection/clockOffset(_:lastHad:lastSeen:)``, and not after now: a line dated in the
-    /// future says nothing about how far the service has come).
-    private func reaches(_ body: [UInt8], _ pending: Pending, in state: ChannelState, now: Moment) -> Bool {
+    /// rejoin. The service records in order, so it then holds every line sent before the rejoin.
+    ///
+    /// Times are not evidence: the service's clock, corrected by the last line both had, still reads
+    /// our delivery lag of that moment as a clock difference, and a line the service dated after the
+    /// rejoin may have been sent before it (issue #35's busy runs lost a line that way).
+    private func reaches(_ body: [UInt8], _ pending: Pending) -> Bool {
         guard let decoded = try? RecentMessagesResponse.decode(body) else { return true }
-        var lines: [BackfillSelection.Candidate] = []
-        lines.reserveCapacity(decoded.messages.count)
-        for var bytes in decoded.messages {
+        for var bytes in decoded.messages.reversed() {
             while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
             guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
-            lines.append(
-                .init(
-                    fingerprint: LineFingerprint.of(bytes.span, message),
-                    time: LineFingerprint.serviceTime(bytes.span, message.line)))
-        }
-        let offset = BackfillSelection.clockOffset(lines, lastHad: state.recent.newest, lastSeen: pending.lastSeen)
-        let latest = now.wall.milliseconds + BackfillSelection.slackMs
-        for line in lines.reversed() {
-            if pending.seen.contains(line.fingerprint) { return true }
-            if let t = line.time.map({ $0.milliseconds &- offset }), t >= pending.gap.to.milliseconds, t <= latest {
-                return true
-            }
+            if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
         }
         return false
     }
