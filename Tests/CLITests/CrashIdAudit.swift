@@ -13,8 +13,8 @@ import Testing
 /// timeline is one for every client, so the recorder hears exactly what the capture was sent, in the
 /// same order. Serve's clock and capture's are the same machine's wall clock.
 ///
-/// **Which ids must be accounted for**: those of channel C played while a run was joined to C, from its
-/// `joined #C` record (capture's receive time of the JOIN echo: serve added it to the channel before)
+/// **Which ids must be accounted for**: those of channel C played while a run was joined to C, after its
+/// `joined #C` record (in a later millisecond) (capture's receive time of the JOIN echo: serve added it to the channel before)
 /// to the moment the test killed it, and for every run after the first from its `start` record (a
 /// restart's gap ends when the channel is joined again: what serve played between a run's start and
 /// its JOIN is inside it); for the run stopped last, up to the last message it stored, in
@@ -137,8 +137,11 @@ struct CrashIdAudit {
             (joins + restarts).map { start in (start, kills.first { $0 > start }) }
         }
         for (index, message) in played.enumerated() {
+            // After the window's start, strictly: both clocks are read to the millisecond, and a message
+            // serve played in the very millisecond capture received the JOIN echo may have gone out
+            // before the JOIN took effect (seen: played at .062, `joined` at .062, not sent to capture).
             let joinedThen = (windows[message.channel] ?? []).contains { start, kill in
-                message.sentMs >= start && (kill.map { message.sentMs <= $0 } ?? (index <= lastStored))
+                message.sentMs > start && (kill.map { message.sentMs <= $0 } ?? (index <= lastStored))
             }
             guard joinedThen else {
                 result.unjoined += 1
