@@ -37,7 +37,7 @@ public struct PipelineOptions {  // not Sendable: holds a Regex
     /// Turn malformed input into a failure (exit status 65).
     public var strict = false
     /// Entries kept per channel (a line's look-ahead with `applyModeration` ends when its ring evicts it).
-    public var capacity = 2_500
+    public var capacity = EntryRing.defaultCapacity
     /// With `applyModeration`: milliseconds of chat time after a line at which its look-ahead ends
     /// even if its ring still holds it (`nil`: only the ring and the end of the input end it).
     public var moderationWindow: Int64? = 300_000

@@ -68,7 +68,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///   - budget: the process-wide bound on what rings reserve (shared by every store given it);
     ///     `nil`: each ring keeps up to `capacity` entries.
     public convenience init(
-        capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
+        capacity: Int = EntryRing.defaultCapacity, windowSize: Int = 150, interval: Int64 = 33,
+        dedupeSharedChat: Bool = false,
         internsSenders: Bool = true, pages: PageMapping? = nil, budget: MemoryBudget? = nil
     ) {
         self.init(
@@ -79,7 +80,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// A store that holds at most `channelLimit` channels (clamped to 1…``maximumChannels``): for
     /// tests of what happens past the limit without creating 262,144 channels.
     package init(
-        capacity: Int = 2_500, windowSize: Int = 150, interval: Int64 = 33, dedupeSharedChat: Bool = false,
+        capacity: Int = EntryRing.defaultCapacity, windowSize: Int = 150, interval: Int64 = 33,
+        dedupeSharedChat: Bool = false,
         internsSenders: Bool = true, channelLimit: Int, pages: PageMapping? = nil, budget: MemoryBudget? = nil,
         budgetFloor: Int? = nil
     ) {

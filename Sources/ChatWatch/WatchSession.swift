@@ -20,7 +20,7 @@ public final class WatchSession {
         /// order of first appearance.
         public var channels: [String] = []
         /// Entries kept per channel (how far back one can scroll).
-        public var capacity = 2_500
+        public var capacity = EntryRing.defaultCapacity
         /// Entries per published window.
         public var windowSize = 150
         /// The view model's coalescing interval, in milliseconds.

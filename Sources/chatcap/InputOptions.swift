@@ -20,12 +20,12 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .customLong("capacity"), parsing: .unconditional,
         help:
-            "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: 2500).",
+            "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text); memory follows the lines read, not this bound (default: \(EntryRing.defaultCapacity)).",
         transform: { try OptionRanges.capacity.parse($0) })
     var capacity: Int?
 
     /// `--capacity`, or its default: the entries kept per channel.
-    var entriesPerChannel: Int { capacity ?? 2_500 }
+    var entriesPerChannel: Int { capacity ?? EntryRing.defaultCapacity }
 
     @Flag(
         help:

@@ -1,10 +1,11 @@
 import ArgumentParser
+import ChatStore
 
 /// capture's and tail's HTTP listener (`--http-port`, `--http-host`), with what only they have: the
 /// rings the recent-messages endpoint answers from, and per-channel series on `/metrics`.
 struct LiveHTTPOptions: ParsableArguments {
     static let historyRange = NumberRange(1...100_000)
-    static let defaultHistory = 2_500
+    static let defaultHistory = EntryRing.defaultCapacity
 
     @OptionGroup var http: HTTPOptions
 

@@ -41,9 +41,11 @@ struct TailCommand: ParsableCommand {
 
     @Option(
         name: .customLong("capacity"), parsing: .unconditional,
-        help: "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text) (default: 2500).",
+        help: ArgumentHelp(
+            "Entries kept per channel (the moderation look-ahead), \(OptionRanges.capacity.text) "
+                + "(default: \(EntryRing.defaultCapacity))."),
         transform: { try OptionRanges.capacity.parse($0) })
-    var capacity = 2_500
+    var capacity = EntryRing.defaultCapacity
 
     @Flag(help: "On exit, print lines read, lines per second and the CPU time used on stderr.")
     var stats = false

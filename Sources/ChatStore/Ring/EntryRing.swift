@@ -83,6 +83,11 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by a
     /// quarter while the ring fills. 512, not 1,024: with 10,000 channels of a handful of lines each, peak RSS
     /// was 2.7 MB lower (channels_bench), and nothing changed at 1 or 1,000 channels.
+    /// Entries kept per channel unless told otherwise: the moderation look-ahead of every command
+    /// (`--capacity`) and the recent-messages history of capture and tail (`--http-history`). The one
+    /// place the number is written.
+    public static let defaultCapacity = 2_500
+
     public static let initialBytes = 512
     /// Byte storage of this size or more is mapped and grows in place (see ``ByteStorage``).
     public static let mappedBytesDefault = 16 * 1_024
@@ -104,7 +109,8 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     ///     place); `nil`: always allocated, moved when it grows.
     /// - Allocations: the first slot table and byte storage, once; then one of each per growth.
     public convenience init(
-        capacity: Int = 2_500, initialBytes: Int = EntryRing.initialBytes, keepsSenders: Bool = true,
+        capacity: Int = EntryRing.defaultCapacity, initialBytes: Int = EntryRing.initialBytes,
+        keepsSenders: Bool = true,
         pages: PageMapping? = nil
     ) {
         self.init(
