@@ -63,6 +63,9 @@ public final class ParseAhead {
     private var lastTimestamp: Timestamp? = nil
     /// What the parses of the blocks taken so far counted (blocks that defer their times).
     private var parsed = MergeStatistics()
+    /// Blocks taken from the reader thread so far, and how many of them the owner parsed itself.
+    public private(set) var blocksTaken = 0
+    public private(set) var blocksParsedByOwner = 0
 
     /// Who parses the blocks of a reader with one lane, which the reader thread only frames (a
     /// merge of several lanes is parsed on the reader thread, which needs the times for its order).
@@ -160,7 +163,11 @@ public final class ParseAhead {
                 ended = true
                 return false
             }
-            if parses { block.parse() }
+            blocksTaken += 1
+            if parses {
+                block.parse()
+                blocksParsedByOwner += 1
+            }
             if block.defersTiming { parsed.add(block.parseStatistics) }
             current = block
             index = 0

@@ -58,10 +58,12 @@ struct DumpCommand: ParsableCommand {
         options.channelLimit = limits.channelLimit
         let reader = try input.makeReader()
         let pipeline = OutputPipeline(options: options, sink: nil, diagnose: Diagnostics.note)
-        let events: any EventSource = threads.stage(for: reader, worthwhile: true) ?? reader
+        let stage = threads.stage(for: reader, worthwhile: true)
+        let events: any EventSource = stage ?? reader
         try finish(strict: input.strict) {
             try pipeline.run(events)
             try InputOptions.exitIfStopped(events.exhaustion)
+            threads.report(stage)
             try pipeline.writeWindows(last: last, to: sink)
             return pipeline.summary
         }

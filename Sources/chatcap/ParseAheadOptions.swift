@@ -12,6 +12,25 @@ struct ParseAheadOptions: ParsableArguments {
             valueName: "mode"))
     var parseAhead: ParseAheadChoice = .auto
 
+    @Flag(
+        help: ArgumentHelp(
+            "For tests and benchmarks: at the end, say on standard error whether the input was read ahead, and in how many blocks.",
+            visibility: .hidden))
+    var parseAheadReport = false
+
+    /// With `--parse-ahead-report`, says whether `stage` ran and how many blocks it handed over:
+    /// `parse-ahead: on, 12 blocks (5 parsed by the owner)` or `parse-ahead: off`.
+    func report(_ stage: ParseAhead?) {
+        guard parseAheadReport else { return }
+        guard let stage else {
+            Diagnostics.note("parse-ahead: off")
+            return
+        }
+        Diagnostics.note(
+            "parse-ahead: on, \(stage.blocksTaken) block\(stage.blocksTaken == 1 ? "" : "s") "
+                + "(\(stage.blocksParsedByOwner) parsed by the owner)")
+    }
+
     /// The stage that reads `reader` ahead, or `nil` to read it on the calling thread: off; with
     /// `auto`, on a single CPU (the hand-off would only add work) or when `worthwhile` is false (the
     /// owner's share of the work is too small to balance the reader's: stats, raw output of gzip files); or for

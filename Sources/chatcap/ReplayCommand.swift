@@ -119,6 +119,7 @@ struct ReplayCommand: ParsableCommand {
         try finish(strict: input.strict) {
             try replay.run(events)
             try InputOptions.exitIfStopped(events.exhaustion)
+            threads.report(stage)
             if memoryReport { Diagnostics.note("memory: \(replay.store.memory.description)") }
             return replay.summary
         }

@@ -42,9 +42,11 @@ struct StatsCommand: ParsableCommand {
         // the owner little to share (0.82 s against 0.67 s on one thread beside a prefetch thread;
         // README, "Parse-ahead on a second core").
         let worthwhile = ParseAhead.sharesParse(reader) && !reader.hasGzipInput
-        let events: any EventSource = threads.stage(for: reader, worthwhile: worthwhile) ?? reader
+        let stage = threads.stage(for: reader, worthwhile: worthwhile)
+        let events: any EventSource = stage ?? reader
         stats.collect(events)
         try InputOptions.exitIfStopped(events.exhaustion)
+        threads.report(stage)
         let sink = OutputSink()
         do {
             try sink.write(json ? stats.json() : Array(stats.text().utf8))

@@ -71,18 +71,39 @@ import Testing
     }
 
     /// `command` over `paths` with the stage off, on and auto; the same stdout from each, and the
-    /// same stderr on and off.
+    /// same stderr on and off once each run's `--parse-ahead-report` line is taken out. That line says
+    /// the stage ran with `on` (blocks handed over) and not with `off`: were `on` to fall back to one
+    /// thread silently, every comparison here would still hold.
     private static func runEachMode(_ command: [String], _ paths: [String]) throws -> (
         off: CLIRun, on: CLIRun, auto: CLIRun
     ) {
-        let off = try CLI.run(command + paths + ["--parse-ahead", "off"])
-        let on = try CLI.run(command + paths + ["--parse-ahead", "on"])
-        let auto = try CLI.run(command + paths)
+        let report = ["--parse-ahead-report"]
+        var off = try CLI.run(command + paths + ["--parse-ahead", "off"] + report)
+        var on = try CLI.run(command + paths + ["--parse-ahead", "on"] + report)
+        var auto = try CLI.run(command + paths + report)
+        let offReport = takeReport(&off)
+        let onReport = takeReport(&on)
+        _ = takeReport(&auto)
+        #expect(offReport == "parse-ahead: off", "\(command): \(off.stderr)")
+        let blocks = onReport.flatMap { $0.split(separator: " ").dropFirst(2).first }.flatMap { Int($0) } ?? 0
+        #expect(onReport?.hasPrefix("parse-ahead: on, ") == true && blocks > 0, "\(command): \(onReport ?? on.stderr)")
         #expect(off.stdout.count > 1000, "\(off.stderr)")
         #expect(on.stdout == off.stdout)
         #expect(auto.stdout == off.stdout)
         #expect(on.stderr == off.stderr)
         return (off, on, auto)
+    }
+
+    /// Takes the `chatcap: parse-ahead: …` line out of `run`'s stderr; returns it without the prefix.
+    private static func takeReport(_ run: inout CLIRun) -> String? {
+        var found: String? = nil
+        let kept = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            guard line.hasPrefix("chatcap: parse-ahead: ") else { return true }
+            found = String(line.dropFirst("chatcap: ".count))
+            return false
+        }
+        run.stderr = kept.joined(separator: "\n")
+        return found
     }
 
     @Test("--strict and descriptor exhaustion give the same exit status and message either way")
