@@ -43,19 +43,31 @@ import Testing
     }
 
     /// What a capture directory holds against what the service recorded of serve's timeline: per
-    /// channel, from its first captured message to its last, the ids served but not captured (except
-    /// those the service received inside `excused` intervals: gaps recorded as not filled), and ids
-    /// captured more than once.
+    /// channel, the ids served but not captured while capture was joined (except those the service
+    /// received inside `excused` intervals: gaps recorded as not filled), and ids captured more than
+    /// once.
+    ///
+    /// A channel is accountable from its first `joined` record (messages serve stamped in a later
+    /// millisecond) to its `parted` record (then up to its last message captured before it) or to
+    /// the end of the run: the last message, of any channel, that the capture stored, in serve's
+    /// order; in the last second before the `stop` record only up to the channel's own last message
+    /// (its connection may be read last: what was on the way when the run stopped is not lost). So a
+    /// channel that quietly stops being written while the others go on fails the audit; one never
+    /// joined fails it whole.
     struct Audit {
         var captured = 0
         var missing = 0
         var doubled = 0
         /// Lines of any type marked historical (recovered).
         var historical = 0
+        /// The first few missing: `<tmi-sent-ts> <received by the recorder> <id> #<channel>`.
+        var missingFirst: [String] = []
     }
 
     struct Served {
+        /// When the recorder received it, and when serve played it (its `tmi-sent-ts`; `ms` without one).
         var ms: Int64
+        var sentMs: Int64
         var id: Substring
         var channel: Substring
     }
@@ -67,23 +79,55 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         var audit = Audit()
         var count: [Substring: Int] = [:]
-        var byChannel: [Substring: Set<Substring>] = [:]
+        var byChannel: [Substring: [Substring: Int64]] = [:]  // id → receive time
+        var joined: [Substring: Int64] = [:]
+        var parted: [Substring: Int64] = [:]
+        var stopped = Int64.max
         for line in run.text.split(separator: "\r\n") {
             if tag("historical", line) == "1" { audit.historical += 1 }
+            let time = tag("time", line).map { wallMs(String($0)) } ?? 0
+            let words = line.split(separator: " ", maxSplits: 4)
+            if words.count >= 4, words[1] == ":chatcap", words[2] == "CAPTURE", words[3] == "stop" {
+                stopped = time
+                continue
+            }
+            if words.count >= 4, words[1] == ":chatcap", words[2] == "CAPTURE",
+                words[3] == "joined" || words[3] == "parted",
+                words.count == 5, let channel = words[4].split(separator: " ").first, channel.hasPrefix("#")
+            {
+                let name = channel.dropFirst()
+                if words[3] == "joined" {
+                    if joined[name] == nil { joined[name] = time }
+                } else {
+                    parted[name] = time
+                }
+                continue
+            }
             guard let m = message(line) else { continue }
             audit.captured += 1
             count[m.id, default: 0] += 1
-            byChannel[m.channel, default: []].insert(m.id)
+            byChannel[m.channel, default: [:]][m.id] = time
         }
         audit.doubled = count.values.reduce(0) { $0 + max(0, $1 - 1) }
-        for (channel, ids) in byChannel {
-            let order = served.filter { $0.channel == channel }
-            guard let first = order.firstIndex(where: { ids.contains($0.id) }),
-                let last = order.lastIndex(where: { ids.contains($0.id) })
-            else { continue }
+        let end = served.lastIndex { byChannel[$0.channel]?[$0.id] != nil } ?? -1
+        for channel in Set(served.map(\.channel)) {
+            let ids = byChannel[channel] ?? [:]
             let holes = excused[channel] ?? []
-            audit.missing += order[first...last].count { line in
-                !ids.contains(line.id) && !holes.contains { $0.contains(line.ms) }
+            // After a part, up to the last message captured before it.
+            let partEnd = parted[channel].map { part in
+                served.lastIndex { $0.channel == channel && (ids[$0.id].map { $0 <= part } ?? false) } ?? -1
+            }
+            let last = min(end, partEnd ?? end)
+            let own = served.lastIndex { $0.channel == channel && ids[$0.id] != nil } ?? -1
+            guard last >= 0 else { continue }
+            for (index, line) in served[...last].enumerated()
+            where line.channel == channel && line.sentMs > (joined[channel] ?? .min) && ids[line.id] == nil
+                && !holes.contains(where: { $0.contains(line.ms) }) && (index <= own || line.ms < stopped - 1_000)
+            {
+                audit.missing += 1
+                if audit.missingFirst.count < 5 {
+                    audit.missingFirst.append("\(line.sentMs) \(line.ms) \(line.id) #\(channel)")
+                }
             }
         }
         return audit
@@ -101,9 +145,16 @@ import Testing
         (String(data: FileManager.default.contents(atPath: log) ?? Data(), encoding: .utf8) ?? "")
             .split(separator: "\n").compactMap { row -> Served? in
                 let parts = row.split(separator: "\t", maxSplits: 1)
-                guard parts.count == 2, let ms = Int64(parts[0]), let m = Self.message(parts[1]) else { return nil }
-                return Served(ms: ms, id: m.id, channel: m.channel)
+                guard parts.count == 2, let ms = Int64(parts[0]) else { return nil }
+                return Self.served(parts[1], at: ms)
             }
+    }
+
+    /// A PRIVMSG or USERNOTICE line as served, received at `ms` (its `tmi-sent-ts` is when serve played it).
+    static func served(_ line: Substring, at ms: Int64) -> Served? {
+        guard let m = message(line) else { return nil }
+        let sent = tag("tmi-sent-ts", line).flatMap { Int64($0) } ?? ms
+        return Served(ms: ms, sentMs: sent, id: m.id, channel: m.channel)
     }
 
     /// The gaps the end of the run cut short: still open at the stop (no backfill), or rejoined just
@@ -174,6 +225,19 @@ import Testing
         #expect(filled.missing == 0, "\(filled)")
         #expect(filled.doubled == 0, "\(filled)")
         #expect(filled.historical > 0, "\(filled)")
+        // The audit itself: one channel's files cut to their first half, as if it had quietly stopped
+        // being written while the others went on, is caught (the audit bounded by each channel's own
+        // last line did not catch it).
+        let folder = dir + "/with/" + Self.channels[0]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix(".log.gz") {
+            let file = InputShell.quote(folder + "/" + name)
+            let cut = try CLI.shell(
+                "zcat \(file) > \(file).txt && head -n $(($(wc -l < \(file).txt) / 2)) \(file).txt | gzip > \(file).cut "
+                    + "&& mv \(file).cut \(file) && rm \(file).txt")
+            #expect(cut.status == 0, "\(cut.stderr)")
+        }
+        let stopped = try Self.audit(dir + "/with", served: served, excused: excused)
+        #expect(stopped.missing > 100, "a channel stopped halfway: \(stopped)")
     }
 
     @Test(

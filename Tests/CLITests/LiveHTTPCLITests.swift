@@ -415,9 +415,7 @@ import Testing
 
         // What A stored is what serve played (A never dropped): B's audit against it.
         let played = try CLI.run(["replay", "\(dir)/service", "--format", "raw"])
-        let served = played.text.split(separator: "\r\n").compactMap { line in
-            BackfillCLITests.message(line).map { BackfillCLITests.Served(ms: 0, id: $0.id, channel: $0.channel) }
-        }
+        let served = played.text.split(separator: "\r\n").compactMap { BackfillCLITests.served($0, at: 0) }
         let gaps = try BackfillCLITests.gaps("\(dir)/backfilled")
         #expect(gaps.count == channels.count, "one gap per channel, from the one cut: \(gaps)")
         #expect(gaps.allSatisfy { $0["backfill"] as? String == "closed" }, "\(gaps)")

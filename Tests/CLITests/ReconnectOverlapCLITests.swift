@@ -47,16 +47,7 @@ import Testing
             kill(recorder.processIdentifier, SIGKILL)
             recorder.waitUntilExit()
             _ = serve.stop()
-            let served =
-                (String(data: FileManager.default.contents(atPath: dir + "/recorded.log") ?? Data(), encoding: .utf8)
-                ?? "")
-                .split(separator: "\n").compactMap { row -> BackfillCLITests.Served? in
-                    let parts = row.split(separator: "\t", maxSplits: 1)
-                    guard parts.count == 2, let ms = Int64(parts[0]), let m = BackfillCLITests.message(parts[1]) else {
-                        return nil
-                    }
-                    return BackfillCLITests.Served(ms: ms, id: m.id, channel: m.channel)
-                }
+            let served = BackfillCLITests.served(dir + "/recorded.log")
             #expect(served.count > 1_000, "the recorder heard \(served.count) messages")
             // Each connection that went, but the last (stopped): closed by us after the handover
             // ("the server asked us to reconnect"), or by serve first ("the server closed the connection").
