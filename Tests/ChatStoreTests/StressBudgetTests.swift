@@ -26,6 +26,12 @@ import Testing
                     .utf8)
         }
         for c in 0..<channels { _ = try store.ingest(bytes(c, 0).span, receivedAt: .epoch) }
+        // The rounds each channel speaks in, by its sequence number: entry `seq` of channel c must be
+        // the line of round `rounds[c][seq]`. An entry of an older line left in a reused slot is
+        // stale: its text and id still agree, only this tells it apart.
+        let rounds: [[Int]] = (0..<channels).map { c in
+            [0] + (1..<perChannel).filter { s in s % (c % 4 + 1) == 0 || s > perChannel - 2 }
+        }
 
         let threads = [
             spawn {
@@ -46,11 +52,21 @@ import Testing
                     guard let log = store.log(at: c) else { continue }
                     let live = log.ring.liveRange
                     guard !live.isEmpty else { continue }
+                    var expected = live.lowerBound
                     log.ring.withEntries(in: live, reader: reader) { info, bytes in
-                        tally.record(Self.matches(info, bytes))
+                        // In order, none repeated (a trim may release entries while they are read:
+                        // those are skipped).
+                        tally.record(info.seq >= expected && Self.matches(info, bytes, round: rounds[c]))
+                        expected = info.seq + 1
                     }
                     k = (k &+ 7) % UInt64(live.count)
-                    if case .found(let ok) = log.ring.withEntry(live.lowerBound + k, reader: reader, Self.matches) {
+                    let seq = live.lowerBound + k
+                    if case .found(let ok) = log.ring.withEntry(
+                        seq, reader: reader,
+                        { info, bytes in
+                            info.seq == seq && Self.matches(info, bytes, round: rounds[c])
+                        })
+                    {
                         tally.record(ok)
                     }
                 }
@@ -64,14 +80,15 @@ import Testing
         for c in 0..<channels { #expect(store.log(at: c)!.ring.count >= 20) }
     }
 
-    /// Entry `info.seq` of a channel holds "message N" with N its number in the channel: seq and N
-    /// differ by the lines the channel skipped, so only the id and the text are compared.
-    @Sendable static func matches(_ info: EntryInfo, _ bytes: Span<UInt8>) -> Bool {
-        guard let text = info.parsed.lastParam(in: bytes), let id = info.parsed.tag("id", in: bytes) else {
-            return false
-        }
+    /// Entry `info.seq` of a channel holds its line of round `round[seq]`: id `m<round>` and text
+    /// "message <round>" (not torn: id and text agree; not stale: the round is the sequence number's).
+    @Sendable static func matches(_ info: EntryInfo, _ bytes: Span<UInt8>, round: [Int]) -> Bool {
+        guard let text = info.parsed.lastParam(in: bytes), let id = info.parsed.tag("id", in: bytes),
+            info.seq < UInt64(round.count)
+        else { return false }
         var idText: [UInt8] = []
         for i in id.raw.lower..<id.raw.upper { idText.append(bytes[Int(i)]) }
+        guard idText == Array("m\(round[Int(info.seq)])".utf8) else { return false }
         let expected = Array("message ".utf8) + idText.dropFirst()
         guard text.count >= expected.count else { return false }
         for (k, b) in expected.enumerated() where bytes[Int(text.lower) + k] != b { return false }
