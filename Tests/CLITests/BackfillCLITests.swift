@@ -19,25 +19,11 @@ import Testing
         return path
     }
 
-    static func tempDir(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    /// The value of tag `key` in a raw line.
-    static func tag(_ key: String, _ line: Substring) -> Substring? {
-        guard line.hasPrefix("@") else { return nil }
-        return line.split(separator: " ", maxSplits: 1).first?.dropFirst().split(separator: ";")
-            .first { $0.hasPrefix(key + "=") }?.dropFirst(key.count + 1)
-    }
-
     /// `(id, channel)` of a PRIVMSG or USERNOTICE line.
     static func message(_ line: Substring) -> (id: Substring, channel: Substring)? {
         let words = line.split(separator: " ", maxSplits: 4)
         guard words.count >= 4, words[2] == "PRIVMSG" || words[2] == "USERNOTICE", words[3].hasPrefix("#"),
-            let id = tag("id", line)
+            let id = LineTags.value("id", in: line)
         else { return nil }
         return (id, words[3].dropFirst())
     }
@@ -84,8 +70,8 @@ import Testing
         var parted: [Substring: Int64] = [:]
         var stopped = Int64.max
         for line in run.text.split(separator: "\r\n") {
-            if tag("historical", line) == "1" { audit.historical += 1 }
-            let time = tag("time", line).map { wallMs(String($0)) } ?? 0
+            if LineTags.value("historical", in: line) == "1" { audit.historical += 1 }
+            let time = LineTags.value("time", in: line).map { wallMs(String($0)) } ?? 0
             let words = line.split(separator: " ", maxSplits: 4)
             if words.count >= 4, words[1] == ":chatcap", words[2] == "CAPTURE", words[3] == "stop" {
                 stopped = time
@@ -153,7 +139,7 @@ import Testing
     /// A PRIVMSG or USERNOTICE line as served, received at `ms` (its `tmi-sent-ts` is when serve played it).
     static func served(_ line: Substring, at ms: Int64) -> Served? {
         guard let m = message(line) else { return nil }
-        let sent = tag("tmi-sent-ts", line).flatMap { Int64($0) } ?? ms
+        let sent = LineTags.value("tmi-sent-ts", in: line).flatMap { Int64($0) } ?? ms
         return Served(ms: ms, sentMs: sent, id: m.id, channel: m.channel)
     }
 
@@ -190,7 +176,7 @@ import Testing
         "capture --recent-messages pointed at serve --http-port: 0 missing, 0 doubled, every rejoin gap closed",
         .timeLimit(.minutes(20)))
     func gapsClosedByServe() throws {
-        let dir = try Self.tempDir("backfill-serve")
+        let dir = try CLITempDirectory.make("backfill-serve")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeRecentMessagesCLITests.Server([
             try Self.fixture(in: dir), "--loop", "--drop-after", "400",
@@ -244,7 +230,7 @@ import Testing
         "capture behind serve --drop-after with --recent-messages (answers gzip-encoded): 0 missing, 0 doubled, every rejoin gap closed; without it lines are missing",
         .timeLimit(.minutes(20)))
     func gapsClosed() throws {
-        let dir = try Self.tempDir("backfill")
+        let dir = try CLITempDirectory.make("backfill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
@@ -299,7 +285,7 @@ import Testing
         "a service whose clock runs ahead past the hour, with lines dated 2100 and 1990: capture goes on, every line once, none in a later file (issue #35 R1)",
         .timeLimit(.minutes(20)))
     func misdatedService() throws {
-        let dir = try Self.tempDir("backfill-misdated")
+        let dir = try CLITempDirectory.make("backfill-misdated")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
@@ -372,7 +358,7 @@ import Testing
         "a service that never answers: live chat is held at most --recent-messages-wait, the failure said once and counted",
         .timeLimit(.minutes(20)))
     func silentService() throws {
-        let dir = try Self.tempDir("backfill-silent")
+        let dir = try CLITempDirectory.make("backfill-silent")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "150"])
         defer { _ = serve.stop() }
@@ -401,7 +387,8 @@ import Testing
             while let lf = pending.firstIndex(of: 0x0A) {
                 let line = Substring(String(decoding: pending[..<lf], as: UTF8.self))
                 pending.removeSubrange(...lf)
-                if Self.message(line) != nil, let sent = Self.tag("tmi-sent-ts", line).flatMap({ Double($0) }) {
+                if Self.message(line) != nil, let sent = LineTags.value("tmi-sent-ts", in: line).flatMap({ Double($0) })
+                {
                     lags.append((now - sent) / 1000)
                 }
             }

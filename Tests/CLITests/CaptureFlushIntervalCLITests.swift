@@ -23,7 +23,7 @@ import Testing
         "--flush-interval 8: a burst of lines is not readable 1.5 s after it arrived, and all of it is from 8 s after the start on, not before"
     )
     func flushAtTheChosenInterval() throws {
-        let dir = try LiveServeTests.tempDir("capture-flush-interval")
+        let dir = try CLITempDirectory.make("capture-flush-interval")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let count = 300
         var text = ""

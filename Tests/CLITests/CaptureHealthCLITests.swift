@@ -24,7 +24,7 @@ import Testing
 
     @Test("on a terminal: one status line, redrawn at most 4 times a second; no status line without a terminal")
     func statusLineOnTerminal() throws {
-        let dir = try LiveServeTests.tempDir("capture-status")
+        let dir = try CLITempDirectory.make("capture-status")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
@@ -55,7 +55,7 @@ import Testing
 
     @Test("--status json: one object per interval, counters that grow, the last one matching the files")
     func statusJSON() throws {
-        let dir = try LiveServeTests.tempDir("capture-json")
+        let dir = try CLITempDirectory.make("capture-json")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
@@ -186,7 +186,7 @@ import Testing
 
     @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
     func backPressureFromSlowDisk() throws {
-        let dir = try LiveServeTests.tempDir("capture-slow")
+        let dir = try CLITempDirectory.make("capture-slow")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
@@ -230,7 +230,7 @@ import Testing
 
     @Test("a stuck disk: --status json keeps its interval while the socket is not read")
     func statusWhileStuck() throws {
-        let dir = try LiveServeTests.tempDir("capture-stuck-status")
+        let dir = try CLITempDirectory.make("capture-stuck-status")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
@@ -259,7 +259,7 @@ import Testing
 
     @Test("lines the parser rejects are stored in _session as received; too long and cut-off lines are recorded")
     func unusableLinesAreKept() throws {
-        let dir = try LiveServeTests.tempDir("capture-bad-lines")
+        let dir = try CLITempDirectory.make("capture-bad-lines")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try LiveBadNetworkTests.BrokenServer()
         let run = try CLI.run(
@@ -291,7 +291,7 @@ import Testing
 
     @Test("stats DIR counts every stored line; serve DIR gives a channel's captured chat back, in order")
     func readingCaptures() throws {
-        let dir = try LiveServeTests.tempDir("capture-read")
+        let dir = try CLITempDirectory.make("capture-read")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         let run = try CLI.run(
@@ -337,7 +337,7 @@ import Testing
 
     @Test("a stuck disk: the first SIGTERM waits for it, a second one exits at once (130), written data intact")
     func secondSignalWhileStuck() throws {
-        let dir = try LiveServeTests.tempDir("capture-stuck")
+        let dir = try CLITempDirectory.make("capture-stuck")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
@@ -366,7 +366,7 @@ import Testing
         "SIGINT and SIGTERM: the current lines are finished, every file is closed whole, exit 0",
         arguments: [SIGINT, SIGTERM])
     func signalClosesFiles(signal: Int32) throws {
-        let dir = try LiveServeTests.tempDir("capture-signal-\(signal)")
+        let dir = try CLITempDirectory.make("capture-signal-\(signal)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         defer { server.stop() }

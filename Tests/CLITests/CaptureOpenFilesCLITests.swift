@@ -15,7 +15,7 @@ import Testing
     @Test(
         "ulimit -n 256, 300 channels joined, a server speaking for 5,000: capture runs, stores every line, fds bounded")
     func manyChannelsUnderDescriptorLimit() throws {
-        let dir = try LiveServeTests.tempDir("capture-open-files")
+        let dir = try CLITempDirectory.make("capture-open-files")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let joined = (0..<300).map { "ch\($0)" }
         try (joined.joined(separator: "\n") + "\n").write(
@@ -76,7 +76,7 @@ extension CaptureOpenFilesCLITests {
         "capture raises its soft descriptor limit to the hard one (64 -> 256), so its default bound is a file per channel within 128",
         .timeLimit(.minutes(20)))
     func raisesDescriptorLimit() throws {
-        let dir = try LiveServeTests.tempDir("capture-raise-limit")
+        let dir = try CLITempDirectory.make("capture-raise-limit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try HostileServer(.manyChannels)
         let arguments = [

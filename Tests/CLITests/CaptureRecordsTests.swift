@@ -137,7 +137,7 @@ import Testing
 
     @Test("a restart stores the hole as a gap; a run killed without stop is recorded, with a gap from its last line")
     func restartAndKill() throws {
-        let dir = try LiveServeTests.tempDir("capture-restart")
+        let dir = try CLITempDirectory.make("capture-restart")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var text = ""
         for i in 0..<20_000 {
@@ -217,7 +217,7 @@ import Testing
         "10,000 channels: the start record names the count, channels records list every channel, and replay of _session skips nothing",
         .timeLimit(.minutes(20)))
     func startOfManyChannels() throws {
-        let dir = try LiveServeTests.tempDir("capture-many-start")
+        let dir = try CLITempDirectory.make("capture-many-start")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Logins of 11 to 13 bytes, about Twitch's mean: 10,000 of them are some 130 KB in one list.
         let channels = (0..<10_000).map { "channel_\($0)" }

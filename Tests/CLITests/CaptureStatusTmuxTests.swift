@@ -9,7 +9,7 @@ import Testing
 struct CaptureStatusTmuxTests {
     @Test("six channels at 80 columns: the status stays on one row, the summary first", .timeLimit(.minutes(20)))
     func fitsEightyColumns() throws {
-        let dir = try LiveServeTests.tempDir("capture-tmux")
+        let dir = try CLITempDirectory.make("capture-tmux")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try LiveServeTests.Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }

@@ -15,7 +15,7 @@ import Testing
         let run = try CLI.run(["replay", dir + "/" + channel, "--format", "raw"])
         #expect(run.status == 0, "\(run.stderr)")
         return run.text.split(separator: "\r\n").filter { BackfillCLITests.message($0) != nil }.map {
-            BackfillCLITests.wallMs(BackfillCLITests.tag("time", $0).map(String.init))
+            BackfillCLITests.wallMs(LineTags.value("time", in: $0).map(String.init))
         }
     }
 
@@ -38,7 +38,7 @@ import Testing
         "SIGHUP with one channel added and one removed: the new one joined, the old one parted and finished, the rest without gap, reconnect or missing id; a broken file keeps the list",
         .timeLimit(.minutes(20)))
     func addAndRemove() throws {
-        let dir = try BackfillCLITests.tempDir("reload")
+        let dir = try CLITempDirectory.make("reload")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
@@ -142,7 +142,7 @@ import Testing
         "--shard still applies at a reload: only the shard's new channels are joined; a file that leaves the shard none, or cannot be read, keeps the list",
         .timeLimit(.minutes(20)))
     func shardKept() throws {
-        let dir = try BackfillCLITests.tempDir("reload-shard")
+        let dir = try CLITempDirectory.make("reload-shard")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
@@ -196,7 +196,7 @@ import Testing
         "tail: SIGHUP joins the added channels (one on a new connection when the first is full) and parts the removed one, without a reconnect",
         .timeLimit(.minutes(20)))
     func tailReload() throws {
-        let dir = try BackfillCLITests.tempDir("reload-tail")
+        let dir = try CLITempDirectory.make("reload-tail")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
@@ -249,7 +249,7 @@ import Testing
         "a SIGHUP while the file is being rewritten waits until it is whole: nothing parted, the added channel joined (issue #35 R8)",
         .timeLimit(.minutes(20)))
     func reloadWhileRewritten() throws {
-        let dir = try BackfillCLITests.tempDir("reload-torn")
+        let dir = try CLITempDirectory.make("reload-torn")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
@@ -283,7 +283,7 @@ import Testing
         "after a reload, reconnects rejoin the added channel and not the removed one",
         .timeLimit(.minutes(20)))
     func rejoinsAfterReload() throws {
-        let dir = try BackfillCLITests.tempDir("reload-rejoin")
+        let dir = try CLITempDirectory.make("reload-rejoin")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // serve closes every connection after 400 lines (about a second of the six channels).
         let serve = try ServeProcess([
@@ -341,7 +341,7 @@ import Testing
         "--reload-on-change: a change of the file reloads without a signal, once; a broken file is said once",
         .timeLimit(.minutes(20)))
     func reloadOnChange() throws {
-        let dir = try BackfillCLITests.tempDir("reload-change")
+        let dir = try CLITempDirectory.make("reload-change")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }

@@ -14,7 +14,7 @@ import Testing
 
     @Test("two shards and a redundant copy, a killed loader, a ClickHouse outage: every message once, queries right")
     func shardsRedundancyAndOutages() throws {
-        let dir = try LiveServeTests.tempDir("clickhouse")
+        let dir = try CLITempDirectory.make("clickhouse")
         defer {
             if ProcessInfo.processInfo.environment["KEEP_CLICKHOUSE_TEST"] == nil {
                 try? FileManager.default.removeItem(atPath: dir)

@@ -13,7 +13,7 @@ import Testing
 
     @Test("kill -9 of capture while load follows it: ClickHouse holds exactly the files' lines, no ghost")
     func noGhostRows() throws {
-        let dir = try LiveServeTests.tempDir("crash-load")
+        let dir = try CLITempDirectory.make("crash-load")
         defer {
             if ProcessInfo.processInfo.environment["KEEP_CRASH_LOAD"] == nil {
                 try? FileManager.default.removeItem(atPath: dir)

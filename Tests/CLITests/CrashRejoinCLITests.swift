@@ -16,7 +16,7 @@ import Testing
 
     @Test("kill -9 while channels rejoin, with backfill: every id served is stored or inside a gap, per channel")
     func killWhileRejoining() throws {
-        let dir = try BackfillCLITests.tempDir("crash-rejoin")
+        let dir = try CLITempDirectory.make("crash-rejoin")
         let keep = ProcessInfo.processInfo.environment["KEEP_CRASH_LOOP"] != nil
         defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
         let serve = try ServeProcess([
@@ -107,7 +107,7 @@ import Testing
         let rows = text.split(separator: "\n").compactMap { row -> CrashIdAudit.Played? in
             let parts = row.split(separator: "\t", maxSplits: 1)
             guard parts.count == 2, let m = BackfillCLITests.message(parts[1]),
-                let sent = BackfillCLITests.tag("tmi-sent-ts", parts[1]).flatMap({ Int64($0) })
+                let sent = LineTags.value("tmi-sent-ts", in: parts[1]).flatMap({ Int64($0) })
             else { return nil }
             return CrashIdAudit.Played(sentMs: sent, id: m.id, channel: m.channel)
         }

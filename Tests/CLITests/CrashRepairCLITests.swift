@@ -18,7 +18,7 @@ import Testing
         "kill -9 and restart, again and again: every line of every file is whole, none glued; every id served is stored or inside a gap",
         arguments: [("1", "tcp"), ("6", "tcp"), ("1", "websocket")])
     func killLoop(level: String, transport: String) throws {
-        let dir = try LiveServeTests.tempDir("crash-loop-\(level)-\(transport)")
+        let dir = try CLITempDirectory.make("crash-loop-\(level)-\(transport)")
         // KEEP_CRASH_LOOP=1 keeps the capture, what serve played (played.tsv) and the kill times (kills.txt).
         let keep = ProcessInfo.processInfo.environment["KEEP_CRASH_LOOP"] != nil
         defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }

@@ -40,7 +40,7 @@ import Testing
             (rotate: "64K", speed: "1", seconds: 10.0),
         ])
     func followsLiveCapture(rotate: String, speed: String, seconds: Double) throws {
-        let dir = try LiveServeTests.tempDir("follow-capture")
+        let dir = try CLITempDirectory.make("follow-capture")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 20000 --out '\(dir)/feed.irc'")
         try #require(generated.status == 0, "\(generated.stderr)")

@@ -64,7 +64,7 @@ import Testing
         "5,000 idle connections on --http-port, with descriptors to spare and under ulimit -n 256: capture runs to its --duration, exits 0, has every id served, and counts the connections its listener shed",
         .timeLimit(.minutes(20)))
     func floodEndsNeitherCaptureNorChat() throws {
-        let dir = try LiveServeTests.tempDir("http-flood")
+        let dir = try CLITempDirectory.make("http-flood")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = dir + "/chat.irc"
         let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 8000 --out '\(log)'")

@@ -12,7 +12,7 @@ import Testing
     @Test(
         "a TLS certificate for another name ends the run with 76 and a clear message", arguments: ["tail", "capture"])
     func certificateRejected(command: String) throws {
-        let dir = try LiveServeTests.tempDir("cert76-\(command)")
+        let dir = try CLITempDirectory.make("cert76-\(command)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try TestPKI.make(in: dir, subjectAltName: "DNS:elsewhere.example")
         let server = try LiveServeTests.Server([
@@ -37,7 +37,7 @@ import Testing
     @Test("a rejected login ends the run with 77, the token never printed", arguments: ["tail", "capture"])
     func loginRejected(command: String) throws {
         let server = try HostileServer(.loginFailed)
-        let dir = try LiveServeTests.tempDir("login77-\(command)")
+        let dir = try CLITempDirectory.make("login77-\(command)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let extra = command == "capture" ? ["--dir", "\(dir)/capture", "--status", "none"] : []
         let run = try CLI.run(
@@ -55,7 +55,7 @@ import Testing
 
     @Test("a token file that is a FIFO is refused at once (64), without waiting for a writer")
     func tokenFileFIFO() throws {
-        let dir = try LiveServeTests.tempDir("fifo")
+        let dir = try CLITempDirectory.make("fifo")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let fifo = dir + "/token"
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -164,7 +164,7 @@ import Testing
 
     @Test("a plain client at a TLS port: the reset says 'TLS/plain mismatch?', then 69")
     func plainAtTLSPort() throws {
-        let dir = try LiveServeTests.tempDir("mismatch-plain")
+        let dir = try CLITempDirectory.make("mismatch-plain")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try TestPKI.make(in: dir, subjectAltName: "IP:127.0.0.1")
         let server = try LiveServeTests.Server([

@@ -75,7 +75,7 @@ import Testing
         "a real Prometheus scrapes capture's /metrics: its line counter ends equal to the lines in the files; promtool passes",
         .timeLimit(.minutes(20)))
     func prometheusScrapes() throws {
-        let dir = try LiveServeTests.tempDir("http-prometheus")
+        let dir = try CLITempDirectory.make("http-prometheus")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess([
             "Fixtures/lines/privmsg.irc", "Fixtures/lines/moderation.irc", "--speed", "max", "--port", "0",
@@ -149,7 +149,7 @@ import Testing
         "recent-messages from a running capture: the channel's last lines, historical, rm-received-ts, rm-deleted after CLEARMSG",
         .timeLimit(.minutes(20)))
     func recentMessages() throws {
-        let dir = try LiveServeTests.tempDir("http-recent")
+        let dir = try CLITempDirectory.make("http-recent")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess(["Fixtures/lines/moderation.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
@@ -193,7 +193,7 @@ import Testing
         .timeLimit(.minutes(20))
     )
     func health() throws {
-        let dir = try LiveServeTests.tempDir("http-health")
+        let dir = try CLITempDirectory.make("http-health")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess([
             "Fixtures/lines/privmsg.irc", "--speed", "20", "--loop", "--port", "0", "--refuse-join", "gone",
@@ -232,7 +232,7 @@ import Testing
 
     @Test("tail --http-port: /metrics counts the lines tail printed", .timeLimit(.minutes(20)))
     func tailMetrics() throws {
-        let dir = try LiveServeTests.tempDir("http-tail")
+        let dir = try CLITempDirectory.make("http-tail")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
@@ -259,7 +259,7 @@ import Testing
         "1,000 idle connections to --http-port: descriptors stay bounded, ingest goes on, the listener recovers",
         .timeLimit(.minutes(20)))
     func idleConnectionsStayBounded() throws {
-        let dir = try LiveServeTests.tempDir("http-idle")
+        let dir = try CLITempDirectory.make("http-idle")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "200", "--loop", "--port", "0"])
         defer { _ = server.stop() }
@@ -359,7 +359,7 @@ import Testing
 
     @Test("an HTTP port in use: capture says so and exits 74 before writing anything", .timeLimit(.minutes(20)))
     func portInUse() throws {
-        let dir = try LiveServeTests.tempDir("http-in-use")
+        let dir = try CLITempDirectory.make("http-in-use")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "0"])
         defer { _ = server.stop() }
@@ -385,7 +385,7 @@ import Testing
         "a second capture's --recent-messages backfills its gap from a running capture's rings: 0 missing, 0 doubled",
         .timeLimit(.minutes(20)), arguments: [0.0, 0.2])
     func backfillFromCapture(delay: Double) throws {
-        let dir = try LiveServeTests.tempDir("http-backfill-\(delay)")
+        let dir = try CLITempDirectory.make("http-backfill-\(delay)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--loop", "--port", "0"])
         defer { _ = server.stop() }

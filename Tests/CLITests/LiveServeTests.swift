@@ -24,13 +24,6 @@ import Testing
 
     static func tlsMaterial(in dir: String) throws { try TestPKI.make(in: dir) }
 
-    static func tempDir(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     /// The lines of `fixture` whose channel is `#channel`, as bytes without terminators.
     static func channelLines(_ fixture: String, _ channel: String) throws -> [[UInt8]] {
         FramerVerifier.oracleLines(try Fixtures.bytes("lines/\(fixture)")).filter {
@@ -41,7 +34,7 @@ import Testing
 
     @Test("tail over TLS receives every served line of its channel, in order, in every format")
     func everyLineInOrder() throws {
-        let dir = try Self.tempDir("serve-tls")
+        let dir = try CLITempDirectory.make("serve-tls")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.tlsMaterial(in: dir)
         let server = try Server([
@@ -128,11 +121,7 @@ import Testing
             ], seconds: 3)
         #expect(run.status == 0, "\(run.stderr)")
         let chat = run.text.split(separator: "\r\n").filter { $0.contains(" PRIVMSG #pixelharbor ") }
-        func tag(_ key: String, _ line: Substring) -> Substring? {
-            line.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix(key + "=") }?
-                .dropFirst(key.count + 1)
-        }
-        let ids = chat.compactMap { tag("id", $0) }
+        let ids = chat.compactMap { LineTags.value("id", in: $0) }
         #expect(ids.count == chat.count)
         // Each connection's lines follow the server's echo of our JOIN: every connection the server
         // dropped brought exactly the 7 lines --drop-after lets through; only the last one, which
@@ -153,7 +142,7 @@ import Testing
         #expect(chat.count == perConnection.reduce(0, +), "no chat line outside a connection's JOIN")
         #expect(Set(ids).count == ids.count, "\(ids.count - Set(ids).count) message ids received twice")
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let sent = chat.compactMap { tag("tmi-sent-ts", $0).flatMap { Int64($0) } }
+        let sent = chat.compactMap { LineTags.value("tmi-sent-ts", in: $0).flatMap { Int64($0) } }
         #expect(sent.count == chat.count)
         #expect(
             sent.allSatisfy { $0 >= started - 2_000 && $0 <= now + 2_000 }, "tmi-sent-ts is not now: \(sent.prefix(3))")
@@ -196,7 +185,7 @@ import Testing
         "the server killed and restarted 20 times: every line printed once, in order, a gap per outage",
         arguments: ["tcp", "websocket"])
     func killedAndRestarted(transport: String) throws {
-        let dir = try Self.tempDir("faults")
+        let dir = try CLITempDirectory.make("faults")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Instance k serves its own lines "k-i", 5 ms apart, so each instance is cut off mid-stream.
         let rounds = 20

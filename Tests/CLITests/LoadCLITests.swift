@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(20))) struct LoadCLITests {
     /// A capture directory with one small channel file (gzip, as capture writes it).
     static func captureDir(_ name: String) throws -> String {
-        let dir = try LiveServeTests.tempDir(name)
+        let dir = try CLITempDirectory.make(name)
         try FileManager.default.createDirectory(atPath: dir + "/chan", withIntermediateDirectories: true)
         let lines = (0..<5).map {
             "@time=2026-11-21T13:26:0\($0).000Z;id=m\($0);tmi-sent-ts=176370000000\($0) :u!u@u PRIVMSG #chan :hi \($0)\r\n"
@@ -73,7 +73,7 @@ import Testing
 
     @Test("a directory that is not a capture is refused (66) before _load/ is made in it")
     func notACapture() throws {
-        let dir = try LiveServeTests.tempDir("load-not-capture")
+        let dir = try CLITempDirectory.make("load-not-capture")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "notes\n".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
         let run = try CLI.run(["load", dir, "--clickhouse", "http://127.0.0.1:1/", "--once"])

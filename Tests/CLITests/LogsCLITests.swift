@@ -126,7 +126,7 @@ import Testing
 
     @Test("capture --http-port answers the logs API over the directory it is writing", .timeLimit(.minutes(20)))
     func capture() throws {
-        let dir = try LiveServeTests.tempDir("logs-capture")
+        let dir = try CLITempDirectory.make("logs-capture")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }

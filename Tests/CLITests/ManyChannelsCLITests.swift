@@ -6,12 +6,6 @@ import Testing
 /// Many channels live (issue #16 item 6): `--channels-file` read and validated, channels pooled over
 /// several connections in one loop, each JOIN outcome reported, and every line of every channel received.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct ManyChannelsCLITests {
-    static func tempDir(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
 
     /// Generates a log of `lines` lines over `channels` channels into `dir`/`name` with the project's
     /// generator; returns its path, its chat lines (PRIVMSG) as received, and their channels.
@@ -33,7 +27,7 @@ import Testing
         "tail --channels-file: 100 channels over 4 connections, every JOIN reported, every line of every channel received"
     )
     func everyLineOfEveryChannel() throws {
-        let dir = try Self.tempDir("many")
+        let dir = try CLITempDirectory.make("many")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (log, privmsgs, channels) = try Self.generatedLog(in: dir, "many.irc", lines: 3000, channels: 100)
         let file = dir + "/channels.txt"
@@ -77,7 +71,7 @@ import Testing
 
     @Test("a bad --channels-file is a usage error naming file and line")
     func badFile() throws {
-        let dir = try Self.tempDir("badfile")
+        let dir = try CLITempDirectory.make("badfile")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/channels.txt"
         try "# comment\npixelharbor\nnot a login!\n".write(toFile: file, atomically: true, encoding: .utf8)

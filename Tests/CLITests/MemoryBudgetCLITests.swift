@@ -47,7 +47,7 @@ import Testing
         "tail of 100 busy channels with --memory-budget 4M: rings trimmed to their floors, peak RSS lower, every line printed; with 56M the whole process stays under it"
     )
     func smallBudget() throws {
-        let dir = try ManyChannelsCLITests.tempDir("budget")
+        let dir = try CLITempDirectory.make("budget")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (log, privmsgs, channels) = try ManyChannelsCLITests.generatedLog(
             in: dir, "busy.irc", lines: 60000, channels: 100)

@@ -7,12 +7,6 @@ import Testing
 /// paced or following gets its lines within a fraction of a second, keeps every line on SIGINT and
 /// SIGTERM, and into a pipe makes a few dozen `write(2)`s for 20,000 lines.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct OutputFlushCLITests {
-    static func tempDir(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-\(name)-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
 
     /// A generated log of `lines` lines (tmi-sent-ts ~300 messages/s).
     static func generated(_ lines: Int, in dir: String) throws -> String {
@@ -40,7 +34,7 @@ import Testing
         "a paced replay into a regular file grows while it runs and keeps every line on the signal",
         arguments: [SIGINT, SIGTERM])
     func pacedReplayInterrupted(signal: Int32) throws {
-        let dir = try Self.tempDir("paced")
+        let dir = try CLITempDirectory.make("paced")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = try Self.generated(5_000, in: dir)
         let full = try CLI.run(["replay", log, "--format", "json"])
@@ -67,7 +61,7 @@ import Testing
 
     @Test("replay --follow into a regular file: appended lines arrive while it runs, and Ctrl-C keeps them all")
     func followIntoFile() throws {
-        let dir = try Self.tempDir("follow")
+        let dir = try CLITempDirectory.make("follow")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = try Self.generated(300, in: dir)
         let all = FramerVerifier.oracleLines(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
@@ -95,7 +89,7 @@ import Testing
             Issue.record("strace is missing (make deps)")
             return
         }
-        let dir = try Self.tempDir("writes")
+        let dir = try CLITempDirectory.make("writes")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = try Self.generated(20_000, in: dir)
         let trace = dir + "/trace.txt"

@@ -66,7 +66,7 @@ import Testing
         "capture through 10+ RECONNECTs with a 1 s grace: every served id once, 0 missing, 0 doubled, no gap; grace 0 loses lines and records gaps",
         .timeLimit(.minutes(20)))
     func noHole() throws {
-        let dir = try BackfillCLITests.tempDir("overlap")
+        let dir = try CLITempDirectory.make("overlap")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let fixture = try BackfillCLITests.fixture(in: dir)
         try FileManager.default.createDirectory(atPath: dir + "/grace", withIntermediateDirectories: true)

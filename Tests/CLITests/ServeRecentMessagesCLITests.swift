@@ -85,32 +85,23 @@ import Testing
         return words.count > 2 ? words[2] : ""
     }
 
-    static func tag(_ key: String, of line: String) -> String? {
-        guard line.hasPrefix("@"), let space = line.firstIndex(of: " ") else { return nil }
-        for element in line[line.index(after: line.startIndex)..<space].split(separator: ";") {
-            let parts = element.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if parts[0] == key { return parts.count > 1 ? String(parts[1]) : "" }
-        }
-        return nil
-    }
-
     /// Which lines the service marks `rm-deleted` (an oracle written from its rules): every line
     /// before the last whole-chat CLEARCHAT; PRIVMSG and USERNOTICE whose `id` a later CLEARMSG names
     /// or whose `user-id` a later CLEARCHAT times out or bans.
     static func expectedDeleted(_ lines: [String]) -> [Bool] {
         lines.indices.map { i in
             let later = lines[(i + 1)...]
-            if later.contains(where: { verb($0) == "CLEARCHAT" && tag("target-user-id", of: $0) == nil }) {
+            if later.contains(where: { verb($0) == "CLEARCHAT" && LineTags.value("target-user-id", in: $0) == nil }) {
                 return true
             }
             guard ["PRIVMSG", "USERNOTICE"].contains(verb(lines[i])) else { return false }
-            if let id = tag("id", of: lines[i]),
-                later.contains(where: { verb($0) == "CLEARMSG" && tag("target-msg-id", of: $0) == id })
+            if let id = LineTags.value("id", in: lines[i]),
+                later.contains(where: { verb($0) == "CLEARMSG" && LineTags.value("target-msg-id", in: $0) == id })
             {
                 return true
             }
-            if let user = tag("user-id", of: lines[i]),
-                later.contains(where: { verb($0) == "CLEARCHAT" && tag("target-user-id", of: $0) == user })
+            if let user = LineTags.value("user-id", in: lines[i]),
+                later.contains(where: { verb($0) == "CLEARCHAT" && LineTags.value("target-user-id", in: $0) == user })
             {
                 return true
             }

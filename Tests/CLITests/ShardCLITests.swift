@@ -23,7 +23,7 @@ import Testing
 
     @Test("the shard's channels are joined and counted on stderr, from arguments and --channels-file")
     func keeps() throws {
-        let dir = try LiveServeTests.tempDir("shard")
+        let dir = try CLITempDirectory.make("shard")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let list = dir + "/channels.txt"
         try "lunafrost\nmossyforge\n# comment\nottertech\n".write(toFile: list, atomically: true, encoding: .utf8)

@@ -16,7 +16,7 @@ import Testing
         "SIGINT and SIGTERM at random moments of start-up after a kill -9: every run stops within 5 s, with a stop record"
     )
     func stopDuringStartup() throws {
-        let dir = try LiveServeTests.tempDir("startup-stop")
+        let dir = try CLITempDirectory.make("startup-stop")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let feed = "\(dir)/feed.irc"
         let generate = try InputShell.run(

@@ -87,7 +87,7 @@ final class NotifyListener: @unchecked Sendable {
         "capture: STATUS while joining, READY=1 after the last JOIN, WATCHDOG=1 every ~200 ms, STATUS= every 0.5 s, STOPPING=1 after SIGINT",
         .timeLimit(.minutes(20)))
     func capture() throws {
-        let dir = try LiveServeTests.tempDir("systemd-capture")
+        let dir = try CLITempDirectory.make("systemd-capture")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
@@ -183,7 +183,7 @@ final class NotifyListener: @unchecked Sendable {
         }
         try #require(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
-        let dir = try LiveServeTests.tempDir("systemd-stuck")
+        let dir = try CLITempDirectory.make("systemd-stuck")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let listener = try NotifyListener()
         defer { listener.stop() }
@@ -205,7 +205,7 @@ final class NotifyListener: @unchecked Sendable {
 
     @Test("docs/chatcap-capture.service passes systemd-analyze verify (with ExecStart at the built binary)")
     func unitFileVerifies() throws {
-        let dir = try LiveServeTests.tempDir("systemd-unit")
+        let dir = try CLITempDirectory.make("systemd-unit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let unit = try String(contentsOfFile: Fixtures.root + "/docs/chatcap-capture.service", encoding: .utf8)
         for setting in [

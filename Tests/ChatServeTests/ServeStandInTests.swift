@@ -11,14 +11,6 @@ import TwitchSession
 @Suite(.timeLimit(.minutes(20))) struct ServeStandInTests {
     static let privmsg = "Fixtures/lines/privmsg.irc"
 
-    /// The value of tag `key` of `line`, or `nil`.
-    static func tag(_ key: String, _ line: String) -> String? {
-        guard let tags = line.split(separator: " ").first, tags.hasPrefix("@") else { return nil }
-        return tags.dropFirst().split(separator: ";", omittingEmptySubsequences: false).first {
-            $0.hasPrefix(key + "=")
-        }.map { String($0.dropFirst(key.count + 1)) }
-    }
-
     static var nowMs: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     @Test(
@@ -41,8 +33,8 @@ import TwitchSession
             let lines = try client.lines(2)
             let after = Self.nowMs
             #expect(lines.count == 2)
-            let sent = lines.compactMap { Self.tag("tmi-sent-ts", $0).flatMap { Int64($0) } }
-            let received = try #require(Self.tag("rm-received-ts", lines[0]).flatMap { Int64($0) })
+            let sent = lines.compactMap { LineTags.value("tmi-sent-ts", in: $0).flatMap { Int64($0) } }
+            let received = try #require(LineTags.value("rm-received-ts", in: lines[0]).flatMap { Int64($0) })
             if keepTime {
                 #expect(sent == [1_763_700_000_000, 1_763_700_000_100])
                 #expect(received == 1_763_700_000_250)
@@ -82,8 +74,8 @@ import TwitchSession
         #expect(heard.count == 2)
         let line = try #require(heard.first)
         let userId = ServeServerTests.userId("botundertest")
-        let id = try #require(Self.tag("id", line))
-        let ts = try #require(Self.tag("tmi-sent-ts", line).flatMap { Int64($0) })
+        let id = try #require(LineTags.value("id", in: line))
+        let ts = try #require(LineTags.value("tmi-sent-ts", in: line).flatMap { Int64($0) })
         #expect(
             line == "@badge-info=;badges=;color=;display-name=BotUnderTest;emotes=;first-msg=0;flags=;id=\(id);mod=0;"
                 + "returning-chatter=0;room-id=141981764;subscriber=0;tmi-sent-ts=\(ts);turbo=0;user-id=\(userId);"
@@ -92,7 +84,7 @@ import TwitchSession
         #expect(id.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil)
         #expect(ts >= before - 1_000 && ts <= Self.nowMs + 1_000)
         #expect(heard[1].hasSuffix(" PRIVMSG #pixelharbor :\u{1}ACTION waves\u{1}"), "/me is kept")
-        #expect(Self.tag("id", heard[1]) != id)
+        #expect(LineTags.value("id", in: heard[1]) != id)
         // The sender: one USERSTATE per message, naming its id; no echo of its own message.
         let own = try sender.lines(2)
         #expect(

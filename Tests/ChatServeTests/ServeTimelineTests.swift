@@ -206,15 +206,9 @@ import Testing
         let first = Array(lines.prefix(expected.count))
         let second = Array(lines.suffix(expected.count))
         #expect(first == expected)
-        func tag(_ key: String, _ line: String) -> String? {
-            guard let tags = line.split(separator: " ").first, tags.hasPrefix("@") else { return nil }
-            return tags.dropFirst().split(separator: ";").first { $0.hasPrefix(key + "=") }.map {
-                String($0.dropFirst(key.count + 1))
-            }
-        }
         var renamed: [String: String] = [:]  // pass-1 id -> pass-2 id, line by line
         for (a, b) in zip(first, second) {
-            if let old = tag("id", a), let new = tag("id", b) {
+            if let old = LineTags.value("id", in: a), let new = LineTags.value("id", in: b) {
                 #expect(old != new)
                 #expect(
                     new.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil)
@@ -225,8 +219,9 @@ import Testing
         let clearmsgs = zip(first, second).filter { $0.0.contains(" CLEARMSG ") }
         #expect(clearmsgs.count == 2)
         for (a, b) in clearmsgs {
-            let target = try #require(tag("target-msg-id", a))
-            #expect(tag("target-msg-id", b) == renamed[target], "pass 2's CLEARMSG names pass 2's message")
+            let target = try #require(LineTags.value("target-msg-id", in: a))
+            #expect(
+                LineTags.value("target-msg-id", in: b) == renamed[target], "pass 2's CLEARMSG names pass 2's message")
         }
     }
 }
