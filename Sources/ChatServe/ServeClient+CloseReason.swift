@@ -12,12 +12,15 @@ extension ServeClient {
         case evicted(String)
         case failed(String)
         case serverStopping
+        /// The client opened with a TLS handshake on a plain port (answered with a TLS alert).
+        case tlsOnPlainPort
 
         /// What the server's count of misbehaving peers files this close under, if anything.
         var misbehaviour: String? {
             switch self {
             case .notReading: "did not read"
             case .noLogin: "did not log in in time"
+            case .tlsOnPlainPort: "spoke TLS to a plain port"
             case .evicted: "closed to make room"
             default: nil
             }
@@ -35,6 +38,9 @@ extension ServeClient {
             case .evicted(let why): "closed before logging in to make room: \(why)"
             case .failed(let message): message
             case .serverStopping: "the server is stopping"
+            case .tlsOnPlainPort:
+                "the client began a TLS handshake, but this port speaks plain IRC: give the client --plain "
+                    + "(or serve TLS with --tls-cert and --tls-key)"
             }
         }
     }

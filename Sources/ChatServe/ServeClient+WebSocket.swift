@@ -11,7 +11,7 @@ extension ServeClient {
         case .quit: .normal
         case .reconnectSent, .serverStopping: .goingAway
         case .noLogin, .evicted: .policyViolation
-        case .dropped, .noPong, .clientClosed, .notReading, .failed, nil: nil
+        case .dropped, .noPong, .clientClosed, .notReading, .failed, .tlsOnPlainPort, nil: nil
         }
     }
 

@@ -66,6 +66,8 @@ final class ServeClient: ChannelListener, ChannelMember {
     private(set) var closeReason: CloseReason?
     /// The connection cannot or need not be written to any more: close without flushing.
     private var isForced = false
+    /// Whether the first bytes were looked at for a TLS handshake (plain connections only).
+    private var checkedForTLS: Bool
     /// The interest last registered with the loop.
     var registeredInterest: EventLoop.Interest = .readable
 
@@ -76,6 +78,7 @@ final class ServeClient: ChannelListener, ChannelMember {
         self.address = address
         self.context = context
         loginDeadline = now + context.options.loginTimeoutMs
+        checkedForTLS = !(transport is TCPConnection)
     }
 
     /// `#3 127.0.0.1:54321 (justinfan123)`, for reports.
@@ -122,6 +125,14 @@ final class ServeClient: ChannelListener, ChannelMember {
     ///
     /// - Complexity: O(bytes read) plus the replies. - Allocations: per command (the control path).
     func readAvailable(now: Int64) {
+        if !checkedForTLS, let tls = TLSClientHello.waiting(on: transport.fileDescriptor) {
+            checkedForTLS = true
+            if tls {
+                TLSClientHello.refuse(transport.fileDescriptor)
+                close(.tlsOnPlainPort)
+                return
+            }
+        }
         while !isForced {
             let outcome: ReadOutcome
             do {
@@ -348,7 +359,7 @@ final class ServeClient: ChannelListener, ChannelMember {
         switch reason {
         case .quit, .reconnectSent, .dropped:
             if closeReason == nil { closeReason = reason }
-        case .clientClosed, .failed, .notReading, .noPong, .noLogin, .evicted, .serverStopping:
+        case .clientClosed, .failed, .notReading, .noPong, .noLogin, .evicted, .serverStopping, .tlsOnPlainPort:
             if closeReason == nil || closeReason == .quit { closeReason = reason }
             isForced = true
         }
