@@ -20,5 +20,12 @@ mkdir -p "$root/share/bash-completion/completions" "$root/share/zsh/site-functio
 "$installed" --generate-completion-script fish >"$root/share/fish/vendor_completions.d/chatcap.fish"
 if [ -n "$manual_tool" ]; then
 	"$manual_tool" "$installed" --output-directory "$root/share/man/man1"
+	# The generator copies a discussion's blank lines into the page, which mdoc warns about: each
+	# becomes a paragraph break. The EXAMPLES section (docs/chatcap-examples.mdoc) goes last, after
+	# EXIT STATUS, as mdoc orders them.
+	page="$root/share/man/man1/chatcap.1"
+	sed -i 's/^$/.Pp/' "$page"
+	[ -z "$(tail -c 1 "$page")" ] || echo >>"$page" # the page may end without a newline
+	cat "$(dirname "$0")/../docs/chatcap-examples.mdoc" >>"$page"
 fi
 echo "installed chatcap $("$installed" --version) under $root"

@@ -1,47 +1,100 @@
 #!/usr/bin/env bash
-# Runs the built test suite in two `swift test` invocations, and when one fails, repeats every failing
-# test and its recorded issues at the end of the output, so a CI log that keeps only its tail still
-# names what failed and why.
+# Runs the built test suite, and when a part fails, repeats every failing test and its recorded issues
+# at the end of the output, so a CI log that keeps only its tail still names what failed and why.
 #
-# Why two: Swift Testing runs synchronous tests on the cooperative thread pool, one thread per core
-# (2 here). The process-driving suites (target CLITests) hold those threads for seconds to minutes
-# while their children run, and a test's time limit counts from when it was scheduled, not from when
-# it got a thread: in one invocation, second-long unit suites queued behind them for 10 minutes and
-# failed their limits on a busy machine. So the in-process suites run first, alone, then CLITests.
-# Both always run; the script fails if either did.
+# Swift Testing runs synchronous tests on the cooperative thread pool, one thread per core (2 here),
+# and a test's time limit counts from when it was scheduled, not from when it got a thread. The
+# process-driving suites (target CLITests) hold those threads for seconds to minutes while their
+# children run, mostly waiting: in one invocation, second-long unit suites queued behind them for
+# 10 minutes and failed their limits on a busy machine, and the cores sat idle. So:
+#   1. the in-process suites run first, alone;
+#   2. then CLITests, its suites dealt round-robin to CLI_SHARDS invocations that run side by side
+#      (each its own process and pool), every suite whole in one of them.
+# Every part always runs; the script fails if any did. Each part's output is kept in
+# .build/test-output-PART.log and printed whole once the part ends. The parts run the built test
+# bundle directly (`swift test` holds a lock on .build, so side-by-side invocations of it would wait
+# for each other).
 #
-# Usage: Scripts/run_tests.sh [extra `swift test` arguments, given to both runs]
+# Usage: Scripts/run_tests.sh [extra arguments for the test bundle, given to every part]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
+CLI_SHARDS=${CLI_SHARDS:-3}
 mkdir -p .build
+rm -f .build/test-output-*.log .build/test-output-*.status
+bundle="$("$SWIFT" build --show-bin-path)/chatcapPackageTests.xctest"
+if [ ! -x "$bundle" ]; then
+	echo "── $bundle is missing: build it first (swift build --build-tests) ──"
+	exit 1
+fi
 
-# run NAME ARGS...: one `swift test`, its output in .build/test-output-NAME.log; prints the failures.
-run() {
+# failures LOG: the failing tests and their issues in LOG.
+failures() {
+	# Swift Testing marks a failed test and each recorded issue with ✘; XCTest prints "error:".
+	grep -n -E '✘|: error:|Fatal error|Test Case .* failed|Expectation failed|crashed|signal code' "$1" |
+		grep -v -E '^[0-9]+:✘ Test run with' | head -n 14
+}
+
+# part NAME ARGS...: one run of the test bundle, its output in .build/test-output-NAME.log; its exit
+# status and time in .build/test-output-NAME.status.
+part() {
 	local name=$1
 	shift
-	local log=.build/test-output-$name.log
 	local start=$SECONDS
-	echo "── $name: swift test --skip-build $* ──"
-	"$SWIFT" test --skip-build "$@" 2>&1 | tee "$log"
-	local status=${PIPESTATUS[0]}
-	echo "── $name: exit $status after $((SECONDS - start)) s ──"
+	"$bundle" --testing-library swift-testing "$@" </dev/null >".build/test-output-$name.log" 2>&1
+	echo "$? $((SECONDS - start))" >".build/test-output-$name.status"
+}
+
+# report NAME: prints a finished part's output, its status line, and its failures.
+report() {
+	local name=$1 status seconds
+	read -r status seconds <".build/test-output-$name.status"
+	cat ".build/test-output-$name.log"
+	echo "── $name: exit $status after $seconds s ──"
 	if [ "$status" -ne 0 ]; then
-		echo
-		echo "── failures of $name (from $log) ──────────────────────────────────────────"
-		# Swift Testing marks a failed test and each recorded issue with ✘; XCTest prints "error:".
-		grep -n -E '✘|: error:|Fatal error|Test Case .* failed|Expectation failed|crashed|signal code' "$log" |
-			grep -v -E '^[0-9]+:✘ Test run with' | head -n 14
+		echo "── failures of $name (from .build/test-output-$name.log) ──────────────────────────────"
+		failures ".build/test-output-$name.log"
 	fi
 	return "$status"
 }
 
-run unit --skip '^CLITests\.' "$@"
-unit=$?
-run processes --filter '^CLITests\.' "$@"
-processes=$?
-cat .build/test-output-unit.log .build/test-output-processes.log >.build/test-output.log
-if [ "$unit" -ne 0 ] || [ "$processes" -ne 0 ]; then
-	echo "── swift test failed: in-process suites exit $unit, process-driving suites exit $processes ──"
+failed=()
+echo "── unit: the in-process suites ──"
+part unit --skip '^CLITests\.' "$@"
+report unit || failed+=(unit)
+
+mapfile -t suites < <("$bundle" --testing-library swift-testing --list-tests 2>/dev/null | sed -n -E 's/^CLITests\.([A-Za-z0-9_]+)\/.*/\1/p' | sort -u)
+if [ "${#suites[@]}" -eq 0 ]; then
+	echo "── no CLITests suite found by swift test list ──"
+	exit 1
+fi
+names=()
+for ((shard = 0; shard < CLI_SHARDS; shard++)); do
+	picked=()
+	for ((i = shard; i < ${#suites[@]}; i += CLI_SHARDS)); do picked+=("${suites[i]}"); done
+	[ "${#picked[@]}" -gt 0 ] || continue
+	filter="^CLITests\\.($(
+		IFS='|'
+		echo "${picked[*]}"
+	))/"
+	echo "── processes-$shard: ${#picked[@]} suites: ${picked[*]} ──"
+	part "processes-$shard" --filter "$filter" "$@" &
+	names+=("processes-$shard")
+done
+wait
+for name in "${names[@]}"; do report "$name" || failed+=("$name"); done
+
+cat .build/test-output-*.log >.build/test-output.log
+echo
+for name in unit "${names[@]}"; do
+	read -r status seconds <".build/test-output-$name.status"
+	echo "── $name: exit $status after $seconds s ──"
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+	echo "── swift test failed in: ${failed[*]} ──"
+	for name in "${failed[@]}"; do
+		echo "── failures of $name ──"
+		failures ".build/test-output-$name.log"
+	done
 	exit 1
 fi

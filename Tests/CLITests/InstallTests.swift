@@ -62,5 +62,11 @@ import Testing
             #expect(lines.contains { $0 == command || $0.hasPrefix(command + "  ") }, "\(command)")
         }
         #expect(page.text.contains("--apply-moderation"))
+        // No mdoc warning (the generator's blank lines were 7), and examples (issue #35's newcomer).
+        let lint = try CLI.shell(
+            "LC_ALL=C.UTF-8 groff -mdoc -ww -z \(InputShell.quote(prefix + "/share/man/man1/chatcap.1")) 2>&1")
+        #expect(lint.status == 0 && lint.text.isEmpty, "\(lint.text)")
+        #expect(lines.contains("EXAMPLES"), "an EXAMPLES section")
+        #expect(page.text.contains("chatcap serve Fixtures/lines/privmsg.irc --port 16667 --loop &"))
     }
 }
