@@ -52,7 +52,7 @@ import Testing
             LogSelection(channel: "alpha", days: Self.nov20...Self.nov20), table: "chat.lines")
         let day: Int64 = 1_763_596_800  // 2025-11-20T00:00:00Z
         #expect(
-            sql == "SELECT raw FROM `chat`.`lines` FINAL WHERE channel = 'alpha' "
+            sql == "SELECT raw FROM `chat`.`lines` FINAL PREWHERE channel = 'alpha' "
                 + "AND time >= toDateTime(\(day - 86_400)) AND time < toDateTime(\(day + 2 * 86_400)) "
                 + "AND if(toUInt32(received) = 0, time, received) >= toDateTime(\(day)) "
                 + "AND if(toUInt32(received) = 0, time, received) < toDateTime(\(day + 86_400)) "

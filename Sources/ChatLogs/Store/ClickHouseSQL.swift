@@ -113,8 +113,12 @@ public enum ClickHouseSQL: Sendable {
 
     /// The `raw` column of `selection`'s rows in the directory's order (every channel's: by channel
     /// first), one row per sorting key (`FINAL`: a line loaded twice is one row), as RowBinary strings.
+    /// The conditions are a `PREWHERE`: `raw` is read only for the granules with rows, and `FINAL` merges
+    /// only those rows (with a `WHERE` it merged the whole range first: 2.1 s instead of 0.4 s for a
+    /// user's month of 3 M rows on 18.16). A line's copies agree on every column but `received`, so
+    /// only a line two hosts received on either side of midnight can be in both days.
     public static func lines(_ selection: LogSelection, table: String) -> String {
-        "SELECT raw FROM \(identifier(table)) FINAL WHERE " + conditions(selection).joined(separator: " AND ")
+        "SELECT raw FROM \(identifier(table)) FINAL PREWHERE " + conditions(selection).joined(separator: " AND ")
             + " ORDER BY " + (selection.channel == nil ? "channel, " : "") + lineOrder + " FORMAT RowBinary"
     }
 
