@@ -28,7 +28,7 @@ struct LogsDifferentialArchive {
     private(set) var days: [String: Set<Int>] = [:]
 
     init() {
-        var rng = SplitMix(seed: 36)
+        var rng = SplitMix64(seed: 36)
         for (c, channel) in Self.channels.enumerated() {
             var lastReceived: Int64 = 0
             for day in 0..<Self.dayCount where rng.next(100) < 85 || day == Self.renameDay {
@@ -97,7 +97,7 @@ struct LogsDifferentialArchive {
     }
 
     private static func line(
-        channel: (name: String, room: Int), day: Int, index: Int, sent: Int64, rng: inout SplitMix
+        channel: (name: String, room: Int), day: Int, index: Int, sent: Int64, rng: inout SplitMix64
     ) -> String {
         let c = channel.name
         let r = channel.room
@@ -166,15 +166,7 @@ struct LogsDifferentialArchive {
     }
 }
 
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
+extension SplitMix64 {
+    /// A number in `0..<bound`.
+    fileprivate mutating func next(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
