@@ -145,7 +145,9 @@ bench-budget: deps $(BUDGET_LOG)
 	Benchmarks/budget_bench.sh .build/release/chatcap $(BUDGET_LOG) 1024G 40
 
 # chatcap logs over a generated archive (30 days of a 100,000-line channel and 200 quiet ones): a user's
-# month, a channel's day, search, 100 concurrent clients. Directory only: no ClickHouse side yet.
+# month, a channel's day, search, 100 concurrent clients; then the same archive loaded into a throwaway
+# ClickHouse (Scripts/clickhouse_test_server.sh, Debian's clickhouse-server) and a user's month and a
+# day asked of logs --dir and logs --clickhouse side by side (CLICKHOUSE=0 skips that part).
 bench-logs: deps-build
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
 	Benchmarks/logs_bench.sh .build/release/chatcap

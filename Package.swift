@@ -135,11 +135,14 @@ let package = Package(
                 "CZlib",
             ],
             swiftSettings: dataPathSettings),
-        // `logs`: the rustlog/justlog logs API over a capture directory (read through ChatInput's merge,
-        // encoded with ChatFormat's writers, gzip-encoded with ChatGzip's, answered on ChatHTTP's listener).
+        // `logs`: the rustlog/justlog logs API over a capture directory (read through ChatInput's merge) or
+        // the ClickHouse table load fills (asked with ChatCurl's client), encoded with ChatFormat's writers,
+        // gzip-encoded with ChatGzip's, answered on ChatHTTP's listener.
         .target(
             name: "ChatLogs",
-            dependencies: ["ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire"],
+            dependencies: [
+                "ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire", "ChatCurl",
+            ],
             swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(

@@ -1,11 +1,10 @@
-import ChatInput
-
-/// The body of a logs answer in time order, produced as it is sent: the served lines of `paths` that
-/// its ``LineFilter`` admits, encoded a block at a time when the listener asks for more, so the
+/// The body of a logs answer in time order, produced as it is sent: the served lines of a store's
+/// cursor (``LineCursor``) that its ``LineFilter`` admits, encoded a block at a time when the listener asks for more, so the
 /// first bytes go out before the range is read and memory stays bounded whatever the range.
 ///
-/// It reads as ``ArchiveReader`` does (ChatInput's merge; malformed lines and damaged files counted in
-/// ``counts``, never fatal) and applies `offset` and `limit` as it goes, as rustlog's
+/// Malformed lines and damaged files are the cursor's to count, never fatal; a store that fails after
+/// the status went out (ClickHouse gone mid-answer) ends the body with an error (``fill(_:)`` answers
+/// -1), so the client sees it cut off rather than complete. It applies `offset` and `limit` as it goes, as rustlog's
 /// `ORDER BY timestamp ASC … LIMIT … OFFSET …` does. ``prime()`` reads up to the first line, so an
 /// answer without lines is known (404) before anything is sent, as rustlog's `CursorStream` does.
 ///
@@ -14,11 +13,11 @@ import ChatInput
 ///                     ^ sent
 /// ```
 ///
-/// Memory: the reader's buffers (one file open, about 200 KiB), the encoder's, and ``pending``
+/// Memory: the cursor's (one file open, about 200 KiB; or one part of the table's answer), the encoder's, and ``pending``
 /// (about one block plus one line). Confined to one thread: the listener's (see ChatHTTP's
 /// `HTTPBodyStream`).
 final class LogStream {
-    private let reader: MergeReader
+    private let cursor: any LineCursor
     private let filter: LineFilter
     private let format: LogFormat
     private var encoder: LogEncoder
@@ -30,11 +29,13 @@ final class LogStream {
     /// Lines encoded so far.
     private(set) var lines = 0
     private var ended = false
-    private(set) var counts = ArchiveReader.Counts()
+    /// Why the store ended the lines early, if it did.
+    var failure: LogsError? { cursor.failure }
+    var counts: ArchiveReader.Counts { cursor.counts }
 
-    init(paths: [String], filter: LineFilter, query: LogsQuery) {
+    init(cursor: any LineCursor, filter: LineFilter, query: LogsQuery) {
         precondition(!query.reverse, "a reversed answer streams through ReverseLogStream")
-        reader = MergeReader(paths: paths, groups: [Array(paths.indices)])
+        self.cursor = cursor
         self.filter = filter
         format = query.format
         encoder = LogEncoder(format: query.format)
@@ -51,13 +52,13 @@ final class LogStream {
         return lines > 0
     }
 
-    /// The next bytes of the body into `buffer`; 0 at its end.
+    /// The next bytes of the body into `buffer`; 0 at its end, -1 when the store failed.
     ///
     /// - Complexity: O(bytes read and encoded to fill it). - Allocations: none once ``pending`` has grown.
     func fill(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         produce(until: buffer.count)
         let n = min(buffer.count, pending.count - sent)
-        guard n > 0, let target = buffer.baseAddress else { return 0 }
+        guard n > 0, let target = buffer.baseAddress else { return failure == nil ? 0 : -1 }
         unsafe pending.withUnsafeBytes { source in
             // SAFETY: `sent + n <= pending.count` and `n <= buffer.count` (the `min` above).
             unsafe target.copyMemory(from: source.baseAddress! + sent, byteCount: n)
@@ -77,15 +78,18 @@ final class LogStream {
             sent = 0
         }
         while !ended && pending.count < bytes {
-            let more = reader.next { event, span in
-                guard let line = counts.take(event), filter.admits(line, in: span) else { return }
+            let more = cursor.next { line, span in
+                guard filter.admits(line, in: span) else { return }
                 if skip > 0 {
                     skip -= 1
                     return
                 }
                 add(line, span)
             }
-            if !more { finish() }
+            if !more {
+                // A failed store's body stays unclosed: `fill` then answers -1 once it is sent.
+                if failure == nil { finish() } else { ended = true }
+            }
         }
     }
 

@@ -5,18 +5,18 @@ import Synchronization
 
 extension LogsService {
     /// `GET /channels`: `{"channels":[{"name":…,"userID":…}]}` (`src/web/schema.rs`, `ChannelsList`),
-    /// one per channel folder, the id from its lines' `room-id` (empty when none of its lines has one).
-    func channelList() -> HTTPResponse {
+    /// one per channel of the store, the id from its lines' `room-id` (empty when none of its lines has one).
+    func channelList() throws(LogsError) -> HTTPResponse {
         var json = JSONWriter(capacity: 1024)
         json.beginObject()
         json.key("channels")
         json.beginArray()
-        for login in (try? archive.channels()) ?? [] where !isOptedOut(channel: login) {
+        for login in try store.channels() where try !isOptedOut(channel: login) {
             json.beginObject()
             json.key("name")
             json.string(login)
             json.key("userID")
-            json.string(roomId(of: login) ?? "")
+            json.string(try roomId(of: login) ?? "")
             json.endObject()
         }
         json.endArray()
@@ -49,10 +49,12 @@ extension LogsService {
             json.endObject()
         }
         if let user {
-            let selector = try self.selector(for: user, in: channel, preferring: [])
-            for month in months(of: channel, with: selector) { entry(year: month.year, month: month.month, day: nil) }
+            let selector = try self.selector(for: user, in: channel, preferring: nil)
+            for month in try store.months(of: channel, with: selector) {
+                entry(year: month.year, month: month.month, day: nil)
+            }
         } else {
-            for day in archive.days(of: channel) { entry(year: day.year, month: day.month, day: day.day) }
+            for day in try store.days(of: channel) { entry(year: day.year, month: day.month, day: day.day) }
         }
         guard any else { throw .notFound }
         json.endArray()
@@ -61,34 +63,14 @@ extension LogsService {
             status: 200, contentType: "application/json", body: json.bytes, headers: [Self.listCache])
     }
 
-    /// The `room-id` of `channel`'s lines, from its newest file that has one (remembered).
-    ///
-    /// - Complexity: O(1) once known; else the lines of the channel's files, newest first, up to the
-    ///   first served one.
-    func roomId(of channel: String) -> String? {
-        if let known = roomIds.withLock({ $0[channel] }) { return known }
-        var found: String? = nil
-        var reader = ArchiveReader()
-        for file in archive.files(of: channel).reversed() {
-            reader.read([file.path]) { line, bytes in
-                guard let id = line.roomId else { return true }
-                found = String(decoding: bytes, in: id.raw)
-                return false
-            }
-            if found != nil { break }
-        }
-        if let found { roomIds.withLock { $0[channel] = found } }
-        return found
-    }
-
     /// Who `user` is in `channel`: by id as given; by login, the id the channel's lines give that login
-    /// (as rustlog asks Twitch for a login's id), looked for first in `preferred` files (the month asked
-    /// for), then in the channel's other files newest first, reading up to the first line that gives it.
+    /// (as rustlog asks Twitch for a login's id), looked for first on `preferred` days (the month asked
+    /// for), then on the channel's other days newest first (``LogStore/userId(of:in:preferring:)``).
     ///
     /// - Throws: ``LogsError/notFound`` for a login no line of the channel names,
-    ///   ``LogsError/userOptedOut`` for a user (login or id) on the opt-out list.
+    ///   ``LogsError/userOptedOut`` for a user (login or id) on the opt-out list, a store's failure.
     func selector(
-        for user: LogsRoute.User, in channel: String, preferring preferred: [String]
+        for user: LogsRoute.User, in channel: String, preferring preferred: ClosedRange<LogDay>?
     ) throws(LogsError) -> UserSelector {
         switch user {
         case .id(let id):
@@ -98,59 +80,10 @@ extension LogsService {
             let list = optOut
             if list.logins.contains(name) { throw .userOptedOut }
             let login = Array(name.utf8)
-            var ids: [[UInt8]] = []
-            var named = false
-            var reader = ArchiveReader()
-            func look(_ paths: [String]) {
-                reader.read(paths) { line, bytes in
-                    if let user = line.userLogin(in: bytes), bytes.equals(lowercased: login, at: user.range) {
-                        named = true
-                    }
-                    if let id = UserSelector.id(of: login, in: line, bytes) { ids.append(id) }
-                    return ids.isEmpty  // a login names one account: its first id is the user's
-                }
-            }
-            look(preferred)
-            if ids.isEmpty {
-                for file in archive.files(of: channel).reversed() where !preferred.contains(file.path) {
-                    look([file.path])
-                    if !ids.isEmpty { break }
-                }
-            }
-            guard named || !ids.isEmpty else { throw .notFound }
-            if ids.contains(where: { list.ids.contains(String(decoding: $0, as: UTF8.self)) }) { throw .userOptedOut }
-            return UserSelector(ids: ids, login: login)
+            let (id, named) = try store.userId(of: login, in: channel, preferring: preferred)
+            guard named || id != nil else { throw .notFound }
+            if let id, list.ids.contains(String(decoding: id, as: UTF8.self)) { throw .userOptedOut }
+            return UserSelector(ids: id.map { [$0] } ?? [], login: login)
         }
-    }
-
-    /// The months with lines of `selector`'s user in `channel`, newest first.
-    ///
-    /// - Complexity: per month, its files newest first up to the user's first line.
-    func months(of channel: String, with selector: UserSelector) -> [LogMonth] {
-        var byMonth: [(LogMonth, [String])] = []
-        for file in archive.files(of: channel).reversed() {
-            let month = file.day.logMonth
-            if byMonth.last?.0 == month {
-                byMonth[byMonth.count - 1].1.append(file.path)
-            } else {
-                byMonth.append((month, [file.path]))
-            }
-        }
-        var found: [LogMonth] = []
-        var reader = ArchiveReader()
-        for (month, paths) in byMonth {
-            for path in paths {
-                var hit = false
-                reader.read([path]) { line, bytes in
-                    hit = selector.matches(line, in: bytes)
-                    return !hit
-                }
-                if hit {
-                    found.append(month)
-                    break
-                }
-            }
-        }
-        return found
     }
 }

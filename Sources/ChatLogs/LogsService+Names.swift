@@ -9,27 +9,20 @@ extension LogsService {
     /// (`src/web/schema.rs`, `PreviousName`; `get_user_name_history`), oldest first; `[]` for an id no
     /// line carries (rustlog answers its empty list so).
     ///
-    /// - Complexity: O(bytes of every channel's files): no index yet.
-    func nameHistory(_ id: String) -> HTTPResponse {
+    /// - Complexity: O(bytes of every channel's files): no index yet (the table: the user's lines).
+    func nameHistory(_ id: String) throws(LogsError) -> HTTPResponse {
         let wanted = Array(id.utf8)
         var seen: [String: (first: Timestamp, last: Timestamp)] = [:]
-        var reader = ArchiveReader()
-        for channel in (try? archive.channels()) ?? [] {
-            for file in archive.files(of: channel) {
-                reader.read([file.path]) { line, bytes in
-                    guard let userId = line.userId, bytes.equals(wanted, at: userId.raw.range),
-                        let login = line.userLogin(in: bytes)
-                    else { return true }
-                    let name = String(decoding: bytes, in: login).lowercased()
-                    let time = line.timestamp(in: bytes)
-                    if let known = seen[name] {
-                        seen[name] = (min(known.first, time), max(known.last, time))
-                    } else {
-                        seen[name] = (time, time)
-                    }
-                    return true
-                }
+        try read(nil, nil, LineFilter(user: UserSelector(ids: [wanted], login: nil))) { line, bytes in
+            guard let login = line.userLogin(in: bytes) else { return true }
+            let name = String(decoding: bytes, in: login).lowercased()
+            let time = line.timestamp(in: bytes)
+            if let known = seen[name] {
+                seen[name] = (min(known.first, time), max(known.last, time))
+            } else {
+                seen[name] = (time, time)
             }
+            return true
         }
         var json = JSONWriter(capacity: 256)
         json.beginArray()

@@ -10,15 +10,11 @@ extension LogsService {
     /// login seen for it (`get_channel_stats`: `GROUP BY user_id ORDER BY cnt DESC LIMIT 5`). Lines
     /// without a user id are counted in `messageCount` only.
     ///
-    /// - Complexity: O(bytes of the channel's files, or of the range's): no index yet.
+    /// - Complexity: O(bytes of the channel's lines, or of the range's): no index yet.
     func channelStats(_ channel: String, _ query: LogsQuery) throws(LogsError) -> HTTPResponse {
-        let paths = files(of: channel, in: query.range)
-        let lines = filter(window: query.range)
         var total = 0
         var byId: [String: (count: Int, login: String?)] = [:]
-        var reader = ArchiveReader()
-        reader.read(paths) { line, bytes in
-            guard lines.admits(line, in: bytes) else { return true }
+        try read(channel, query.range.map(LogSelection.daysAround), filter(window: query.range)) { line, bytes in
             total += 1
             guard let id = line.userId, !id.raw.isEmpty else { return true }
             let key = String(decoding: bytes, in: id.raw)
@@ -45,16 +41,13 @@ extension LogsService {
     /// `GET /<…>/{user|userid}/<u>/stats[?from=&to=]`: `{"userId":…,"userLogin":…,"messageCount":N}`
     /// (`UserLogsStats`; `get_user_stats`): the user's lines in the channel (in the range, when given).
     ///
-    /// - Complexity: O(bytes of the channel's files, or of the range's).
+    /// - Complexity: O(bytes of the channel's lines, or of the range's; the table: the user's lines).
     func userStats(_ channel: String, _ user: LogsRoute.User, _ query: LogsQuery) throws(LogsError) -> HTTPResponse {
-        let paths = files(of: channel, in: query.range)
-        let selector = try self.selector(for: user, in: channel, preferring: [])
-        let lines = filter(user: selector, window: query.range)
+        let days = query.range.map(LogSelection.daysAround)
+        let selector = try self.selector(for: user, in: channel, preferring: nil)
         var count = 0
         var login: String? = nil
-        var reader = ArchiveReader()
-        reader.read(paths) { line, bytes in
-            guard lines.admits(line, in: bytes) else { return true }
+        try read(channel, days, filter(user: selector, window: query.range)) { line, bytes in
             count += 1
             if let name = line.userLogin(in: bytes) { login = String(decoding: bytes, in: name) }
             return true
@@ -69,16 +62,6 @@ extension LogsService {
         var json = JSONWriter(capacity: 128)
         Self.userStats(&json, id: id, login: login, count: count)
         return HTTPResponse(status: 200, contentType: "application/json", body: json.bytes)
-    }
-
-    /// The channel's files, those of the days a range touches (and one either side) when given.
-    func files(of channel: String, in range: Range<Timestamp>?) -> [String] {
-        let all = archive.files(of: channel)
-        guard let range else { return all.map(\.path) }
-        let day: Int64 = 86_400_000
-        let lower = range.lowerBound.advanced(byMilliseconds: -day)
-        let upper = range.upperBound.advanced(byMilliseconds: day)
-        return all.filter { $0.day.start < upper && $0.day.start.advanced(byMilliseconds: day) > lower }.map(\.path)
     }
 
     /// One `UserLogsStats` object: `userId`, `userLogin` (null when unknown), `messageCount`.

@@ -2,24 +2,24 @@ public import ChatHTTP
 public import ChatStore
 import Synchronization
 
-/// The rustlog/justlog logs API over a capture directory: answers a request's path and query from the
-/// archive's files (``LogArchive``), read through ChatInput's merge, in rustlog's shapes.
+/// The rustlog/justlog logs API over a store of captured lines (``LogStore``: a capture directory, or
+/// the ClickHouse table `chatcap load` fills): answers a request's path and query from the store's
+/// lines in rustlog's shapes. Both stores' lines go through the same filters and encoders, so they give
+/// the same bytes.
 ///
-/// Each request lists the folders again, so what a running capture writes is seen at the next
+/// Each request asks the store again, so what a running capture (or load) adds is seen at the next
 /// request. The one thing remembered between requests is each channel's id (the `room-id` of its
-/// lines), learned from its newest file once.
+/// lines), learned once.
 ///
-/// No index yet: a channel's day reads that day's files; a user's month reads the month's files of
-/// the channel; finding a user's id by login, a user's latest month and `/list?user=` read the
-/// channel's files newest first until they know. Answers stream: in time order line by line (the first
-/// bytes go out before the range is read, in bounded memory); reversed, a file at a time from the
-/// newest back, holding at most ``maxAnswerBytes`` of one file's lines.
+/// Answers stream: in time order line by line (the first bytes go out before the range is read, in
+/// bounded memory); reversed, a part at a time (a file; a day of the table) from the newest back,
+/// holding at most ``maxAnswerBytes`` of one part's lines.
 ///
-/// Sendable: the archive is a path, the id cache is behind a `Mutex`; libmicrohttpd calls
+/// Sendable: the store is, the id cache is behind a `Mutex`; libmicrohttpd calls
 /// ``respond(path:query:)`` on its own thread.
 public final class LogsService: Sendable {
-    public let archive: LogArchive
-    /// The most a reversed answer holds of one file, in bytes (answers in time order hold about a block).
+    public let store: any LogStore
+    /// The most a reversed answer holds of one part, in bytes (answers in time order hold about a block).
     public let maxAnswerBytes: Int
     /// The wall clock (a day still going on is not cached by clients).
     let now: @Sendable () -> Timestamp
@@ -28,20 +28,26 @@ public final class LogsService: Sendable {
     /// Who opted out, and the same as a line test; replaced whole by ``setOptOut(_:)``.
     private let optOutState: Mutex<(list: OptOutList, filter: OptOutFilter)>
 
-    /// Whether a user's month may use and build the month's index (``MonthIndex``), written in the
-    /// archive's hidden `.chatcap-index` folder.
-    public let usesIndex: Bool
-
     public init(
-        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(), usesIndex: Bool = true,
+        store: any LogStore, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(),
         now: @escaping @Sendable () -> Timestamp
     ) {
         precondition(maxAnswerBytes > 0, "an answer may hold something")
-        self.archive = archive
+        self.store = store
         self.maxAnswerBytes = maxAnswerBytes
-        self.usesIndex = usesIndex
         self.now = now
         optOutState = Mutex((optOut, OptOutFilter(optOut)))
+    }
+
+    /// The API over a capture directory (``DirectoryStore``); `usesIndex`: whether a user's month may use
+    /// and build the month's index (``MonthIndex``), written in the archive's hidden `.chatcap-index` folder.
+    public convenience init(
+        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(), usesIndex: Bool = true,
+        now: @escaping @Sendable () -> Timestamp
+    ) {
+        self.init(
+            store: DirectoryStore(archive: archive, usesIndex: usesIndex, now: now), maxAnswerBytes: maxAnswerBytes,
+            optOut: optOut, now: now)
     }
 
     /// Serves from now on as if `list` were the opt-out list (a reload: requests already answering
@@ -97,7 +103,7 @@ public final class LogsService: Sendable {
             let route = try LogsRoute(path: path, query: query)
             switch route {
             case .channels:
-                return channelList()
+                return try channelList()
             case .list(let channel, let user):
                 return try availableLogs(try login(of: channel), user)
             case .capabilities:
@@ -129,39 +135,51 @@ public final class LogsService: Sendable {
                 return try userStats(try login(of: channel), user, LogsQuery(query))
             case .nameHistory(let id):
                 if optOut.ids.contains(id) { throw .userOptedOut }
-                return nameHistory(id)
+                return try nameHistory(id)
             }
         } catch {
             return error.response
         }
     }
 
-    /// The folder name of `channel`: its login when it has a folder, or the folder whose lines carry
-    /// its id.
+    /// The login of `channel`: as named when the store has it, or the channel whose lines carry its id.
     ///
-    /// - Throws: ``LogsError/notFound`` when the archive has no such channel,
-    ///   ``LogsError/channelOptedOut`` when its login or id is on the opt-out list.
+    /// - Throws: ``LogsError/notFound`` when the store has no such channel,
+    ///   ``LogsError/channelOptedOut`` when its login or id is on the opt-out list, a store's failure.
     func login(of channel: LogsRoute.Channel) throws(LogsError) -> String {
         let found: String
         switch channel {
         case .name(let login):
-            guard archive.hasChannel(login) else { throw .notFound }
+            guard try store.hasChannel(login) else { throw .notFound }
             found = login
         case .id(let id):
-            guard let login = ((try? archive.channels()) ?? []).first(where: { roomId(of: $0) == id }) else {
-                throw .notFound
+            var match: String? = nil
+            for login in try store.channels() where try roomId(of: login) == id {
+                match = login
+                break
             }
-            found = login
+            guard let match else { throw .notFound }
+            found = match
         }
-        if isOptedOut(channel: found) { throw .channelOptedOut }
+        if try isOptedOut(channel: found) { throw .channelOptedOut }
         return found
     }
 
     /// Whether the channel `login` (or its id) is on the opt-out list.
-    func isOptedOut(channel login: String) -> Bool {
+    func isOptedOut(channel login: String) throws(LogsError) -> Bool {
         let list = optOut
         guard !list.isEmpty else { return false }
-        return list.contains(login: login, id: roomId(of: login))
+        return list.contains(login: login, id: try roomId(of: login))
+    }
+
+    /// The `room-id` of `channel`'s lines (remembered once known).
+    ///
+    /// - Complexity: O(1) once known; else the store's ``LogStore/roomId(of:)``.
+    func roomId(of channel: String) throws(LogsError) -> String? {
+        if let known = roomIds.withLock({ $0[channel] }) { return known }
+        let found = try store.roomId(of: channel)
+        if let found { roomIds.withLock { $0[channel] = found } }
+        return found
     }
 
     /// `Cache-Control` of an answer about the time before `end`: rustlog's `no-cache` while the range

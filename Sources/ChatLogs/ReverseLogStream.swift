@@ -1,25 +1,26 @@
-import ChatInput
-
-/// The body of a reversed logs answer (newest first), produced as it is sent, one file at a time:
-/// the channel's files are read from the newest back, each file's admitted lines gathered
-/// (``LogAnswer``, newest first) and handed out before the next older file is read.
+/// The body of a reversed logs answer (newest first), produced as it is sent, one part at a time (a
+/// capture file, a day of the table; ``LogStore/parts(of:)``): the parts are read from the newest back,
+/// each part's admitted lines gathered (``LogAnswer``, newest first) and handed out before the next
+/// older part is read.
 ///
-/// A file's lines are in time order within it and the files of a channel follow one another in time
-/// (capture writes them one after the other), so this is exactly the reverse of ``LogStream``'s order.
+/// A part's lines are in time order within it and the parts follow one another in time (capture writes
+/// its files one after the other), so this is exactly the reverse of ``LogStream``'s order.
 /// `offset` and `limit` apply as it goes: `?reverse&limit=100` over a month reads only the newest
-/// files it needs. Memory: one file's answer at most (``LogAnswer``'s `maxBytes`; with a limit only the
-/// newest `offset + limit` lines of it), the reader's buffers, one block.
+/// parts it needs. Memory: one part's answer at most (``LogAnswer``'s `maxBytes`; with a limit only the
+/// newest `offset + limit` lines of it), the cursor's buffers, one block.
 ///
-/// ``prime()`` reads up to the answer's first line (404 without one, 400 for a first file past the
-/// size limit). A later file past the limit cannot change a status already sent: the body then ends
-/// with an error (``fill(_:)`` answers -1), so the client sees it cut off rather than complete.
+/// ``prime()`` reads up to the answer's first line (404 without one, 400 for a first part past the
+/// size limit, the store's failure). A later part past the limit, or a store failing later, cannot
+/// change a status already sent: the body then ends with an error (``fill(_:)`` answers -1), so the
+/// client sees it cut off rather than complete.
 final class ReverseLogStream {
-    private let paths: [String]
-    /// The next file to read, counting down; -1 once every file was read.
+    private let store: any LogStore
+    private let parts: [LogPart]
+    /// The next part to read, counting down; -1 once every part was read.
     private var next: Int
     private let filter: LineFilter
     private let format: LogFormat
-    private let maxFileBytes: Int
+    private let maxPartBytes: Int
     private var encoder: LogEncoder
     private var skip: Int
     /// Lines still to send (`limit`, else `Int.max`, never reached).
@@ -32,14 +33,15 @@ final class ReverseLogStream {
     private var failed = false
     private(set) var counts = ArchiveReader.Counts()
 
-    /// - Parameter paths: the files in time order.
-    init(paths: [String], filter: LineFilter, query: LogsQuery, maxFileBytes: Int) {
+    /// - Parameter parts: the store's parts in time order.
+    init(store: any LogStore, parts: [LogPart], filter: LineFilter, query: LogsQuery, maxPartBytes: Int) {
         precondition(query.reverse, "an answer in time order streams through LogStream")
-        self.paths = paths
-        next = paths.count - 1
+        self.store = store
+        self.parts = parts
+        next = parts.count - 1
         self.filter = filter
         format = query.format
-        self.maxFileBytes = maxFileBytes
+        self.maxPartBytes = maxPartBytes
         encoder = LogEncoder(format: query.format)
         skip = query.offset ?? 0
         left = query.limit ?? .max
@@ -49,15 +51,17 @@ final class ReverseLogStream {
 
     /// Reads up to the answer's first line: whether it has one.
     ///
-    /// - Throws: ``LogAnswerError/tooLarge(maxBytes:)`` when the newest file with lines passes the limit.
-    func prime() throws(LogAnswerError) -> Bool {
+    /// - Throws: ``LogsError/invalidParam(_:)`` when the newest part with lines passes the limit, the
+    ///   store's failure.
+    func prime() throws(LogsError) -> Bool {
         try produce(until: 1)
         return lines > 0
     }
 
-    /// The next bytes of the body into `buffer`; 0 at its end, -1 when a file passed the size limit.
+    /// The next bytes of the body into `buffer`; 0 at its end, -1 when a part passed the size limit or
+    /// the store failed.
     func fill(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
-        do throws(LogAnswerError) {
+        do throws(LogsError) {
             try produce(until: buffer.count)
         } catch {
             failed = true
@@ -72,8 +76,8 @@ final class ReverseLogStream {
         return n
     }
 
-    /// Reads files, newest first, until ``pending`` holds `bytes` unsent bytes or the body has ended.
-    private func produce(until bytes: Int) throws(LogAnswerError) {
+    /// Reads parts, newest first, until ``pending`` holds `bytes` unsent bytes or the body has ended.
+    private func produce(until bytes: Int) throws(LogsError) {
         if sent > 0 {
             pending.removeFirst(sent)
             sent = 0
@@ -84,22 +88,27 @@ final class ReverseLogStream {
                 break
             }
             let limit = hasLimit ? skip + left : nil
-            var file = LogAnswer(format: format, reverse: true, limit: limit, maxBytes: maxFileBytes)
-            var failure: LogAnswerError? = nil
-            var reader = ArchiveReader()
-            reader.read([paths[next]]) { line, span in
-                guard filter.admits(line, in: span) else { return true }
-                do throws(LogAnswerError) {
-                    try encoder.encode(line, in: span) { encoding throws(LogAnswerError) in try file.append(encoding) }
-                } catch {
-                    failure = error
-                    return false
+            var file = LogAnswer(format: format, reverse: true, limit: limit, maxBytes: maxPartBytes)
+            var failure: LogsError? = nil
+            let cursor = store.cursor(parts[next...next])
+            do throws(LogsError) {
+                try cursor.read { line, span in
+                    guard filter.admits(line, in: span) else { return true }
+                    do throws(LogAnswerError) {
+                        try encoder.encode(line, in: span) { encoding throws(LogAnswerError) in
+                            try file.append(encoding)
+                        }
+                    } catch {
+                        failure = .invalidParam(
+                            "the answer would pass \(maxPartBytes) bytes: ask for less with limit and offset")
+                        return false
+                    }
+                    return true
                 }
-                return true
+            } catch {
+                failure = error
             }
-            counts.lines += reader.counts.lines
-            counts.malformed += reader.counts.malformed
-            counts.failedFiles += reader.counts.failedFiles
+            counts.add(cursor.counts)
             next -= 1
             if let failure {
                 failed = true

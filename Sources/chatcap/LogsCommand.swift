@@ -1,5 +1,7 @@
 import ArgumentParser
+import ChatCurl
 import ChatHTTP
+import ChatLoad
 import ChatLogs
 import ChatPosix
 import TwitchSession
@@ -11,28 +13,48 @@ import TwitchSession
 struct LogsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logs",
-        abstract: "Answer the rustlog/justlog logs API over a capture directory.",
+        abstract: "Answer the rustlog/justlog logs API over a capture directory or the ClickHouse table.",
         // Written out: the generated one lists every option (logs past 80 columns).
-        usage: "chatcap logs --dir <dir> --http-port <port> [<options>]",
+        usage: "chatcap logs (--dir <dir> | --clickhouse <url>) --http-port <port> [...]",
         discussion: """
             Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, never \
             changing them, also while a capture writes into it (a user's month builds its month index in \
-            DIR/.chatcap-index on first use; --no-index never writes it): GET /channels, /list?channel=<c>[&user=<u>], \
+            DIR/.chatcap-index on first use; --no-index never writes it), or the same lines from the \
+            ClickHouse table chatcap load fills (--clickhouse, --table; the same answers byte for byte; \
+            503 while ClickHouse cannot be reached, 500 with its message when it answers an error): GET /channels, /list?channel=<c>[&user=<u>], \
             /channel/<c>/<y>/<m>/<d>, /channel/<c>/user/<u>/<y>/<m>, /channel/<c> and /channel/<c>/user/<u> \
             (303 to the latest day or month), each also as /channelid/<id> and /userid/<id>; ?json, \
             ?jsonBasic, ?ndjson, ?raw, ?reverse, ?limit=&offset=. Shapes and status codes follow rustlog's; \
             see docs/logs.md. On start one line 'listening on http://HOST:PORT/' goes to standard error. \
             SIGINT/SIGTERM stop it (exit 0).
 
-            Exit status: 0 stopped, 64 usage error, 66 DIR cannot be read or holds no channel folders, or the \
-            --opt-out file cannot be read or holds an entry that is neither a login nor an id, 74 the address \
-            cannot be bound.
+            Exit status: 0 stopped, 64 usage error, 66 DIR cannot be read or holds no channel folders, the \
+            table is missing (or lacks a column of docs/clickhouse.sql), or the --opt-out file cannot be read \
+            or holds an entry that is neither a login nor an id, 74 the address cannot be bound.
             """)
 
     static let maxAnswerRange = NumberRange(1...4096, unit: "MiB")
 
-    @Option(help: ArgumentHelp("The capture directory (as written by chatcap capture --dir).", valueName: "dir"))
-    var dir: String
+    @Option(
+        help: ArgumentHelp(
+            "The capture directory (as written by chatcap capture --dir) to serve; or --clickhouse.",
+            valueName: "dir"),
+        completion: .directory)
+    var dir: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the ClickHouse table chatcap load fills instead of a directory: its HTTP interface, "
+                + "http(s)://[user[:password]@]host[:port]/ (password also from CHATCAP_CLICKHOUSE_PASSWORD). "
+                + "The table of docs/clickhouse.sql (ClickHouse 18.16 and later).",
+            valueName: "url"))
+    var clickhouse: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --clickhouse: the table to read, table or database.table (letters, digits, _; default: chat.lines).",
+            valueName: "name"))
+    var table: String?
 
     @Option(
         help: ArgumentHelp(
@@ -55,7 +77,8 @@ struct LogsCommand: ParsableCommand {
             "The most a ?reverse answer holds of one file, \(Self.maxAnswerRange.text) MiB (default: 64): a "
                 + "reversed answer sends each file's lines newest first once the file is read; past this it is "
                 + "refused with 400 (asking for limit and offset), or cut off with an error once it has begun. "
-                + "Answers in time order stream line by line, whatever their size.",
+                + "Answers in time order stream line by line, whatever their size. With --clickhouse: also the "
+                + "most one query's answer holds (a channel's day, a user's lines), in either order.",
             valueName: "MiB"),
         transform: { try Self.maxAnswerRange.parse($0) })
     var maxAnswerMiB = 64
@@ -78,9 +101,65 @@ struct LogsCommand: ParsableCommand {
 
     func validate() throws {
         if host.isEmpty { throw ValidationError("--host needs an address") }
+        switch (dir, clickhouse) {
+        case (nil, nil): throw ValidationError("Give --dir DIR (a capture directory) or --clickhouse URL (its table).")
+        case (.some, .some): throw ValidationError("--dir and --clickhouse: give one store, not both.")
+        case (.some, nil):
+            if table != nil { throw ValidationError("--table is for --clickhouse; --dir serves the directory.") }
+        case (nil, .some(let url)):
+            if noIndex { throw ValidationError("--no-index is for --dir; the table needs no index.") }
+            if let table, !ClickHouseEndpoint.isPlainTableName(table) {
+                throw ValidationError(
+                    "--table must be table or database.table of letters, digits and _ (got '\(table)')")
+            }
+            do { _ = try ClickHouseEndpoint(parsing: url) } catch { throw ValidationError(error.description) }
+        }
     }
 
     func run() throws {
+        let store: any LogStore
+        let served: String
+        if let clickhouse {
+            (store, served) = try Self.clickHouseStore(
+                clickhouse, table: table ?? "chat.lines", maxAnswerMiB: maxAnswerMiB)
+        } else {
+            (store, served) = try Self.directoryStore(dir ?? "", usesIndex: !noIndex)
+        }
+        var optOut = OptOutList()
+        if let optOutFile {
+            do {
+                optOut = try Self.readOptOut(optOutFile)
+            } catch {
+                Diagnostics.error("\(error)")
+                throw ExitCode(.noInput)
+            }
+            Hangups.install()
+        }
+        let service = LogsService(
+            store: store, maxAnswerBytes: maxAnswerMiB << 20, optOut: optOut, now: { Moment.now().wall })
+        var router = HTTPRouter()
+        service.install(into: &router)
+        let listener: HTTPListener
+        do {
+            listener = try HTTPListener(host: host, port: UInt16(httpPort), router: router)
+        } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(.ioErr)
+        }
+        let stop = StopFlag()
+        Interrupts.install(stop)
+        Diagnostics.note("listening on \(listener.url)/ (\(served))")
+        while !stop.isRaised {
+            usleep(50_000)
+            if let optOutFile, Hangups.take() { Self.reload(optOutFile, into: service) }
+        }
+        listener.stop()
+    }
+
+    /// The store of a capture directory, and what it serves (`N channels in DIR`).
+    ///
+    /// - Throws: exit 66 when DIR cannot be read or holds no channel folders (said on stderr).
+    static func directoryStore(_ dir: String, usesIndex: Bool) throws -> (any LogStore, String) {
         let archive = LogArchive(root: dir)
         let channels: [String]
         do {
@@ -94,36 +173,39 @@ struct LogsCommand: ParsableCommand {
                 "\(dir) holds no channel folders (\(dir)/<login>/YYYY-MM-DD.log.gz): is it a capture directory?")
             throw ExitCode(.noInput)
         }
-        var optOut = OptOutList()
-        if let optOutFile {
-            do {
-                optOut = try Self.readOptOut(optOutFile)
-            } catch {
-                Diagnostics.error("\(error)")
-                throw ExitCode(.noInput)
-            }
-            Hangups.install()
-        }
-        let service = LogsService(
-            archive: archive, maxAnswerBytes: maxAnswerMiB << 20, optOut: optOut, usesIndex: !noIndex,
-            now: { Moment.now().wall })
-        var router = HTTPRouter()
-        service.install(into: &router)
-        let listener: HTTPListener
+        return (
+            DirectoryStore(archive: archive, usesIndex: usesIndex, now: { Moment.now().wall }),
+            "\(channels.count) channels in \(dir)"
+        )
+    }
+
+    /// The store of the ClickHouse table, checked: a table that is missing (or lacks a column) is exit 66;
+    /// a ClickHouse that cannot be reached is said, and served as 503 until it answers.
+    static func clickHouseStore(_ url: String, table: String, maxAnswerMiB: Int) throws -> (any LogStore, String) {
+        let endpoint: ClickHouseEndpoint
         do {
-            listener = try HTTPListener(host: host, port: UInt16(httpPort), router: router)
+            endpoint = try ClickHouseEndpoint(
+                parsing: url, environmentPassword: Environment.value("CHATCAP_CLICKHOUSE_PASSWORD"))
+            try HTTPClient.prepare()
         } catch {
             Diagnostics.error("\(error)")
-            throw ExitCode(.ioErr)
+            throw ExitCode(.usage)
         }
-        let stop = StopFlag()
-        Interrupts.install(stop)
-        Diagnostics.note("listening on \(listener.url)/ (\(channels.count) channels in \(dir))")
-        while !stop.isRaised {
-            usleep(50_000)
-            if let optOutFile, Hangups.take() { Self.reload(optOutFile, into: service) }
+        let store = ClickHouseStore(
+            endpoint: ClickHouseStore.Endpoint(
+                url: endpoint.url, user: endpoint.user, password: endpoint.password, redacted: endpoint.redacted),
+            table: table, maxPartBytes: maxAnswerMiB << 20)
+        do throws(LogsError) {
+            try store.check()
+        } catch {
+            if case .storeUnavailable(let why) = error {
+                Diagnostics.warning("\(why); answering 503 until it answers")
+            } else {
+                Diagnostics.error("table \(table) at \(endpoint.redacted) cannot be served: \(error.text)")
+                throw ExitCode(.noInput)
+            }
         }
-        listener.stop()
+        return (store, "table \(table) at \(endpoint.redacted)")
     }
 
     /// Why an opt-out file could not be used.

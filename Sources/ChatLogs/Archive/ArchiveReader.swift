@@ -37,6 +37,13 @@ public struct ArchiveReader: ~Copyable {
             }
             return nil
         }
+
+        /// Adds what another read counted.
+        mutating func add(_ other: Counts) {
+            lines += other.lines
+            malformed += other.malformed
+            failedFiles += other.failedFiles
+        }
     }
 
     public private(set) var counts = Counts()
@@ -48,14 +55,9 @@ public struct ArchiveReader: ~Copyable {
     /// - Complexity: O(bytes of the files read). - Allocations: the reader's buffers, once per call.
     public mutating func read(_ paths: [String], _ body: (StoredLine, Span<UInt8>) -> Bool) {
         guard !paths.isEmpty else { return }
-        let reader = MergeReader(paths: paths, groups: [Array(paths.indices)])
-        var going = true
-        while going {
-            let more = reader.next { event, bytes in
-                if let line = counts.take(event) { going = body(line, bytes) }
-            }
-            if !more { break }
-        }
+        let cursor = DirectoryCursor(paths: paths)
+        try? cursor.read(body)  // a directory cursor never fails
+        counts.add(cursor.counts)
     }
 }
 

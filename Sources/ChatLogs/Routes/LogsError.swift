@@ -15,12 +15,18 @@ public enum LogsError: Error, Sendable, Equatable {
     case channelOptedOut
     /// 403 `The requested user has opted out of being logged` (`Error::UserOptedOut`).
     case userOptedOut
+    /// 503 `Store unavailable: <why>`: the store cannot be reached (ClickHouse down).
+    case storeUnavailable(String)
+    /// 500 `Store error: <why>`: the store answered an error (ClickHouse's message).
+    case storeFailed(String)
 
     public var status: Int {
         switch self {
         case .notFound: 404
         case .invalidParam, .parseInt, .query: 400
         case .channelOptedOut, .userOptedOut: 403
+        case .storeUnavailable: 503
+        case .storeFailed: 500
         }
     }
 
@@ -32,6 +38,8 @@ public enum LogsError: Error, Sendable, Equatable {
         case .query(let why): "Failed to deserialize query string: \(why)"
         case .channelOptedOut: "The requested channel has opted out of being logged"
         case .userOptedOut: "The requested user has opted out of being logged"
+        case .storeUnavailable(let why): "Store unavailable: \(why)"
+        case .storeFailed(let why): "Store error: \(why)"
         }
     }
 
