@@ -152,7 +152,7 @@ import Testing
 
     @Test("every route and format: the ClickHouse store answers the directory's bytes; errors are 503 and 500")
     func sameAnswers() throws {
-        let dir = try LiveServeTests.tempDir("logs-clickhouse")
+        let dir = try CLITempDirectory.make("logs-clickhouse")
         defer {
             if ProcessInfo.processInfo.environment["KEEP_CLICKHOUSE_TEST"] == nil {
                 try? FileManager.default.removeItem(atPath: dir)
@@ -240,7 +240,7 @@ import Testing
         "logs takes exactly one store, --table only with --clickhouse; an unreachable ClickHouse is said and served as 503"
     )
     func options() throws {
-        let dir = try LiveServeTests.tempDir("logs-clickhouse-options")
+        let dir = try CLITempDirectory.make("logs-clickhouse-options")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let neither = try CLI.run(["logs", "--http-port", "0"])
         #expect(neither.status == 64 && neither.stderr.contains("Give --dir DIR"), "\(neither.stderr)")
