@@ -71,14 +71,13 @@ run: deps-build
 	$(SWIFT) build -c release -j $(JOBS) $(STATIC) --product chatcap
 	.build/release/chatcap replay $(RUN_FIXTURE) --format text --color always
 
-# What CI runs (.ci/run): lint and the module graph, the unit and integration suites, then the
-# stress test under TSan.
+# What CI runs (.ci/run): lint and the module graph, the unit suites, then the process-driving suites
+# in three runs side by side with the stress tests under TSan (Scripts/run_tests.sh says why).
 test: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(SWIFT) build -j $(JOBS) --product generate-manual
 	$(MAKE) lint
-	SWIFT=$(SWIFT) Scripts/run_tests.sh
-	$(MAKE) tsan
+	SWIFT=$(SWIFT) TSAN="$(MAKE) --no-print-directory tsan" Scripts/run_tests.sh
 
 # The store's cross-thread stress test under ThreadSanitizer (its own build folder).
 tsan: deps

@@ -9,7 +9,9 @@
 # 10 minutes and failed their limits on a busy machine, and the cores sat idle. So:
 #   1. the in-process suites run first, alone;
 #   2. then CLITests, its suites dealt round-robin to CLI_SHARDS invocations that run side by side
-#      (each its own process and pool), every suite whole in one of them.
+#      (each its own process and pool), every suite whole in one of them; beside them the command
+#      in $TSAN if set (`make test` gives `make tsan`: the ThreadSanitizer build and stress tests,
+#      whose compiling fills the cores the process-driving tests leave idle).
 # Every part always runs; the script fails if any did. Each part's output is kept in
 # .build/test-output-PART.log and printed whole once the part ends. The parts run the built test
 # bundle directly (`swift test` holds a lock on .build, so side-by-side invocations of it would wait
@@ -58,6 +60,13 @@ report() {
 	return "$status"
 }
 
+# command NAME COMMAND: like `part`, for a shell command.
+command_part() {
+	local name=$1 start=$SECONDS
+	bash -c "$2" </dev/null >".build/test-output-$name.log" 2>&1
+	echo "$? $((SECONDS - start))" >".build/test-output-$name.status"
+}
+
 failed=()
 echo "── unit: the in-process suites ──"
 part unit --skip '^CLITests\.' "$@"
@@ -69,6 +78,11 @@ if [ "${#suites[@]}" -eq 0 ]; then
 	exit 1
 fi
 names=()
+if [ -n "${TSAN:-}" ]; then
+	echo "── tsan: $TSAN ──"
+	command_part tsan "$TSAN" &
+	names+=(tsan)
+fi
 for ((shard = 0; shard < CLI_SHARDS; shard++)); do
 	picked=()
 	for ((i = shard; i < ${#suites[@]}; i += CLI_SHARDS)); do picked+=("${suites[i]}"); done
