@@ -168,6 +168,30 @@ import TwitchSession
         #expect(h.out.contains(.gap(.recovered(2, .closed))))
     }
 
+    @Test("an older copy of an id-less line (a viewer's JOIN, said again word for word) is no sign of having caught up")
+    func repeatedLineIsNotCaughtUp() {
+        let h = Harness()
+        let join = ":viewer!viewer@viewer.tmi.twitch.tv JOIN #pixelharbor"
+        h.live(Self.chat(1))
+        h.advance(1_000)
+        h.rejoin(fromMs: 500)
+        // The viewer joins again after the rejoin; the service has the same line from before the gap,
+        // but not yet line 3 (sent before the rejoin) nor line 5 (after it).
+        h.live(join)
+        h.live(Self.chat(5))
+        h.fetcher.answer([Self.chat(1, atMs: 0), join, Self.chat(2, atMs: 600)])
+        h.advance(10)
+        #expect(h.coordinator.counters.retries == 1, "\(h.out)")
+        h.advance(BackfillCoordinator.retryMs)
+        h.fetcher.answer([
+            Self.chat(1, atMs: 0), join, Self.chat(2, atMs: 600), Self.chat(3, atMs: 900), join,
+            Self.chat(5, atMs: 1_001),
+        ])
+        h.advance(10)
+        #expect(h.lines.contains(Self.historical(Self.chat(3, atMs: 900))), "\(h.out)")
+        #expect(h.gaps == [.recovered(2, .closed)], "\(h.out)")
+    }
+
     @Test("an answer that never catches up before the wait ends closes the gap only in part")
     func neverCaughtUp() {
         let h = Harness(waitMs: 1_000)

@@ -27,9 +27,10 @@ final class BackfillCoordinator {
         var heldBytes = 0
         /// Fingerprints of the held lines: seen live, so never written again as historical.
         var seen: Set<UInt64> = []
-        /// Held lines with an `id` tag: chat a service records (a JOIN echo or a ROOMSTATE is not), so
-        /// an answer without any of them has not caught up with the live chat.
-        var heldWithId = 0
+        /// Fingerprints of the held lines with an `id` tag: chat a service records, each line once. What
+        /// tells that an answer has caught up (``reaches(_:_:)``); a line without an id (a JOIN, PART or
+        /// ROOMSTATE) can come again word for word, so its copy in an answer may be an older one.
+        var seenWithId: Set<UInt64> = []
         /// An answer that had not caught up with the live chat yet (it holds none of the held lines),
         /// kept in case no later one does before the wait ends; and when to ask again.
         var behindAnswer: BackfillFetcher.Outcome? = nil
@@ -132,7 +133,7 @@ final class BackfillCoordinator {
         pending.held.append(Held(bytes: copy, receivedAt: receivedAt, lineNumber: lineNumber))
         pending.heldBytes += bytes.count
         pending.seen.insert(fingerprint)
-        if let id = message.tags[.id], !id.raw.isEmpty { pending.heldWithId += 1 }
+        if let id = message.tags[.id], !id.raw.isEmpty { pending.seenWithId.insert(fingerprint) }
         state.pending = pending
         if pending.held.count >= source.maxHeldLines || pending.heldBytes >= source.maxHeldBytes {
             counters.releasedEarly += 1
@@ -192,7 +193,7 @@ final class BackfillCoordinator {
             }
             let delay = Self.retryMs << min(pending.retries, 4)
             guard now.monotonicMs + delay < pending.deadlineMs else {
-                finish(state, result.outcome, now: now, behind: pending.heldWithId > 0)
+                finish(state, result.outcome, now: now, behind: !pending.seenWithId.isEmpty)
                 continue
             }
             pending.behindAnswer = result.outcome
@@ -208,7 +209,7 @@ final class BackfillCoordinator {
                 if let behind = p.behindAnswer {
                     // A channel without a chat line since the rejoin: nothing tells whether the service
                     // is behind, and it has had the whole wait to catch up.
-                    finish(state, behind, now: now, behind: p.heldWithId > 0)
+                    finish(state, behind, now: now, behind: !p.seenWithId.isEmpty)
                 } else {
                     finish(state, .failed("no answer within \(Double(source.waitMs) / 1_000) s"), now: now)
                 }
@@ -355,8 +356,9 @@ final class BackfillCoordinator {
         return (choice.kept.map { lines[$0] }, Array(ids), .recovered(choice.kept.count, coverage))
     }
 
-    /// Whether an answer has caught up with the live chat: it holds a line received live since the
-    /// rejoin. The service records in order, so it then holds every line sent before the rejoin.
+    /// Whether an answer has caught up with the live chat: it holds a line with an id received live
+    /// since the rejoin. The service records in order, so it then holds every line sent before the
+    /// rejoin. A line without an id is no evidence: an identical one may have come before the gap.
     ///
     /// Times are not evidence: the service's clock, corrected by the last line both had, still reads
     /// our delivery lag of that moment as a clock difference, and a line the service dated after the
@@ -366,7 +368,7 @@ final class BackfillCoordinator {
         for var bytes in decoded.messages.reversed() {
             while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
             guard let message = try? TwitchMessage.parse(bytes.span) else { continue }
-            if pending.seen.contains(LineFingerprint.of(bytes.span, message)) { return true }
+            if pending.seenWithId.contains(LineFingerprint.of(bytes.span, message)) { return true }
         }
         return false
     }
