@@ -27,7 +27,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test unit tsan bench bench-budget bench-http bench-logs instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
+.PHONY: all deps deps-build install-packages build release install run test tsan bench bench-budget bench-http bench-logs instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn
 
 all: build
 
