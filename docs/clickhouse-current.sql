@@ -1,4 +1,4 @@
--- The table of docs/clickhouse.sql in the types of current ClickHouse releases (20.1 and later: not
+-- The tables of docs/clickhouse.sql in the types of current ClickHouse releases (20.1 and later: not
 -- 18.16, which has no DateTime64, no column codecs and only an experimental LowCardinality). Same
 -- rows, same key and the same deduplication (docs/clickhouse.sql says how); what differs:
 --   time, received DateTime64(3, 'UTC')      milliseconds in the column: no time_ms, received_ms
@@ -42,7 +42,30 @@ CREATE TABLE IF NOT EXISTS chat.lines
     badges          Array(String),
     badge_info      Array(String),
     source_room_id  UInt64,
+    historical      UInt8 DEFAULT 0,        -- 1: recovered by a backfill (docs/clickhouse.sql)
     raw             String CODEC(ZSTD(3))   -- the line as captured, byte for byte
+)
+ENGINE = ReplacingMergeTree()
+PARTITION BY toYYYYMM(time)
+ORDER BY (channel, time, key);
+
+-- Capture's records (docs/clickhouse.sql says why they have a table of their own), times with milliseconds.
+CREATE TABLE IF NOT EXISTS chat.records
+(
+    time            DateTime64(3, 'UTC'),   -- when it happened (a gap: its end)
+    channel         LowCardinality(String), -- '' for the whole capture
+    event           LowCardinality(String), -- start, stop, joined, parted, gap, …
+    text            String,
+    gap_from        DateTime64(3, 'UTC'),
+    gap_to          DateTime64(3, 'UTC'),
+    reason          String,
+    backfill        LowCardinality(String), -- closed, partial, failed, ''
+    recovered       UInt32,
+    missing_from    DateTime64(3, 'UTC'),
+    missing_to      DateTime64(3, 'UTC'),
+    backfill_error  String,
+    key             String,
+    raw             String CODEC(ZSTD(3))
 )
 ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMM(time)
