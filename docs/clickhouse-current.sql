@@ -7,9 +7,10 @@
 --   text, raw CODEC(ZSTD(3))                  the long strings compressed harder than LZ4
 --
 -- Load it with `chatcap load DIR --clickhouse URL --times datetime64`: `time` and `received` go as
--- seconds with three decimals, no _ms columns. Without --times datetime64 the rows carry time_ms and
--- received_ms, which this table lacks: a server that checks fields refuses the INSERT (load exits
--- 65), one that skips unknown fields (the default of current releases) would drop the milliseconds.
+-- seconds with three decimals, no _ms columns. Without --times datetime64 the rows would carry
+-- time_ms and received_ms, which this table lacks: `load` reads the table's columns before its first
+-- INSERT and stops (exit 78), naming --times datetime64 (a server that skips unknown fields, the
+-- default of current releases, would otherwise take the rows and drop the milliseconds).
 -- In the example queries of docs/scale.md, leave out time_ms: `time` holds the milliseconds.
 --
 --   clickhouse-client --multiquery < docs/clickhouse-current.sql

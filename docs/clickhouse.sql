@@ -31,8 +31,9 @@
 -- `type`, `msg_id` and `color` are LowCardinality(String), `raw` and `text` are compressed with ZSTD.
 -- That table needs `load --times datetime64`, which sends the times with their milliseconds
 -- (1763700021.947) and no _ms columns: plain `load` would send whole seconds plus time_ms and
--- received_ms, and a current release (input_format_skip_unknown_fields = 1) would drop those two
--- columns and the milliseconds with them, without an error. For a cluster: ReplicatedReplacingMergeTree
+-- received_ms, which a current release (input_format_skip_unknown_fields = 1) would drop with the
+-- milliseconds, without an error; `load` reads the table's columns first and stops (exit 78), naming
+-- --times datetime64. For a cluster: ReplicatedReplacingMergeTree
 -- plus a Distributed table (docs/scale.md).
 
 CREATE DATABASE IF NOT EXISTS chat;
