@@ -1,6 +1,7 @@
--- Twitch chat captured by `chatcap capture`, loaded by `chatcap load` (docs/scale.md): one row per
--- line of DIR/<channel>/*.log.gz. Works on ClickHouse 18.16 (Debian's clickhouse-server package) and
--- on current releases.
+-- Twitch chat captured by `chatcap capture`, loaded by `chatcap load` (docs/scale.md): chat.lines, one
+-- row per line of DIR/<channel>/*.log.gz, and chat.records, one row per record capture kept of itself in
+-- DIR/_session (gaps and what their backfill recovered, start and stop, joins and parts). Works on
+-- ClickHouse 18.16 (Debian's clickhouse-server package) and on current releases.
 --
 --   clickhouse-client --multiquery < docs/clickhouse.sql
 --   Scripts/clickhouse_schema.sh http://127.0.0.1:8123/    (HTTP: one statement per request)
@@ -30,8 +31,9 @@
 -- `type`, `msg_id` and `color` are LowCardinality(String), `raw` and `text` are compressed with ZSTD.
 -- That table needs `load --times datetime64`, which sends the times with their milliseconds
 -- (1763700021.947) and no _ms columns: plain `load` would send whole seconds plus time_ms and
--- received_ms, and a current release (input_format_skip_unknown_fields = 1) would drop those two
--- columns and the milliseconds with them, without an error. For a cluster: ReplicatedReplacingMergeTree
+-- received_ms, which a current release (input_format_skip_unknown_fields = 1) would drop with the
+-- milliseconds, without an error; `load` reads the table's columns first and stops (exit 78), naming
+-- --times datetime64. For a cluster: ReplicatedReplacingMergeTree
 -- plus a Distributed table (docs/scale.md).
 
 CREATE DATABASE IF NOT EXISTS chat;
@@ -63,8 +65,56 @@ CREATE TABLE IF NOT EXISTS chat.lines
     badges          Array(String),    -- 'name/version', e.g. 'subscriber/12', 'moderator/1'
     badge_info      Array(String),    -- 'subscriber/14' (months)
     source_room_id  UInt64,           -- shared chat: the channel the message was sent in (0: none)
+    historical      UInt8 DEFAULT 0,  -- 1: recovered after a gap from a recent-messages service (historical=1), not received live
     raw             String            -- the line as captured, byte for byte, with the time tag, without CR LF
 )
 ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMM(time)
 ORDER BY (channel, time, time_ms, key);
+
+-- Capture's own records (docs/capture.md, "Session records"), a table of their own rather than rows or
+-- columns of chat.lines: they are not chat (every query of chat.lines would have to leave them out, and
+-- `logs --clickhouse` reads chat.lines as chat), most have no channel (start, stop, connected: target
+-- `*`, channel ''), their columns (a gap's interval, its backfill) would be empty in every chat row, and
+-- they are each capture host's own observations: two redundant hosts' gaps are two rows, and an interval
+-- is missing from the archive only where every host that captured the channel has a gap. A line a
+-- backfill recovered is chat: it is in chat.lines, with historical = 1. The key collapses a batch loaded
+-- twice (the same line at the same offset of the same file), as for chat.lines' lines without
+-- tmi-sent-ts. Times as in chat.lines: DateTime plus milliseconds; 0 (1970-01-01) when a record has no
+-- such time (gap_from of a start record, missing_from of a closed gap).
+CREATE TABLE IF NOT EXISTS chat.records
+(
+    time            DateTime('UTC'),  -- when it happened (a gap: its end)
+    time_ms         UInt16,
+    channel         String,           -- the record's channel without '#', '' for the whole capture
+    event           String,           -- start, stop, channels, connected, capabilities, disconnected, reconnect, joined, join-failed, parted, reload, reload-failed, gap, ended-without-stop, back-pressure, skipped, cut-off, fatal
+    text            String,           -- the record's description
+    gap_from        DateTime('UTC'),  -- gap: the last moment captured before it
+    gap_from_ms     UInt16,
+    gap_to          DateTime('UTC'),  -- gap: when capture had the channel again (its JOIN)
+    gap_to_ms       UInt16,
+    reason          String,           -- gap: why (RECONNECT, end of stream, capture was not running, …)
+    backfill        String,           -- gap: closed, partial, failed; '' when no recent-messages service was asked
+    recovered       UInt32,           -- gap: lines the backfill recovered (in chat.lines with historical = 1)
+    missing_from    DateTime('UTC'),  -- gap, backfill partial: the interval still missing
+    missing_from_ms UInt16,
+    missing_to      DateTime('UTC'),
+    missing_to_ms   UInt16,
+    backfill_error  String,           -- gap, backfill failed: why
+    key             String,           -- 'h' + FNV-1a 64 of the line without its time tag + ':' + end offset in its file
+    raw             String            -- the line as captured, byte for byte
+)
+ENGINE = ReplacingMergeTree()
+PARTITION BY toYYYYMM(time)
+ORDER BY (channel, time, time_ms, key);
+
+-- Tables made before `load` sent `historical` and the records. Running this file again creates
+-- chat.records and leaves chat.lines as it is (CREATE TABLE IF NOT EXISTS). An older chat.lines lacks
+-- `historical`: `load` stops before its first INSERT into it (exit 78) and names the first ALTER below;
+-- the second marks the rows recovered before the column existed (their raw line has historical=1; a
+-- mutation, which ClickHouse runs in the background). Both run on 18.16 and on current releases
+-- (`make clickhouse-docs` runs them on a table of the older form). On a cluster, ALTER every shard's
+-- local table (each replica, or ON CLUSTER) and the Distributed one.
+--
+--   ALTER TABLE chat.lines ADD COLUMN historical UInt8 DEFAULT 0 AFTER source_room_id;
+--   ALTER TABLE chat.lines UPDATE historical = 1 WHERE match(raw, '^@([^ ]*;)?historical=1[; ]');

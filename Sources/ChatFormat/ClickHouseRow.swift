@@ -20,6 +20,7 @@ import IRCWire
 /// | `target_login`, `ban_duration` | CLEARCHAT: the banned or timed-out login and the timeout's seconds; CLEARMSG: the `login` tag |
 /// | `target_msg_id` | CLEARMSG: `target-msg-id` |
 /// | `badges`, `badge_info` | `badges`, `badge-info` as `name/version` strings |
+/// | `historical` | 1 for a line recovered after a gap from a recent-messages service (`historical=1`), else 0 |
 ///
 /// With ``Times/datetime64`` (docs/clickhouse-current.sql), `time` and `received` are seconds with
 /// three decimals (`1763700021.947`, for `DateTime64(3)` columns) and `time_ms`, `received_ms` are not sent.
@@ -34,6 +35,22 @@ public enum ClickHouseRow: Sendable {
         case datetime
         /// `time` and `received` in seconds with three decimals (`DateTime64(3)`), no `_ms` columns.
         case datetime64
+
+        /// `names` in these times: with ``datetime``, `<name>_ms` follows each of `timeColumns`.
+        func columns(_ names: [String], timeColumns: Set<String>) -> [String] {
+            guard self == .datetime else { return names }
+            return names.flatMap { timeColumns.contains($0) ? [$0, $0 + "_ms"] : [$0] }
+        }
+    }
+
+    /// The columns a row has, in order (what `load` checks the table for).
+    public static func columns(_ times: Times) -> [String] {
+        let timed =
+            ["time", "received", "channel", "room_id", "type", "msg_id", "id", "key", "user_id", "login"]
+            + ["display_name", "color", "text", "action", "bits", "reply_parent_id", "target_user_id"]
+            + ["target_login", "target_msg_id", "ban_duration", "badges", "badge_info", "source_room_id"]
+            + ["historical", "raw"]
+        return times.columns(timed, timeColumns: ["time", "received"])
     }
 
     /// What encoding a line found out.
@@ -161,6 +178,8 @@ public enum ClickHouseRow: Sendable {
         badges("badges", message.badges, line, &writer)
         badges("badge_info", message.badgeInfo, line, &writer)
         number("source_room_id", tags[.sourceRoomId], line, &writer)
+        writer.key("historical")
+        writer.number(tags[.historical].map { line.equals("0", at: $0.raw) ? 0 : 1 } ?? 0)
         writer.key("raw")
         writer.string(verbatim: line, 0..<line.count)
         writer.endObject()
@@ -200,24 +219,26 @@ public enum ClickHouseRow: Sendable {
     private static func writeTimes(
         _ event: Timestamp?, _ received: Timestamp?, _ times: Times, into writer: inout JSONWriter
     ) {
-        let latest = Int64(UInt32.max) * 1000 + 999
-        let eventMs = min(max(event?.milliseconds ?? 0, 0), latest)
-        let receivedMs = min(max(received?.milliseconds ?? 0, 0), latest)
+        writeTime("time", "time_ms", event, times, into: &writer)
+        writeTime("received", "received_ms", received, times, into: &writer)
+    }
+
+    /// One time column `name` of `instant` (0 when `nil`): with ``Times/datetime``, whole seconds
+    /// (clamped to DateTime's 1970…2106) and the milliseconds in column `msName`; with
+    /// ``Times/datetime64``, seconds with three decimals and no `msName` column.
+    static func writeTime(
+        _ name: StaticString, _ msName: StaticString, _ instant: Timestamp?, _ times: Times,
+        into writer: inout JSONWriter
+    ) {
+        let ms = min(max(instant?.milliseconds ?? 0, 0), Int64(UInt32.max) * 1000 + 999)
+        writer.key(name)
         switch times {
         case .datetime:
-            writer.key("time")
-            writer.number(eventMs / 1000)
-            writer.key("time_ms")
-            writer.number(eventMs % 1000)
-            writer.key("received")
-            writer.number(receivedMs / 1000)
-            writer.key("received_ms")
-            writer.number(receivedMs % 1000)
+            writer.number(ms / 1000)
+            writer.key(msName)
+            writer.number(ms % 1000)
         case .datetime64:
-            writer.key("time")
-            seconds(eventMs, into: &writer)
-            writer.key("received")
-            seconds(receivedMs, into: &writer)
+            seconds(ms, into: &writer)
         }
     }
 
@@ -233,7 +254,7 @@ public enum ClickHouseRow: Sendable {
     }
 
     /// A string column from a tag (IRCv3-unescaped), `""` when absent.
-    private static func string(
+    static func string(
         _ name: StaticString, _ value: TagValue?, _ line: Span<UInt8>, _ writer: inout JSONWriter
     ) {
         writer.key(name)

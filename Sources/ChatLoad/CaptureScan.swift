@@ -5,18 +5,24 @@ import ChatPosix
     import Glibc
 #endif
 
-/// The capture files of a directory `load` ships: `DIR/<channel>/*.log.gz`. `_session` (lines without
-/// a channel, capture's own records), `_load` and any other folder starting with `_` or `.` are not
-/// chat and are left out; so is anything else that is not a `.log.gz` file (counted).
+/// The capture files of a directory `load` ships: `DIR/<channel>/*.log.gz`, and when asked
+/// `DIR/_session/*.log.gz` (lines without a channel and capture's own records, whose records `load`
+/// ships to a table of their own). `_load` and any other folder starting with `_` or `.` are not
+/// chat and are left out; so is anything else in a channel folder that is not a `.log.gz` file (counted).
 public enum CaptureScan: Sendable {
     /// One capture file.
     public struct File: Sendable, Equatable {
         /// `<channel>/<name>`, relative to the directory.
         public var relativePath: String
         public var channel: String
+        /// Whether it is a session file (`_session/`, ``sessionFolder``).
+        public var isSession: Bool { channel == CaptureScan.sessionFolder }
         /// Its size when listed.
         public var size: UInt64
     }
+
+    /// The folder of capture's session files.
+    public static let sessionFolder = "_session"
 
     /// What a scan found.
     public struct Listing: Sendable {
@@ -25,15 +31,16 @@ public enum CaptureScan: Sendable {
         public var ignored: Int
     }
 
-    /// Lists `directory`'s capture files, sorted by path.
+    /// Lists `directory`'s capture files, sorted by path; with `sessions`, the session files too.
     ///
     /// - Throws: ``InputError`` when `directory` cannot be read; a channel folder that vanishes
     ///   meanwhile is skipped.
     /// - Complexity: one `readdir` per folder and one `stat` per file.
-    public static func list(_ directory: String) throws(InputError) -> Listing {
+    public static func list(_ directory: String, sessions: Bool = false) throws(InputError) -> Listing {
         var listing = Listing(files: [], ignored: 0)
         guard let top = entries(directory) else { throw InputError.opening(directory, errno: errno) }
-        for (name, type) in top where !name.hasPrefix("_") && !name.hasPrefix(".") {
+        for (name, type) in top
+        where (sessions && name == sessionFolder) || (!name.hasPrefix("_") && !name.hasPrefix(".")) {
             let folder = directory + "/" + name
             guard type == DT_DIR || (type == DT_UNKNOWN && isDirectory(folder)) else { continue }
             guard let inner = entries(folder) else { continue }
@@ -42,7 +49,7 @@ public enum CaptureScan: Sendable {
                 guard fileName.hasSuffix(".log.gz"), unsafe stat(folder + "/" + fileName, &info) == 0,
                     info.st_mode & S_IFMT == S_IFREG
                 else {
-                    listing.ignored += 1
+                    if name != sessionFolder { listing.ignored += 1 }  // capture keeps its own files there
                     continue
                 }
                 listing.files.append(
@@ -60,7 +67,7 @@ public enum CaptureScan: Sendable {
     /// - Throws: ``InputError`` when `directory` cannot be read.
     /// - Complexity: that of ``list(_:)`` at most.
     public static func isCapture(_ directory: String) throws(InputError) -> Bool {
-        if isDirectory(directory + "/_session") || isDirectory(directory + "/_load") { return true }
+        if isDirectory(directory + "/" + sessionFolder) || isDirectory(directory + "/_load") { return true }
         return try !list(directory).files.isEmpty
     }
 

@@ -62,6 +62,20 @@ public final class ClickHouseClient {
         return response.text
     }
 
+    /// The table's column names, from `system.columns` (for a `Distributed` table, its own columns);
+    /// empty when the table does not exist.
+    ///
+    /// - Throws: as ``query(_:)``.
+    public func columns() throws(LoadError) -> [String] {
+        let parts = table.split(separator: ".")
+        let database = parts.count == 2 ? "'\(parts[0])'" : "currentDatabase()"
+        // The name is a plain table name (checked at init): nothing in it needs quoting.
+        let answer = try query(
+            "SELECT name FROM system.columns WHERE database = \(database) AND table = '\(parts.last!)' FORMAT TabSeparated"
+        )
+        return answer.split(separator: "\n").map(String.init)
+    }
+
     /// POSTs as the endpoint's user; a failure to reach the server names only the redacted URL.
     private func post(url: String, body: [UInt8], headers: [String]) throws(LoadError) -> HTTPClient.Response {
         do throws(HTTPClient.Failure) {

@@ -6,6 +6,8 @@ public struct LoadCounters: Sendable {
     /// Rows read from files, and acknowledged by ClickHouse (resent rows count again).
     public var rowsRead: UInt64 = 0
     public var rowsAcknowledged: UInt64 = 0
+    /// Of those, capture's records (gaps, start and stop, joins…) acknowledged into the records table.
+    public var recordsAcknowledged: UInt64 = 0
     /// Row bytes (JSON) acknowledged, and compressed bytes of the acknowledged INSERTs.
     public var rowBytesAcknowledged: UInt64 = 0
     public var bodyBytesAcknowledged: UInt64 = 0

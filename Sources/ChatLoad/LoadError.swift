@@ -18,6 +18,8 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
     case busy(path: String)
     /// libcurl could not start.
     case http(String)
+    /// The table lacks what `load` sends (``TableCheck``): `advice` says what to do.
+    case schema(table: String, advice: String)
     /// ClickHouse stayed unreachable or busy longer than ``LoadOptions/giveUpAfterMs`` (`--once`);
     /// `reason` is the last failure.
     case gaveUp(seconds: Double, reason: String)
@@ -32,6 +34,7 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .progress(let path, let reason): "\(path): \(reason)"
         case .busy(let path): "another load holds \(path) (same directory, same table): not starting a second one"
         case .http(let reason): "libcurl: \(reason)"
+        case .schema(let table, let advice): "\(table) \(advice)"
         case .gaveUp(let seconds, let reason):
             "gave up after \((seconds * 10).rounded() / 10) s without ClickHouse (\(reason)); what was acknowledged is saved, "
                 + "the next load goes on from there"

@@ -10,11 +10,16 @@ public import TwitchSession
 /// One thread does everything, in rounds: list the directory (every ``LoadOptions/scanIntervalMs``),
 /// read new complete lines from the files (each open file at most a slice of the batch per round, so a
 /// backlog in one does not hold up the others), encode them as rows (``ClickHouseRow``), and send the
-/// batch when it is full or its first row has waited ``LoadOptions/batchDelayMs``.
+/// batch when it is full or its first row has waited ``LoadOptions/batchDelayMs``. With a records
+/// client, the session files (`DIR/_session/`) are read too: their records (``ClickHouseRecordRow``:
+/// gaps, start and stop, joins and parts…) fill a second batch for the records table, their other
+/// lines (connection lines, lines of channels not joined) are passed over. Before a table's first
+/// INSERT, its columns are checked (``TableCheck``).
 ///
 /// Nothing is lost or doubled by a crash: a file's progress (``FileProgress``: the offset after the
 /// last line ClickHouse acknowledged) moves only after the INSERT holding that line returned 200, and
-/// is saved atomically (``LoadProgressStore``) before the next batch is read. A crash before the save
+/// is saved atomically (``LoadProgressStore``) before the next batch is read. A file whose new lines
+/// make no row (a session file's connection lines) moves on at once: nothing of it needs acknowledging. A crash before the save
 /// re-sends that batch from the files, which the table's ReplacingMergeTree key collapses. While
 /// ClickHouse is unreachable or answers with a temporary error, the same batch is retried with back-off
 /// and nothing more is read (memory stays bounded by one batch).
@@ -24,7 +29,8 @@ public import TwitchSession
 /// there, else from its start. Rows of the older reading still in flight do not move its progress.
 public final class Loader {  // not Sendable: one thread runs it
     private let directory: String
-    private let client: ClickHouseClient
+    /// Chat lines' destination first, then the records' (when loaded).
+    private let destinations: [LoadDestination]
     private let store: LoadProgressStore
     private let options: LoadOptions
     /// The files known, by path relative to the directory; `order` is their reading order, `active`
@@ -33,7 +39,6 @@ public final class Loader {  // not Sendable: one thread runs it
     private var files: [String: TrackedFile] = [:]
     private var order: [String] = []
     private var active: [TrackedFile] = []
-    private var batch = Batch()
     private var row = JSONWriter(capacity: 16 * 1024)
     private var nextScanMs: Int64 = 0
     /// Where the next reading round starts in `order` (round robin).
@@ -46,14 +51,20 @@ public final class Loader {  // not Sendable: one thread runs it
     /// Called once per round (for a status).
     public var onTick: (Moment) -> Void = { _ in }
 
-    /// Prepares a load of `directory` with `client`, resuming from `store`'s progress.
+    /// Prepares a load of `directory` with `client` (chat lines) and `recordsClient` (capture's records,
+    /// `nil`: not loaded), resuming from `store`'s progress.
     ///
     /// - Throws: ``LoadError/progress(path:reason:)`` for unreadable progress.
     public init(
-        directory: String, client: ClickHouseClient, store: LoadProgressStore, options: LoadOptions
+        directory: String, client: ClickHouseClient, recordsClient: ClickHouseClient? = nil,
+        store: LoadProgressStore, options: LoadOptions
     ) throws(LoadError) {
         self.directory = directory
-        self.client = client
+        destinations =
+            [LoadDestination(client: client, kind: .lines, columns: ClickHouseRow.columns(options.times))]
+            + (recordsClient.map {
+                [LoadDestination(client: $0, kind: .records, columns: ClickHouseRecordRow.columns(options.times))]
+            } ?? [])
         self.store = store
         self.options = options
         for (path, progress) in try store.load() {
@@ -85,14 +96,11 @@ public final class Loader {  // not Sendable: one thread runs it
                 nextScanMs = now.monotonicMs + options.scanIntervalMs
             }
             var read = 0
-            if batch.body == nil { read = fill(now: now) }
-            let due =
-                batch.count > 0
-                && (batch.body != nil || batch.count >= options.batchRows || batch.bytes.count >= options.batchBytes
-                    || now.monotonicMs - batch.firstAtMs >= options.batchDelayMs || (options.once && read == 0))
-            if due {
+            if !destinations.contains(where: { $0.batch.body != nil }) { read = fill(now: now) }
+            let due = destinations.first { isDue($0.batch, now: now, read: read) }
+            if let due {
                 do throws(LoadError) {
-                    try send()
+                    try send(due)
                     if counters.clickhouseDown {
                         let seconds = Double(Moment.now().monotonicMs - counters.downSinceMs) / 1000
                         onNotice("ClickHouse answers again after \(Self.format(seconds)) s; sending on")
@@ -116,14 +124,14 @@ public final class Loader {  // not Sendable: one thread runs it
                         lastDownNoteMs = at
                         onNotice(
                             "\(error); retrying (every \(Self.format(Double(options.retryMaxMs) / 1000)) s at most, "
-                                + "\(batch.count) rows waiting, nothing is read meanwhile)")
+                                + "\(due.batch.count) rows waiting, nothing is read meanwhile)")
                     }
                     onTick(Moment.now())
                     pause(ms: backoffMs, stop: stop)
                     backoffMs = min(backoffMs * 2, options.retryMaxMs)
                     continue
                 }
-            } else if options.once && batch.count == 0 && read == 0 && isComplete {
+            } else if options.once && read == 0 && destinations.allSatisfy({ $0.batch.marks.isEmpty }) && isComplete {
                 break
             }
             try closeIdleFiles(now: now)
@@ -132,11 +140,12 @@ public final class Loader {  // not Sendable: one thread runs it
                 progressDirty = false
             }
             onTick(now)
-            if read == 0 && !due { pause(ms: options.pollIntervalMs, stop: stop) }
+            if read == 0 && due == nil { pause(ms: options.pollIntervalMs, stop: stop) }
         }
-        if batch.count > 0 {
-            do throws(LoadError) { try send() } catch {
-                onNotice("\(error): \(batch.count) rows not acknowledged; the next load sends them again")
+        for destination in destinations where !destination.batch.marks.isEmpty {
+            do throws(LoadError) { try send(destination) } catch {
+                onNotice(
+                    "\(error): \(destination.batch.count) rows not acknowledged; the next load sends them again")
             }
         }
         if progressDirty { try store.save(progressSnapshot()) }
@@ -149,7 +158,9 @@ public final class Loader {  // not Sendable: one thread runs it
     /// Lists the directory: new files are tracked, sizes refreshed, vanished files forgotten.
     private func scan() throws(LoadError) {
         let listing: CaptureScan.Listing
-        do { listing = try CaptureScan.list(directory) } catch { throw LoadError.input(error) }
+        do { listing = try CaptureScan.list(directory, sessions: destinations.count > 1) } catch {
+            throw LoadError.input(error)
+        }
         counters.ignoredEntries = listing.ignored
         var seen = Set<String>()
         for entry in listing.files {
@@ -177,9 +188,10 @@ public final class Loader {  // not Sendable: one thread runs it
         var added = 0
         let slice = max(1, options.batchRows / 8)
         for step in 0..<active.count {
-            let room = options.batchRows - batch.count
-            guard room > 0 && batch.bytes.count < options.batchBytes else { break }
             let file = active[(cursor + step) % active.count]
+            let batch = destination(of: file).batch
+            let room = options.batchRows - batch.count
+            guard room > 0 && batch.bytes.count < options.batchBytes else { continue }
             guard let reader = openIfNeeded(file, now: now) else { continue }
             added += read(file, reader, limit: min(room, slice), now: now)
         }
@@ -207,24 +219,33 @@ public final class Loader {  // not Sendable: one thread runs it
         return file.reader
     }
 
-    /// Reads up to `limit` lines of `file` into the batch.
+    /// The destination of `file`'s rows.
+    private func destination(of file: TrackedFile) -> LoadDestination {
+        destinations[file.isSession ? 1 : 0]
+    }
+
+    /// Reads up to `limit` lines of `file` into its destination's batch; returns the lines read.
     private func read(_ file: TrackedFile, _ reader: CaptureFileReader, limit: Int, now: Moment) -> Int {
         let skippedBefore = reader.skippedLines
         let channel = file.channel
+        let destination = destination(of: file)
         var count = 0
+        var rows = 0
         do throws(CaptureReadError) {
             _ = try reader.read(limit: limit) { line, end in
                 count += 1
                 row.reset()
-                let facts = ClickHouseRow.encode(line, channel: channel, end: end, times: options.times, into: &row)
-                row.withBytes { bytes in
-                    unsafe bytes.withUnsafeBufferPointer { unsafe batch.bytes.append(contentsOf: $0) }
+                var received: Timestamp? = nil
+                if file.isSession {
+                    if ClickHouseRecordRow.encode(line, end: end, times: options.times, into: &row) { rows += 1 }
+                } else {
+                    let facts = ClickHouseRow.encode(
+                        line, channel: channel, end: end, times: options.times, into: &row)
+                    received = facts.received
+                    if !facts.parsed { counters.unparsedLines += 1 }
+                    rows += 1
                 }
-                batch.bytes.append(0x0A)
-                if batch.count == 0 { batch.firstAtMs = now.monotonicMs }
-                batch.count += 1
-                if let received = facts.received { batch.receivedMs.append(received.milliseconds) }
-                if !facts.parsed { counters.unparsedLines += 1 }
+                if row.count > 0 { appendRow(received: received, to: destination, now: now) }
                 file.handed.offset = end
                 file.handed.lines += 1
                 file.handed.mark = LineMark(of: line)
@@ -238,12 +259,23 @@ public final class Loader {  // not Sendable: one thread runs it
         }
         counters.skippedLines += reader.skippedLines - skippedBefore
         if count > 0 {
-            batch.marks[file.relativePath] = (file.generation, file.handed)
+            destination.batch.marks[file.relativePath] = (file.generation, file.handed)
             file.lastActiveMs = now.monotonicMs
-            counters.rowsRead += UInt64(count)
+            counters.rowsRead += UInt64(rows)
         }
-        counters.pendingRows = batch.count
+        counters.pendingRows = destinations.reduce(0) { $0 + $1.batch.count }
         return count
+    }
+
+    /// Adds the row encoded in `row` to `destination`'s batch.
+    private func appendRow(received: Timestamp?, to destination: LoadDestination, now: Moment) {
+        row.withBytes { bytes in
+            unsafe bytes.withUnsafeBufferPointer { unsafe destination.batch.bytes.append(contentsOf: $0) }
+        }
+        destination.batch.bytes.append(0x0A)
+        if destination.batch.count == 0 { destination.batch.firstAtMs = now.monotonicMs }
+        destination.batch.count += 1
+        if let received { destination.batch.receivedMs.append(received.milliseconds) }
     }
 
     /// A file that cannot be read on: read again when it was rewritten, else reported and left.
@@ -279,7 +311,7 @@ public final class Loader {  // not Sendable: one thread runs it
     /// Whether `file` has been read to its end and all of it acknowledged.
     private func isDone(_ file: TrackedFile) -> Bool {
         guard let reader = file.reader else { return false }
-        return reader.isDrained && batch.marks[file.relativePath] == nil
+        return reader.isDrained && destination(of: file).batch.marks[file.relativePath] == nil
             && file.acknowledged.offset == file.handed.offset && file.acknowledged.mark == file.handed.mark
     }
 
@@ -320,10 +352,39 @@ public final class Loader {  // not Sendable: one thread runs it
 
     // MARK: Sending
 
-    /// Sends the batch (compressing it the first time) and, once acknowledged, moves and saves the
-    /// progress of its files.
-    private func send() throws(LoadError) {
-        if batch.body == nil { batch.body = client.body(for: batch.bytes) }
+    /// Whether `batch` goes out now: full, waited long enough, being retried, or (``LoadOptions/once``)
+    /// nothing more was read; a batch of progress without rows at once.
+    private func isDue(_ batch: LoadBatch, now: Moment, read: Int) -> Bool {
+        guard batch.count > 0 else { return !batch.marks.isEmpty }
+        return batch.body != nil || batch.count >= options.batchRows || batch.bytes.count >= options.batchBytes
+            || now.monotonicMs - batch.firstAtMs >= options.batchDelayMs || (options.once && read == 0)
+    }
+
+    /// Sends `destination`'s batch (checking its table first, compressing the batch the first time) and,
+    /// once acknowledged, moves and saves the progress of its files. A batch without rows (lines that
+    /// make none) only moves the progress.
+    private func send(_ destination: LoadDestination) throws(LoadError) {
+        if destination.batch.count > 0 { try insert(destination) }
+        for (path, mark) in destination.batch.marks {
+            guard let file = files[path], file.generation == mark.generation else { continue }
+            file.acknowledged = mark.progress
+            file.restartFromZero = false
+        }
+        destination.batch = LoadBatch()
+        counters.pendingRows = destinations.reduce(0) { $0 + $1.batch.count }
+        try store.save(progressSnapshot())
+        progressDirty = false
+    }
+
+    /// INSERTs `destination`'s batch and counts it.
+    private func insert(_ destination: LoadDestination) throws(LoadError) {
+        let client = destination.client
+        if !destination.checked {
+            try TableCheck.check(client, columns: destination.columns, kind: destination.kind)
+            destination.checked = true
+        }
+        if destination.batch.body == nil { destination.batch.body = client.body(for: destination.batch.bytes) }
+        let batch = destination.batch
         try client.insert(body: batch.body!)
         let ackMs = Moment.now().wall.milliseconds
         for received in batch.receivedMs {
@@ -336,15 +397,7 @@ public final class Loader {  // not Sendable: one thread runs it
         counters.rowsAcknowledged += UInt64(batch.count)
         counters.rowBytesAcknowledged += UInt64(batch.bytes.count)
         counters.bodyBytesAcknowledged += UInt64(batch.body!.count)
-        for (path, mark) in batch.marks {
-            guard let file = files[path], file.generation == mark.generation else { continue }
-            file.acknowledged = mark.progress
-            file.restartFromZero = false
-        }
-        batch = Batch()
-        counters.pendingRows = 0
-        try store.save(progressSnapshot())
-        progressDirty = false
+        if destination.kind == .records { counters.recordsAcknowledged += UInt64(batch.count) }
     }
 
     private func progressSnapshot() -> [String: FileProgress] {
@@ -369,52 +422,5 @@ public final class Loader {  // not Sendable: one thread runs it
     }
 }
 
-/// The rows of one INSERT and, per file, the progress they bring once acknowledged.
-private struct Batch {
-    var bytes: [UInt8] = []
-    var count = 0
-    var firstAtMs: Int64 = 0
-    /// Per file: the reading generation and the progress after its last row here.
-    var marks: [String: (generation: Int, progress: FileProgress)] = [:]
-    /// Receive times (capture's `time` tag) of the rows, for the delay figures.
-    var receivedMs: [Int64] = []
-    /// The compressed body, made at the first attempt and re-sent as it is.
-    var body: [UInt8]? = nil
-}
-
 @available(*, unavailable)
 extension Loader: Sendable {}
-
-/// One capture file being followed.
-private final class TrackedFile {
-    let relativePath: String
-    let path: String
-    let channel: String
-    var acknowledged: FileProgress
-    /// Bumped when the file is read again; rows of an older generation do not move the progress.
-    var generation = 0
-    var restartFromZero = false
-    /// The size at the last listing; `nil` when the file was not listed (gone).
-    var listedSize: UInt64?
-    /// A size at which the file was found damaged: not read again until it changes.
-    var damagedAtSize: UInt64?
-    var reader: CaptureFileReader?
-    /// Where the reader started, and the progress after the last line handed to a batch.
-    var readFrom = FileProgress()
-    var handed = FileProgress()
-    var lastActiveMs: Int64 = 0
-
-    /// Whether the file (not open) has something to load: listed, not empty, not at the size it was
-    /// finished or found damaged at.
-    var wantsOpening: Bool {
-        guard let size = listedSize else { return false }
-        return size > 0 && size != acknowledged.completeSize && size != damagedAtSize
-    }
-
-    init(relativePath: String, directory: String, acknowledged: FileProgress) {
-        self.relativePath = relativePath
-        path = directory + "/" + relativePath
-        channel = String(relativePath.prefix { $0 != "/" })
-        self.acknowledged = acknowledged
-    }
-}

@@ -14,9 +14,12 @@ struct LoadCommand: ParsableCommand {
         commandName: "load",
         abstract: "Ship a capture directory into ClickHouse and keep following it.",
         discussion: """
-            Reads DIR/<channel>/*.log.gz (not _session) and INSERTs one row per line into the table of \
+            Reads DIR/<channel>/*.log.gz and INSERTs one row per line into the table of \
             docs/clickhouse.sql over ClickHouse's HTTP interface, in gzip-compressed batches, following the \
-            files capture is still writing. Per file, the offset after the last line ClickHouse acknowledged \
+            files capture is still writing; capture's own records in DIR/_session (gaps and their backfill, \
+            start and stop, joins and parts) go to --records-table. Before the first INSERT into a table, its \
+            columns are checked: a table made before a column load sends (historical) is named with the ALTER \
+            that adds it. Per file, the offset after the last line ClickHouse acknowledged \
             is kept in DIR/_load/<host>_<port>_<table>.progress (written atomically after each INSERT), so a \
             restart goes on where the last acknowledged batch ended: a crash or an outage loses nothing and \
             at worst sends a batch again, which the table's ReplacingMergeTree key collapses. While ClickHouse \
@@ -47,6 +50,13 @@ struct LoadCommand: ParsableCommand {
 
     @Option(help: "The table to INSERT into: table or database.table (letters, digits, _).")
     var table = "chat.lines"
+
+    @Option(
+        help: ArgumentHelp(
+            "The table for capture's records (DIR/_session: gaps, start and stop, joins and parts): table, "
+                + "database.table or none (default: records in --table's database, chat.records).",
+            valueName: "table"))
+    var recordsTable: String?
 
     @Option(
         help: ArgumentHelp(
@@ -125,6 +135,11 @@ struct LoadCommand: ParsableCommand {
         guard ClickHouseEndpoint.isPlainTableName(table) else {
             throw ValidationError("--table must be table or database.table of letters, digits and _ (got '\(table)')")
         }
+        if let recordsTable, recordsTable != "none", !ClickHouseEndpoint.isPlainTableName(recordsTable) {
+            throw ValidationError(
+                "--records-table must be table, database.table or none, of letters, digits and _ (got '\(recordsTable)')"
+            )
+        }
         do { _ = try ClickHouseEndpoint(parsing: clickhouse) } catch { throw ValidationError(error.description) }
         try NoOpChecks.statusInterval(statusInterval, json: status == .json)
         if giveUpAfter != nil && !once {
@@ -160,6 +175,11 @@ struct LoadCommand: ParsableCommand {
         do throws(LoadError) {
             let client = try ClickHouseClient(endpoint: endpoint, table: table)
             client.timeoutMs = Int(Seconds.milliseconds(timeout))
+            let records = try recordsTableName.map { name throws(LoadError) in
+                let records = try ClickHouseClient(endpoint: endpoint, table: name)
+                records.timeoutMs = client.timeoutMs
+                return records
+            }
             let store = try LoadProgressStore(
                 directory: dir, name: Self.progressName(endpoint, table), destination: "\(endpoint.redacted) \(table)")
             var options = LoadOptions()
@@ -171,10 +191,10 @@ struct LoadCommand: ParsableCommand {
             options.once = once
             options.times = times
             if once { options.giveUpAfterMs = Seconds.milliseconds(giveUpAfter ?? 60) }
-            loader = try Loader(directory: dir, client: client, store: store, options: options)
+            loader = try Loader(directory: dir, client: client, recordsClient: records, store: store, options: options)
             let resumed = loader.resumed
             say(
-                "loading \(dir) into \(table) at \(endpoint.redacted)"
+                "loading \(dir) into \(table)\(recordsTableName.map { " (capture's records into \($0))" } ?? "") at \(endpoint.redacted)"
                     + (resumed.files > 0
                         ? ", resuming \(resumed.files) files (\(resumed.rows) lines acknowledged before)" : "")
                     + "; progress in \(store.path)")
@@ -205,7 +225,9 @@ struct LoadCommand: ParsableCommand {
         let c = loader.counters
         if json { Diagnostics.write(board.snapshot(c, now: Moment.now()).json + "\n") }
         say(
-            "loaded \(c.rowsAcknowledged) rows in \(c.batches) INSERTs (\(c.bodyBytesAcknowledged) bytes compressed, "
+            "loaded \(c.rowsAcknowledged) rows"
+                + (recordsTableName != nil ? " (\(c.recordsAcknowledged) of them capture records)" : "")
+                + " in \(c.batches) INSERTs (\(c.bodyBytesAcknowledged) bytes compressed, "
                 + "\(c.rowBytesAcknowledged) as rows) from \(c.files) files"
                 + (c.failedAttempts > 0 ? ", \(c.failedAttempts) failed attempts retried" : "")
                 + (c.rereads > 0 ? ", \(c.rereads) files read again" : "")
@@ -214,6 +236,13 @@ struct LoadCommand: ParsableCommand {
                 + (c.damagedFiles > 0 ? ", \(c.damagedFiles) damaged files loaded up to the damage" : "")
                 + (c.ignoredEntries > 0 ? ", \(c.ignoredEntries) entries that are not .log.gz files ignored" : ""))
         if let failure { throw Self.exit(failure) }
+    }
+
+    /// The records table: `--records-table`, by default `records` in `--table`'s database; `nil` for none.
+    var recordsTableName: String? {
+        if let recordsTable { return recordsTable == "none" ? nil : recordsTable }
+        let parts = table.split(separator: ".")
+        return parts.count == 2 ? "\(parts[0]).records" : "records"
     }
 
     /// The progress file's name for a destination: `<host>_<port>_<table>`, in file-name-safe characters.
@@ -230,6 +259,7 @@ struct LoadCommand: ParsableCommand {
         case .input: return ExitCode(.noInput)
         case .progress, .http: return ExitCode(.ioErr)
         case .busy, .gaveUp: return ExitCode(.tempFail)
+        case .schema: return ExitCode(.config)
         case .rejected(_, _, let code, _):
             if error.isAuthentication { return ExitCode(.noPerm) }
             if let code, [60, 81, 16, 47].contains(code) { return ExitCode(.config) }

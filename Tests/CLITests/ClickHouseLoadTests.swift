@@ -165,7 +165,7 @@ import Testing
     /// Runs the example queries of docs/scale.md and compares them with the log.
     func checkDocumentedQueries(_ server: ClickHouseServer, _ log: ServedLog) throws {
         let queries = try Self.documentedQueries()
-        #expect(queries.count == 5, "\(queries.keys)")
+        #expect(queries.count == 8, "\(queries.keys)")
         let privmsgs = log.messages.filter { $0.command == "PRIVMSG" }
 
         let perChannel = try server.query(try #require(queries["messages per channel"]) + " FORMAT TSVRaw")
@@ -173,7 +173,8 @@ import Testing
             .map { "\($0.key)\t\($0.value.count)" }
         #expect(perChannel.split(separator: "\n").map(String.init) == expectedPerChannel)
 
-        let top = try server.query(try #require(queries["top chatters of a channel on a day"]) + " FORMAT TSVRaw")
+        let top = try server.query(
+            try #require(queries["top chatters of a channel on its latest day of chat"]) + " FORMAT TSVRaw")
         let byLogin: [String: [ServedLog.Line]] = Dictionary(
             grouping: privmsgs.filter { $0.channel == "pixelharbor" }, by: \.login)
         let counts: [(login: String, count: Int)] = byLogin.map { (login: $0.key, count: $0.value.count) }

@@ -41,17 +41,34 @@ import Testing
         #expect(r["badges"] as? [String] == ["subscriber/12", "premium/1"])
         #expect(r["badge_info"] as? [String] == ["subscriber/14"])
         #expect(r["raw"] as? String == Self.privmsg)
-        // The columns of docs/clickhouse.sql, no more and no fewer.
-        let sql = try String(contentsOfFile: Fixtures.root + "/docs/clickhouse.sql", encoding: .utf8)
-        let columns = sql.split(separator: "\n").compactMap { line -> String? in
+        // The columns of docs/clickhouse.sql and docs/clickhouse-current.sql, no more and no fewer, in order.
+        let columns = try Self.tableColumns("docs/clickhouse.sql", "chat.lines")
+        #expect(columns.count == 27)
+        #expect(columns == ClickHouseRow.columns(.datetime))
+        #expect(Set(r.keys) == Set(columns))
+        #expect(
+            try Self.tableColumns("docs/clickhouse-current.sql", "chat.lines") == ClickHouseRow.columns(.datetime64))
+        #expect(r["historical"] as? Int == 0)
+    }
+
+    /// The column names of `CREATE TABLE IF NOT EXISTS <table>` in `file` (relative to the package).
+    static func tableColumns(_ file: String, _ table: String) throws -> [String] {
+        let sql = try String(contentsOfFile: Fixtures.root + "/" + file, encoding: .utf8)
+        let body = try #require(
+            sql.components(separatedBy: "CREATE TABLE IF NOT EXISTS \(table)\n(\n").dropFirst().first)
+        return body.components(separatedBy: "\n)")[0].split(separator: "\n").compactMap { line -> String? in
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard line.hasPrefix("    "), words.count >= 2, !words[0].hasPrefix("--"),
-                words[1].first?.isUppercase == true, !["ENGINE", "PARTITION", "ORDER"].contains(String(words[0]))
-            else { return nil }
+            guard words.count >= 2, !words[0].hasPrefix("--") else { return nil }
             return String(words[0])
         }
-        #expect(columns.count == 26)
-        #expect(Set(r.keys) == Set(columns))
+    }
+
+    @Test("a line recovered by a backfill (historical=1) is marked; historical=0 or none is not")
+    func historical() throws {
+        let recovered = try Self.row("@historical=1;id=a;rm-received-ts=1;tmi-sent-ts=1 :u!u@u PRIVMSG #chan :hi")
+        #expect(recovered["historical"] as? Int == 1)
+        #expect(try Self.row("@historical=0;id=a;tmi-sent-ts=1 :u!u@u PRIVMSG #chan :hi")["historical"] as? Int == 0)
+        #expect(try Self.row("@id=a;tmi-sent-ts=1 :u!u@u PRIVMSG #chan :hi")["historical"] as? Int == 0)
     }
 
     @Test("moderation: CLEARCHAT timeout and ban, CLEARMSG, USERNOTICE login and msg-id")

@@ -1,0 +1,159 @@
+import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `load` into a replicated, sharded ClickHouse (issue #37): Scripts/clickhouse_cluster.sh starts
+/// ZooKeeper and four clickhouse-server 18.16 (2 shards × 2 replicas) on 127.0.0.1. A replica is
+/// killed (SIGKILL) while `load` sends small batches with `insert_quorum=2`, and started again 3 s
+/// later: the INSERTs fail meanwhile and are retried, and in the end every line of every capture file
+/// is in the cluster exactly once (without FINAL: re-sent blocks are deduplicated by the replicated
+/// tables), with the same rows on both replicas of each shard. Both ways of docs/scale.md: through the
+/// Distributed table (`insert_distributed_sync=1`), and straight to the local table of the shard that
+/// owns a capture shard. About a minute: its own target, `make test-cluster`; `make test` leaves it out by name
+/// (Scripts/run_tests.sh, `SEPARATE_SUITES`), so it never passes there without running.
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ClusterLoadTests {
+    /// Both ways, each on a fresh cluster.
+    @Test("a replica killed during load (insert_quorum=2): nothing lost, nothing doubled, replicas equal")
+    func replicaKilledDuringLoad() throws {
+        let dir = try CLITempDirectory.make("cluster-load")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let captures = try makeCaptures(dir)
+
+        // 1. Through the Distributed table: the whole capture, shard 2's second replica killed.
+        var cluster = try Cluster(dir: dir + "/cluster1")
+        defer { cluster.stop() }
+        let settings = "insert_quorum=2&insert_quorum_timeout=5000"
+        try loadDuringKill(
+            cluster, captures["all"]!, url: cluster.urls[0] + "?insert_distributed_sync=1&" + settings,
+            tables: ["--table", "chat.lines_all", "--records-table", "chat.records_all"], kill: (2, 2))
+        let lines = try Self.lineCount(captures["all"]!)
+        try cluster.expectReplicasEqual()
+        #expect(try cluster.total() == lines, "every line once through the Distributed table, without FINAL")
+        #expect(try cluster.distinctKeys() == lines)
+        cluster.stop()
+
+        // 2. Straight to each shard's local table: capture shard K into ClickHouse shard K.
+        cluster = try Cluster(dir: dir + "/cluster2")
+        try loadDuringKill(
+            cluster, captures["s1"]!, url: cluster.urls[0] + "?" + settings, tables: [], kill: (1, 2))
+        let s2 = try ChatcapProcess([
+            "load", captures["s2"]!, "--clickhouse", cluster.urls[3] + "?" + settings, "--once", "--status", "none",
+        ])
+        #expect(s2.exitStatus(within: 120) == 0, "\(s2.stderr)")
+        try cluster.expectReplicasEqual()
+        let expected = try Self.lineCount(captures["s1"]!) + Self.lineCount(captures["s2"]!)
+        #expect(try cluster.total() == expected, "every line once, each shard's straight from its capture")
+        #expect(try cluster.distinctKeys() == expected)
+        let shard1 = try cluster.query(1, 1, "SELECT count() FROM chat.lines")
+        #expect(Int(shard1) == (try Self.lineCount(captures["s1"]!)))
+    }
+
+    /// `load --once` of `capture` with small batches; once the first rows are in, kill -9 of one
+    /// replica, started again 3 s later. `load` retries meanwhile and exits 0.
+    func loadDuringKill(_ cluster: Cluster, _ capture: String, url: String, tables: [String], kill: (Int, Int)) throws {
+        let load = try ChatcapProcess(
+            ["load", capture, "--clickhouse", url, "--once", "--status", "none", "--batch-rows", "100"]
+                + ["--batch-delay", "0.05", "--retry-max", "0.5", "--give-up-after", "120", "--timeout", "20"] + tables)
+        let started = Date()
+        while Date().timeIntervalSince(started) < 30, (try? cluster.total()) ?? 0 == 0 { usleep(50_000) }
+        try cluster.run("kill", kill.0, kill.1)
+        usleep(3_000_000)
+        #expect(load.isRunning, "load still retrying while a replica is down: \(load.stderr)")
+        try cluster.run("restart", kill.0, kill.1)
+        #expect(load.exitStatus(within: 150) == 0, "\(load.stderr)")
+        #expect(load.stderr.contains("retrying"), "INSERTs failed while the replica was down: \(load.stderr)")
+    }
+
+    /// Three captures of one served log: all channels, capture shard 1/2, capture shard 2/2.
+    func makeCaptures(_ dir: String) throws -> [String: String] {
+        let log = dir + "/served.irc"
+        let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 3000 --channels 6 --out \(log)")
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let serve = try ServeProcess([log, "--port", "0", "--speed", "3", "--from-start", "--keep-time"])
+        defer { _ = serve.stop(with: SIGKILL) }
+        var result: [String: String] = [:]
+        var processes: [ChatcapProcess] = []
+        for (name, shard) in [("all", nil), ("s1", "1/2"), ("s2", "2/2")] as [(String, String?)] {
+            result[name] = "\(dir)/\(name)"
+            processes.append(
+                try ChatcapProcess(
+                    ["capture"] + ClickHouseLoadTests.channels + (shard.map { ["--shard", $0] } ?? []) + [
+                        "--dir", "\(dir)/\(name)", "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain",
+                        "--duration", "6", "--status", "none",
+                    ]))
+        }
+        for p in processes { #expect(p.exitStatus(within: 30) == 0, "\(p.stderr)") }
+        return result
+    }
+
+    /// The lines of a capture's channel files.
+    static func lineCount(_ capture: String) throws -> Int {
+        let run = try CLI.shell("zcat \(capture)/[a-z]*/*.log.gz | wc -l")
+        return Int(run.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Scripts/clickhouse_cluster.sh in a folder, on a base port found free.
+    struct Cluster {
+        let dir: String
+        var urls: [String] = []
+
+        init(dir: String) throws {
+            self.dir = dir
+            for _ in 0..<5 {
+                let base = Int.random(in: 20_000...50_000)
+                let run = try CLI.shell("Scripts/clickhouse_cluster.sh start \(dir) \(base)")
+                if run.status == 69 { continue }
+                try #require(run.status == 0, "cluster start: \(run.text) \(run.stderr)")
+                let lines = run.text.split(separator: "\n").filter { $0.hasPrefix("shard ") }
+                #expect(
+                    lines.map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == [
+                        "shard 1 replica 1", "shard 1 replica 2", "shard 2 replica 1", "shard 2 replica 2",
+                    ])
+                urls = lines.map { String($0.split(separator: " ")[4]) }
+                return
+            }
+            throw ServeCLIFailure(description: "no free ports for the cluster")
+        }
+
+        func run(_ command: String, _ shard: Int, _ replica: Int) throws {
+            let run = try CLI.shell("Scripts/clickhouse_cluster.sh \(command) \(dir) \(shard) \(replica)")
+            try #require(run.status == 0, "\(command): \(run.stderr)")
+        }
+
+        func stop() { _ = try? CLI.shell("Scripts/clickhouse_cluster.sh stop \(dir)") }
+
+        func query(_ shard: Int, _ replica: Int, _ sql: String) throws -> String {
+            let url = urls[2 * (shard - 1) + replica - 1]
+            let run = try CLI.shell("curl -sS --fail-with-body '\(url)' --data-binary \"\(sql)\"")
+            try #require(run.status == 0, "\(sql): \(run.text)")
+            return run.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Rows of chat.lines over the cluster (the Distributed table, no FINAL).
+        func total() throws -> Int { Int(try query(1, 1, "SELECT count() FROM chat.lines_all")) ?? -1 }
+
+        /// Distinct (channel, key) pairs over the cluster.
+        func distinctKeys() throws -> Int {
+            Int(try query(1, 1, "SELECT uniqExact(channel, time, time_ms, key) FROM chat.lines_all")) ?? -1
+        }
+
+        /// After SYSTEM SYNC REPLICA, both replicas of each shard hold the same lines and records.
+        func expectReplicasEqual() throws {
+            for shard in 1...2 {
+                var answers: [String] = []
+                for replica in 1...2 {
+                    _ = try query(shard, replica, "SYSTEM SYNC REPLICA chat.lines")
+                    _ = try query(shard, replica, "SYSTEM SYNC REPLICA chat.records")
+                    answers.append(
+                        try query(
+                            shard, replica,
+                            "SELECT count(), sum(cityHash64(key, raw)), (SELECT count() FROM chat.records) FROM chat.lines"
+                        ))
+                }
+                #expect(answers[0] == answers[1], "shard \(shard): \(answers)")
+                #expect(!answers[0].hasPrefix("0\t"), "shard \(shard) holds rows")
+            }
+        }
+    }
+}
