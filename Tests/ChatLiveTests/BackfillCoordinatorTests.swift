@@ -212,6 +212,28 @@ import TwitchSession
         #expect(h.lines.last == Self.chat(9), "the held line is released after the recovered one")
     }
 
+    @Test("a new gap while an answer has not caught up: the earlier gap keeps what that answer gave, closed in part")
+    func newGapWhileBehind() {
+        let h = Harness()
+        h.live(Self.chat(1))
+        h.advance(1_000)
+        h.rejoin(fromMs: 500)
+        h.live(Self.chat(5))
+        h.fetcher.answer([Self.chat(1, atMs: 0), Self.chat(2, atMs: 600)])
+        h.advance(10)
+        #expect(h.coordinator.counters.retries == 1)
+        // Dropped again before the next answer.
+        h.advance(100)
+        h.rejoin(fromMs: 1_100)
+        #expect(h.lines.contains(Self.historical(Self.chat(2, atMs: 600))), "\(h.out)")
+        #expect(h.lines.last == Self.chat(5), "the held line released after the recovered one")
+        guard case .recovered(1, .partial) = h.gaps.first else {
+            Issue.record("the earlier gap closed in part: \(h.out)")
+            return
+        }
+        #expect(h.fetcher.requests.count == 2 && h.coordinator.counters.failed == 0)
+    }
+
     @Test("a quiet channel (only its JOIN echo held, no id) takes the answer at the wait's end as closing the gap")
     func quietChannel() {
         let h = Harness(waitMs: 1_000)

@@ -147,10 +147,17 @@ final class BackfillCoordinator {
     }
 
     /// A channel was rejoined after `gap`: asks the service, and holds the channel's live lines until
-    /// the answer or the wait's end. A backfill still waiting for the channel ends first, unanswered.
+    /// the answer or the wait's end. A backfill still waiting for the channel ends first: with the
+    /// last answer it had, which had not caught up (the gap closed in part), or unanswered.
     func begin(_ gap: Gap, now: Moment) {
         let state = state(named: gap.channel)
-        if state.pending != nil { finish(state, .failed("a new gap began before the service answered"), now: now) }
+        if let earlier = state.pending {
+            if let behind = earlier.behindAnswer {
+                finish(state, behind, now: now, behind: !earlier.seenWithId.isEmpty)
+            } else {
+                finish(state, .failed("a new gap began before the service answered"), now: now)
+            }
+        }
         let id = nextId
         nextId += 1
         state.pending = Pending(
