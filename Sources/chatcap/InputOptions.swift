@@ -84,8 +84,24 @@ struct InputOptions: ParsableArguments {
 
 /// How lines are written.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Output format: text, json (typed NDJSON), irc (ircdocs atoms as NDJSON) or raw.")
-    var format: OutputFormat = .text
+    @Option(
+        name: .customLong("format"),
+        help: "Output format: text, json (typed NDJSON), irc (ircdocs atoms as NDJSON) or raw (default: text).")
+    var chosenFormat: OutputFormat?
+
+    @Flag(
+        name: .customLong("json"),
+        help: ArgumentHelp("The same as --format json (as stats --json says it).", visibility: .hidden))
+    var jsonShorthand = false
+
+    /// `--format`, or json with `--json`, else text.
+    var format: OutputFormat { chosenFormat ?? (jsonShorthand ? .json : .text) }
+
+    mutating func validate() throws {
+        if jsonShorthand, let chosenFormat, chosenFormat != .json {
+            throw ValidationError("--json and --format \(chosenFormat) disagree: give one of them")
+        }
+    }
 
     @Option(help: "Colour in text output: auto (when stdout is a terminal and NO_COLOR is unset), always or never.")
     var color: ColorChoice = .auto

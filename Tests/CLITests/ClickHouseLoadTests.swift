@@ -66,9 +66,16 @@ import Testing
         }
         usleep(500_000)
         var loaders = try captures.map { try loader($0.name) }
-        // A loader killed mid-stream and started again resumes from its acknowledged progress.
-        usleep(2_000_000)
+        // A loader killed mid-stream and started again resumes from its acknowledged progress: killed
+        // once it has some (its status says so; a busy machine may take longer than the usual second).
+        let ackDeadline = Date().addingTimeInterval(60)
+        repeat {
+            usleep(200_000)
+        } while Date() < ackDeadline && loaders[0].isRunning
+            && ClickHouseLoadTests.acknowledgedRows(loaders[0].stderr) == 0
+        usleep(300_000)
         #expect(loaders[0].isRunning, "\(loaders[0].stderr)")
+        #expect(ClickHouseLoadTests.acknowledgedRows(loaders[0].stderr) > 0, "\(loaders[0].stderr)")
         _ = loaders[0].stop(with: SIGKILL)
         let killedStderr = loaders[0].stderr
         loaders[0] = try loader("a")
@@ -240,6 +247,14 @@ import Testing
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return Int(~crc % 2) + 1
+    }
+
+    /// The largest `rows_acknowledged` in `load --status json`'s lines so far.
+    static func acknowledgedRows(_ stderr: String) -> Int {
+        stderr.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "\"rows_acknowledged\":") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }.max() ?? 0
     }
 }
 

@@ -17,7 +17,7 @@ import Testing
             chatcap = try ChatcapProcess(
                 arguments + ["--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--http-port", "0"],
                 stdoutFile: stdoutFile, descriptorLimit: descriptorLimit)
-            guard chatcap.waitForStderr(containing: "listening on http://127.0.0.1:", timeoutMs: 10_000),
+            guard chatcap.waitForStderr(containing: "listening on http://127.0.0.1:", timeoutMs: 60_000),
                 let match = chatcap.stderr.firstMatch(of: #/listening on (http://127\.0\.0\.1:\d+)/#)
             else {
                 _ = chatcap.stop(with: SIGKILL)
@@ -364,7 +364,7 @@ import Testing
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "0"])
         defer { _ = server.stop() }
         let httpLine = try #require(
-            ServeProcess.readLine(server.chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000))
+            ServeProcess.readLine(server.chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000))
         let httpPort = try #require(httpLine.split(separator: ":").last.map(String.init))
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",

@@ -88,7 +88,7 @@ import Testing
         let client = try ServeLineClient(port: server.port)
         client.send("NICK justinfan77", "JOIN #ch5")
         let last = " PRIVMSG #ch5 :" + expected.last!
-        let lines = client.lines(until: { $0.hasSuffix(last) }, timeoutMs: 10_000)
+        let lines = client.lines(until: { $0.hasSuffix(last) }, timeoutMs: 60_000)
         let texts = lines.compactMap { line -> String? in
             guard let range = line.range(of: " PRIVMSG #ch5 :") else { return nil }
             return String(line[range.upperBound...])

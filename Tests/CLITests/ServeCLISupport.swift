@@ -13,12 +13,13 @@ final class ServeProcess {
     /// With `--ws-port`: that second line.
     let webSocketLine: String?
 
-    /// Starts `chatcap serve arguments…` in the repository root and waits (at most 10 s) for its
-    /// `listening on HOST:PORT` line (and with `--ws-port` the WebSocket one after it). With a
+    /// Starts `chatcap serve arguments…` in the repository root and waits for its
+    /// `listening on HOST:PORT` line (and with `--ws-port` the WebSocket one after it): at most 60 s, a
+    /// guard against a hang (a debug build reading a long log on a busy machine takes seconds). With a
     /// `descriptorLimit`, it runs under `ulimit -n` of that many.
     init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
         chatcap = try ChatcapProcess(["serve"] + arguments, descriptorLimit: descriptorLimit)
-        let line = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
+        let line = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000)
         guard let line, line.hasPrefix("listening on "),
             let port = line.split(separator: ":").last.flatMap({ UInt16($0) })
         else {
@@ -32,7 +33,7 @@ final class ServeProcess {
             webSocketLine = nil
             return
         }
-        let second = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 10_000)
+        let second = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000)
         guard let second, second.hasPrefix("listening on ws"),
             let webSocketPort = second.split(separator: ":").last.flatMap({ UInt16($0) })
         else {

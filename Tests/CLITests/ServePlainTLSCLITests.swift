@@ -37,7 +37,7 @@ import Testing
         let client = try ServeLineClient(port: server.port)
         client.send("NICK justinfan5")
         client.send("JOIN #pixelharbor")
-        let lines = client.lines(until: { $0.contains(" 366 ") }, timeoutMs: 10_000)
+        let lines = client.lines(until: { $0.contains(" 366 ") }, timeoutMs: 60_000)
         #expect(lines.contains { $0.contains(" JOIN #pixelharbor") }, "\(lines)")
     }
 }

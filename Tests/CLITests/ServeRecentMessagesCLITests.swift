@@ -15,8 +15,8 @@ import Testing
         init(_ arguments: [String]) throws {
             chatcap = try ChatcapProcess(["serve"] + arguments + ["--port", "0", "--http-port", "0"])
             let descriptor = chatcap.output.fileHandleForReading.fileDescriptor
-            let first = ServeProcess.readLine(descriptor, timeoutMs: 10_000)
-            let second = ServeProcess.readLine(descriptor, timeoutMs: 10_000)
+            let first = ServeProcess.readLine(descriptor, timeoutMs: 60_000)
+            let second = ServeProcess.readLine(descriptor, timeoutMs: 60_000)
             guard let first, let second, second.hasPrefix("listening on http://127.0.0.1:"),
                 let port = first.split(separator: ":").last.flatMap({ UInt16($0) })
             else {
@@ -121,7 +121,7 @@ import Testing
         let start = Int64(Date().timeIntervalSince1970 * 1000)
         let client = try ServeLineClient(port: server.ircPort)
         client.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
-        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 10_000))
+        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
         var received: [String] = []
         while let line = client.line(timeoutMs: 500) { received.append(line) }
         let end = Int64(Date().timeIntervalSince1970 * 1000)
@@ -206,7 +206,7 @@ import Testing
         usleep(2_000_000)  // the rest of the log is due meanwhile, with nobody listening
         let second = try ServeLineClient(port: server.ircPort)
         second.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
-        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 10_000))
+        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
         let answer = try Self.answer(server.url + "/api/v2/recent-messages/pixelharbor")
         let lines = try answer.messages.map { try Self.strip($0).line }
         #expect(Array(lines.prefix(3)) == seen)
@@ -228,7 +228,7 @@ import Testing
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--recent-messages-limit", "5"])
         let client = try ServeLineClient(port: server.ircPort)
         client.send("CAP REQ :twitch.tv/tags", "NICK justinfan123", "JOIN #pixelharbor")
-        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 10_000))
+        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
         let httpPort = try #require(server.url.split(separator: ":").last.flatMap { UInt16($0) })
         var idle: [Int32] = []
         defer { for descriptor in idle { close(descriptor) } }
