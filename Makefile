@@ -150,6 +150,7 @@ bench: deps fixtures
 	Benchmarks/watch_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/capture_bench.sh .build/release/chatcap $(BENCH_LOG)
 	Benchmarks/channels_bench.sh .build/release/chatcap
+	Benchmarks/realchat_channels_bench.sh .build/release/chatcap
 	Benchmarks/many_channels_bench.sh .build/release/chatcap $(MANY_LOG)
 
 # The memory budget (issue #26): tail of 10,000 busy channels (serve --speed max --loop) for

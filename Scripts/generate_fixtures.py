@@ -121,8 +121,15 @@ def esc(value):
     return value.replace(";", "\\:").replace(" ", "\\s")
 
 
-def generate(n_lines, n_channels, seed, write):
-    """Produce exactly n_lines CRLF-terminated lines, calling write(str) per chunk."""
+def generate(n_lines, n_channels, seed, write, spread="zipf", join_preamble=True, membership_rate=None):
+    """Produce exactly n_lines CRLF-terminated lines, calling write(str) per chunk.
+
+    spread: "zipf" (channel popularity 1/rank, the default) or "even" (every channel equally likely).
+    join_preamble: False leaves out the 5 lines a channel of the join preamble (JOIN, 353, 366,
+    ROOMSTATE, USERSTATE), so that logs over 1,000 and 10,000 channels carry the same mix of lines.
+    membership_rate: the chance that an event is a JOIN/PART burst (1-15 lines) instead of the default
+    0.605 %; the other events keep their proportions. None keeps the default draw, byte for byte.
+    """
     rng = random.Random(seed)
     rand = rng.random
     randint = rng.randint
@@ -349,8 +356,12 @@ def generate(n_lines, n_channels, seed, write):
         clock[0] += expovariate(rate)
         return str(int(clock[0]))
 
-    def pick_channel():
-        return chans[bisect_left(chan_cum, rand() * chan_cum[-1])]
+    if spread == "even":
+        def pick_channel():
+            return chans[min(int(rand() * n_channels), n_channels - 1)]
+    else:
+        def pick_channel():
+            return chans[bisect_left(chan_cum, rand() * chan_cum[-1])]
 
     def pick_user():
         return users[bisect_left(user_cum, rand() * user_cum[-1])]
@@ -376,7 +387,7 @@ def generate(n_lines, n_channels, seed, write):
     emit(f":tmi.twitch.tv 375 {me} :-\r\n")
     emit(f":tmi.twitch.tv 372 {me} :You are in a maze of twisty passages, all alike.\r\n")
     emit(f":tmi.twitch.tv 376 {me} :>\r\n")
-    for ch in chans:
+    for ch in (chans if join_preamble else ()):
         c = ch["name"]
         emit(f":{me}!{me}@{me}.tmi.twitch.tv JOIN #{c}\r\n")
         emit(f":{me}.tmi.twitch.tv 353 {me} = #{c} :{me}\r\n")
@@ -681,6 +692,11 @@ def generate(n_lines, n_channels, seed, write):
             emit(f"{u['src']} {verb} #{ch['name']}\r\n")
 
     # ------------------------------------------------------------------ main loop
+    # Event thresholds on one draw: privmsg, usernotice, moderation, roomstate, then membership.
+    scale = 1.0 if membership_rate is None else (1.0 - membership_rate) / 0.99395
+    t_privmsg, t_usernotice, t_moderation, t_roomstate = (
+        (0.9855, 0.9905, 0.9938, 0.99395) if membership_rate is None
+        else (0.9855 * scale, 0.9905 * scale, 0.9938 * scale, 0.99395 * scale))
     next_ping = 5000 + randint(-500, 500)
     next_toggle = randint(20_000, 60_000)
     while True:
@@ -696,13 +712,13 @@ def generate(n_lines, n_channels, seed, write):
             shared_on = not shared_on
             next_toggle += randint(20_000, 80_000) if shared_on else randint(40_000, 120_000)
         r = rand()
-        if r < 0.9855:
+        if r < t_privmsg:
             privmsg()
-        elif r < 0.9905:
+        elif r < t_usernotice:
             usernotice()
-        elif r < 0.9938:
+        elif r < t_moderation:
             moderation()
-        elif r < 0.99395:
+        elif r < t_roomstate:
             roomstate()
         else:
             membership()
@@ -740,11 +756,20 @@ def main(argv=None):
     ap.add_argument("--gzip", action="store_true", help="gzip-compress the output (deterministic header)")
     ap.add_argument("--channels", type=int, default=6, help="number of joined channels (default 6)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    ap.add_argument("--spread", choices=("zipf", "even"), default="zipf",
+                    help="how lines spread over channels: zipf (popularity 1/rank, default) or even")
+    ap.add_argument("--no-join-preamble", action="store_true",
+                    help="leave out the per-channel join preamble (5 lines a channel)")
+    ap.add_argument("--membership", type=float, default=None,
+                    help="chance that an event is a JOIN/PART burst (default 0.00605); 0.02 gives "
+                         "~14%% membership lines, ~377 bytes and ~14.8 tags a line, like real chat")
     args = ap.parse_args(argv)
     if args.lines < 0:
         ap.error("--lines must be >= 0")
     if args.channels < 1:
         ap.error("--channels must be >= 1")
+    if args.membership is not None and not 0.0 <= args.membership < 1.0:
+        ap.error("--membership must be in [0, 1)")
 
     if args.out == "-":
         raw = sys.stdout.buffer
@@ -766,7 +791,8 @@ def main(argv=None):
 
     started = time.perf_counter()
     try:
-        n = generate(args.lines, args.channels, args.seed, write)
+        n = generate(args.lines, args.channels, args.seed, write, args.spread,
+                     not args.no_join_preamble, args.membership)
     finally:
         if args.gzip:
             sink.close()
