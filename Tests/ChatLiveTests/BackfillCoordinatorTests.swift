@@ -71,6 +71,16 @@ import TwitchSession
 
         var now: Moment { Moment(monotonicMs: nowMs, wallMs: Self.epochMs + nowMs) }
 
+        /// The common start: line 1 received at 0, a gap from 500 to the rejoin at 1,000 (a request
+        /// made), nothing answered yet.
+        static func afterGap(waitMs: Int64 = 3_000) -> Harness {
+            let h = Harness(waitMs: waitMs)
+            h.live(BackfillCoordinatorTests.chat(1))
+            h.advance(1_000)
+            h.rejoin(fromMs: 500)
+            return h
+        }
+
         func live(_ line: String) {
             let bytes = Array(line.utf8)
             let message = try! TwitchMessage.parse(bytes.span)
@@ -90,6 +100,16 @@ import TwitchSession
         func advance(_ ms: Int64) {
             nowMs += ms
             coordinator.poll(now: now)
+        }
+
+        /// The confirmation after an answer that caught up: asked ``BackfillCoordinator/confirmMs``
+        /// later, and answered with `lines`.
+        func confirm(_ lines: [String]) {
+            let asked = fetcher.requests.count
+            advance(BackfillCoordinator.confirmMs)
+            #expect(fetcher.requests.count == asked + 1, "asked once more to confirm")
+            fetcher.answer(lines)
+            advance(10)
         }
 
         /// For `ms`, in steps of 50 ms: every request made is answered with `lines` at the next step.
@@ -119,17 +139,17 @@ import TwitchSession
 
     @Test("the gap's record first, then the recovered lines marked historical, then the held live lines in order")
     func writeOrder() {
-        let h = Harness()
-        h.live(Self.chat(1))
-        h.advance(1_000)
-        h.rejoin(fromMs: 500)
+        let h = Harness.afterGap()
         h.live(Self.chat(4))
         h.live(Self.chat(5))
         #expect(h.lines == [Self.chat(1)], "live lines are held while the service is asked")
-        h.fetcher.answer([
+        let answer = [
             Self.chat(1, atMs: 0), Self.chat(2, atMs: 600), Self.chat(3, atMs: 800), Self.chat(4, atMs: 1_001),
-        ])
+        ]
+        h.fetcher.answer(answer)
         h.advance(10)
+        #expect(h.lines == [Self.chat(1)], "held until a second answer confirms the first")
+        h.confirm(answer)
         #expect(
             h.out.dropFirst() == [
                 .gap(.recovered(2, .closed)),
@@ -159,13 +179,31 @@ import TwitchSession
         #expect(h.fetcher.requests.count == 1)
         h.advance(BackfillCoordinator.retryMs)
         #expect(h.fetcher.requests.count == 2, "asked again after \(BackfillCoordinator.retryMs) ms")
-        h.fetcher.answer([
+        let caughtUp = [
             Self.chat(1, atMs: -1_000), Self.chat(2, atMs: 1_400), Self.chat(3, atMs: 1_900), Self.chat(5, atMs: 2_001),
-        ])
+        ]
+        h.fetcher.answer(caughtUp)
         h.advance(10)
+        h.confirm(caughtUp)
         #expect(h.lines.dropFirst().map { $0.contains("line 3") || $0.contains("line 2") }.filter { $0 }.count == 2)
         #expect(h.lines.last == Self.chat(5))
         #expect(h.out.contains(.gap(.recovered(2, .closed))))
+    }
+
+    @Test("a service that stored a line after a later one (two connections of its own): the confirming answer has it")
+    func outOfOrderService() {
+        let h = Harness.afterGap()
+        h.live(Self.chat(5))
+        // Line 5 (after the rejoin) is there, line 3 (before it) is not yet: stored late.
+        h.fetcher.answer([Self.chat(1, atMs: 0), Self.chat(2, atMs: 600), Self.chat(5, atMs: 1_001)])
+        h.advance(10)
+        #expect(h.coordinator.counters.confirmations == 1)
+        h.confirm([
+            Self.chat(1, atMs: 0), Self.chat(2, atMs: 600), Self.chat(5, atMs: 1_001), Self.chat(3, atMs: 900),
+        ])
+        #expect(h.lines.contains(Self.historical(Self.chat(3, atMs: 900))), "\(h.out)")
+        #expect(h.gaps == [.recovered(2, .closed)], "\(h.out)")
+        #expect(h.lines.last == Self.chat(5))
     }
 
     @Test("an older copy of an id-less line (a viewer's JOIN, said again word for word) is no sign of having caught up")
@@ -183,21 +221,20 @@ import TwitchSession
         h.advance(10)
         #expect(h.coordinator.counters.retries == 1, "\(h.out)")
         h.advance(BackfillCoordinator.retryMs)
-        h.fetcher.answer([
+        let caughtUp = [
             Self.chat(1, atMs: 0), join, Self.chat(2, atMs: 600), Self.chat(3, atMs: 900), join,
             Self.chat(5, atMs: 1_001),
-        ])
+        ]
+        h.fetcher.answer(caughtUp)
         h.advance(10)
+        h.confirm(caughtUp)
         #expect(h.lines.contains(Self.historical(Self.chat(3, atMs: 900))), "\(h.out)")
         #expect(h.gaps == [.recovered(2, .closed)], "\(h.out)")
     }
 
     @Test("an answer that never catches up before the wait ends closes the gap only in part")
     func neverCaughtUp() {
-        let h = Harness(waitMs: 1_000)
-        h.live(Self.chat(1))
-        h.advance(1_000)
-        h.rejoin(fromMs: 500)
+        let h = Harness.afterGap(waitMs: 1_000)
         h.live(Self.chat(9))
         h.answerEveryRequest(with: [Self.chat(1, atMs: 0), Self.chat(2, atMs: 600)], forMs: 1_500)
         #expect(h.fetcher.requests.count > 1, "asked again while the wait allowed")
@@ -214,10 +251,7 @@ import TwitchSession
 
     @Test("a new gap while an answer has not caught up: the earlier gap keeps what that answer gave, closed in part")
     func newGapWhileBehind() {
-        let h = Harness()
-        h.live(Self.chat(1))
-        h.advance(1_000)
-        h.rejoin(fromMs: 500)
+        let h = Harness.afterGap()
         h.live(Self.chat(5))
         h.fetcher.answer([Self.chat(1, atMs: 0), Self.chat(2, atMs: 600)])
         h.advance(10)
@@ -236,10 +270,7 @@ import TwitchSession
 
     @Test("a quiet channel (only its JOIN echo held, no id) takes the answer at the wait's end as closing the gap")
     func quietChannel() {
-        let h = Harness(waitMs: 1_000)
-        h.live(Self.chat(1))
-        h.advance(1_000)
-        h.rejoin(fromMs: 500)
+        let h = Harness.afterGap(waitMs: 1_000)
         h.live(":justinfan1!justinfan1@justinfan1.tmi.twitch.tv JOIN #pixelharbor")
         h.answerEveryRequest(with: [Self.chat(1, atMs: 0), Self.chat(2, atMs: 600)], forMs: 1_500)
         #expect(h.fetcher.requests.count > 1, "asked again while the wait allowed")

@@ -34,6 +34,9 @@ final class BackfillCoordinator {
         /// An answer that had not caught up with the live chat yet (it holds none of the held lines),
         /// kept in case no later one does before the wait ends; and when to ask again.
         var behindAnswer: BackfillFetcher.Outcome? = nil
+        /// The first answer that had caught up, kept while a second one is asked for
+        /// (``confirmMs``); used when that one does not come.
+        var reachedAnswer: BackfillFetcher.Outcome? = nil
         var retryAtMs: Int64? = nil
         var retries = 0
     }
@@ -152,7 +155,9 @@ final class BackfillCoordinator {
     func begin(_ gap: Gap, now: Moment) {
         let state = state(named: gap.channel)
         if let earlier = state.pending {
-            if let behind = earlier.behindAnswer {
+            if let reached = earlier.reachedAnswer {
+                finish(state, reached, now: now)
+            } else if let behind = earlier.behindAnswer {
                 finish(state, behind, now: now, behind: !earlier.seenWithId.isEmpty)
             } else {
                 finish(state, .failed("a new gap began before the service answered"), now: now)
@@ -182,6 +187,12 @@ final class BackfillCoordinator {
     /// How long to wait before asking again a service whose answer had not caught up with the live chat.
     static let retryMs: Int64 = 200
 
+    /// How long after the first answer that has caught up the service is asked once more, and the
+    /// gap filled from that second answer. A service that records over several connections (as
+    /// recent-messages services do across their own reconnects) may store a line a little after a later
+    /// one: the first answer can hold a line received since the rejoin and still lack one before it.
+    static let confirmMs: Int64 = 500
+
     /// Takes the answers that came, and ends the waits that ran out.
     ///
     /// - Complexity: O(answers + channels waiting).
@@ -194,8 +205,25 @@ final class BackfillCoordinator {
             // The service records the chat as it comes, a little after us or before us: an answer that
             // holds none of the live lines received since the rejoin may lack the gap's last lines. Ask
             // again shortly, while the wait allows; past it, the answer can close the gap only in part.
-            guard case .answer(200, let body, false) = result.outcome, !reaches(body, pending) else {
-                finish(state, result.outcome, now: now)
+            // One that has caught up is confirmed by a second answer ``confirmMs`` later.
+            guard case .answer(200, let body, false) = result.outcome else {
+                finish(state, pending.reachedAnswer ?? result.outcome, now: now)
+                continue
+            }
+            if reaches(body, pending) {
+                guard pending.reachedAnswer == nil, now.monotonicMs + Self.confirmMs < pending.deadlineMs else {
+                    finish(state, result.outcome, now: now)
+                    continue
+                }
+                pending.reachedAnswer = result.outcome
+                pending.retryAtMs = now.monotonicMs + Self.confirmMs
+                state.pending = pending
+                counters.confirmations += 1
+                continue
+            }
+            if let reached = pending.reachedAnswer {
+                // The confirmation did not reach (the service lost its window?): the first answer did.
+                finish(state, reached, now: now)
                 continue
             }
             let delay = Self.retryMs << min(pending.retries, 4)
@@ -213,7 +241,9 @@ final class BackfillCoordinator {
         for state in Array(waiting.values) {
             guard var p = state.pending else { continue }
             if p.deadlineMs <= now.monotonicMs {
-                if let behind = p.behindAnswer {
+                if let reached = p.reachedAnswer {
+                    finish(state, reached, now: now)
+                } else if let behind = p.behindAnswer {
                     // A channel without a chat line since the rejoin: nothing tells whether the service
                     // is behind, and it has had the whole wait to catch up.
                     finish(state, behind, now: now, behind: !p.seenWithId.isEmpty)
@@ -228,10 +258,13 @@ final class BackfillCoordinator {
         }
     }
 
-    /// Ends every wait (the session stops): their gaps are recorded unanswered, held lines released.
+    /// Ends every wait (the session stops): their gaps are recorded unanswered (or from an answer that
+    /// had caught up, its confirmation not come yet), held lines released.
     func finishAll(now: Moment) {
         for state in Array(waiting.values) {
-            finish(state, .failed("the session stopped before the service answered"), now: now)
+            finish(
+                state, state.pending?.reachedAnswer ?? .failed("the session stopped before the service answered"),
+                now: now)
         }
     }
 
@@ -407,6 +440,8 @@ public struct BackfillCounters: Sendable, Equatable {
     public var releasedEarly = 0
     /// Answers that had not caught up with the live chat, asked again.
     public var retries = 0
+    /// Answers that had caught up, asked once more to confirm (``BackfillCoordinator/confirmMs``).
+    public var confirmations = 0
     /// Lines of an answer that could not be parsed or were of another channel (not written).
     public var unusable = 0
     /// Live lines dropped because the backfill had written them already: the service's answer was
