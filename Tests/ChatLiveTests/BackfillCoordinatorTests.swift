@@ -268,6 +268,28 @@ import TwitchSession
         #expect(h.fetcher.requests.count == 2 && h.coordinator.counters.failed == 0)
     }
 
+    @Test(
+        "the session stops while an answer is behind, or one caught up awaits its confirmation: each gap keeps what it had"
+    )
+    func stopKeepsWhatItHad() {
+        let behind = Harness.afterGap()
+        behind.live(Self.chat(5))
+        behind.fetcher.answer([Self.chat(1, atMs: 0), Self.chat(2, atMs: 600)])
+        behind.advance(10)
+        behind.coordinator.finishAll(now: behind.now)
+        guard case .recovered(1, .partial) = behind.gaps.first else {
+            Issue.record("closed in part with line 2: \(behind.out)")
+            return
+        }
+        let reached = Harness.afterGap()
+        reached.live(Self.chat(5))
+        reached.fetcher.answer([Self.chat(1, atMs: 0), Self.chat(2, atMs: 600), Self.chat(5, atMs: 1_001)])
+        reached.advance(10)
+        reached.coordinator.finishAll(now: reached.now)
+        #expect(reached.gaps == [.recovered(1, .closed)], "\(reached.out)")
+        #expect(reached.lines.last == Self.chat(5))
+    }
+
     @Test("a quiet channel (only its JOIN echo held, no id) takes the answer at the wait's end as closing the gap")
     func quietChannel() {
         let h = Harness.afterGap(waitMs: 1_000)

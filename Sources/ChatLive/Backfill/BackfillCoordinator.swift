@@ -154,14 +154,8 @@ final class BackfillCoordinator {
     /// last answer it had, which had not caught up (the gap closed in part), or unanswered.
     func begin(_ gap: Gap, now: Moment) {
         let state = state(named: gap.channel)
-        if let earlier = state.pending {
-            if let reached = earlier.reachedAnswer {
-                finish(state, reached, now: now)
-            } else if let behind = earlier.behindAnswer {
-                finish(state, behind, now: now, behind: !earlier.seenWithId.isEmpty)
-            } else {
-                finish(state, .failed("a new gap began before the service answered"), now: now)
-            }
+        if state.pending != nil {
+            finishWithBest(state, failure: "a new gap began before the service answered", now: now)
         }
         let id = nextId
         nextId += 1
@@ -241,15 +235,7 @@ final class BackfillCoordinator {
         for state in Array(waiting.values) {
             guard var p = state.pending else { continue }
             if p.deadlineMs <= now.monotonicMs {
-                if let reached = p.reachedAnswer {
-                    finish(state, reached, now: now)
-                } else if let behind = p.behindAnswer {
-                    // A channel without a chat line since the rejoin: nothing tells whether the service
-                    // is behind, and it has had the whole wait to catch up.
-                    finish(state, behind, now: now, behind: !p.seenWithId.isEmpty)
-                } else {
-                    finish(state, .failed("no answer within \(Double(source.waitMs) / 1_000) s"), now: now)
-                }
+                finishWithBest(state, failure: "no answer within \(Double(source.waitMs) / 1_000) s", now: now)
             } else if let at = p.retryAtMs, at <= now.monotonicMs {
                 p.retryAtMs = nil
                 state.pending = p
@@ -258,13 +244,26 @@ final class BackfillCoordinator {
         }
     }
 
-    /// Ends every wait (the session stops): their gaps are recorded unanswered (or from an answer that
-    /// had caught up, its confirmation not come yet), held lines released.
+    /// Ends every wait (the session stops) with what each had (``finishWithBest(_:failure:now:)``),
+    /// held lines released.
     func finishAll(now: Moment) {
         for state in Array(waiting.values) {
-            finish(
-                state, state.pending?.reachedAnswer ?? .failed("the session stopped before the service answered"),
-                now: now)
+            finishWithBest(state, failure: "the session stopped before the service answered", now: now)
+        }
+    }
+
+    /// Ends `state`'s wait before its answers are done: with the answer that had caught up (its
+    /// confirmation not come), else the last one that had not (the gap closed in part when a chat line
+    /// since the rejoin shows it was behind; a channel without one gives nothing to tell by, and the
+    /// service had its chance), else as `failure`.
+    private func finishWithBest(_ state: ChannelState, failure: String, now: Moment) {
+        guard let p = state.pending else { return }
+        if let reached = p.reachedAnswer {
+            finish(state, reached, now: now)
+        } else if let behind = p.behindAnswer {
+            finish(state, behind, now: now, behind: !p.seenWithId.isEmpty)
+        } else {
+            finish(state, .failed(failure), now: now)
         }
     }
 
