@@ -115,3 +115,19 @@ extension TwitchMessage {
         return CaptureRecordLine(self, in: bytes)?.channel
     }
 }
+
+extension CaptureRecordLine {
+    /// Writes the record's reason as a JSON string value: its `reason` tag (unescaped), else the
+    /// reason in its text, else `""`. Shared by the NDJSON and ClickHouse encoders.
+    ///
+    /// - Complexity: O(reason length). - Allocations: none beyond the writer's growth.
+    func writeReason(_ bytes: Span<UInt8>, into out: inout JSONWriter) {
+        if let reasonTag {
+            out.string(bytes, tag: reasonTag)
+        } else if let reasonText {
+            out.string(bytes, reasonText)
+        } else {
+            out.string("")
+        }
+    }
+}

@@ -53,13 +53,7 @@ public enum ClickHouseRecordRow: Sendable {
         ClickHouseRow.writeTime("gap_from", "gap_from_ms", record.gapFrom, times, into: &writer)
         ClickHouseRow.writeTime("gap_to", "gap_to_ms", record.gapTo, times, into: &writer)
         writer.key("reason")
-        if let tag = record.reasonTag {
-            writer.string(line, tag: tag)
-        } else if let text = record.reasonText {
-            writer.string(line, text)
-        } else {
-            writer.string("")
-        }
+        record.writeReason(line, into: &writer)
         writer.key("backfill")
         if let state = record.backfill { writer.string(line, state) } else { writer.string("") }
         writer.key("recovered")

@@ -357,13 +357,7 @@ public enum TypedJSONEncoder: Sendable {
             out.key("duration_ms")
             out.number(to.milliseconds - from.milliseconds)
             out.key("reason")
-            if let tag = r.reasonTag {
-                out.string(bytes, tag: tag)
-            } else if let text = r.reasonText {
-                out.string(bytes, text)
-            } else {
-                out.string("")
-            }
+            r.writeReason(bytes, into: &out)
             if let state = r.backfill {
                 out.key("backfill")
                 out.string(bytes, state)
