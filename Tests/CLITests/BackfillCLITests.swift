@@ -301,12 +301,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func misdatedService() throws {
         let dir = try CLITempDirectory.make("backfill-misdated")
-        // KEEP_BACKFILL_DIR=1 keeps the directory to look at after a failure.
-        defer {
-            if ProcessInfo.processInfo.environment["KEEP_BACKFILL_DIR"] == nil {
-                try? FileManager.default.removeItem(atPath: dir)
-            }
-        }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
         let log = dir + "/recorded.log"

@@ -15,11 +15,7 @@ import Testing
     @Test("two shards and a redundant copy, a killed loader, a ClickHouse outage: every message once, queries right")
     func shardsRedundancyAndOutages() throws {
         let dir = try CLITempDirectory.make("clickhouse")
-        defer {
-            if ProcessInfo.processInfo.environment["KEEP_CLICKHOUSE_TEST"] == nil {
-                try? FileManager.default.removeItem(atPath: dir)
-            }
-        }
+        defer { CLITempDirectory.remove(dir) }
         let log = dir + "/served.irc"
         // serve starts a client's replay at its first JOIN and passes over the lines of channels not
         // joined when it reads them (its JOINs may still be on their way). So the log starts with a

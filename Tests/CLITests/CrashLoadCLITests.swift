@@ -14,11 +14,7 @@ import Testing
     @Test("kill -9 of capture while load follows it: ClickHouse holds exactly the files' lines, no ghost")
     func noGhostRows() throws {
         let dir = try CLITempDirectory.make("crash-load")
-        defer {
-            if ProcessInfo.processInfo.environment["KEEP_CRASH_LOAD"] == nil {
-                try? FileManager.default.removeItem(atPath: dir)
-            }
-        }
+        defer { CLITempDirectory.remove(dir) }
         let feed = "\(dir)/feed.irc"
         let generated = try CLI.shell(
             "python3 Scripts/generate_fixtures.py --lines 60000 --channels 6 --out \(InputShell.quote(feed))")

@@ -17,8 +17,8 @@ import Testing
     @Test("kill -9 while channels rejoin, with backfill: every id served is stored or inside a gap, per channel")
     func killWhileRejoining() throws {
         let dir = try CLITempDirectory.make("crash-rejoin")
-        let keep = ProcessInfo.processInfo.environment["KEEP_CRASH_LOOP"] != nil
-        defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
+        let keep = CLITempDirectory.keeps
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([
             try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "100",
         ])

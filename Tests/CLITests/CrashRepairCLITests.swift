@@ -19,9 +19,9 @@ import Testing
         arguments: [("1", "tcp"), ("6", "tcp"), ("1", "websocket")])
     func killLoop(level: String, transport: String) throws {
         let dir = try CLITempDirectory.make("crash-loop-\(level)-\(transport)")
-        // KEEP_CRASH_LOOP=1 keeps the capture, what serve played (played.tsv) and the kill times (kills.txt).
-        let keep = ProcessInfo.processInfo.environment["KEEP_CRASH_LOOP"] != nil
-        defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
+        // KEEP_TEST_DIRS=1 keeps the capture, what serve played (played.tsv) and the kill times (kills.txt).
+        let keep = CLITempDirectory.keeps
+        defer { CLITempDirectory.remove(dir) }
         let feed = "\(dir)/feed.irc"
         let generate = try InputShell.run(
             "python3 Scripts/generate_fixtures.py --lines 60000 --channels 6 --out \(InputShell.quote(feed)) 2>&1")

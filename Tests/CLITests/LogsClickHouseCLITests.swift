@@ -153,11 +153,7 @@ import Testing
     @Test("every route and format: the ClickHouse store answers the directory's bytes; errors are 503 and 500")
     func sameAnswers() throws {
         let dir = try CLITempDirectory.make("logs-clickhouse")
-        defer {
-            if ProcessInfo.processInfo.environment["KEEP_CLICKHOUSE_TEST"] == nil {
-                try? FileManager.default.removeItem(atPath: dir)
-            }
-        }
+        defer { CLITempDirectory.remove(dir) }
         let archive = LogsDifferentialArchive()
         try archive.write(to: dir + "/capture")
         let server = try ClickHouseServer(dir: dir + "/clickhouse")
