@@ -192,7 +192,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func gapsClosedByServe() throws {
         let dir = try CLITempDirectory.make("backfill-serve")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeRecentMessagesCLITests.Server([
             try Self.fixture(in: dir), "--loop", "--drop-after", "400",
         ])
@@ -246,7 +246,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func gapsClosed() throws {
         let dir = try CLITempDirectory.make("backfill")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
         let log = dir + "/recorded.log"
@@ -374,7 +374,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func silentService() throws {
         let dir = try CLITempDirectory.make("backfill-silent")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "150"])
         defer { _ = serve.stop() }
         let service = Process()

@@ -15,7 +15,7 @@ import Testing
     @Test("gaps, session records and recovered lines in ClickHouse: the documented query answers as replay does")
     func holesAndBackfills() throws {
         let dir = try CLITempDirectory.make("backfill-load")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let capture = dir + "/cap"
         try makeCapture(capture, fixture: BackfillCLITests.fixture(in: dir))
 

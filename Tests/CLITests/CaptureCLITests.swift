@@ -25,7 +25,7 @@ import Testing
     @Test("serve → capture --verbatim → replay --format raw reproduces the served lines of the channel exactly")
     func verbatimRoundTrip() throws {
         let dir = try CLITempDirectory.make("capture-raw")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
         defer { server.stop() }
         let run = try CLI.run([
@@ -53,7 +53,7 @@ import Testing
     @Test("with the default time tag, replay --format irc gives the served atoms plus that one tag")
     func timeTagRoundTrip() throws {
         let dir = try CLITempDirectory.make("capture-irc")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
         defer { server.stop() }
         let before = Date().timeIntervalSince1970
@@ -95,7 +95,7 @@ import Testing
     @Test("kill -9: every line received more than 1 s before the kill is readable by zcat")
     func crashKeepsFlushedLines() throws {
         let dir = try CLITempDirectory.make("capture-crash")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // 20,000 numbered lines 1 ms apart, served in real time: about 1,000 lines/s.
         var text = ""
         for i in 0..<20_000 {
@@ -135,7 +135,7 @@ import Testing
     @Test("disk full: exit 74, a message naming the file, earlier data readable")
     func diskFull() throws {
         let dir = try CLITempDirectory.make("capture-full")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let mountPoint = "\(dir)/small"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         let mount = try CLI.shell("mount -t tmpfs -o size=64k tmpfs '\(mountPoint)'")
@@ -168,7 +168,7 @@ import Testing
     @Test("a directory that cannot be created is reported before connecting, exit 74")
     func badDirectory() throws {
         let dir = try CLITempDirectory.make("capture-bad")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try "x".write(toFile: "\(dir)/file", atomically: true, encoding: .utf8)
         // Port 9 on 127.0.0.1 refuses: a connection attempt would show up as a reconnect message.
         let run = try CLI.run([

@@ -24,7 +24,7 @@ import Testing
     )
     func flushAtTheChosenInterval() throws {
         let dir = try CLITempDirectory.make("capture-flush-interval")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let count = 300
         var text = ""
         for i in 0..<count {

@@ -25,7 +25,7 @@ import Testing
     @Test("on a terminal: one status line, redrawn at most 4 times a second; no status line without a terminal")
     func statusLineOnTerminal() throws {
         let dir = try CLITempDirectory.make("capture-status")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
         // `script` gives the capture a pseudo-terminal as standard error (and output).
@@ -56,7 +56,7 @@ import Testing
     @Test("--status json: one object per interval, counters that grow, the last one matching the files")
     func statusJSON() throws {
         let dir = try CLITempDirectory.make("capture-json")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
         let run = try CLI.run(
@@ -187,7 +187,7 @@ import Testing
     @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
     func backPressureFromSlowDisk() throws {
         let dir = try CLITempDirectory.make("capture-slow")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         // About 160 KB/s, until the capture closes it: the feed compresses to about 2.3 MB, which even a
@@ -231,7 +231,7 @@ import Testing
     @Test("a stuck disk: --status json keeps its interval while the socket is not read")
     func statusWhileStuck() throws {
         let dir = try CLITempDirectory.make("capture-stuck-status")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         let disk = PipeDisk(fifo, chunk: 4096, pauseMs: 20, stuckAfter: 1.0)
@@ -260,7 +260,7 @@ import Testing
     @Test("lines the parser rejects are stored in _session as received; too long and cut-off lines are recorded")
     func unusableLinesAreKept() throws {
         let dir = try CLITempDirectory.make("capture-bad-lines")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try LiveBadNetworkTests.BrokenServer()
         let run = try CLI.run(
             Self.capture(
@@ -292,7 +292,7 @@ import Testing
     @Test("stats DIR counts every stored line; serve DIR gives a channel's captured chat back, in order")
     func readingCaptures() throws {
         let dir = try CLITempDirectory.make("capture-read")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         let run = try CLI.run(
             [
@@ -338,7 +338,7 @@ import Testing
     @Test("a stuck disk: the first SIGTERM waits for it, a second one exits at once (130), written data intact")
     func secondSignalWhileStuck() throws {
         let dir = try CLITempDirectory.make("capture-stuck")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         // The "disk" takes 200 KB/s for 1.5 s, then gets stuck (the pipe stays open, unread).
@@ -367,7 +367,7 @@ import Testing
         arguments: [SIGINT, SIGTERM])
     func signalClosesFiles(signal: Int32) throws {
         let dir = try CLITempDirectory.make("capture-signal-\(signal)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         defer { server.stop() }
         let capture = try ChatcapProcess(

@@ -138,7 +138,7 @@ import Testing
     @Test("a restart stores the hole as a gap; a run killed without stop is recorded, with a gap from its last line")
     func restartAndKill() throws {
         let dir = try CLITempDirectory.make("capture-restart")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         var text = ""
         for i in 0..<20_000 {
             text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i * 10) :u!u@u PRIVMSG #c :\(i)\r\n"
@@ -218,7 +218,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func startOfManyChannels() throws {
         let dir = try CLITempDirectory.make("capture-many-start")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // Logins of 11 to 13 bytes, about Twitch's mean: 10,000 of them are some 130 KB in one list.
         let channels = (0..<10_000).map { "channel_\($0)" }
         try (channels.joined(separator: "\n") + "\n").write(

@@ -10,7 +10,7 @@ struct CaptureStatusTmuxTests {
     @Test("six channels at 80 columns: the status stays on one row, the summary first", .timeLimit(.minutes(20)))
     func fitsEightyColumns() throws {
         let dir = try CLITempDirectory.make("capture-tmux")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try LiveServeTests.Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
         let tmux = try WatchTmux(width: 80, height: 12)

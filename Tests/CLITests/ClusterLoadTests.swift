@@ -17,7 +17,7 @@ import Testing
     @Test("a replica killed during load (insert_quorum=2): nothing lost, nothing doubled, replicas equal")
     func replicaKilledDuringLoad() throws {
         let dir = try CLITempDirectory.make("cluster-load")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let captures = try makeCaptures(dir)
 
         // 1. Through the Distributed table: the whole capture, shard 2's second replica killed.

@@ -41,7 +41,7 @@ import Testing
         ])
     func followsLiveCapture(rotate: String, speed: String, seconds: Double) throws {
         let dir = try CLITempDirectory.make("follow-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 20000 --out '\(dir)/feed.irc'")
         try #require(generated.status == 0, "\(generated.stderr)")
         // 20,000 lines over 55 s of chat: about 180 lines/s at speed 0.5, 365 at speed 1.

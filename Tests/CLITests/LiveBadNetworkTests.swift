@@ -108,7 +108,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-badname-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir, subjectAltName: "DNS:elsewhere.example")
         let server = try LiveServeTests.Server([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",

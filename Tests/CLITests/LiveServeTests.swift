@@ -35,7 +35,7 @@ import Testing
     @Test("tail over TLS receives every served line of its channel, in order, in every format")
     func everyLineInOrder() throws {
         let dir = try CLITempDirectory.make("serve-tls")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.tlsMaterial(in: dir)
         let server = try Server([
             "Fixtures/lines/privmsg.irc", "--speed", "max", "--loop", "--keep-time",
@@ -186,7 +186,7 @@ import Testing
         arguments: ["tcp", "websocket"])
     func killedAndRestarted(transport: String) throws {
         let dir = try CLITempDirectory.make("faults")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // Instance k serves its own lines "k-i", 5 ms apart, so each instance is cut off mid-stream.
         let rounds = 20
         for k in 0..<rounds {

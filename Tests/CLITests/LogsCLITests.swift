@@ -127,7 +127,7 @@ import Testing
     @Test("capture --http-port answers the logs API over the directory it is writing", .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("logs-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
         let capture = try LiveHTTPCLITests.Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)

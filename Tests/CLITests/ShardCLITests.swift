@@ -24,7 +24,7 @@ import Testing
     @Test("the shard's channels are joined and counted on stderr, from arguments and --channels-file")
     func keeps() throws {
         let dir = try CLITempDirectory.make("shard")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let list = dir + "/channels.txt"
         try "lunafrost\nmossyforge\n# comment\nottertech\n".write(toFile: list, atomically: true, encoding: .utf8)
         let server = try LiveServeTests.Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])

@@ -88,7 +88,7 @@ final class NotifyListener: @unchecked Sendable {
         .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("systemd-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
         defer { server.stop() }
         let listener = try NotifyListener()
@@ -184,7 +184,7 @@ final class NotifyListener: @unchecked Sendable {
         try #require(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let dir = try CLITempDirectory.make("systemd-stuck")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let listener = try NotifyListener()
         defer { listener.stop() }
         let started = Date()
@@ -206,7 +206,7 @@ final class NotifyListener: @unchecked Sendable {
     @Test("docs/chatcap-capture.service passes systemd-analyze verify (with ExecStart at the built binary)")
     func unitFileVerifies() throws {
         let dir = try CLITempDirectory.make("systemd-unit")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let unit = try String(contentsOfFile: Fixtures.root + "/docs/chatcap-capture.service", encoding: .utf8)
         for setting in [
             "Type=notify", "DynamicUser=yes", "StateDirectory=chatcap", "ProtectSystem=strict", "Restart=on-failure",
