@@ -36,13 +36,19 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var http: HTTPOptions
 
     @Option(
-        parsing: .unconditional,
+        name: .customLong("http-history"), parsing: .unconditional,
         help: ArgumentHelp(
-            "With --http-port: keep the last this many lines serve played in each channel for the recent-messages "
-                + "endpoint (\(ServeCommand.recentMessagesLimitRange.text); default: 500, the service's own).",
+            "With --http-port: lines kept per channel for GET /api/v2/recent-messages, the last ones serve played, "
+                + "\(LiveHTTPOptions.historyRange.text) (default: \(LiveHTTPOptions.defaultHistory), as capture and "
+                + "tail; the public service keeps fewer, give 500 to answer as it does).",
             valueName: "n"),
-        transform: { try ServeCommand.recentMessagesLimitRange.parse($0) })
-    var recentMessagesLimit: Int?
+        transform: { try LiveHTTPOptions.historyRange.parse($0) })
+    var httpHistory: Int?
+
+    /// serve's earlier name for `--http-history`: refused, naming the new one (`--recent-messages-limit`
+    /// now means only the query limit of capture's `--recent-messages`).
+    @Option(name: .customLong("recent-messages-limit"), help: .hidden)
+    var renamedHistory: String?
 
     @Argument(
         help: """
@@ -226,7 +232,7 @@ struct ServeCommand: ParsableCommand {
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
             refusedChannels: Set(refusedChannels.map(Login.normalize)))
         options.faults.reconnectGraceMs = Int64((reconnectGrace * 1000).rounded())
-        if http.httpPort != nil { options.recentMessagesLimit = recentMessagesLimit ?? 500 }
+        if http.httpPort != nil { options.httpHistory = httpHistory ?? LiveHTTPOptions.defaultHistory }
         if let drop = dropAfter, let reconnect = reconnectAfter {
             // Both count the same replayed lines: the smaller one always fires first.
             Diagnostics.note(

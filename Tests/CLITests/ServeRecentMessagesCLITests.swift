@@ -225,7 +225,7 @@ import Testing
         "200 idle connections to the HTTP port do not keep curl from an answer within 2 s; the bound holds; a taken port exits 74",
         .timeLimit(.minutes(20)))
     func idleConnections() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--recent-messages-limit", "5"])
+        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--http-history", "5"])
         let client = try ServeLineClient(port: server.ircPort)
         client.send("CAP REQ :twitch.tv/tags", "NICK justinfan123", "JOIN #pixelharbor")
         #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
@@ -301,8 +301,9 @@ import Testing
             "--http-host <host> The address the HTTP listener binds (default: 127.0.0.1, this machine only). Any other "
                 + "address hands the recent chat of every channel to whoever can reach it, without authentication or "
                 + "TLS: put a reverse proxy with TLS and access rules in front instead.",
-            "--recent-messages-limit <n> With --http-port: keep the last this many lines serve played in each channel "
-                + "for the recent-messages endpoint (1 to 100000; default: 500, the service's own).",
+            "--http-history <n> With --http-port: lines kept per channel for GET /api/v2/recent-messages, the last ones "
+                + "serve played, 1 to 100000 (default: 2500, as capture and tail; the public service keeps fewer, give "
+                + "500 to answer as it does).",
         ] {
             #expect(help.contains(text), "help lacks '\(text)'")
         }
@@ -311,11 +312,15 @@ import Testing
     @Test(
         "HTTP options that cannot apply are refused with 64",
         arguments: [
-            (["--recent-messages-limit", "5"], "--recent-messages-limit applies only with --http-port"),
+            (["--http-history", "5"], "--http-history applies only with --http-port"),
+            (
+                ["--http-port", "0", "--recent-messages-limit", "5"],
+                "serve's --recent-messages-limit is now --http-history"
+            ),
             (["--http-host", "127.0.0.1"], "--http-host applies only with --http-port"),
             (["--http-port", "0", "--from-start"], "--from-start gives each client its own"),
             (["--http-port", "7000", "--port", "7000"], "--http-port must differ from --port"),
-            (["--http-port", "0", "--recent-messages-limit", "0"], "must be 1 to 100000"),
+            (["--http-port", "0", "--http-history", "0"], "must be 1 to 100000"),
         ])
     func refused(arguments: [String], says: String) throws {
         let run = try CLI.run(["serve", "Fixtures/lines/privmsg.irc"] + arguments)
