@@ -193,24 +193,23 @@ import Testing
     func gapsClosedByServe() throws {
         let dir = try CLITempDirectory.make("backfill-serve")
         defer { CLITempDirectory.remove(dir) }
-        let serve = try ServeRecentMessagesCLITests.Server([
+        let (serve, url) = try ServeRecentMessagesCLITests.serve([
             try Self.fixture(in: dir), "--loop", "--drop-after", "400",
         ])
-        defer { _ = serve.chatcap.stop(with: SIGKILL) }
+        defer { _ = serve.stop(with: SIGKILL) }
         let log = dir + "/recorded.log"
         let recorder = Process()
         _ = try startPythonServer(
-            recorder, arguments: [Self.script, "record", "\(serve.ircPort)", "60", log] + Self.channels,
+            recorder, arguments: [Self.script, "record", "\(serve.port)", "60", log] + Self.channels,
             what: "the recorder")
         defer {
             kill(recorder.processIdentifier, SIGKILL)
             recorder.waitUntilExit()
         }
         usleep(800_000)
-        let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
         let capture = try ChatcapProcess(
-            ["capture", "--dir", dir + "/with", "--recent-messages", base] + Self.channels + [
-                "--host", "127.0.0.1", "--port", "\(serve.ircPort)", "--plain", "--status", "none", "--reconnect-base",
+            ["capture", "--dir", dir + "/with", "--recent-messages", url] + Self.channels + [
+                "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--reconnect-base",
                 "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
             ])
         #expect(capture.exitStatus(within: 30) == 0, "\(capture.stderr)")

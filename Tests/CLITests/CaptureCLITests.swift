@@ -5,7 +5,6 @@ import Testing
 /// `chatcap capture` against `chatcap serve` on 127.0.0.1 (processes stopped by PID, bounded time):
 /// round trips through `replay`, a `kill -9` mid-stream, and a full file system.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureCLITests {
-    typealias Server = LiveServeTests.Server
 
     static func zcat(_ path: String) throws -> String {
         String(decoding: try CLI.shell("zcat \(path) 2>/dev/null; true").stdout, as: UTF8.self)
@@ -26,8 +25,8 @@ import Testing
     func verbatimRoundTrip() throws {
         let dir = try CLITempDirectory.make("capture-raw")
         defer { CLITempDirectory.remove(dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
+        defer { server.kill() }
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
             "--plain", "--verbatim", "--duration", "2", "--status", "none",
@@ -54,8 +53,8 @@ import Testing
     func timeTagRoundTrip() throws {
         let dir = try CLITempDirectory.make("capture-irc")
         defer { CLITempDirectory.remove(dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
+        defer { server.kill() }
         let before = Date().timeIntervalSince1970
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
@@ -102,8 +101,8 @@ import Testing
             text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "1", "--keep-time"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "1", "--keep-time"])
+        defer { server.kill() }
         let capture = try ChatcapProcess(
             [
                 "capture", "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
@@ -150,8 +149,8 @@ import Testing
                 "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "max", "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "max", "--loop"])
+        defer { server.kill() }
         let run = try CLI.run([
             "capture", "c", "--dir", "\(mountPoint)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
             "--plain", "--status", "none", "--duration", "30",

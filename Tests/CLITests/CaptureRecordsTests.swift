@@ -144,8 +144,8 @@ import Testing
             text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i * 10) :u!u@u PRIVMSG #c :\(i)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try LiveServeTests.Server(["\(dir)/feed.irc", "--speed", "1"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "1"])
+        defer { server.kill() }
         let common = [
             "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--status",
             "none",
@@ -225,8 +225,8 @@ import Testing
             toFile: "\(dir)/channels.txt", atomically: true, encoding: .utf8)
         try "@id=m;tmi-sent-ts=1763700000000 :u!u@u PRIVMSG #channel_0 :hi\r\n".write(
             toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try LiveServeTests.Server(["\(dir)/feed.irc", "--speed", "1"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "1"])
+        defer { server.kill() }
         let capture = try CLI.run([
             "capture", "--channels-file", "\(dir)/channels.txt", "--dir", "\(dir)/cap", "--host", "127.0.0.1",
             "--port", "\(server.port)", "--plain", "--status", "none", "--duration", "1",

@@ -11,8 +11,8 @@ struct CaptureStatusTmuxTests {
     func fitsEightyColumns() throws {
         let dir = try CLITempDirectory.make("capture-tmux")
         defer { CLITempDirectory.remove(dir) }
-        let server = try LiveServeTests.Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let tmux = try WatchTmux(width: 80, height: 12)
         defer { tmux.kill() }
         let channels = ["pixelharbor", "lunafrost", "quietgardenlounge", "midtownradiohour", "nightowlcasting", "cozy"]

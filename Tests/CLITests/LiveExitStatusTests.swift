@@ -15,10 +15,10 @@ import Testing
         let dir = try CLITempDirectory.make("cert76-\(command)")
         defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir, subjectAltName: "DNS:elsewhere.example")
-        let server = try LiveServeTests.Server([
+        let server = try ServeProcess.onFreePort([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
-        defer { server.stop() }
+        defer { server.kill() }
         let extra = command == "capture" ? ["--dir", "\(dir)/capture", "--status", "none"] : []
         let started = Date()
         let run = try CLI.run(
@@ -167,10 +167,10 @@ import Testing
         let dir = try CLITempDirectory.make("mismatch-plain")
         defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir, subjectAltName: "IP:127.0.0.1")
-        let server = try LiveServeTests.Server([
+        let server = try ServeProcess.onFreePort([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
-        defer { server.stop() }
+        defer { server.kill() }
         let run = try CLI.run([
             "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
             "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "1.5",

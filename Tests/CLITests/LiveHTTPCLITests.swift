@@ -363,9 +363,7 @@ import Testing
         defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "0"])
         defer { _ = server.stop() }
-        let httpLine = try #require(
-            ServeProcess.readLine(server.chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000))
-        let httpPort = try #require(httpLine.split(separator: ":").last.map(String.init))
+        let httpPort = try #require(server.httpURL?.split(separator: ":").last.map(String.init))
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
             "--plain", "--http-port", httpPort,

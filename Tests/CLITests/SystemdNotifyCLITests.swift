@@ -75,7 +75,6 @@ final class NotifyListener: @unchecked Sendable {
 /// its outcome, STATUS= at the status interval, WATCHDOG=1 from the ingest loop at half of
 /// `WATCHDOG_USEC`, STOPPING=1 on shutdown; and the unit file in docs/ passes `systemd-analyze verify`.
 @Suite(.serialized) struct SystemdNotifyCLITests {
-    typealias Server = LiveServeTests.Server
 
     /// Milliseconds between the arrivals of the datagrams that are `text`.
     static func spacing(_ datagrams: [(at: Date, text: String)], of text: String) -> [Int] {
@@ -89,8 +88,8 @@ final class NotifyListener: @unchecked Sendable {
     func capture() throws {
         let dir = try CLITempDirectory.make("systemd-capture")
         defer { CLITempDirectory.remove(dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let listener = try NotifyListener()
         defer { listener.stop() }
         // One channel per connection, the second connection opened 1 s after the first: READY must
@@ -145,8 +144,8 @@ final class NotifyListener: @unchecked Sendable {
     @Test(
         "tail: READY=1 with the joined channels, WATCHDOG=1, STOPPING=1 at --duration's end", .timeLimit(.minutes(20)))
     func tail() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let listener = try NotifyListener()
         defer { listener.stop() }
         let run = try CLI.run(
