@@ -7,9 +7,9 @@ import Synchronization
 import Testing
 import TwitchSession
 
-/// A RECONNECT handover against a scripted server on 127.0.0.1 whose retiring connection still holds
-/// unread lines when the retiring connection is closed, as on a busy machine: what the retiring
-/// connection alone carried (sent before the replacement joined) is read before it is closed.
+/// RECONNECT handovers against a scripted server on 127.0.0.1 whose retiring connection lags behind,
+/// as on a busy machine: what the retiring connection alone carried (sent before the replacement
+/// joined) is read before it is closed.
 @Suite(.timeLimit(.minutes(10))) struct LiveSessionHandoverTests {
     /// What the session delivered, and whether the test is over (read by the server's threads).
     final class Collected: Sendable {
@@ -72,6 +72,48 @@ import TwitchSession
         func close() { _ = Glibc.close(fd) }
     }
 
+    /// Runs a session of `channel` against the scripted server on `port` until the line with id
+    /// `last` came (and 200 ms more), at most a minute; the ids of the lines it delivered, in order.
+    static func capture(_ channel: String, port: UInt16, until last: String, _ collected: Collected) throws
+        -> [String]
+    {
+        var settings = ConnectionSettings()
+        settings.joinLimit = 100
+        let session = try LiveSession(
+            channels: [channel], credentials: .anonymous,
+            endpoint: Endpoint(host: "127.0.0.1", port: port, tls: nil), settings: settings,
+            onLine: { bytes, _, _, _ in
+                let line = String(decoding: bytes.withUnsafeBufferPointer { Array($0) }, as: UTF8.self)
+                if let id = LineTags.value("id", in: line) { collected.ids.withLock { $0.append(id) } }
+            }, onRecord: { _ in }, onProblem: { _ in })
+        let stop = session.stop
+        let watcher = Thread {
+            let start = Date()
+            while Date().timeIntervalSince(start) < 60, !collected.ids.withLock({ $0.contains(last) }) {
+                usleep(20_000)
+            }
+            usleep(200_000)
+            stop.raise()
+        }
+        watcher.start()
+        _ = session.run(until: Moment.now().monotonicMs + 90_000)
+        collected.done.withLock { $0 = true }
+        return collected.ids.withLock { $0 }
+    }
+
+    /// Every expected id delivered once, and nothing else.
+    static func check(_ ids: [String], _ expected: [String]) {
+        let missing = Set(expected).subtracting(ids).sorted()
+        let unexpected = Set(ids).subtracting(expected).sorted()
+        #expect(missing.count == 0, "missing, e.g. \(missing.prefix(3))")
+        #expect(ids.count - Set(ids).count == 0, "doubled")
+        #expect(unexpected.count == 0, "unexpected, e.g. \(unexpected.prefix(3))")
+    }
+
+    static func joined(_ nick: String, _ channel: String) -> String {
+        ":\(nick)!\(nick)@\(nick).tmi.twitch.tv JOIN #\(channel)"
+    }
+
     static func chat(_ id: String, _ channel: String) -> String {
         "@id=\(id);tmi-sent-ts=1 :u!u@u.tmi.twitch.tv PRIVMSG #\(channel) :message \(id) "
             + String(repeating: "x", count: 300)
@@ -126,34 +168,55 @@ import TwitchSession
         }
         server.start()
 
-        var settings = ConnectionSettings()
-        settings.joinLimit = 100
-        let session = try LiveSession(
-            channels: [channel], credentials: .anonymous,
-            endpoint: Endpoint(host: "127.0.0.1", port: listener.port, tls: nil), settings: settings,
-            onLine: { bytes, _, _, _ in
-                let line = String(decoding: bytes.withUnsafeBufferPointer { Array($0) }, as: UTF8.self)
-                if let id = LineTags.value("id", in: line) { collected.ids.withLock { $0.append(id) } }
-            }, onRecord: { _ in }, onProblem: { _ in })
-        let stop = session.stop
-        let watcher = Thread {
-            // Stops the session shortly after the third connection's line came (or after a minute,
-            // which fails below).
-            let start = Date()
-            while Date().timeIntervalSince(start) < 60, !collected.ids.withLock({ $0.contains("c0") }) {
-                usleep(20_000)
-            }
+        let ids = try Self.capture(channel, port: listener.port, until: "c0", collected)
+        Self.check(ids, expected)
+    }
+
+    @Test(
+        "the join's ROOMSTATE, the same on every connection, is no sign that the retiring connection was read: chat it alone carries later is still read"
+    )
+    func repeatedJoinLineConfirmsNothing() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let channel = "lunafrost"
+        let roomState = "@emote-only=0;room-id=1;slow=0 :tmi.twitch.tv ROOMSTATE #\(channel)"
+        let late = (0..<5).map { "x\($0)" }
+        let expected = ["a0", "m0", "k0", "c0"] + late
+        let collected = Collected()
+        defer { collected.done.withLock { $0 = true } }
+        let server = Thread {
+            let first = Peer(listener.accept())
+            defer { first.close() }
+            guard let nick1 = first.register(channel: channel) else { return }
+            first.send(Self.joined(nick1, channel), roomState, Self.chat("a0", channel), ":tmi.twitch.tv RECONNECT")
+            // The second connection joins (its own ROOMSTATE) and a line comes on both: the first
+            // is handed over and closed.
+            let second = Peer(listener.accept())
+            defer { second.close() }
+            guard let nick2 = second.register(channel: channel) else { return }
+            second.send(Self.joined(nick2, channel), roomState)
+            usleep(100_000)
+            first.send(Self.chat("m0", channel))
+            usleep(100_000)
+            second.send(Self.chat("m0", channel), ":tmi.twitch.tv RECONNECT")
+            // The third joins with the same ROOMSTATE. The second, behind, delivers what was said
+            // before that join only 500 ms later (longer than a drain waits), then a line both carry.
+            let third = Peer(listener.accept())
+            defer { third.close() }
+            guard let nick3 = third.register(channel: channel) else { return }
+            third.send(Self.joined(nick3, channel), roomState)
+            usleep(500_000)
+            second.send(late.map { Self.chat($0, channel) })
+            usleep(100_000)
+            second.send(Self.chat("k0", channel))
+            usleep(100_000)
+            third.send(Self.chat("k0", channel))
             usleep(200_000)
-            stop.raise()
+            second.close()
+            third.send(Self.chat("c0", channel))
+            while collected.done.withLock({ !$0 }) { usleep(20_000) }
         }
-        watcher.start()
-        _ = session.run(until: Moment.now().monotonicMs + 90_000)
-        collected.done.withLock { $0 = true }
-        let ids = collected.ids.withLock { $0 }
-        let missing = Set(expected).subtracting(ids).sorted()
-        let unexpected = Set(ids).subtracting(expected).sorted()
-        #expect(missing.count == 0, "missing, e.g. \(missing.prefix(3))")
-        #expect(ids.count - Set(ids).count == 0, "doubled")
-        #expect(unexpected.count == 0, "unexpected, e.g. \(unexpected.prefix(3))")
+        server.start()
+        Self.check(try Self.capture(channel, port: listener.port, until: "c0", collected), expected)
     }
 }
