@@ -111,10 +111,6 @@ public final class LiveSession {
     public internal(set) var overlapDuplicates = 0
     /// How long a connection keeps matching its lines against the retiring one's after that one is gone.
     static let overlapLingerMs: Int64 = 5_000
-    /// A retiring connection being closed is read on while more comes within this long…
-    static let retiredQuietMs: Int64 = 250
-    /// …and for at most this long in all (``drainRetired(_:)``).
-    static let retiredDrainMs: Int64 = 2_000
 
     /// Why the session gave up (a rejected login or certificate), when a machine did.
     public var failure: DisconnectReason? { connections.lazy.compactMap(\.machine.failure).first }

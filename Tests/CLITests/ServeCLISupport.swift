@@ -76,16 +76,21 @@ final class ServeProcess {
         chatcap.waitForStderr(containing: text, timeoutMs: timeoutMs)
     }
 
-    /// One line from `descriptor`, read a byte at a time so nothing after it is consumed.
+    /// One line from `descriptor`, read a byte at a time so nothing after it is consumed. A call
+    /// interrupted by a signal (SIGCHLD of another test's child) is made again.
     static func readLine(_ descriptor: Int32, timeoutMs: Int32) -> String? {
         var bytes: [UInt8] = []
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while Date() < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 else { return nil }
+            let ready = poll(&poller, 1, 100)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready >= 0 else { return nil }
             guard poller.revents != 0 else { continue }
             var byte: UInt8 = 0
-            guard read(descriptor, &byte, 1) == 1 else {
+            let got = read(descriptor, &byte, 1)
+            if got < 0 && errno == EINTR { continue }
+            guard got == 1 else {
                 return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
             }
             if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
