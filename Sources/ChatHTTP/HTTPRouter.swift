@@ -22,6 +22,9 @@ public struct HTTPRouter: Sendable {
 
     public init() {}
 
+    /// The routes installed, in order: each path, and whether it is a prefix.
+    public var paths: [(path: String, isPrefix: Bool)] { routes.map { ($0.path, $0.isPrefix) } }
+
     /// Answers GET `path` exactly.
     public mutating func get(_ path: String, _ handler: @escaping Handler) {
         routes.append(Route(path: path, isPrefix: false, handler: handler))

@@ -65,32 +65,40 @@ public final class LogsService: Sendable {
         LineFilter(user: user, window: window, search: search, optOut: optOutState.withLock { $0.filter })
     }
 
-    /// The routes this service answers, added to `router` (which then answers HEAD as GET too).
+    /// The routes this service answers (``LogsAPI/routerPaths``: the table `/openapi.json` is written
+    /// from), added to `router` (which then answers HEAD as GET too).
     public func install(into router: inout HTTPRouter) {
         router.answersHead = true
-        let handler: HTTPRouter.Handler = { [self] request, _ in
-            let response = respond(path: request.path, query: request.query)
-            return GzipAnswer.accepts(request.header("Accept-Encoding")) ? GzipAnswer.compressed(response) : response
+        for (path, isPrefix, answer) in LogsAPI.routerPaths {
+            let handler: HTTPRouter.Handler = { [self] request, _ in
+                let response: HTTPResponse
+                switch answer {
+                case .page: response = Self.decorated(LogsPage.response)
+                case .document: response = Self.decorated(Self.document)
+                case .route: response = respond(path: request.path, query: request.query)
+                }
+                return GzipAnswer.accepts(request.header("Accept-Encoding"))
+                    ? GzipAnswer.compressed(response) : response
+            }
+            if isPrefix { router.get(prefix: path, handler) } else { router.get(path, handler) }
         }
-        router.get("/") { request, _ in
-            GzipAnswer.accepts(request.header("Accept-Encoding"))
-                ? GzipAnswer.compressed(LogsPage.response) : LogsPage.response
-        }
-        router.get("/channels", handler)
-        router.get("/capabilities", handler)
-        router.get(prefix: "/namehistory/", handler)
-        router.get("/list", handler)
-        router.get(prefix: "/channel/", handler)
-        router.get(prefix: "/channelid/", handler)
     }
+
+    /// `/openapi.json`: ``LogsAPI/document``.
+    static let document = HTTPResponse(status: 200, contentType: "application/json", body: LogsAPI.document)
 
     /// The answer to a GET of `path` (percent-decoded, without the query) with query `query` (see
     /// ChatHTTP's `HTTPRequest/query`).
     ///
     /// - Complexity: that of the route (see the type's discussion). - Allocations: the answer.
     public func respond(path: String, query: (String) -> String??) -> HTTPResponse {
-        var response = answer(path: path, query: query)
-        // A public API, as rustlog's and justlog's are: readable by a page of any origin.
+        Self.decorated(answer(path: path, query: query))
+    }
+
+    /// `response` with the headers of every answer: CORS (a public API, as rustlog's and justlog's are:
+    /// readable by a page of any origin), the capabilities header, `Vary: Accept-Encoding`.
+    static func decorated(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
         response.allowsAnyOrigin = true
         response.headers.append(Self.capabilitiesHeader)
         response.headers.append(HTTPHeader("Vary", "Accept-Encoding"))
