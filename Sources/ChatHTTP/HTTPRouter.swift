@@ -19,6 +19,9 @@ public struct HTTPRouter: Sendable {
     /// Whether HEAD is answered as GET (libmicrohttpd then sends the headers without the body);
     /// off by default, so the listeners that answer GET only keep their 405.
     public var answersHead = false
+    /// What a connection past the listener's limit is answered at once (``HTTPLimits/busyConnections``):
+    /// by default a 503 in the recent-messages shape; a service sets its own error shape.
+    public var busy = HTTPResponse.json(RecentMessagesError.busy.body, status: 503)
 
     public init() {}
 
