@@ -22,6 +22,12 @@ public struct HTTPRouter: Sendable {
     /// What a connection past the listener's limit is answered at once (``HTTPLimits/busyConnections``):
     /// by default a 503 in the recent-messages shape; a service sets its own error shape.
     public var busy = HTTPResponse.json(RecentMessagesError.busy.body, status: 503)
+    /// What a path no route has is answered: by default a 404 in the recent-messages shape.
+    public var notFound = HTTPResponse.json(RecentMessagesError.notFound.body, status: 404)
+    /// Whether a CORS preflight (`OPTIONS` of a route) is answered 200 with the `Access-Control-Allow-*`
+    /// headers that let a page of any origin send its GET (as tower-http's permissive `CorsLayer` does);
+    /// off by default, so the listeners that answer GET only keep their 405.
+    public var answersPreflight = false
 
     public init() {}
 
@@ -51,6 +57,7 @@ public struct HTTPRouter: Sendable {
                 guard request.path == route.path else { continue }
                 rest = ""
             }
+            if answersPreflight && request.method == "OPTIONS" { return Self.preflight(request) }
             guard request.method == "GET" || (answersHead && request.method == "HEAD") else {
                 var response = HTTPResponse.json(RecentMessagesError.methodNotAllowed.body, status: 405)
                 response.allow = answersHead ? "GET, HEAD" : "GET"
@@ -58,6 +65,21 @@ public struct HTTPRouter: Sendable {
             }
             return route.handler(request, rest)
         }
-        return .json(RecentMessagesError.notFound.body, status: 404)
+        return notFound
+    }
+
+    /// The answer to a CORS preflight: any origin, GET and HEAD, the headers the request asks for
+    /// (`Access-Control-Request-Headers`, else any), remembered a day.
+    static func preflight(_ request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse(
+            status: 200, contentType: "text/plain; charset=utf-8", body: [],
+            headers: [
+                HTTPHeader("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+                HTTPHeader("Access-Control-Allow-Headers", request.header("Access-Control-Request-Headers") ?? "*"),
+                HTTPHeader("Access-Control-Max-Age", "86400"),
+                HTTPHeader("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"),
+            ])
+        response.allowsAnyOrigin = true
+        return response
     }
 }

@@ -69,10 +69,17 @@ public final class LogsService: Sendable {
     }
 
     /// The routes this service answers (``LogsAPI/routerPaths``: the table `/openapi.json` is written
-    /// from), added to `router` (which then answers HEAD as GET too).
-    public func install(into router: inout HTTPRouter) {
+    /// from), added to `router` (which then answers HEAD as GET too, and a connection past its limit
+    /// with the API's 503). `standalone`: the port is the API's alone (`chatcap logs`), so a path no route
+    /// has is the API's `Not found` and a CORS preflight is answered, as rustlog's `CorsLayer` does;
+    /// capture's port keeps ChatHTTP's JSON 404 and 405 beside its other APIs.
+    public func install(into router: inout HTTPRouter, standalone: Bool = false) {
         router.answersHead = true
         router.busy = Self.decorated(LogsError.busy.response)
+        if standalone {
+            router.answersPreflight = true
+            router.notFound = Self.decorated(LogsError.notFound.response)
+        }
         for (path, isPrefix, answer) in LogsAPI.routerPaths {
             let handler: HTTPRouter.Handler = { [self] request, _ in
                 let response: HTTPResponse
@@ -105,6 +112,8 @@ public final class LogsService: Sendable {
         var response = response
         response.allowsAnyOrigin = true
         response.headers.append(Self.capabilitiesHeader)
+        // tower-http's permissive CorsLayer (rustlog) exposes every header to the page: the capabilities too.
+        response.headers.append(HTTPHeader("Access-Control-Expose-Headers", "*"))
         response.headers.append(HTTPHeader("Vary", "Accept-Encoding"))
         return response
     }

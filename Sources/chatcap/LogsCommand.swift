@@ -184,7 +184,7 @@ struct LogsCommand: ParsableCommand {
             bounds: LogsBounds(maxRangeDays: maxRangeDays, maxLimit: maxLimit), optOut: optOut,
             now: { Moment.now().wall })
         var router = HTTPRouter()
-        service.install(into: &router)
+        service.install(into: &router, standalone: true)
         // Every local client shares 127.0.0.1: the per-address limit is the whole.
         let limits = HTTPLimits(
             connections: maxConnections, connectionsPerAddress: 2 * maxConnections,

@@ -25,7 +25,8 @@ extension LogsAPI {
                 "description": .string(
                     "The rustlog/justlog logs API over a chatcap capture directory or its ClickHouse table. "
                         + "Every answer carries `x-rustlog-capabilities` and `Access-Control-Allow-Origin: *`; "
-                        + "HEAD is answered as GET; `Accept-Encoding: gzip` gets a gzip body. A trailing `/` "
+                        + "HEAD is answered as GET, an OPTIONS preflight with CORS headers; `Accept-Encoding: gzip` gets a gzip "
+                        + "body. A trailing `/` "
                         + "is ignored. Logs answers are text by default, `?json` (full messages), `?jsonBasic`, "
                         + "`?ndjson` (basic messages, one a line) or `?raw` (the IRC lines)."),
             ],
