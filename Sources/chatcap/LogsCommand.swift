@@ -112,7 +112,7 @@ struct LogsCommand: ParsableCommand {
     @Option(
         name: .customLong("max-range-days"), parsing: .unconditional,
         help: ArgumentHelp(
-            "The longest ?from=&to= range answered (\(Self.rangeDaysRange.text); default: 366); a longer one "
+            "The longest ?from=&to= range answered (\(Self.rangeDaysRange.text) days; default: 366); a longer one "
                 + "is 400 'Invalid param: range longer than N days'.",
             valueName: "days"),
         transform: { try Self.rangeDaysRange.parse($0) })
