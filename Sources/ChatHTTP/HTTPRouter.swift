@@ -3,8 +3,9 @@ import ChatFormat
 /// The listener's routes: exact paths and path prefixes, answered for GET only (and HEAD, with ``answersHead``).
 ///
 /// A request whose path no route has is a 404, and one of a known path with another method a 405
-/// (`Allow: GET`), both in the recent-messages service's error shape (``RecentMessagesError``), so a
-/// client of that API reads every error the same way.
+/// (`Allow: GET`), both by default in the recent-messages service's error shape
+/// (``RecentMessagesError``), so a client of that API reads every error the same way; a listener that
+/// serves another API alone sets its own (``notFound``, ``methodNotAllowed``, ``busy``).
 public struct HTTPRouter: Sendable {
     /// Answers a request; `rest` is the path after the route's prefix (empty for an exact route).
     public typealias Handler = @Sendable (HTTPRequest, _ rest: Substring) -> HTTPResponse
@@ -24,6 +25,9 @@ public struct HTTPRouter: Sendable {
     public var busy = HTTPResponse.json(RecentMessagesError.busy.body, status: 503)
     /// What a path no route has is answered: by default a 404 in the recent-messages shape.
     public var notFound = HTTPResponse.json(RecentMessagesError.notFound.body, status: 404)
+    /// What another method than those answered is answered (with `Allow` set): by default a 405 in
+    /// the recent-messages shape.
+    public var methodNotAllowed = HTTPResponse.json(RecentMessagesError.methodNotAllowed.body, status: 405)
     /// Whether a CORS preflight (`OPTIONS` of a route) is answered 200 with the `Access-Control-Allow-*`
     /// headers that let a page of any origin send its GET (as tower-http's permissive `CorsLayer` does);
     /// off by default, so the listeners that answer GET only keep their 405.
@@ -59,7 +63,7 @@ public struct HTTPRouter: Sendable {
             }
             if answersPreflight && request.method == "OPTIONS" { return Self.preflight(request) }
             guard request.method == "GET" || (answersHead && request.method == "HEAD") else {
-                var response = HTTPResponse.json(RecentMessagesError.methodNotAllowed.body, status: 405)
+                var response = methodNotAllowed
                 response.allow = answersHead ? "GET, HEAD" : "GET"
                 return response
             }

@@ -72,13 +72,17 @@ public final class LogsService: Sendable {
     /// from), added to `router` (which then answers HEAD as GET too, and a connection past its limit
     /// with the API's 503). `standalone`: the port is the API's alone (`chatcap logs`), so a path no route
     /// has is the API's `Not found` and a CORS preflight is answered, as rustlog's `CorsLayer` does;
-    /// capture's port keeps ChatHTTP's JSON 404 and 405 beside its other APIs.
+    /// capture's port keeps ChatHTTP's JSON 404 and 405 beside its other APIs. Another method is
+    /// then axum's empty 405.
     public func install(into router: inout HTTPRouter, standalone: Bool = false) {
         router.answersHead = true
         router.busy = Self.decorated(LogsError.busy.response)
         if standalone {
             router.answersPreflight = true
             router.notFound = Self.decorated(LogsError.notFound.response)
+            // axum's answer to another method: 405, an empty body, `Allow`.
+            router.methodNotAllowed = Self.decorated(
+                HTTPResponse(status: 405, contentType: "text/plain; charset=utf-8", body: []))
         }
         for (path, isPrefix, answer) in LogsAPI.routerPaths {
             let handler: HTTPRouter.Handler = { [self] request, _ in

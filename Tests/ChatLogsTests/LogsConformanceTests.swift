@@ -241,6 +241,12 @@ import Testing
         #expect(answer.header("Access-Control-Allow-Origin") == "*")
         #expect(answer.header("Access-Control-Allow-Methods")?.contains("GET") == true)
         #expect(answer.header("Access-Control-Allow-Headers") == "x-client")
+        // Another method: axum's 405, empty, with `Allow` and the headers of every answer.
+        let post = try Self.fetch(listener.url + "/channels", method: "POST")
+        #expect(post.status == 405)
+        #expect(post.header("Allow") == "GET, HEAD")
+        #expect(post.body.isEmpty)
+        Self.expectEveryAnswer(post, "POST /channels")
         // A trailing slash is the same route (rustlog's `NormalizePath::trim_trailing_slash`).
         let slash = try Self.fetch(listener.url + "/channel/alpha/2025/11/20/")
         #expect(slash.status == 200)
