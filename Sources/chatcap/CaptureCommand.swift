@@ -3,6 +3,7 @@ import ChatArchive
 import ChatLive
 import ChatNet
 import ChatPosix
+import ChatRun
 import ChatStore
 import IRCWire
 import TwitchSession
@@ -178,8 +179,8 @@ struct CaptureCommand: ParsableCommand {
                 "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
-        let http = try LiveHTTPService.start(
-            liveHTTP, command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
+        let http = try liveHTTP.start(
+            command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
             logsDirectory: dir)
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
@@ -427,27 +428,12 @@ struct CaptureCommand: ParsableCommand {
 
     /// The default `--max-open-files`: a file for every channel joined and one for `_session`, within
     /// half the descriptor limit (the other half is left for sockets and everything else), after
-    /// raising the limit to what the system allows (``raiseDescriptorLimit()``). A bound below the
+    /// raising the limit to what the system allows (``DescriptorLimit/raise()``). A bound below the
     /// number of channels that chat at once closes and reopens files all the time: at 10,000
     /// interleaved channels, 128 or 4,096 open files cost about twice the CPU per line of 10,001 and
     /// compress 2.8:1 instead of 3.7:1 (docs/capture.md, "Open files").
     static func defaultMaxOpenFiles(channels: Int) -> Int {
-        let halfLimit = raiseDescriptorLimit().map { $0 / 2 } ?? CaptureOptions.defaultMaxOpenFiles
+        let halfLimit = DescriptorLimit.raise().map { $0 / 2 } ?? CaptureOptions.defaultMaxOpenFiles
         return max(2, min(channels + 1, halfLimit, maxOpenFilesRange.bounds.upperBound))
-    }
-
-    /// Raises the soft descriptor limit (`ulimit -n`) to the hard one (at most 2 × the largest
-    /// `--max-open-files`), as a process that keeps a file per channel should; returns the soft limit
-    /// now in force (that bound if unlimited), or `nil` if it cannot be read.
-    static func raiseDescriptorLimit() -> Int? {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
-        let wanted = min(limit.rlim_max, rlim_t(2 * maxOpenFilesRange.bounds.upperBound))
-        if limit.rlim_cur < wanted {
-            var raised = limit
-            raised.rlim_cur = wanted
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
-        }
-        return limit.rlim_cur < wanted ? Int(limit.rlim_cur) : Int(wanted)
     }
 }

@@ -4,6 +4,7 @@ import ChatLive
 import ChatNet
 import ChatOutput
 import ChatPosix
+import ChatRun
 import ChatStore
 import IRCWire
 import Synchronization
@@ -85,7 +86,7 @@ struct TailCommand: ParsableCommand {
         options.budget = budget
         try filters.apply(to: &options, windowDefault: 5)
         let pipeline = OutputPipeline(options: options, sink: sink, diagnose: Diagnostics.note)
-        let http = try LiveHTTPService.start(liveHTTP, command: "tail", quiet: false, budget: budget)
+        let http = try liveHTTP.start(command: "tail", quiet: false, budget: budget)
         var failure: OutputError? = nil
         var joined = 0
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop,
