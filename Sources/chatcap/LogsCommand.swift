@@ -4,6 +4,7 @@ import ChatHTTP
 import ChatLoad
 import ChatLogs
 import ChatPosix
+import ChatRun
 import TwitchSession
 
 #if canImport(Glibc)
