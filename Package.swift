@@ -239,7 +239,10 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatRunTests",
-            dependencies: ["ChatRun", "ChatHTTP", "ChatPosix", "TwitchSession", "ChatTestSupport"],
+            dependencies: [
+                "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatServe", "ChatPosix", "TwitchSession",
+                "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLogsTests",

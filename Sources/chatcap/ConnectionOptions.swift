@@ -175,6 +175,17 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
+    /// What a live run connects to: `channels`, logged in with `credentials`, `--duration`, and
+    /// `backfill`'s `--recent-messages` service.
+    func live(_ channels: [String], credentials: Credentials, backfill: RecentMessagesOptions) -> LiveConnection {
+        var live = LiveConnection(
+            channels: channels, credentials: credentials, endpoint: endpoint, settings: settings(for: credentials))
+        live.recentMessages = backfill.source(self)
+        live.durationMs = duration.map { Seconds.milliseconds($0) }
+        live.durationText = durationText
+        return live
+    }
+
     /// The connection settings for logging in with `credentials` (the JOIN pace depends on it).
     func settings(for credentials: Credentials) -> ConnectionSettings {
         var s = ConnectionSettings()

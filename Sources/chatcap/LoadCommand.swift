@@ -3,6 +3,7 @@ import ChatFormat
 import ChatInput
 import ChatLoad
 import ChatPosix
+import ChatRun
 import TwitchSession
 
 #if canImport(Glibc)

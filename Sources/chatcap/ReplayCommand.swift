@@ -3,6 +3,7 @@ import ChatFormat
 import ChatInput
 import ChatOutput
 import ChatPosix
+import ChatRun
 import ChatStore
 
 struct ReplayCommand: ParsableCommand {
