@@ -102,7 +102,7 @@ let package = Package(
         // the backfill of gaps from a recent-messages service, fetched on a worker thread.
         .target(
             name: "ChatLive",
-            dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "ChatStore", "TwitchSession", "IRCWire"],
+            dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "ChatStore", "ChatFormat", "TwitchSession", "IRCWire"],
             swiftSettings: dataPathSettings),
         // The stand-in Twitch server.
         .target(
