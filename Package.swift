@@ -230,7 +230,8 @@ let package = Package(
         .testTarget(
             name: "ChatLoadTests",
             dependencies: [
-                "ChatLoad", "ChatGzip", "ChatFormat", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport",
+                "ChatLoad", "ChatGzip", "ChatFormat", "ChatInput", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession",
+                "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(

@@ -11,15 +11,8 @@ public import TwitchSession
 /// The command builds the ``Settings`` from its options and maps the ``Result`` to an exit status;
 /// everything between is here.
 public final class CaptureRun {
-    /// How the status is shown on stderr.
-    public enum StatusMode: Sendable, Equatable {
-        /// A status line, rewritten in place (stderr is a terminal, `--status auto`).
-        case line
-        /// One JSON object every ``Settings/statusIntervalMs`` (`--status json`).
-        case json
-        /// Nothing.
-        case none
-    }
+    /// How the status is shown on stderr: a line on a terminal, JSON objects, or nothing.
+    public typealias StatusMode = StatusDriver.Mode
 
     public struct Settings {
         public var connection: LiveConnection
@@ -101,7 +94,7 @@ public final class CaptureRun {
     /// A note that clears the status line first.
     private func say(_ text: String) {
         guard !quiet else { return }
-        console.write((terminal ? "\r\u{1B}[K" : "") + "chatcap: \(text)\n")
+        console.write((terminal ? StatusDriver.clearLine : "") + "chatcap: \(text)\n")
     }
 
     /// Runs until `--duration`, a stop signal, a write error or a fatal session error.
@@ -228,20 +221,17 @@ public final class CaptureRun {
                     + serviceBoard.snapshot(writer, now: now, unusableLines: self.unusable).summary
             }
         }
-        let statusIntervalMs = settings.statusIntervalMs
-        var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
+        let console = self.console
+        let status = StatusDriver(
+            mode: settings.status, intervalMs: settings.statusIntervalMs, startedMs: started.monotonicMs,
+            columns: settings.columns, write: { console.write($0) })
         let showStatus = { [unowned self] (now: Moment) in
-            guard settings.status != .none && now.monotonicMs >= nextStatusMs else { return }
-            var snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
-            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
-            if terminal {
-                // One column short of the width: a terminal without xenl wraps at the last one.
-                console.write("\r\u{1B}[K" + snapshot.line(width: max(1, settings.columns() - 1)))
-                nextStatusMs = now.monotonicMs + 250
-            } else {
-                console.write(snapshot.json + "\n")
-                nextStatusMs = now.monotonicMs + statusIntervalMs
+            let snapshot = {
+                var snapshot = statusBoard.snapshot(writer, now: now, unusableLines: self.unusable)
+                snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
+                return snapshot
             }
+            status.tick(nowMs: now.monotonicMs, line: { snapshot().line(width: $0) }, json: { snapshot().json })
         }
         // Once every JOIN has its outcome, said once (the terminal's status line shows the joins as they
         // come; under systemd or with stderr in a file, this line is the only word of them).
@@ -298,7 +288,7 @@ public final class CaptureRun {
         }
         do throws(CaptureError) { try writer.close() } catch { if failure == nil { failure = error } }
         http?.stop(session) { Self.httpFigures(writer) }
-        if terminal { console.write("\r\u{1B}[K") }
+        status.finish()
         if settings.status == .json {
             finalStatus = { statusBoard.snapshot(writer, now: $0, unusableLines: self.unusable) }
         }
