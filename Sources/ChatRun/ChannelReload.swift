@@ -1,3 +1,4 @@
+import ChatPosix
 public import TwitchSession
 
 #if canImport(Glibc)

@@ -3,7 +3,6 @@ import ChatFormat
 import ChatInput
 import ChatLoad
 import ChatPosix
-import ChatRun
 import TwitchSession
 
 #if canImport(Glibc)

@@ -4,7 +4,6 @@ import ChatHTTP
 import ChatLoad
 import ChatLogs
 import ChatPosix
-import ChatRun
 import TwitchSession
 
 #if canImport(Glibc)

@@ -3,7 +3,6 @@ import ChatFormat
 import ChatInput
 import ChatOutput
 import ChatPosix
-import ChatRun
 import ChatStore
 
 struct ReplayCommand: ParsableCommand {

@@ -1,4 +1,4 @@
-import ChatRun
+import ChatPosix
 import Testing
 
 @Suite struct SignalRuleTests {
