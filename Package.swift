@@ -241,8 +241,8 @@ let package = Package(
         .testTarget(
             name: "ChatRunTests",
             dependencies: [
-                "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatServe", "ChatPosix", "TwitchSession",
-                "ChatTestSupport",
+                "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatOutput", "ChatServe", "ChatPosix", "ChatStore",
+                "TwitchSession", "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(

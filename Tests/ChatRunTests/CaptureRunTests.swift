@@ -12,51 +12,6 @@ import TwitchSession
 /// The capture run in process, against ChatServe's stand-in server on 127.0.0.1: what it writes,
 /// what it says, and why it ended — the orchestration the `capture` command only wires.
 @Suite(.timeLimit(.minutes(20))) struct CaptureRunTests {
-    /// A stand-in server on its own thread, looping a fixture at 20x.
-    final class Server: Sendable {
-        let port: UInt16
-        private let handle: ServeStopHandle
-        private let finished = DispatchSemaphore(value: 0)
-
-        init() throws {
-            let started = Mutex<Result<(UInt16, ServeStopHandle), ServeError>?>(nil)
-            let ready = DispatchSemaphore(value: 0)
-            let finished = finished
-            let path = Fixtures.root + "/Fixtures/lines/privmsg.irc"
-            let thread = Thread {
-                defer { finished.signal() }
-                let server: ChatServer
-                do throws(ServeError) {
-                    server = try ChatServer(
-                        arguments: [path], options: ServeOptions(port: 0, speed: 20, loop: true)
-                    ) { _ in }
-                } catch {
-                    started.withLock { $0 = .failure(error) }
-                    ready.signal()
-                    return
-                }
-                started.withLock { $0 = .success((server.port, server.stopHandle)) }
-                ready.signal()
-                try? server.run()
-            }
-            thread.start()
-            ready.wait()
-            (port, handle) = try started.withLock { $0 }!.get()
-        }
-
-        func stop() {
-            handle.stop()
-            finished.wait()
-        }
-    }
-
-    /// What the run wrote on its console.
-    final class Console: Sendable {
-        private let text = Mutex("")
-        var console: RunConsole { RunConsole { line in self.text.withLock { $0 += line } } }
-        var said: String { text.withLock { $0 } }
-    }
-
     static func settings(port: UInt16, directory: String, durationMs: Int64?) -> CaptureRun.Settings {
         var connection = LiveConnection(
             channels: ["pixelharbor"], credentials: .anonymous,
@@ -69,10 +24,10 @@ import TwitchSession
 
     @Test("a run joins, writes the channel's lines, ends at its duration, stores its stop record and says each step")
     func durationEnds() throws {
-        let server = try Server()
+        let server = try StandInServer()
         defer { server.stop() }
         let directory = try InputTempDirectory()
-        let console = Console()
+        let console = RunConsoleRecorder()
         let run = CaptureRun(
             Self.settings(port: server.port, directory: directory.path, durationMs: 2_000),
             console: console.console, stop: StopFlag(), http: nil, service: nil, reload: nil)
@@ -100,10 +55,10 @@ import TwitchSession
         "a stop (SIGINT, SIGTERM) ends the run as stopped (a quiet run says nothing); raised before, it ends at the start"
     )
     func stopEnds() throws {
-        let server = try Server()
+        let server = try StandInServer()
         defer { server.stop() }
         let directory = try InputTempDirectory()
-        let console = Console()
+        let console = RunConsoleRecorder()
         let stop = StopFlag()
         var settings = Self.settings(port: server.port, directory: directory.path, durationMs: nil)
         settings.quiet = true
@@ -121,7 +76,7 @@ import TwitchSession
         #expect(end.joined == ["pixelharbor"])
         run.report(end)
         #expect(console.said == "")
-        let loud = Console()
+        let loud = RunConsoleRecorder()
         let again = CaptureRun(
             Self.settings(port: server.port, directory: directory.path, durationMs: nil), console: loud.console,
             stop: stop, http: nil, service: nil, reload: nil)
