@@ -226,11 +226,8 @@ struct CaptureCommand: ParsableCommand {
         if end.joined.isEmpty { try connection.exitNoneJoined(asked: Self.distinct(channels).count) }
     }
 
-    /// `channels` normalised, each once, in their first order.
-    static func distinct(_ channels: [String]) -> [String] {
-        var seen = Set<String>()
-        return channels.map { Login.normalize($0) }.filter { seen.insert($0).inserted }
-    }
+    /// `channels` normalised, each once, in their first order (``ChannelReload/distinct(_:)``).
+    static func distinct(_ channels: [String]) -> [String] { ChannelReload.distinct(channels) }
 
     /// The default `--max-open-files`: a file for every channel joined and one for `_session`, within
     /// half the descriptor limit (the other half is left for sockets and everything else), after

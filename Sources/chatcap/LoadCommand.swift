@@ -220,17 +220,7 @@ struct LoadCommand: ParsableCommand {
         driver.finish()
         let c = loader.counters
         if driver.mode == .json { Diagnostics.write(board.snapshot(c, now: Moment.now()).json + "\n") }
-        say(
-            "loaded \(c.rowsAcknowledged) rows"
-                + (recordsTableName != nil ? " (\(c.recordsAcknowledged) of them capture records)" : "")
-                + " in \(c.batches) INSERTs (\(c.bodyBytesAcknowledged) bytes compressed, "
-                + "\(c.rowBytesAcknowledged) as rows) from \(c.files) files"
-                + (c.failedAttempts > 0 ? ", \(c.failedAttempts) failed attempts retried" : "")
-                + (c.rereads > 0 ? ", \(c.rereads) files read again" : "")
-                + (c.unparsedLines > 0 ? ", \(c.unparsedLines) lines not IRC (loaded with an empty type)" : "")
-                + (c.skippedLines > 0 ? ", \(c.skippedLines) over-long lines skipped" : "")
-                + (c.damagedFiles > 0 ? ", \(c.damagedFiles) damaged files loaded up to the damage" : "")
-                + (c.ignoredEntries > 0 ? ", \(c.ignoredEntries) entries that are not .log.gz files ignored" : ""))
+        say(c.summary(withRecords: recordsTableName != nil))
         if let failure { throw Self.exit(failure) }
     }
 

@@ -38,4 +38,27 @@ import TwitchSession
             #expect(line.contains("ClickHouse DOWN for 61s (50000 rows waiting)") == down)
         }
     }
+
+    @Test(
+        "the end-of-run sentence: the totals, capture's records when they have a table, then each problem that happened"
+    )
+    func summary() {
+        var counters = LoadCounters()
+        counters.rowsAcknowledged = 10
+        counters.recordsAcknowledged = 2
+        counters.batches = 3
+        counters.bodyBytesAcknowledged = 400
+        counters.rowBytesAcknowledged = 1_000
+        counters.files = 4
+        #expect(
+            counters.summary(withRecords: true)
+                == "loaded 10 rows (2 of them capture records) in 3 INSERTs (400 bytes compressed, 1000 as rows) from 4 files"
+        )
+        counters.failedAttempts = 1
+        counters.damagedFiles = 1
+        #expect(
+            counters.summary(withRecords: false)
+                == "loaded 10 rows in 3 INSERTs (400 bytes compressed, 1000 as rows) from 4 files, 1 failed attempts "
+                + "retried, 1 damaged files loaded up to the damage")
+    }
 }
