@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChatHTTP
+import ChatPosix
 import ChatServe
-import Dispatch
 import TwitchSession
 
 #if canImport(Glibc)
@@ -249,7 +249,9 @@ struct ServeCommand: ParsableCommand {
             if case .input = error { throw ExitCode(.noInput) }
             throw ExitCode(.ioErr)
         }
-        Self.stopOnSignals(server.stopHandle)
+        // SIGINT and SIGTERM stop the server, taken by sigwait: no handler runs.
+        let handle = server.stopHandle
+        Interrupts.onInterrupt { handle.stop() }
         // After the signals are blocked: the listener's thread inherits the mask, so SIGTERM is never
         // delivered to it (and its default action taken).
         let listener = try startHTTP(for: server)
@@ -268,26 +270,5 @@ struct ServeCommand: ParsableCommand {
     /// Writes `listening on HOST:PORT` to standard output at once (scripts wait for it).
     static func printListening(_ address: String) {
         Diagnostics.write("listening on \(address)\n", to: 1)
-    }
-
-    /// SIGINT and SIGTERM stop the server: both are blocked in this thread (and so in every thread
-    /// started later) and taken by `sigwait` on a Dispatch worker, which raises the stop handle. No
-    /// signal handler runs, so nothing async-signal-unsafe can happen; and it works the same when a
-    /// parent started us with the signals blocked or ignored.
-    static func stopOnSignals(_ handle: ServeStopHandle) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        let signals = set
-        DispatchQueue.global().async {
-            var set = signals
-            var number: Int32 = 0
-            while sigwait(&set, &number) != 0 {}
-            handle.stop()
-        }
     }
 }
