@@ -69,7 +69,20 @@ import TwitchSession
             }
         }
 
-        func close() { _ = Glibc.close(fd) }
+        private let closed = Mutex(false)
+
+        /// Closes the socket once, however often it is called: a second close would close whatever
+        /// descriptor of another test took the number meanwhile (the suites share one process).
+        func close() {
+            guard
+                closed.withLock({
+                    let was = $0
+                    $0 = true
+                    return !was
+                })
+            else { return }
+            _ = Glibc.close(fd)
+        }
     }
 
     /// Runs a session of `channel` against the scripted server on `port` until the line with id
@@ -146,11 +159,15 @@ import TwitchSession
             // The first connection's backlog goes out on a thread of its own (it blocks until read);
             // once it has begun, the second connection joins, carries a few lines, and is sent
             // RECONNECT in its turn, while most of the backlog is still to come.
+            // The first connection is closed only once its writer is done with it.
+            let writerDone = DispatchSemaphore(value: 0)
+            defer { writerDone.wait() }
             let writer = Thread {
                 first.send(backlog[..<5_000].map { Self.chat($0, channel) })
                 collected.backlogStarted.withLock { $0 = true }
                 first.send(backlog[5_000...].map { Self.chat($0, channel) })
                 shutdown(first.fd, Int32(SHUT_WR))
+                writerDone.signal()
             }
             writer.start()
             while collected.backlogStarted.withLock({ !$0 }) { usleep(1_000) }
