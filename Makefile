@@ -116,7 +116,8 @@ cluster-stop:
 	Scripts/clickhouse_cluster.sh stop $(CLUSTER_DIR)
 
 # load into that cluster while a replica is killed (ClusterLoadTests: both ways of docs/scale.md, each on
-# a fresh cluster; about 1.5 minutes, so not in `make test`).
+# a fresh cluster), then while a replica of each shard and ZooKeeper are killed; 2-5 minutes, so not in
+# `make test`.
 test-cluster: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(SWIFT) test --skip-build --filter ClusterLoadTests
