@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test(
-        "tail of 100 busy channels with --memory-budget 4M: rings trimmed to their floors, peak RSS lower, every line printed; with 56M the whole process stays under it"
+        "tail of 100 busy channels with --memory-budget 4M: rings trimmed to their floors, peak RSS lower, every line printed; with 56M the whole process stays within it and its precision"
     )
     func smallBudget() throws {
         let dir = try CLITempDirectory.make("budget")
@@ -113,14 +113,16 @@ import Testing
         #expect(small.peak > 0 && large.peak > 0)
         #expect(small.peak + 10_000_000 < large.peak, "1G: \(large.peak) B, 4M: \(small.peak) B")
         // 56M: the rings alone (46 MB with 1G) fit, the process (70 MB) does not; the budget trims
-        // until the whole process fits, and its peak stays under the budget.
+        // until the whole process fits, and its peak stays within the budget's precision.
         print("peak RSS: --memory-budget 56M \(middle.peak / 1_000_000) MB (limit \(56 << 20) B)")
         #expect(middle.stderr.contains("memory budget 56 MiB: "), "\(middle.stderr)")
         #expect(!middle.stderr.contains("memory budget 56 MiB: nothing trimmed"), "\(middle.stderr)")
         // A budget the floors and the process alone exceed is said, with how far (issue #35 R9): 4M here.
         #expect(small.stderr.contains("the budget could not be kept"), "\(small.stderr)")
         #expect(!large.stderr.contains("could not be kept") && !middle.stderr.contains("could not be kept"))
-        #expect(middle.peak > 0 && middle.peak <= 56 << 20, "\(middle.peak) B")
+        // The rest of the process is read once per 1/64 of the budget the rings grow (docs/capture.md):
+        // what it grows between two readings can pass the limit, by 4 KiB in one loaded run.
+        #expect(middle.peak > 0 && middle.peak <= (56 << 20) + (56 << 20) / 64, "\(middle.peak) B")
     }
 
     @Test("--memory-budget takes bytes or K/M/G, refuses other words and sizes below 1M, and capture wants --http-port")
