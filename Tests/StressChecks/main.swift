@@ -5,7 +5,8 @@
 //
 // An executable, not a test target: `swift build --product StressChecks` compiles only what these
 // scenarios import (ChatStore, ChatInput, ChatTestSupport and below), not the whole package and
-// every test target, which the test bundle would need.
+// every test target, which the test bundle would need. `make tsan` builds it optimised, asserts and
+// exclusivity checks on (the Makefile says why).
 //
 // Usage: StressChecks [--list] [NAME...]   (NAME: a scenario, or part of one; none runs them all)
 
