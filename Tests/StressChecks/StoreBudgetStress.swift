@@ -19,9 +19,7 @@ enum StoreBudgetStress {
         let done = Flag()
         let tally = Tally()
         @Sendable func bytes(_ channel: Int, _ seq: Int) -> [UInt8] {
-            Array(
-                "@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 200))"
-                    .utf8)
+            StoreStress.channelLine(channel, seq, padding: seq % 200)
         }
         for c in 0..<channels { _ = try store.ingest(bytes(c, 0).span, receivedAt: .epoch) }
         // The rounds each channel speaks in, by its sequence number: entry `seq` of channel c must be

@@ -17,9 +17,7 @@ enum StoreGrowthStress {
         let done = Flag()
         let tally = Tally()
         @Sendable func bytes(_ channel: Int, _ seq: Int) -> [UInt8] {
-            Array(
-                "@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 300))"
-                    .utf8)
+            StoreStress.channelLine(channel, seq, padding: seq % 300)
         }
         _ = try store.ingest(bytes(0, 0).span, receivedAt: .epoch)
 

@@ -67,6 +67,12 @@ enum StoreStress {
         check(try require(store.log(at: 0)).ring.liveRange == UInt64(total - 2_500)..<UInt64(total))
     }
 
+    /// Line `seq` of channel `#g<channel>`: id `m<seq>`, text "message <seq>" and `padding` "x"s (the
+    /// growth and budget scenarios' lines).
+    static func channelLine(_ channel: Int, _ seq: Int, padding: Int) -> [UInt8] {
+        Array("@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: padding))".utf8)
+    }
+
     /// Whether `bytes` is the line made for `seq` (its text starts with "message <seq>").
     ///
     /// Compares in place, without building the expected text: readers call it for every entry they
