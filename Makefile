@@ -8,15 +8,16 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= 2
 # Debian packages the build needs (all `make run` installs), then what the tests and benches add.
-# `deps` also pip-installs the Python packages the tests run: jsonschema, and the third-party
+# `deps` also pip-installs the Python packages the tests run: jsonschema, selenium, and the third-party
 # WebSocket clients `websockets` and twitchio 2.10 (Tests/CLITests/WebSocketCLITests.swift).
 # `systemd` is for `systemd-analyze verify` of docs/chatcap-capture.service (SystemdNotifyCLITests);
 # no test starts systemd. `prometheus` (and its promtool) scrapes capture --http-port in LiveHTTPCLITests.
-# `chromium` (headless) drives chatcap logs' page in LogsPageBrowserTests. `zookeeper` coordinates the
+# `chromium` (headless) drives chatcap logs' page in LogsPageBrowserTests, through `chromium-driver`
+# and selenium (pip) for the clicks. `zookeeper` coordinates the
 # replicas of `make cluster` (Scripts/clickhouse_cluster.sh; run as a plain java process, not a service).
 BUILD_PACKAGES := libssl-dev zlib1g-dev libisal-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config
 DEB_PACKAGES := $(BUILD_PACKAGES) isal jq tmux openssl python3 gzip inspircd weechat-headless bsdutils time strace prometheus \
-	clickhouse-server curl binutils systemd chromium zookeeper
+	clickhouse-server curl binutils systemd chromium chromium-driver zookeeper
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FIXTURE_LINES ?= 1000000
 BENCH_LOG := Fixtures/generated/bench.irc
@@ -38,8 +39,8 @@ deps-build:
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
-	@python3 -c "import jsonschema, websockets, twitchio; assert twitchio.__version__ == '2.10.0'" 2>/dev/null \
-		|| python3 -m pip install -q jsonschema websockets twitchio==2.10.0
+	@python3 -c "import jsonschema, websockets, selenium, twitchio; assert twitchio.__version__ == '2.10.0'" 2>/dev/null \
+		|| python3 -m pip install -q jsonschema websockets selenium twitchio==2.10.0
 
 # Installs what is missing of PACKAGES (idempotent; one apt-get call).
 install-packages:
@@ -126,7 +127,8 @@ cluster-stop:
 	Scripts/clickhouse_cluster.sh stop $(CLUSTER_DIR)
 
 # load into that cluster while a replica is killed (ClusterLoadTests: both ways of docs/scale.md, each on
-# a fresh cluster; about 1.5 minutes, so not in `make test`).
+# a fresh cluster), then while a replica of each shard and ZooKeeper are killed; 2-5 minutes, so not in
+# `make test`.
 test-cluster: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(SWIFT) test --skip-build --filter ClusterLoadTests

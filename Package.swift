@@ -102,7 +102,7 @@ let package = Package(
         // the backfill of gaps from a recent-messages service, fetched on a worker thread.
         .target(
             name: "ChatLive",
-            dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "ChatStore", "TwitchSession", "IRCWire"],
+            dependencies: ["ChatNet", "ChatPosix", "ChatCurl", "ChatStore", "ChatFormat", "TwitchSession", "IRCWire"],
             swiftSettings: dataPathSettings),
         // The stand-in Twitch server.
         .target(
@@ -144,12 +144,22 @@ let package = Package(
                 "ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire", "ChatCurl",
             ],
             swiftSettings: dataPathSettings),
+        // The live run of capture and tail over ChatLive's session: the HTTP service beside it (and its
+        // health), the channel list reloaded on SIGHUP, the interrupts, the run's orchestration and its
+        // end-of-run report.
+        .target(
+            name: "ChatRun",
+            dependencies: [
+                "ChatLive", "ChatHTTP", "ChatLogs", "ChatArchive", "ChatOutput", "ChatPosix", "ChatStore",
+                "TwitchSession", "IRCWire",
+            ],
+            swiftSettings: dataPathSettings),
         // The executable: argument parsing and wiring.
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs", "ChatArchive",
-                "ChatInput",
+                "ChatRun", "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs",
+                "ChatArchive", "ChatInput",
                 "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -221,12 +231,20 @@ let package = Package(
         .testTarget(
             name: "ChatLoadTests",
             dependencies: [
-                "ChatLoad", "ChatGzip", "ChatFormat", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport",
+                "ChatLoad", "ChatGzip", "ChatFormat", "ChatInput", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession",
+                "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatHTTPTests",
             dependencies: ["ChatHTTP", "ChatFormat", "ChatStore", "IRCWire", "TwitchSession", "ChatTestSupport"],
+            swiftSettings: commonSettings),
+        .testTarget(
+            name: "ChatRunTests",
+            dependencies: [
+                "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatOutput", "ChatServe", "ChatPosix", "ChatStore",
+                "TwitchSession", "ChatTestSupport",
+            ],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatLogsTests",

@@ -11,6 +11,8 @@
 #   clickhouse_cluster.sh stop DIR                stops every process it started, by PID
 #   clickhouse_cluster.sh kill DIR S R            kill -9 of one server (a crash)
 #   clickhouse_cluster.sh restart DIR S R         starts that server again (same data)
+#   clickhouse_cluster.sh kill DIR zookeeper      kill -9 of ZooKeeper
+#   clickhouse_cluster.sh restart DIR zookeeper   starts ZooKeeper again (same data, same port)
 # Ports: BASE_PORT (default 19100) is ZooKeeper's; server (S, R) uses BASE+10*(2*(S-1)+R) for HTTP,
 # +1 native, +2 interserver. A taken port is said plainly (exit 69). PIDs are in DIR/*.pid.
 set -euo pipefail
@@ -51,6 +53,29 @@ end() { # seconds files...
     kill -KILL "${pids[@]}" 2>/dev/null || true
 }
 
+# ZooKeeper from DIR/zookeeper/zoo.cfg, its data in DIR/zookeeper/data (kept across a restart).
+start_zookeeper() {
+    setsid java -Xmx256m -cp "/usr/share/java/zookeeper.jar:$dir/zookeeper" \
+        org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zookeeper/zoo.cfg" \
+        >> "$dir/zookeeper/out.log" 2>&1 < /dev/null &
+    echo $! > "$dir/zookeeper.pid"
+}
+
+# Until ZooKeeper serves requests: `ruok` answers imok as soon as the process runs, `srvr` says its
+# Mode only once it has loaded its data (a server started before that loses its session at once).
+wait_zookeeper() {
+    local base answer="" deadline=$((SECONDS + 60))
+    base=$(cat "$dir/base_port")
+    while ((SECONDS < deadline)); do
+        answer=$( (exec 3<>"/dev/tcp/127.0.0.1/$base" && echo srvr >&3 && timeout 1 cat <&3) 2>/dev/null || true)
+        [[ "$answer" == *"Mode: "* ]] && return 0
+        sleep 0.1
+    done
+    echo "clickhouse_cluster.sh: ZooKeeper did not start on port $base; $dir/zookeeper/out.log:" >&2
+    tail -n 5 "$dir/zookeeper/out.log" >&2
+    exit 1
+}
+
 start_server() { # shard replica
     local s=$1 r=$2 name="ch$1_$2"
     # The server script runs in its own session, so that make's or a test's end does not take it along.
@@ -59,10 +84,13 @@ start_server() { # shard replica
     echo $! > "$dir/$name.script.pid"
 }
 
+# Up to 120 s: a server restarted after kill -9 on a busy machine may take most of a minute (it checks
+# its parts and its replication queue); a server that exits is not waited for.
 wait_up() { # shard replica
-    local url="http://127.0.0.1:$(port_of "$1" "$2" 0)/" i
-    for ((i = 0; i < 300; i++)); do
+    local url="http://127.0.0.1:$(port_of "$1" "$2" 0)/" deadline=$((SECONDS + 120))
+    while ((SECONDS < deadline)); do
         curl -sf -o /dev/null "${url}ping" && return 0
+        alive "$dir/ch$1_$2.script.pid" || break
         sleep 0.1
     done
     echo "clickhouse_cluster.sh: shard $1 replica $2 did not start; $dir/ch$1_$2.out and its log:" >&2
@@ -93,6 +121,9 @@ start() {
             exit 69
         fi
     done
+    # From here on, a start that fails (a server that does not come up, say a port taken meanwhile by
+    # another program's connection) stops what it started, by PID, before it exits.
+    trap 'status=$?; [ $status -eq 0 ] || stop; exit $status' EXIT
     if ! [ -f /usr/share/java/zookeeper.jar ]; then
         sudo=$([ "$(id -u)" = 0 ] || echo sudo)
         $sudo apt-get update -qq
@@ -108,23 +139,10 @@ clientPort=$base
 clientPortAddress=127.0.0.1
 maxSessionTimeout=60000
 admin.enableServer=false
-4lw.commands.whitelist=ruok
+4lw.commands.whitelist=srvr
 CONF
-    setsid java -Xmx256m -cp "/usr/share/java/zookeeper.jar:$dir/zookeeper" \
-        org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zookeeper/zoo.cfg" \
-        > "$dir/zookeeper/out.log" 2>&1 < /dev/null &
-    echo $! > "$dir/zookeeper.pid"
-    local i answer=""
-    for ((i = 0; i < 300; i++)); do
-        answer=$( (exec 3<>"/dev/tcp/127.0.0.1/$base" && echo ruok >&3 && timeout 1 cat <&3) 2>/dev/null || true)
-        [ "$answer" = imok ] && break
-        sleep 0.1
-    done
-    if [ "$answer" != imok ]; then
-        echo "clickhouse_cluster.sh: ZooKeeper did not start on port $base; $dir/zookeeper/out.log:" >&2
-        tail -n 5 "$dir/zookeeper/out.log" >&2
-        exit 1
-    fi
+    start_zookeeper
+    wait_zookeeper
     for s in $(seq 1 $SHARDS); do
         for r in $(seq 1 $REPLICAS); do
             mkdir -p "$dir/ch${s}_$r/config.d"
@@ -176,12 +194,25 @@ stop() {
     end 5 "$dir"/ch*_*.script.pid "$dir/zookeeper.pid"
 }
 
-case $command in
-start) start "$@" ;;
-stop) stop ;;
-kill) kill -KILL "$(cat "$dir/ch${3}_$4/server.pid")" ;;
-restart)
+case $command:${3:-} in
+start:*) start "$@" ;;
+stop:*) stop ;;
+kill:zookeeper) kill -KILL "$(cat "$dir/zookeeper.pid")" ;;
+restart:zookeeper)
+    end 5 "$dir/zookeeper.pid"
+    start_zookeeper
+    wait_zookeeper
+    ;;
+kill:*) kill -KILL "$(cat "$dir/ch${3}_$4/server.pid")" ;;
+restart:*)
     end 5 "$dir/ch${3}_$4.script.pid"
+    # A server killed between writing a part and committing it to ZooKeeper finds that part unexpected
+    # when it starts, and 18.16 refuses to start when such parts are most of a table ("The local set of
+    # parts of table chat.lines doesn't look like the set of parts in ZooKeeper"). That INSERT was never
+    # acknowledged (load sends it again), so the server may set the part aside: the flag makes it move
+    # unexpected parts to detached/ (the operator's remedy after a crash; the server removes the flag).
+    mkdir -p "$dir/ch${3}_$4/data/flags"
+    touch "$dir/ch${3}_$4/data/flags/force_restore_data"
     start_server "$3" "$4"
     wait_up "$3" "$4"
     ;;

@@ -39,12 +39,27 @@ failures() {
 
 # part NAME ARGS...: one run of the test bundle, its output in .build/test-output-NAME.log; its exit
 # status and time in .build/test-output-NAME.status.
+#
+# Every part runs under `timeout PART_LIMIT` (seconds, default 2400): many in-process suites have no
+# time limit of their own (they take milliseconds), so a hang anywhere ends the part, marked as timed
+# out, well inside CI's 90 minutes, instead of holding the run until CI kills it without a word.
+PART_LIMIT=${PART_LIMIT:-2400}
 part() {
 	local name=$1
 	shift
 	local start=$SECONDS
-	"$bundle" --testing-library swift-testing "$@" </dev/null >".build/test-output-$name.log" 2>&1
-	echo "$? $((SECONDS - start))" >".build/test-output-$name.status"
+	timeout --kill-after=30 "$PART_LIMIT" "$bundle" --testing-library swift-testing "$@" </dev/null \
+		>".build/test-output-$name.log" 2>&1
+	finished "$name" $? "$start"
+}
+
+# finished NAME STATUS START: records a part's exit status and time; says so when `timeout` ended it.
+finished() {
+	if [ "$2" -eq 124 ] || [ "$2" -eq 137 ]; then
+		echo "✘ $1 timed out: still running after PART_LIMIT=$PART_LIMIT s (a hang; the log above shows what ran last)" \
+			>>".build/test-output-$1.log"
+	fi
+	echo "$2 $((SECONDS - $3))" >".build/test-output-$1.status"
 }
 
 # report NAME: prints a finished part's output, its status line, and its failures.
@@ -63,8 +78,8 @@ report() {
 # command NAME COMMAND: like `part`, for a shell command.
 command_part() {
 	local name=$1 start=$SECONDS
-	bash -c "$2" </dev/null >".build/test-output-$name.log" 2>&1
-	echo "$? $((SECONDS - start))" >".build/test-output-$name.status"
+	timeout --kill-after=30 "$PART_LIMIT" bash -c "$2" </dev/null >".build/test-output-$name.log" 2>&1
+	finished "$name" $? "$start"
 }
 
 failed=()

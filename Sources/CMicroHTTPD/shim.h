@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <time.h>
 #include <microhttpd.h>
 
 /// Binds and listens on `host:port` (a numeric address or a name; port 0 picks a free one) and
@@ -60,22 +62,55 @@ static inline int chatcap_http_listen(const char *host, uint16_t port, uint16_t 
     return fd;
 }
 
+/// One open connection, as the guard tracks it for its deadline: its socket, whether it was answered
+/// busy at once (its request, if it comes, is refused), and the time (CLOCK_MONOTONIC, ms) by which it
+/// must have sent a whole request head (0: none, while a request is being answered).
+struct chatcap_http_slot {
+    int used;
+    int fd;
+    int answered_busy;
+    long long deadline_ms;
+};
+
 /// The listener's policy and counters, shared by libmicrohttpd's thread (its callbacks below write
-/// them) and any thread that reads them (`chatcap_http_guard_read`). Opaque to Swift.
+/// them), the sweeper thread (deadlines) and any thread that reads them (`chatcap_http_guard_read`).
+/// Opaque to Swift.
 ///
 /// libmicrohttpd, at its own connection limit, stops accepting: connections past it wait in the
 /// kernel's backlog (connects hang once it is full) and nothing sees or counts them. So the daemon's
-/// limit is set one above `limit` and never reached: the accept policy closes every connection past
-/// `limit` at once (it is shed) and counts it. The per-address limit stays libmicrohttpd's; it
-/// closes such a connection with the error-log message "Server reached connection limit", which the
-/// logger counts, as it counts "Hit process or system resource limit" (accept failed: EMFILE/ENFILE).
+/// limit is set one above `limit + busy` and never reached. Past `limit` open connections, the next
+/// `busy` are answered at once with `busy_answer` (a whole HTTP response: 503 in the API's error
+/// shape), their write side shut, and closed a second later at most; past `limit + busy` the accept
+/// policy closes a connection at once (it is shed) and counts it. The per-address limit stays
+/// libmicrohttpd's; it closes such a connection with the error-log message "Server reached
+/// connection limit", which the logger counts, as it counts "Hit process or system resource limit"
+/// (accept failed: EMFILE/ENFILE).
+///
+/// With `request_timeout_ms`, a connection that has not sent a whole request head that long after it
+/// was accepted, or after its previous answer was sent, is shut down by the sweeper thread (a slow
+/// client cannot hold a connection by sending a byte now and then: libmicrohttpd's own timeout only
+/// counts inactivity). The slots are guarded by `lock`; libmicrohttpd calls the close notification
+/// (which frees a slot under the lock) before it closes the socket, so the sweeper never shuts a
+/// descriptor that was closed and reused.
 struct chatcap_http_guard {
     unsigned int limit;
+    unsigned int busy;
+    long long request_timeout_ms;
+    char *busy_answer;
+    size_t busy_length;
+    pthread_mutex_t lock;
+    struct chatcap_http_slot *slots;
+    unsigned int slot_count;
+    pthread_t sweeper;
+    int sweeping;
+    atomic_int stopping;
     atomic_uint open;
     atomic_ullong accepted;
     atomic_ullong shed_over_limit;
     atomic_ullong shed_over_address_limit;
     atomic_ullong accept_failures;
+    atomic_ullong answered_busy;
+    atomic_ullong cut_slow;
 };
 
 /// A copy of a guard's counters.
@@ -86,17 +121,50 @@ struct chatcap_http_figures {
     unsigned long long shed_over_limit;
     unsigned long long shed_over_address_limit;
     unsigned long long accept_failures;
+    unsigned long long answered_busy;
+    unsigned long long cut_slow;
 };
 
-/// A guard for at most `limit` connections open at once, counters at 0; NULL without memory.
-static inline struct chatcap_http_guard *chatcap_http_guard_create(unsigned int limit) {
+/// Now on CLOCK_MONOTONIC, in milliseconds.
+static inline long long chatcap_http_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long) now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/// A guard for `limit` connections served at once and `busy` more answered `busy_answer` (its
+/// `busy_length` bytes are copied; with `busy` 0 they are shed instead), each given
+/// `request_timeout_ms` to send a request head (0: no limit); counters at 0; NULL without memory.
+static inline struct chatcap_http_guard *chatcap_http_guard_create(
+    unsigned int limit, unsigned int busy, long long request_timeout_ms, const void *busy_answer,
+    size_t busy_length) {
     struct chatcap_http_guard *guard = calloc(1, sizeof *guard);
-    if (guard != NULL) guard->limit = limit;
+    if (guard == NULL) return NULL;
+    guard->limit = limit;
+    guard->busy = busy_length > 0 ? busy : 0;
+    guard->request_timeout_ms = request_timeout_ms;
+    guard->slot_count = limit + guard->busy + 2;
+    guard->slots = calloc(guard->slot_count, sizeof *guard->slots);
+    guard->busy_answer = malloc(busy_length > 0 ? busy_length : 1);
+    if (guard->slots == NULL || guard->busy_answer == NULL) {
+        free(guard->slots);
+        free(guard->busy_answer);
+        free(guard);
+        return NULL;
+    }
+    if (busy_length > 0) memcpy(guard->busy_answer, busy_answer, busy_length);
+    guard->busy_length = busy_length;
+    pthread_mutex_init(&guard->lock, NULL);
     return guard;
 }
 
-/// Frees a guard; only once its daemon has stopped (no callback can run any more).
-static inline void chatcap_http_guard_destroy(struct chatcap_http_guard *guard) { free(guard); }
+/// Frees a guard; only once its daemon has stopped (`chatcap_http_stop`: no callback can run any more).
+static inline void chatcap_http_guard_destroy(struct chatcap_http_guard *guard) {
+    pthread_mutex_destroy(&guard->lock);
+    free(guard->slots);
+    free(guard->busy_answer);
+    free(guard);
+}
 
 /// Copies the counters (each read atomically; together they are a moment's, not one instant's).
 static inline struct chatcap_http_figures chatcap_http_guard_read(struct chatcap_http_guard *guard) {
@@ -107,34 +175,125 @@ static inline struct chatcap_http_figures chatcap_http_guard_read(struct chatcap
     figures.shed_over_limit = atomic_load_explicit(&guard->shed_over_limit, memory_order_relaxed);
     figures.shed_over_address_limit = atomic_load_explicit(&guard->shed_over_address_limit, memory_order_relaxed);
     figures.accept_failures = atomic_load_explicit(&guard->accept_failures, memory_order_relaxed);
+    figures.answered_busy = atomic_load_explicit(&guard->answered_busy, memory_order_relaxed);
+    figures.cut_slow = atomic_load_explicit(&guard->cut_slow, memory_order_relaxed);
     return figures;
 }
 
-/// MHD_OPTION_ACCEPT_POLICY: sheds (and counts) a connection when `limit` are open. Runs on the
-/// daemon's thread, after libmicrohttpd's per-address check and before the connection exists.
+/// MHD_OPTION_ACCEPT_POLICY: sheds (and counts) a connection when `limit + busy` are open. Runs on
+/// the daemon's thread, after libmicrohttpd's per-address check and before the connection exists.
 static inline enum MHD_Result chatcap_http_accept(void *context, const struct sockaddr *address, socklen_t length) {
     (void) address;
     (void) length;
     struct chatcap_http_guard *guard = context;
-    if (atomic_load_explicit(&guard->open, memory_order_relaxed) >= guard->limit) {
+    if (atomic_load_explicit(&guard->open, memory_order_relaxed) >= guard->limit + guard->busy) {
         atomic_fetch_add_explicit(&guard->shed_over_limit, 1, memory_order_relaxed);
         return MHD_NO;
     }
     return MHD_YES;
 }
 
-/// MHD_OPTION_NOTIFY_CONNECTION: counts the connections open, and those accepted. Daemon's thread.
+/// The connection's slot (its socket context), or NULL.
+static inline struct chatcap_http_slot *chatcap_http_slot_of(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: counts the connections open, and those accepted; gives each a slot
+/// and its first deadline; answers one past `limit` busy at once. Daemon's thread.
 static inline void chatcap_http_notify(
     void *context, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code) {
-    (void) connection;
-    (void) socket_context;
     struct chatcap_http_guard *guard = context;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        atomic_fetch_add_explicit(&guard->open, 1, memory_order_relaxed);
+        unsigned int open = atomic_fetch_add_explicit(&guard->open, 1, memory_order_relaxed) + 1;
         atomic_fetch_add_explicit(&guard->accepted, 1, memory_order_relaxed);
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        int fd = info == NULL ? -1 : info->connect_fd;
+        long long now = chatcap_http_now_ms();
+        pthread_mutex_lock(&guard->lock);
+        struct chatcap_http_slot *slot = NULL;
+        for (unsigned int i = 0; i < guard->slot_count && fd >= 0; i++) {
+            if (!guard->slots[i].used) {
+                slot = &guard->slots[i];
+                break;
+            }
+        }
+        if (slot != NULL) {
+            slot->used = 1;
+            slot->fd = fd;
+            slot->answered_busy = 0;
+            slot->deadline_ms = guard->request_timeout_ms > 0 ? now + guard->request_timeout_ms : 0;
+            if (guard->busy > 0 && open > guard->limit) {
+                // Small enough for an empty socket buffer: sent whole or not at all, never blocking.
+                (void) send(fd, guard->busy_answer, guard->busy_length, MSG_NOSIGNAL | MSG_DONTWAIT);
+                shutdown(fd, SHUT_WR);
+                slot->answered_busy = 1;
+                slot->deadline_ms = now + 1000;
+                atomic_fetch_add_explicit(&guard->answered_busy, 1, memory_order_relaxed);
+            }
+        }
+        *socket_context = slot;
+        pthread_mutex_unlock(&guard->lock);
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        struct chatcap_http_slot *slot = *socket_context;
+        if (slot != NULL) {
+            pthread_mutex_lock(&guard->lock);
+            slot->used = 0;
+            slot->deadline_ms = 0;
+            pthread_mutex_unlock(&guard->lock);
+            *socket_context = NULL;
+        }
         atomic_fetch_sub_explicit(&guard->open, 1, memory_order_relaxed);
     }
+}
+
+/// MHD_OPTION_NOTIFY_COMPLETED: a request's answer was sent (or given up); the connection's next
+/// request head is due within the timeout. Daemon's thread.
+static inline void chatcap_http_completed(
+    void *context, struct MHD_Connection *connection, void **request_context, enum MHD_RequestTerminationCode code) {
+    (void) request_context;
+    (void) code;
+    struct chatcap_http_guard *guard = context;
+    struct chatcap_http_slot *slot = chatcap_http_slot_of(connection);
+    if (slot == NULL || guard->request_timeout_ms <= 0) return;
+    pthread_mutex_lock(&guard->lock);
+    slot->deadline_ms = chatcap_http_now_ms() + guard->request_timeout_ms;
+    pthread_mutex_unlock(&guard->lock);
+}
+
+/// Called by the access handler as a request head is complete: 1 when the connection was already
+/// answered busy (the handler then refuses it: the connection closes), else 0, the deadline lifted
+/// while the request is answered. Daemon's thread.
+static inline int chatcap_http_request_began(struct chatcap_http_guard *guard, struct MHD_Connection *connection) {
+    struct chatcap_http_slot *slot = chatcap_http_slot_of(connection);
+    if (slot == NULL) return 0;
+    pthread_mutex_lock(&guard->lock);
+    int answered = slot->answered_busy;
+    if (!answered) slot->deadline_ms = 0;
+    pthread_mutex_unlock(&guard->lock);
+    return answered;
+}
+
+/// The sweeper: every 100 ms, shuts down each connection past its deadline (libmicrohttpd then sees
+/// the end of the stream and closes it on its own thread) and counts those cut for slowness.
+static inline void *chatcap_http_sweep(void *context) {
+    struct chatcap_http_guard *guard = context;
+    while (!atomic_load_explicit(&guard->stopping, memory_order_relaxed)) {
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        long long now = chatcap_http_now_ms();
+        pthread_mutex_lock(&guard->lock);
+        for (unsigned int i = 0; i < guard->slot_count; i++) {
+            struct chatcap_http_slot *slot = &guard->slots[i];
+            if (!slot->used || slot->deadline_ms == 0 || now < slot->deadline_ms) continue;
+            // Counted first: whoever sees the connection end sees it counted.
+            if (!slot->answered_busy) atomic_fetch_add_explicit(&guard->cut_slow, 1, memory_order_relaxed);
+            shutdown(slot->fd, SHUT_RDWR);
+            slot->deadline_ms = 0;
+        }
+        pthread_mutex_unlock(&guard->lock);
+    }
+    return NULL;
 }
 
 /// MHD_OPTION_EXTERNAL_LOGGER: prints nothing; counts the two messages that mean a connection was
@@ -175,24 +334,40 @@ static inline size_t chatcap_http_unescape(void *context, struct MHD_Connection 
 }
 
 /// Starts a daemon on the listening socket `fd` (which it then owns and closes when stopped): one
-/// internal thread polling with epoll, at most `guard`'s limit of connections open (more are shed,
-/// see ``chatcap_http_guard``), `per_ip_limit` from one address, each closed after
-/// `timeout_seconds` without activity, `memory_limit` bytes of buffers each. Returns NULL when it
-/// cannot start. `guard` must outlive the daemon.
+/// internal thread polling with epoll, at most `guard`'s `limit + busy` connections open (more are
+/// shed, see ``chatcap_http_guard``), `per_ip_limit` from one address, each closed after
+/// `timeout_seconds` without activity, `memory_limit` bytes of buffers each (a request line and
+/// headers must fit), and the sweeper thread when the guard has a request timeout or a busy band.
+/// Returns NULL when it cannot start. `guard` must outlive the daemon; stop it with `chatcap_http_stop`.
 static inline struct MHD_Daemon *chatcap_http_start(
     int fd, struct chatcap_http_guard *guard, unsigned int per_ip_limit, unsigned int timeout_seconds,
     size_t memory_limit, MHD_AccessHandlerCallback handler, void *context) {
-    return MHD_start_daemon(
+    struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, chatcap_http_accept, guard, handler, context,
         MHD_OPTION_EXTERNAL_LOGGER, chatcap_http_log, guard,
         MHD_OPTION_NOTIFY_CONNECTION, chatcap_http_notify, guard,
+        MHD_OPTION_NOTIFY_COMPLETED, chatcap_http_completed, guard,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket) fd,
-        MHD_OPTION_CONNECTION_LIMIT, guard->limit + 1,
+        MHD_OPTION_CONNECTION_LIMIT, guard->limit + guard->busy + 1,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_UNESCAPE_CALLBACK, chatcap_http_unescape, NULL,
         MHD_OPTION_END);
+    if (daemon != NULL && (guard->request_timeout_ms > 0 || guard->busy > 0)) {
+        guard->sweeping = pthread_create(&guard->sweeper, NULL, chatcap_http_sweep, guard) == 0;
+    }
+    return daemon;
+}
+
+/// Stops the daemon (every connection closed, no callback runs after) and then the sweeper.
+static inline void chatcap_http_stop(struct MHD_Daemon *daemon, struct chatcap_http_guard *guard) {
+    MHD_stop_daemon(daemon);
+    if (guard->sweeping) {
+        atomic_store_explicit(&guard->stopping, 1, memory_order_relaxed);
+        pthread_join(guard->sweeper, NULL);
+        guard->sweeping = 0;
+    }
 }
 
 /// Queues a response of `length` bytes (copied) with `status`, a Content-Type, when not NULL an

@@ -1,9 +1,11 @@
 /// What the listener allows, so that slow or idle clients cannot exhaust it: connections at once,
-/// from one address, how long one may sit without activity, and the buffer memory of each.
+/// from one address, how long one may sit without activity or take to send a request, and the buffer
+/// memory of each (which bounds a request's line and headers).
 ///
-/// Over the limits, a new connection is closed at once (shed, and counted: ``HTTPListenerFigures``);
-/// one past its timeout is closed by the listener's thread. A request never waits on the caller's
-/// threads, so none of this reaches them.
+/// Over the limits, a new connection is answered busy at once (the router's ``HTTPRouter/busy``, for
+/// the next ``busyConnections``) or closed at once (shed); both are counted (``HTTPListenerFigures``).
+/// One past its timeout is closed. A request never waits on the caller's threads, so none of this
+/// reaches them.
 ///
 /// Each connection holds a descriptor: a process whose `ulimit -n` is low gets limits from
 /// ``init(descriptorLimit:)``, so that connections can never take the descriptors its chat sockets
@@ -16,19 +18,30 @@ public struct HTTPLimits: Sendable, Equatable {
     public var connectionsPerAddress: Int
     /// A connection without activity for this long is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var idleTimeoutSeconds: Int
-    /// Buffer memory per connection: a request's headers must fit (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`).
+    /// Buffer memory per connection: a request's line and headers must fit
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`; libmicrohttpd answers a longer one 414 or 431 itself).
     public var memoryPerConnection: Int
+    /// Connections past ``connections`` that are answered ``HTTPRouter/busy`` at once (and closed);
+    /// past `connections + busyConnections` they are shed. 0: shed at once past ``connections``.
+    public var busyConnections: Int
+    /// A connection that has not sent a whole request head this long after it was accepted, or after
+    /// its previous answer was sent, is closed, however slowly it keeps sending (0: only
+    /// ``idleTimeoutSeconds``, which a byte now and then resets).
+    public var requestTimeoutSeconds: Int
 
     public init(
         connections: Int = 512, connectionsPerAddress: Int = 256, idleTimeoutSeconds: Int = 10,
-        memoryPerConnection: Int = 32 * 1024
+        memoryPerConnection: Int = 32 * 1024, busyConnections: Int = 0, requestTimeoutSeconds: Int = 0
     ) {
         precondition(connections > 0 && connectionsPerAddress > 0, "connection limits must be positive")
         precondition(idleTimeoutSeconds > 0 && memoryPerConnection >= 4096, "timeout and memory must be positive")
+        precondition(busyConnections >= 0 && requestTimeoutSeconds >= 0, "busy and request limits are not negative")
         self.connections = connections
         self.connectionsPerAddress = connectionsPerAddress
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.memoryPerConnection = memoryPerConnection
+        self.busyConnections = busyConnections
+        self.requestTimeoutSeconds = requestTimeoutSeconds
     }
 
     /// The default limits within a quarter of `descriptorLimit` (the process's `ulimit -n`): at most

@@ -40,10 +40,15 @@ public final class HTTPListener: Sendable {
     /// The per-address limit the daemon was started with.
     private let limitPerAddress: Int
 
-    /// What the C callback reaches through its context pointer.
+    /// What the C callback reaches through its context pointer: the routes, and the guard's address
+    /// (its connections' deadlines and busy marks).
     private final class Handler: Sendable {
         let router: HTTPRouter
-        init(router: HTTPRouter) { self.router = router }
+        let guardAddress: UInt
+        init(router: HTTPRouter, guardAddress: UInt) {
+            self.router = router
+            self.guardAddress = guardAddress
+        }
     }
 
     /// Binds `host:port` and starts answering.
@@ -64,13 +69,20 @@ public final class HTTPListener: Sendable {
             // SAFETY: strerror returns a NUL-terminated string valid until the next call on this thread.
             throw .bind(address: "\(display):\(port)", message: unsafe String(cString: strerror(error)))
         }
-        // SAFETY: allocated here, freed once in `deinit` (or below when the daemon does not start).
-        guard let policy = unsafe chatcap_http_guard_create(UInt32(clamping: limits.connections)) else {
+        let busy = Self.wire(router.busy)
+        // SAFETY: allocated here, freed once in `deinit` (or below when the daemon does not start); the
+        // busy answer's bytes are copied for the call.
+        let made = unsafe busy.withUnsafeBytes { bytes in
+            unsafe chatcap_http_guard_create(
+                UInt32(clamping: limits.connections), UInt32(clamping: limits.busyConnections),
+                Int64(limits.requestTimeoutSeconds) * 1000, bytes.baseAddress, bytes.count)
+        }
+        guard let policy = unsafe made else {
             close(fd)
             throw .start(address: "\(display):\(bound)")
         }
         // SAFETY: retained here, released once in `stop()` (or below when the daemon does not start).
-        let box = unsafe Unmanaged.passRetained(Handler(router: router))
+        let box = unsafe Unmanaged.passRetained(Handler(router: router, guardAddress: UInt(bitPattern: policy)))
         // SAFETY: the context pointer stays valid (retained) until after MHD_stop_daemon returns in
         // `stop()`, and the guard until `deinit`, after that; the callbacks are C functions without
         // captures.
@@ -103,7 +115,8 @@ public final class HTTPListener: Sendable {
         return HTTPListenerFigures(
             limit: Int(counts.limit), limitPerAddress: limitPerAddress, open: Int(counts.open),
             accepted: counts.accepted, shedOverLimit: counts.shed_over_limit,
-            shedOverAddressLimit: counts.shed_over_address_limit, acceptFailures: counts.accept_failures)
+            shedOverAddressLimit: counts.shed_over_address_limit, acceptFailures: counts.accept_failures,
+            answeredBusy: counts.answered_busy, cutSlow: counts.cut_slow)
     }
 
     /// Stops answering: closes the listening socket and every connection, and waits for the
@@ -116,8 +129,9 @@ public final class HTTPListener: Sendable {
         // SAFETY: `address` is the daemon's, or 0 (then nothing is done).
         guard let pointer = unsafe OpaquePointer(bitPattern: address) else { return }
         // SAFETY: `pointer` is the daemon started in `init` and stopped only here (the lock hands it
-        // out once); after MHD_stop_daemon no callback can run, so the handler box can go.
-        unsafe MHD_stop_daemon(pointer)
+        // out once), with the guard it was started with; after chatcap_http_stop no callback can run
+        // and the sweeper has ended, so the handler box can go.
+        unsafe chatcap_http_stop(pointer, UnsafeMutablePointer<chatcap_http_guard>(bitPattern: guardAddress)!)
         // SAFETY: `handler` holds the address of the box retained in `init`, released exactly once here.
         unsafe Unmanaged<Handler>.fromOpaque(UnsafeRawPointer(bitPattern: handler)!).release()
     }
@@ -136,6 +150,10 @@ public final class HTTPListener: Sendable {
             let method = unsafe method
         else { return chatcap_http_refuse() }
         let handler = unsafe Unmanaged<Handler>.fromOpaque(context).takeUnretainedValue()
+        // SAFETY: the guard outlives the daemon (freed in `deinit`, after it stopped); the connection is
+        // this call's. A connection already answered busy is refused: it closes.
+        let guardPointer = UnsafeMutablePointer<chatcap_http_guard>(bitPattern: handler.guardAddress)!
+        if unsafe chatcap_http_request_began(guardPointer, connection) != 0 { return chatcap_http_refuse() }
         let request = HTTPRequest(
             method: unsafe String(cString: method), path: unsafe String(cString: url),
             query: { key in

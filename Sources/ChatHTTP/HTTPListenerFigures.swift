@@ -18,10 +18,14 @@ public struct HTTPListenerFigures: Sendable, Equatable {
     /// Accepts that failed because the process or the system ran out of descriptors (`EMFILE`,
     /// `ENFILE`): the connection waits in the kernel's backlog until one is free.
     public var acceptFailures: UInt64
+    /// Connections answered busy at once (``HTTPLimits/busyConnections``), counted in ``accepted`` too.
+    public var answeredBusy: UInt64
+    /// Connections closed because they had not sent a whole request in ``HTTPLimits/requestTimeoutSeconds``.
+    public var cutSlow: UInt64
 
     public init(
         limit: Int, limitPerAddress: Int, open: Int = 0, accepted: UInt64 = 0, shedOverLimit: UInt64 = 0,
-        shedOverAddressLimit: UInt64 = 0, acceptFailures: UInt64 = 0
+        shedOverAddressLimit: UInt64 = 0, acceptFailures: UInt64 = 0, answeredBusy: UInt64 = 0, cutSlow: UInt64 = 0
     ) {
         self.limit = limit
         self.limitPerAddress = limitPerAddress
@@ -30,6 +34,8 @@ public struct HTTPListenerFigures: Sendable, Equatable {
         self.shedOverLimit = shedOverLimit
         self.shedOverAddressLimit = shedOverAddressLimit
         self.acceptFailures = acceptFailures
+        self.answeredBusy = answeredBusy
+        self.cutSlow = cutSlow
     }
 
     /// Connections closed unserved, over either limit.

@@ -151,8 +151,10 @@ extension LiveSession {
             guard owner.overlap!.admit(fingerprint, from: c.owner == nil ? .replacement : .retiring) else {
                 overlapDuplicates += 1
                 // The replacement delivered a line the retiring connection had already delivered:
-                // the retiring one has been read that far (its actions run after the line's).
-                if c.owner == nil, c.retiring != nil {
+                // the retiring one has been read that far (its actions run after the line's). Only a
+                // line with an id says so: an id-less one can be sent to each connection on its own
+                // (the ROOMSTATE that answers every JOIN), and a copy of it proves nothing.
+                if c.owner == nil, c.retiring != nil, let id = message.tags[.id], !id.raw.isEmpty {
                     c.machine.handle(.overlapConfirmed, at: now, into: &actions, sharing: &pace)
                 }
                 return

@@ -37,18 +37,29 @@ public struct LoadStatus {
         public var meanDelayMs: Int64?
         public var downForMs: Int64
 
-        /// `1234 rows  56.7 rows/s  delay 1.2s  12 files (3 open)  ClickHouse up`, then what went wrong.
-        public var line: String {
+        /// `1234 rows`, `ClickHouse DOWN for 12s (345 rows waiting)` while it is down, `56.7 rows/s`,
+        /// `delay 1200ms`, `12 files (3 open)`, then what went wrong: the fields of ``line(width:)``,
+        /// most telling first.
+        public var fields: [String] {
             let c = counters
-            var text = "\(c.rowsAcknowledged) rows  \(rowsPerSecond.oneDecimal) rows/s"
-            if let meanDelayMs { text += "  delay \(meanDelayMs)ms" }
-            text += "  \(c.files) files (\(c.openFiles) open)"
-            text += c.clickhouseDown ? "  ClickHouse DOWN for \(downForMs / 1000)s (\(c.pendingRows) rows waiting)" : ""
-            if c.rereads > 0 { text += "  re-read \(c.rereads)" }
-            if c.unparsedLines > 0 { text += "  unparsed \(c.unparsedLines)" }
-            if c.damagedFiles > 0 { text += "  damaged files \(c.damagedFiles)" }
-            return text
+            var fields = ["\(c.rowsAcknowledged) rows"]
+            if c.clickhouseDown {
+                fields.append("ClickHouse DOWN for \(downForMs / 1000)s (\(c.pendingRows) rows waiting)")
+            }
+            fields.append("\(rowsPerSecond.oneDecimal) rows/s")
+            if let meanDelayMs { fields.append("delay \(meanDelayMs)ms") }
+            fields.append("\(c.files) files (\(c.openFiles) open)")
+            if c.rereads > 0 { fields.append("re-read \(c.rereads)") }
+            if c.unparsedLines > 0 { fields.append("unparsed \(c.unparsedLines)") }
+            if c.damagedFiles > 0 { fields.append("damaged files \(c.damagedFiles)") }
+            return fields
         }
+
+        /// The status line in at most `width` columns, as capture's fits its own (``StatusFields``):
+        /// `1234 rows  56.7 rows/s  delay 1200ms  12 files (3 open)`.
+        ///
+        /// - Precondition: `width >= 1`.
+        public func line(width: Int) -> String { StatusFields.fit(fields, width: width) }
 
         /// One JSON object (no newline); fields in docs/scale.md.
         public var json: String {

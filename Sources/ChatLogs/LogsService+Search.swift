@@ -14,7 +14,7 @@ extension LogsService {
         -> HTTPResponse
     {
         guard let q = query("q") else { throw .query("missing field `q`") }
-        let logsQuery = try LogsQuery(query)
+        let logsQuery = try checked(query)
         guard try store.hasLines(channel, on: LogSelection.allDays) else { throw .notFound }
         let selector = try self.selector(for: user, in: channel, preferring: nil)
         return try logs(channel, nil, self.filter(user: selector, search: q ?? ""), logsQuery, until: .latest)

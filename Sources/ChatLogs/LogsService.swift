@@ -21,6 +21,8 @@ public final class LogsService: Sendable {
     public let store: any LogStore
     /// The most a reversed answer holds of one part, in bytes (answers in time order hold about a block).
     public let maxAnswerBytes: Int
+    /// How long a range, how large a `limit` or `offset` a request may ask for.
+    public let bounds: LogsBounds
     /// The wall clock (a day still going on is not cached by clients).
     let now: @Sendable () -> Timestamp
     /// Channel login → its `room-id`, once learned.
@@ -29,12 +31,13 @@ public final class LogsService: Sendable {
     private let optOutState: Mutex<(list: OptOutList, filter: OptOutFilter)>
 
     public init(
-        store: any LogStore, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(),
-        now: @escaping @Sendable () -> Timestamp
+        store: any LogStore, maxAnswerBytes: Int = 64 << 20, bounds: LogsBounds = LogsBounds(),
+        optOut: OptOutList = OptOutList(), now: @escaping @Sendable () -> Timestamp
     ) {
         precondition(maxAnswerBytes > 0, "an answer may hold something")
         self.store = store
         self.maxAnswerBytes = maxAnswerBytes
+        self.bounds = bounds
         self.now = now
         optOutState = Mutex((optOut, OptOutFilter(optOut)))
     }
@@ -42,12 +45,12 @@ public final class LogsService: Sendable {
     /// The API over a capture directory (``DirectoryStore``); `usesIndex`: whether a user's month may use
     /// and build the month's index (``MonthIndex``), written in the archive's hidden `.chatcap-index` folder.
     public convenience init(
-        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, optOut: OptOutList = OptOutList(), usesIndex: Bool = true,
-        now: @escaping @Sendable () -> Timestamp
+        archive: LogArchive, maxAnswerBytes: Int = 64 << 20, bounds: LogsBounds = LogsBounds(),
+        optOut: OptOutList = OptOutList(), usesIndex: Bool = true, now: @escaping @Sendable () -> Timestamp
     ) {
         self.init(
             store: DirectoryStore(archive: archive, usesIndex: usesIndex, now: now), maxAnswerBytes: maxAnswerBytes,
-            optOut: optOut, now: now)
+            bounds: bounds, optOut: optOut, now: now)
     }
 
     /// Serves from now on as if `list` were the opt-out list (a reload: requests already answering
@@ -65,34 +68,56 @@ public final class LogsService: Sendable {
         LineFilter(user: user, window: window, search: search, optOut: optOutState.withLock { $0.filter })
     }
 
-    /// The routes this service answers, added to `router` (which then answers HEAD as GET too).
-    public func install(into router: inout HTTPRouter) {
+    /// The routes this service answers (``LogsAPI/routerPaths``: the table `/openapi.json` is written
+    /// from), added to `router` (which then answers HEAD as GET too, and a connection past its limit
+    /// with the API's 503). `standalone`: the port is the API's alone (`chatcap logs`), so a path no route
+    /// has is the API's `Not found` and a CORS preflight is answered, as rustlog's `CorsLayer` does;
+    /// capture's port keeps ChatHTTP's JSON 404 and 405 beside its other APIs. Another method is
+    /// then axum's empty 405.
+    public func install(into router: inout HTTPRouter, standalone: Bool = false) {
         router.answersHead = true
-        let handler: HTTPRouter.Handler = { [self] request, _ in
-            let response = respond(path: request.path, query: request.query)
-            return GzipAnswer.accepts(request.header("Accept-Encoding")) ? GzipAnswer.compressed(response) : response
+        router.busy = Self.decorated(LogsError.busy.response)
+        if standalone {
+            router.answersPreflight = true
+            router.notFound = Self.decorated(LogsError.notFound.response)
+            // axum's answer to another method: 405, an empty body, `Allow`.
+            router.methodNotAllowed = Self.decorated(
+                HTTPResponse(status: 405, contentType: "text/plain; charset=utf-8", body: []))
         }
-        router.get("/") { request, _ in
-            GzipAnswer.accepts(request.header("Accept-Encoding"))
-                ? GzipAnswer.compressed(LogsPage.response) : LogsPage.response
+        for (path, isPrefix, answer) in LogsAPI.routerPaths {
+            let handler: HTTPRouter.Handler = { [self] request, _ in
+                let response: HTTPResponse
+                switch answer {
+                case .page: response = Self.decorated(LogsPage.response)
+                case .document: response = Self.decorated(Self.document)
+                case .route: response = respond(path: request.path, query: request.query)
+                }
+                return GzipAnswer.accepts(request.header("Accept-Encoding"))
+                    ? GzipAnswer.compressed(response) : response
+            }
+            if isPrefix { router.get(prefix: path, handler) } else { router.get(path, handler) }
         }
-        router.get("/channels", handler)
-        router.get("/capabilities", handler)
-        router.get(prefix: "/namehistory/", handler)
-        router.get("/list", handler)
-        router.get(prefix: "/channel/", handler)
-        router.get(prefix: "/channelid/", handler)
     }
+
+    /// `/openapi.json`: ``LogsAPI/document``.
+    static let document = HTTPResponse(status: 200, contentType: "application/json", body: LogsAPI.document)
 
     /// The answer to a GET of `path` (percent-decoded, without the query) with query `query` (see
     /// ChatHTTP's `HTTPRequest/query`).
     ///
     /// - Complexity: that of the route (see the type's discussion). - Allocations: the answer.
     public func respond(path: String, query: (String) -> String??) -> HTTPResponse {
-        var response = answer(path: path, query: query)
-        // A public API, as rustlog's and justlog's are: readable by a page of any origin.
+        Self.decorated(answer(path: path, query: query))
+    }
+
+    /// `response` with the headers of every answer: CORS (a public API, as rustlog's and justlog's are:
+    /// readable by a page of any origin), the capabilities header, `Vary: Accept-Encoding`.
+    static func decorated(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
         response.allowsAnyOrigin = true
         response.headers.append(Self.capabilitiesHeader)
+        // tower-http's permissive CorsLayer (rustlog) exposes every header to the page: the capabilities too.
+        response.headers.append(HTTPHeader("Access-Control-Expose-Headers", "*"))
         response.headers.append(HTTPHeader("Vary", "Accept-Encoding"))
         return response
     }
@@ -110,29 +135,29 @@ public final class LogsService: Sendable {
                 return HTTPResponse(
                     status: 200, contentType: "application/json", body: Array(#"["arbitrary-range-query"]"#.utf8))
             case .channelLatest(let channel):
-                if let range = try LogsQuery(query).range {
-                    return try rangeLogs(try login(of: channel), nil, range, LogsQuery(query))
+                if let range = try checked(query).range {
+                    return try rangeLogs(try login(of: channel), nil, range, checked(query))
                 }
                 return try latestDay(channel, query: query)
             case .channelDay(let channel, let day):
-                return try dayLogs(try login(of: channel), day, LogsQuery(query))
+                return try dayLogs(try login(of: channel), day, checked(query))
             case .userLatest(let channel, let user):
-                if let range = try LogsQuery(query).range {
-                    return try rangeLogs(try login(of: channel), user, range, LogsQuery(query))
+                if let range = try checked(query).range {
+                    return try rangeLogs(try login(of: channel), user, range, checked(query))
                 }
                 return try latestMonth(channel, user, query: query)
             case .userMonth(let channel, let user, let month):
-                return try monthLogs(try login(of: channel), user, month, LogsQuery(query))
+                return try monthLogs(try login(of: channel), user, month, checked(query))
             case .channelRandom(let channel):
-                return try random(try login(of: channel), nil, LogsQuery(query))
+                return try random(try login(of: channel), nil, checked(query))
             case .userRandom(let channel, let user):
-                return try random(try login(of: channel), user, LogsQuery(query))
+                return try random(try login(of: channel), user, checked(query))
             case .userSearch(let channel, let user):
                 return try search(try login(of: channel), user, query: query)
             case .channelStats(let channel):
-                return try channelStats(try login(of: channel), LogsQuery(query))
+                return try channelStats(try login(of: channel), checked(query))
             case .userStats(let channel, let user):
-                return try userStats(try login(of: channel), user, LogsQuery(query))
+                return try userStats(try login(of: channel), user, checked(query))
             case .nameHistory(let id):
                 if optOut.ids.contains(id) { throw .userOptedOut }
                 return try nameHistory(id)
@@ -140,6 +165,15 @@ public final class LogsService: Sendable {
         } catch {
             return error.response
         }
+    }
+
+    /// The query's parameters, within ``bounds``.
+    ///
+    /// - Throws: ``LogsError/query(_:)`` for a parameter that is not one, ``LogsError/invalidParam(_:)`` past a bound.
+    func checked(_ query: (String) -> String??) throws(LogsError) -> LogsQuery {
+        let parsed = try LogsQuery(query)
+        try bounds.check(parsed)
+        return parsed
     }
 
     /// The login of `channel`: as named when the store has it, or the channel whose lines carry its id.

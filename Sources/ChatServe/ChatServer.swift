@@ -46,7 +46,7 @@ public final class ChatServer {
     public let webSocketPort: UInt16?
     /// Stops ``run()`` from any thread.
     public let stopHandle: ServeStopHandle
-    /// What the shared timeline played, per channel (with ``ServeOptions/recentMessagesLimit``):
+    /// What the shared timeline played, per channel (with ``ServeOptions/httpHistory``):
     /// read it from any thread, e.g. for `GET /api/v2/recent-messages/<login>`.
     public var history: RecentHistory? { context.history }
 

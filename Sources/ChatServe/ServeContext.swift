@@ -9,7 +9,7 @@ final class ServeContext {
     let log: ReplayLog
     let hub: TimelineHub
     /// What the shared timeline played, for the recent-messages endpoint (with
-    /// ``ServeOptions/recentMessagesLimit``, and not with `--from-start`, which has no shared timeline).
+    /// ``ServeOptions/httpHistory``, and not with `--from-start`, which has no shared timeline).
     let history: RecentHistory?
     /// Receives one line per event worth telling the person running the server (no trailing newline).
     let report: (String) -> Void
@@ -18,7 +18,7 @@ final class ServeContext {
         self.options = options
         self.log = log
         self.report = report
-        history = options.fromStart ? nil : options.recentMessagesLimit.map { RecentHistory(limit: $0) }
+        history = options.fromStart ? nil : options.httpHistory.map { RecentHistory(limit: $0) }
         hub = TimelineHub(log: log, options: options, history: history, report: report)
     }
 }

@@ -40,7 +40,7 @@ public struct ServeOptions: Sendable, Equatable {
     public var faults: ServeFaults
     /// Keep the last this many lines the shared timeline plays in each channel, for a
     /// recent-messages endpoint (``ChatServer/history``); `nil`: keep none.
-    public var recentMessagesLimit: Int? = nil
+    public var httpHistory: Int? = nil
 
     /// Twitch's keepalive: a PING about every five minutes.
     public static let defaultPingIntervalMs: Int64 = 300_000

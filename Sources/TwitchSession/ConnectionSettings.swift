@@ -49,6 +49,12 @@ public struct ConnectionSettings: Sendable, Equatable {
     /// How long the retiring connection stays open after the replacement joined every channel when
     /// no line comes on both (quiet channels) to show that nothing is left in flight on it.
     public var handoverSettleMs: Int64 = 2_000
+    /// A retiring connection closed without a line seen on both (the settle time passed, or the
+    /// replacement was sent RECONNECT in its turn) is first read on while more comes within this
+    /// long…
+    public var retiredQuietMs: Int64 = 500
+    /// …for at most this long in all, or until its end comes (the ingest loop waits meanwhile).
+    public var retiredDrainMs: Int64 = 3_000
     /// Whether a server certificate that fails verification (``DisconnectReason/certificateRejected(_:)``)
     /// is retried with back-off like any failed connect. By default it ends the session: a
     /// certificate does not become trusted by waiting.

@@ -3,6 +3,7 @@ import ChatArchive
 import ChatLive
 import ChatNet
 import ChatPosix
+import ChatRun
 import ChatStore
 import IRCWire
 import TwitchSession
@@ -178,276 +179,64 @@ struct CaptureCommand: ParsableCommand {
                 "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
-        let http = try LiveHTTPService.start(
-            liveHTTP, command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
+        let http = try liveHTTP.start(
+            command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
             logsDirectory: dir)
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.flushIntervalMs = Seconds.milliseconds(flushInterval)
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
         // Raised whether or not --max-open-files is given: the files need their descriptors either way.
-        let defaultMaxOpenFiles = Self.defaultMaxOpenFiles(channels: Self.distinct(channels).count)
-        options.maxOpenFiles = maxOpenFiles ?? defaultMaxOpenFiles
-        options.channels = channels
-        let writer: CaptureWriter
-        let previous: CapturePreviousRun?
-        do throws(CaptureError) {
-            writer = try CaptureWriter(directory: dir, options: options)
-            // The hole since the previous run (and a run that ended without stop) are records too. Reading
-            // a busy capture's newest files can take seconds: a stop signal meanwhile ends the run here,
-            // before it wrote anything (the next run reads them again).
-            do throws(CapturePreviousRun.Interrupted) {
-                previous = try CapturePreviousRun.examine(directory: dir, channels: channels) { stop.isRaised }
-            } catch {
-                if !quiet { Diagnostics.note("stopped while reading the previous run's files; nothing was written") }
-                try writer.close()
-                return
-            }
-            let now = Moment.now().wall
-            if let previous { try writer.recordPreviousRun(previous, at: now) }
-            try writer.recordStart(
-                "capture\(shard.map { " (shard \($0))" } ?? "")", channels: channels, at: now)
-        } catch {
+        options.maxOpenFiles = maxOpenFiles ?? Self.defaultMaxOpenFiles(channels: Self.distinct(channels).count)
+        var settings = CaptureRun.Settings(
+            connection: connection.live(channels, credentials: credentials, backfill: backfill), named: named,
+            directory: dir, options: options)
+        settings.shard = shard
+        settings.quiet = quiet
+        settings.status = quiet ? .none : status == .json ? .json : status == .auto && isatty(2) == 1 ? .line : .none
+        settings.statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
+        settings.columns = { TerminalWidth.columns(of: 2, environment: Environment.value) }
+        // SIGHUP re-reads --channels-file (CaptureCommand+Reload.swift).
+        let reload = channelReloader(channels: channels, shard: shard)
+        // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from the loop.
+        let service = ServiceManager.notifier(statusIntervalMs: settings.statusIntervalMs)
+        let run = CaptureRun(
+            settings, console: Diagnostics.console, stop: stop, http: http, service: service, reload: reload)
+        let end: CaptureRun.Ending
+        switch try run.run() {
+        case .stoppedBeforeStart: return
+        case .notStarted(let error):
             Diagnostics.error(error.description)
             throw ExitCode(.ioErr)
+        case .ended(let ended): end = ended
         }
-        let terminal = !quiet && status == .auto && isatty(2) == 1
-        let json = !quiet && status == .json
-        let say: (String) -> Void = { text in
-            guard !quiet else { return }
-            Diagnostics.write((terminal ? "\r\u{1B}[K" : "") + "chatcap: \(text)\n")
-        }
-        writer.onNotice = say
-        if let previous, !previous.endedWithStop {
-            let last = previous.lastLine.rfc3339
-            say(
-                "the previous capture run in \(dir) ended without a stop record (killed or crashed?); its last stored "
-                    + "line is from \(last)"
-                    + (previous.channels.isEmpty
-                        ? ""
-                        : ": a gap since then is recorded for #" + previous.channels.joined(separator: " #")
-                            + ", ending as each is joined"
-                            + (previous.channelLastLines.isEmpty
-                                ? ""
-                                : " (for #" + previous.channelLastLines.keys.sorted().joined(separator: " #")
-                                    + ", not written to at the end, since its own last line)"))
-            )
-        }
-        var failure: CaptureError? = nil
-        var unusable = 0
-        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
-        // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from this loop.
-        let service = ServiceManager.notifier(statusIntervalMs: statusIntervalMs)
-        var joined = Set<String>()
-        let session = try LiveSession(
-            channels: channels, credentials: credentials, endpoint: connection.endpoint,
-            settings: connection.settings(for: credentials), stop: stop,
-            onLine: { bytes, message, receivedAt, _ in
-                http?.line(bytes, message, receivedAt: receivedAt)
-                guard failure == nil else { return }
-                do throws(CaptureError) { try writer.append(bytes, message: message, receivedAt: receivedAt) } catch {
-                    failure = error
-                }
-            },
-            onRecord: { record in
-                http?.record(record)
-                if case .joined(let channel, _) = record { joined.insert(channel) }
-                switch record {
-                case .joined, .connected, .capabilities(.acknowledged, _): break
-                default: say(record.description)
-                }
-                guard failure == nil else { return }
-                do throws(CaptureError) { try writer.record(record) } catch { failure = error }
-            },
-            onProblem: { problem in
-                http?.problem(problem)
-                let event: String
-                switch problem {
-                case .malformed:
-                    say("\(problem); stored as received in _session")
-                    return
-                case .skipped: event = "skipped"
-                case .cutOff: event = "cut-off"
-                case .backfillFailed, .backfillMisdated:
-                    say("\(problem)")
-                    return
-                }
-                unusable += 1
-                say("\(problem)")
-                guard failure == nil else { return }
-                do throws(CaptureError) {
-                    try writer.note(event: event, text: "\(problem)", at: Moment.now().wall)
-                } catch {
-                    failure = error
-                }
-            })
-        session.recentMessages = backfill.source(connection)
-        // The hole since the previous run ends when each channel is joined, as a reconnect's does (and
-        // is backfilled with --recent-messages): nothing said before the JOIN reaches us.
-        if let previous {
-            // Each from its own last stored line when it got nothing in the run's last moments (quiet, or
-            // rejoining when the run died), else from the run's.
-            for channel in previous.channels {
-                session.openGaps(
-                    [channel], from: previous.lastLine(of: channel), reason: .notRunning(previous.gapReason))
-            }
-        }
-        session.onMalformedLine = { bytes, receivedAt in
-            http?.malformed(bytes)
-            guard failure == nil else { return }
-            do throws(CaptureError) { try writer.appendUnparsed(bytes, receivedAt: receivedAt) } catch {
-                failure = error
-            }
-        }
-        // SIGHUP re-reads --channels-file (CaptureCommand+Reload.swift).
-        let reload = channelReloader(
-            channels: channels, shard: shard, session: session, writer: writer, say: say, failed: { failure = $0 })
-        let started = Moment.now()
-        var statusBoard = CaptureStatus(startedAt: started)
-        var serviceBoard = CaptureStatus(startedAt: started)
-        let serviceTick = { (now: Moment) in
-            service?.tick(nowMs: now.monotonicMs, ready: session.joinsSettled) {
-                // The list in force: a reload (SIGHUP) may have changed it.
-                let list = session.channels
-                return "\(list.count { joined.contains($0) }) of \(list.count) channels joined; "
-                    + serviceBoard.snapshot(writer, now: now, unusableLines: unusable).summary
-            }
-        }
-        var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
-        let showStatus = { (now: Moment) in
-            guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
-            var snapshot = statusBoard.snapshot(writer, now: now, unusableLines: unusable)
-            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
-            if terminal {
-                // One column short of the width: a terminal without xenl wraps at the last one.
-                let columns = TerminalWidth.columns(of: 2, environment: Environment.value)
-                Diagnostics.write("\r\u{1B}[K" + snapshot.line(width: max(1, columns - 1)))
-                nextStatusMs = now.monotonicMs + 250
-            } else {
-                Diagnostics.write(snapshot.json + "\n")
-                nextStatusMs = now.monotonicMs + statusIntervalMs
-            }
-        }
-        // Once every JOIN has its outcome, said once (the terminal's status line shows the joins as they
-        // come; under systemd or with stderr in a file, this line is the only word of them).
-        var joinsSaid = false
-        session.onTick = {
-            let now = Moment.now()
-            if !joinsSaid && session.joinsSettled {
-                joinsSaid = true
-                let count = Self.distinct(channels).count
-                say(
-                    "\(joined.count) of \(count) channel\(count == 1 ? "" : "s") joined in "
-                        + "\(Double(now.monotonicMs - started.monotonicMs) / 1000) s over \(session.connectionCount) "
-                        + "connection\(session.connectionCount == 1 ? "" : "s")")
-            }
-            if failure == nil {
-                do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
-            }
-            if failure == nil { reload?() }
-            if failure != nil {
-                session.stop.raise()
-                return
-            }
-            serviceTick(now)
-            showStatus(now)
-            http?.publish(session, now: now) { Self.httpFigures(writer) }
-        }
-        // While the disk is behind, the loop (and its ticks) is stopped; the status keeps its pace, and
-        // so does the watchdog: waiting for the disk is back-pressure, not a stuck loop.
-        writer.onStalled = {
-            let now = Moment.now()
-            serviceTick(now)
-            showStatus(now)
-            http?.publish(session, now: now) { Self.httpFigures(writer) }
-        }
-        let deadline = connection.deadline(from: started.monotonicMs)
-        let ending = session.run(until: deadline)
-        // Why the run ended, since a planned end and a failure look alike on the session's records.
-        switch ending {
-        case .deadline: say("stopped: --duration \(connection.durationText) reached")
-        case .stopped where failure == nil: say("stopped: SIGINT or SIGTERM")
-        default: break
-        }
-        service?.stopping(
-            status: "stopping: closing files after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")")
-        if failure == nil {
-            do throws(CaptureError) {
-                try writer.note(
-                    event: "stop",
-                    text: "capture stopped after \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s")",
-                    at: Moment.now().wall)
-            } catch { failure = error }
-        }
-        do throws(CaptureError) { try writer.close() } catch { if failure == nil { failure = error } }
-        http?.stop(session) { Self.httpFigures(writer) }
-        if terminal { Diagnostics.write("\r\u{1B}[K") }
         ServiceManager.finish(service)
-        if let failure {
+        if let failure = end.failure {
             Diagnostics.error(failure.description)
             throw ExitCode(.ioErr)
         }
-        if case .loopFailed = ending {
-            Diagnostics.error("\(ending); stopped after \(writer.lineCount) lines")
+        if case .loopFailed = end.ending {
+            Diagnostics.error("\(end.ending); stopped after \(end.writer.lineCount) lines")
             throw ExitCode(.software)
         }
-        if json {
-            var snapshot = statusBoard.snapshot(writer, now: Moment.now(), unusableLines: unusable)
-            snapshot.budgetTrimmedEntries = http?.budget?.trimmedEntries
-            Diagnostics.write(snapshot.json + "\n")
-        }
-        if !quiet {
-            let pressure = writer.backPressure
-            Diagnostics.note(
-                "captured \(writer.lineCount) line\(writer.lineCount == 1 ? "" : "s"), \(writer.diskCounters.written) bytes written "
-                    + "(\(writer.uncompressedByteCount) before compression)"
-                    + (writer.unparsedLines > 0 ? ", \(writer.unparsedLines) malformed lines stored in _session" : "")
-                    + (writer.unjoinedLines > 0
-                        ? ", \(writer.unjoinedLines) lines of channels not joined stored in _session" : "")
-                    + (unusable > 0 ? ", \(unusable) lines too long or cut off (not stored)" : "")
-                    + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
-            if session.recentMessages != nil { Diagnostics.note("backfill: " + session.backfillCounters.summary) }
-            if let budget = http?.budget { Diagnostics.note(budget.summary) }
-            if let http { Diagnostics.note(http.summary) }
-            if session.overlapDuplicates > 0 {
-                Diagnostics.note(
-                    "RECONNECT overlaps: \(session.overlapDuplicates) lines received on both connections, written once")
-            }
-        }
+        run.report(end)
+        let session = end.session
         if let fatal = session.fatal { try ConnectionOptions.exit(failure: session.failure, message: fatal) }
         if !session.everRegistered { try connection.exitUnreached(session.lastFailure) }
-        if joined.isEmpty { try connection.exitNoneJoined(asked: Self.distinct(channels).count) }
+        if end.joined.isEmpty { try connection.exitNoneJoined(asked: Self.distinct(channels).count) }
     }
 
-    /// `channels` normalised, each once, in their first order.
-    static func distinct(_ channels: [String]) -> [String] {
-        var seen = Set<String>()
-        return channels.map { Login.normalize($0) }.filter { seen.insert($0).inserted }
-    }
+    /// `channels` normalised, each once, in their first order (``ChannelReload/distinct(_:)``).
+    static func distinct(_ channels: [String]) -> [String] { ChannelReload.distinct(channels) }
 
     /// The default `--max-open-files`: a file for every channel joined and one for `_session`, within
     /// half the descriptor limit (the other half is left for sockets and everything else), after
-    /// raising the limit to what the system allows (``raiseDescriptorLimit()``). A bound below the
+    /// raising the limit to what the system allows (``DescriptorLimit/raise()``). A bound below the
     /// number of channels that chat at once closes and reopens files all the time: at 10,000
     /// interleaved channels, 128 or 4,096 open files cost about twice the CPU per line of 10,001 and
     /// compress 2.8:1 instead of 3.7:1 (docs/capture.md, "Open files").
     static func defaultMaxOpenFiles(channels: Int) -> Int {
-        let halfLimit = raiseDescriptorLimit().map { $0 / 2 } ?? CaptureOptions.defaultMaxOpenFiles
+        let halfLimit = DescriptorLimit.raise().map { $0 / 2 } ?? CaptureOptions.defaultMaxOpenFiles
         return max(2, min(channels + 1, halfLimit, maxOpenFilesRange.bounds.upperBound))
-    }
-
-    /// Raises the soft descriptor limit (`ulimit -n`) to the hard one (at most 2 × the largest
-    /// `--max-open-files`), as a process that keeps a file per channel should; returns the soft limit
-    /// now in force (that bound if unlimited), or `nil` if it cannot be read.
-    static func raiseDescriptorLimit() -> Int? {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
-        let wanted = min(limit.rlim_max, rlim_t(2 * maxOpenFilesRange.bounds.upperBound))
-        if limit.rlim_cur < wanted {
-            var raised = limit
-            raised.rlim_cur = wanted
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
-        }
-        return limit.rlim_cur < wanted ? Int(limit.rlim_cur) : Int(wanted)
     }
 }

@@ -2,6 +2,7 @@ public import ArgumentParser
 public import ChatLive
 import ChatNet
 import ChatPosix
+import ChatRun
 import TwitchSession
 
 #if canImport(Glibc)
@@ -152,7 +153,7 @@ struct ConnectionOptions: ParsableArguments {
         }
         // Each number is in its range already (its parser checks it); what is left relates two.
         if reconnectMax < reconnectBase { throw ValidationError("--reconnect-max must be at least --reconnect-base") }
-        if let channelsFile, try ChannelsFile.read(channelsFile).isEmpty {
+        if let channelsFile, try Self.read(channelsFile).isEmpty {
             throw ValidationError("--channels-file: \(channelsFile) lists no channel")
         }
     }
@@ -164,7 +165,25 @@ struct ConnectionOptions: ParsableArguments {
         for c in arguments where !Login.isValid(Login.normalize(c)) {
             throw ValidationError("'\(c)' is not a channel login (\(Login.whyInvalid(Login.normalize(c))))")
         }
-        return arguments + (try channelsFile.map(ChannelsFile.read) ?? [])
+        return arguments + (try channelsFile.map(Self.read) ?? [])
+    }
+
+    /// The logins of the channels file at `path` (``ChannelsFile``), a failure said as a usage error (64).
+    static func read(_ path: String) throws -> [String] {
+        do throws(ChannelsFile.Failure) { return try ChannelsFile.read(path) } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// What a live run connects to: `channels`, logged in with `credentials`, `--duration`, and
+    /// `backfill`'s `--recent-messages` service.
+    func live(_ channels: [String], credentials: Credentials, backfill: RecentMessagesOptions) -> LiveConnection {
+        var live = LiveConnection(
+            channels: channels, credentials: credentials, endpoint: endpoint, settings: settings(for: credentials))
+        live.recentMessages = backfill.source(self)
+        live.durationMs = duration.map { Seconds.milliseconds($0) }
+        live.durationText = durationText
+        return live
     }
 
     /// The connection settings for logging in with `credentials` (the JOIN pace depends on it).

@@ -1,3 +1,5 @@
+import ChatRun
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -7,6 +9,8 @@ enum Diagnostics {
     static func error(_ message: String) { write("chatcap: error: \(message)\n") }
     static func warning(_ message: String) { write("chatcap: warning: \(message)\n") }
     static func note(_ message: String) { write("chatcap: \(message)\n") }
+    /// The same standard error, for a library's run (``RunConsole``).
+    static let console = RunConsole(write: { write($0) })
 
     /// Writes all of `text` at once, unbuffered (standard error by default); gives up quietly.
     static func write(_ text: String, to descriptor: Int32 = 2) {

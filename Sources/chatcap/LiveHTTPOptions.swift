@@ -1,4 +1,6 @@
 import ArgumentParser
+import ChatHTTP
+import ChatRun
 import ChatStore
 
 /// capture's and tail's HTTP listener (`--http-port`, `--http-host`), with what only they have: the
@@ -30,5 +32,28 @@ struct LiveHTTPOptions: ParsableArguments {
         guard http.httpPort == nil else { return }
         if httpHistory != nil { throw ValidationError("--http-history applies only with --http-port") }
         if httpChannelMetrics { throw ValidationError("--http-channel-metrics applies only with --http-port") }
+    }
+}
+
+extension LiveHTTPOptions {
+    /// Starts the listener these options ask for (``LiveHTTPService``), or answers `nil` without
+    /// `--http-port`; says where it listens on stderr (unless `quiet`).
+    ///
+    /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
+    func start(command: String, quiet: Bool, budget: MemoryBudget? = nil, logsDirectory: String? = nil) throws
+        -> LiveHTTPService?
+    {
+        guard let port = http.httpPort else { return nil }
+        var settings = LiveHTTPService.Settings(
+            host: http.host, port: UInt16(port), history: httpHistory ?? Self.defaultHistory,
+            channelMetrics: httpChannelMetrics, command: command, version: ChatcapVersion.string)
+        settings.logsDirectory = logsDirectory
+        let service: LiveHTTPService
+        do { service = try LiveHTTPService(settings, budget: budget) } catch {
+            Diagnostics.error("\(error)")
+            throw ExitCode(.ioErr)
+        }
+        if !quiet { Diagnostics.note("listening on \(service.listener.url)") }
+        return service
     }
 }

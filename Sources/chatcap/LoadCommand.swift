@@ -165,11 +165,11 @@ struct LoadCommand: ParsableCommand {
         }
         let endpoint = try ClickHouseEndpoint(
             parsing: clickhouse, environmentPassword: Environment.value("CHATCAP_CLICKHOUSE_PASSWORD"))
-        let terminal = !quiet && status == .auto && isatty(2) == 1
-        let json = !quiet && status == .json
+        let mode: StatusDriver.Mode =
+            quiet ? .none : status == .json ? .json : status == .auto && isatty(2) == 1 ? .line : .none
         let say: (String) -> Void = { text in
             guard !quiet else { return }
-            Diagnostics.write((terminal ? "\r\u{1B}[K" : "") + "chatcap: \(text)\n")
+            Diagnostics.write((mode == .line ? StatusDriver.clearLine : "") + "chatcap: \(text)\n")
         }
         let loader: Loader
         do throws(LoadError) {
@@ -204,37 +204,23 @@ struct LoadCommand: ParsableCommand {
         loader.onNotice = say
         let started = Moment.now()
         var board = LoadStatus(startedAt: started)
-        let statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
-        var nextStatusMs = started.monotonicMs + (terminal ? 250 : statusIntervalMs)
+        // The status line or JSON, paced and fitted to the terminal as capture's.
+        let driver = StatusDriver(
+            mode: mode, intervalMs: Seconds.milliseconds(statusInterval ?? 10), startedMs: started.monotonicMs,
+            columns: { TerminalWidth.columns(of: 2, environment: Environment.value) }, write: { Diagnostics.write($0) })
         loader.onTick = { now in
-            guard (terminal || json) && now.monotonicMs >= nextStatusMs else { return }
-            let snapshot = board.snapshot(loader.counters, now: now)
-            if terminal {
-                Diagnostics.write("\r\u{1B}[K" + snapshot.line)
-                nextStatusMs = now.monotonicMs + 250
-            } else {
-                Diagnostics.write(snapshot.json + "\n")
-                nextStatusMs = now.monotonicMs + statusIntervalMs
-            }
+            driver.tick(
+                nowMs: now.monotonicMs, line: { board.snapshot(loader.counters, now: now).line(width: $0) },
+                json: { board.snapshot(loader.counters, now: now).json })
         }
         let stop = StopFlag()
         Interrupts.install(stop)
         var failure: LoadError? = nil
         do throws(LoadError) { try loader.run(stop: stop) } catch { failure = error }
-        if terminal { Diagnostics.write("\r\u{1B}[K") }
+        driver.finish()
         let c = loader.counters
-        if json { Diagnostics.write(board.snapshot(c, now: Moment.now()).json + "\n") }
-        say(
-            "loaded \(c.rowsAcknowledged) rows"
-                + (recordsTableName != nil ? " (\(c.recordsAcknowledged) of them capture records)" : "")
-                + " in \(c.batches) INSERTs (\(c.bodyBytesAcknowledged) bytes compressed, "
-                + "\(c.rowBytesAcknowledged) as rows) from \(c.files) files"
-                + (c.failedAttempts > 0 ? ", \(c.failedAttempts) failed attempts retried" : "")
-                + (c.rereads > 0 ? ", \(c.rereads) files read again" : "")
-                + (c.unparsedLines > 0 ? ", \(c.unparsedLines) lines not IRC (loaded with an empty type)" : "")
-                + (c.skippedLines > 0 ? ", \(c.skippedLines) over-long lines skipped" : "")
-                + (c.damagedFiles > 0 ? ", \(c.damagedFiles) damaged files loaded up to the damage" : "")
-                + (c.ignoredEntries > 0 ? ", \(c.ignoredEntries) entries that are not .log.gz files ignored" : ""))
+        if driver.mode == .json { Diagnostics.write(board.snapshot(c, now: Moment.now()).json + "\n") }
+        say(c.summary(withRecords: recordsTableName != nil))
         if let failure { throw Self.exit(failure) }
     }
 

@@ -3,14 +3,15 @@ import ChatHTTP
 import ChatServe
 
 extension ServeCommand {
-    static let recentMessagesLimitRange = NumberRange(1...100_000)
-
     /// The checks of serve's HTTP options against the rest (called from `validate()`).
     func validateHTTP() throws {
+        if renamedHistory != nil {
+            throw ValidationError(
+                "serve's --recent-messages-limit is now --http-history (lines kept per channel), as on capture and tail"
+            )
+        }
         guard let httpPort = http.httpPort else {
-            if recentMessagesLimit != nil {
-                throw ValidationError("--recent-messages-limit applies only with --http-port")
-            }
+            if httpHistory != nil { throw ValidationError("--http-history applies only with --http-port") }
             return
         }
         if httpPort != 0 && (httpPort == port || httpPort == wsPort) {

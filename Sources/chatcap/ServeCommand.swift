@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChatHTTP
+import ChatPosix
 import ChatServe
-import Dispatch
 import TwitchSession
 
 #if canImport(Glibc)
@@ -36,13 +36,19 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var http: HTTPOptions
 
     @Option(
-        parsing: .unconditional,
+        name: .customLong("http-history"), parsing: .unconditional,
         help: ArgumentHelp(
-            "With --http-port: keep the last this many lines serve played in each channel for the recent-messages "
-                + "endpoint (\(ServeCommand.recentMessagesLimitRange.text); default: 500, the service's own).",
+            "With --http-port: lines kept per channel for GET /api/v2/recent-messages, the last ones serve played, "
+                + "\(LiveHTTPOptions.historyRange.text) (default: \(LiveHTTPOptions.defaultHistory), as capture and "
+                + "tail; the public service keeps fewer, give 500 to answer as it does).",
             valueName: "n"),
-        transform: { try ServeCommand.recentMessagesLimitRange.parse($0) })
-    var recentMessagesLimit: Int?
+        transform: { try LiveHTTPOptions.historyRange.parse($0) })
+    var httpHistory: Int?
+
+    /// serve's earlier name for `--http-history`: refused, naming the new one (`--recent-messages-limit`
+    /// now means only the query limit of capture's `--recent-messages`).
+    @Option(name: .customLong("recent-messages-limit"), help: .hidden)
+    var renamedHistory: String?
 
     @Argument(
         help: """
@@ -226,7 +232,7 @@ struct ServeCommand: ParsableCommand {
             reconnectAfter: reconnectAfter, dropAfter: dropAfter, stallAfter: stallAfter,
             refusedChannels: Set(refusedChannels.map(Login.normalize)))
         options.faults.reconnectGraceMs = Int64((reconnectGrace * 1000).rounded())
-        if http.httpPort != nil { options.recentMessagesLimit = recentMessagesLimit ?? 500 }
+        if http.httpPort != nil { options.httpHistory = httpHistory ?? LiveHTTPOptions.defaultHistory }
         if let drop = dropAfter, let reconnect = reconnectAfter {
             // Both count the same replayed lines: the smaller one always fires first.
             Diagnostics.note(
@@ -243,7 +249,9 @@ struct ServeCommand: ParsableCommand {
             if case .input = error { throw ExitCode(.noInput) }
             throw ExitCode(.ioErr)
         }
-        Self.stopOnSignals(server.stopHandle)
+        // SIGINT and SIGTERM stop the server, taken by sigwait: no handler runs.
+        let handle = server.stopHandle
+        Interrupts.onInterrupt { handle.stop() }
         // After the signals are blocked: the listener's thread inherits the mask, so SIGTERM is never
         // delivered to it (and its default action taken).
         let listener = try startHTTP(for: server)
@@ -262,26 +270,5 @@ struct ServeCommand: ParsableCommand {
     /// Writes `listening on HOST:PORT` to standard output at once (scripts wait for it).
     static func printListening(_ address: String) {
         Diagnostics.write("listening on \(address)\n", to: 1)
-    }
-
-    /// SIGINT and SIGTERM stop the server: both are blocked in this thread (and so in every thread
-    /// started later) and taken by `sigwait` on a Dispatch worker, which raises the stop handle. No
-    /// signal handler runs, so nothing async-signal-unsafe can happen; and it works the same when a
-    /// parent started us with the signals blocked or ignored.
-    static func stopOnSignals(_ handle: ServeStopHandle) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        let signals = set
-        DispatchQueue.global().async {
-            var set = signals
-            var number: Int32 = 0
-            while sigwait(&set, &number) != 0 {}
-            handle.stop()
-        }
     }
 }

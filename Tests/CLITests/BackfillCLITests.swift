@@ -192,25 +192,24 @@ import Testing
         .timeLimit(.minutes(20)))
     func gapsClosedByServe() throws {
         let dir = try CLITempDirectory.make("backfill-serve")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let serve = try ServeRecentMessagesCLITests.Server([
+        defer { CLITempDirectory.remove(dir) }
+        let (serve, url) = try ServeRecentMessagesCLITests.serve([
             try Self.fixture(in: dir), "--loop", "--drop-after", "400",
         ])
-        defer { _ = serve.chatcap.stop(with: SIGKILL) }
+        defer { _ = serve.stop(with: SIGKILL) }
         let log = dir + "/recorded.log"
         let recorder = Process()
         _ = try startPythonServer(
-            recorder, arguments: [Self.script, "record", "\(serve.ircPort)", "60", log] + Self.channels,
+            recorder, arguments: [Self.script, "record", "\(serve.port)", "60", log] + Self.channels,
             what: "the recorder")
         defer {
             kill(recorder.processIdentifier, SIGKILL)
             recorder.waitUntilExit()
         }
         usleep(800_000)
-        let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
         let capture = try ChatcapProcess(
-            ["capture", "--dir", dir + "/with", "--recent-messages", base] + Self.channels + [
-                "--host", "127.0.0.1", "--port", "\(serve.ircPort)", "--plain", "--status", "none", "--reconnect-base",
+            ["capture", "--dir", dir + "/with", "--recent-messages", url] + Self.channels + [
+                "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--reconnect-base",
                 "0.05", "--reconnect-max", "0.1", "--join-rate", "1000", "--duration", "6",
             ])
         #expect(capture.exitStatus(within: 30) == 0, "\(capture.stderr)")
@@ -246,7 +245,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func gapsClosed() throws {
         let dir = try CLITempDirectory.make("backfill")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400"])
         defer { _ = serve.stop() }
         let log = dir + "/recorded.log"
@@ -374,7 +373,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func silentService() throws {
         let dir = try CLITempDirectory.make("backfill-silent")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try Self.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "150"])
         defer { _ = serve.stop() }
         let service = Process()

@@ -15,7 +15,7 @@ import Testing
     @Test("gaps, session records and recovered lines in ClickHouse: the documented query answers as replay does")
     func holesAndBackfills() throws {
         let dir = try CLITempDirectory.make("backfill-load")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let capture = dir + "/cap"
         try makeCapture(capture, fixture: BackfillCLITests.fixture(in: dir))
 
@@ -81,12 +81,11 @@ import Testing
     /// service (closed gaps with recovered lines; the last ones cut short by the stop), then 2 s without
     /// a service (the gap between the two runs, and its drops' gaps, stay open).
     func makeCapture(_ capture: String, fixture: String) throws {
-        let serve = try ServeRecentMessagesCLITests.Server([fixture, "--loop", "--drop-after", "400"])
-        defer { _ = serve.chatcap.stop(with: SIGKILL) }
-        let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
+        let (serve, base) = try ServeRecentMessagesCLITests.serve([fixture, "--loop", "--drop-after", "400"])
+        defer { serve.kill() }
         let common =
             ["--dir", capture] + BackfillCLITests.channels + [
-                "--host", "127.0.0.1", "--port", "\(serve.ircPort)", "--plain", "--status", "none",
+                "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none",
                 "--reconnect-base", "0.05", "--reconnect-max", "0.1", "--join-rate", "1000",
             ]
         let first = try ChatcapProcess(["capture", "--recent-messages", base, "--duration", "6"] + common)

@@ -5,7 +5,6 @@ import Testing
 /// `chatcap capture` against `chatcap serve` on 127.0.0.1 (processes stopped by PID, bounded time):
 /// round trips through `replay`, a `kill -9` mid-stream, and a full file system.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureCLITests {
-    typealias Server = LiveServeTests.Server
 
     static func zcat(_ path: String) throws -> String {
         String(decoding: try CLI.shell("zcat \(path) 2>/dev/null; true").stdout, as: UTF8.self)
@@ -25,9 +24,9 @@ import Testing
     @Test("serve → capture --verbatim → replay --format raw reproduces the served lines of the channel exactly")
     func verbatimRoundTrip() throws {
         let dir = try CLITempDirectory.make("capture-raw")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
+        defer { server.kill() }
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
             "--plain", "--verbatim", "--duration", "2", "--status", "none",
@@ -53,9 +52,9 @@ import Testing
     @Test("with the default time tag, replay --format irc gives the served atoms plus that one tag")
     func timeTagRoundTrip() throws {
         let dir = try CLITempDirectory.make("capture-irc")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "max", "--keep-time"])
+        defer { server.kill() }
         let before = Date().timeIntervalSince1970
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", dir, "--host", "127.0.0.1", "--port", "\(server.port)",
@@ -95,15 +94,15 @@ import Testing
     @Test("kill -9: every line received more than 1 s before the kill is readable by zcat")
     func crashKeepsFlushedLines() throws {
         let dir = try CLITempDirectory.make("capture-crash")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // 20,000 numbered lines 1 ms apart, served in real time: about 1,000 lines/s.
         var text = ""
         for i in 0..<20_000 {
             text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "1", "--keep-time"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "1", "--keep-time"])
+        defer { server.kill() }
         let capture = try ChatcapProcess(
             [
                 "capture", "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
@@ -135,7 +134,7 @@ import Testing
     @Test("disk full: exit 74, a message naming the file, earlier data readable")
     func diskFull() throws {
         let dir = try CLITempDirectory.make("capture-full")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let mountPoint = "\(dir)/small"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         let mount = try CLI.shell("mount -t tmpfs -o size=64k tmpfs '\(mountPoint)'")
@@ -150,8 +149,8 @@ import Testing
                 "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i) :u!u@u PRIVMSG #c :\(i) \(UInt64(i) &* 0x9E37_79B9_7F4A_7C15)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "max", "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "max", "--loop"])
+        defer { server.kill() }
         let run = try CLI.run([
             "capture", "c", "--dir", "\(mountPoint)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
             "--plain", "--status", "none", "--duration", "30",
@@ -168,7 +167,7 @@ import Testing
     @Test("a directory that cannot be created is reported before connecting, exit 74")
     func badDirectory() throws {
         let dir = try CLITempDirectory.make("capture-bad")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try "x".write(toFile: "\(dir)/file", atomically: true, encoding: .utf8)
         // Port 9 on 127.0.0.1 refuses: a connection attempt would show up as a reconnect message.
         let run = try CLI.run([

@@ -6,7 +6,6 @@ import Testing
 /// `capture --flush-interval`: the files become readable through their last line at the chosen
 /// interval, not at the default 0.5 s (against our own `chatcap serve` on 127.0.0.1, stopped by PID).
 @Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureFlushIntervalCLITests {
-    typealias Server = LiveServeTests.Server
 
     /// The chat lines of channel `c` that `zcat` decodes from the capture in `dir` so far.
     static func readable(_ dir: String) throws -> [String] {
@@ -24,7 +23,7 @@ import Testing
     )
     func flushAtTheChosenInterval() throws {
         let dir = try CLITempDirectory.make("capture-flush-interval")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let count = 300
         var text = ""
         for i in 0..<count {
@@ -32,8 +31,8 @@ import Testing
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
         // Served once, at once: after the burst the files change only by flushes.
-        let server = try Server(["\(dir)/feed.irc", "--speed", "max", "--keep-time"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "max", "--keep-time"])
+        defer { server.kill() }
         let interval = 8.0
         let start = Date()
         let capture = try ChatcapProcess([

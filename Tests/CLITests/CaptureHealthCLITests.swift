@@ -6,9 +6,8 @@ import Testing
 /// back-pressure from a disk slower than chat (a named pipe read slowly by the test), lines that
 /// cannot be parsed, and reading a capture directory back with `stats` and `serve`.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct CaptureHealthCLITests {
-    typealias Server = LiveServeTests.Server
 
-    static func capture(_ channel: String, dir: String, port: Int, _ extra: [String]) -> [String] {
+    static func capture(_ channel: String, dir: String, port: UInt16, _ extra: [String]) -> [String] {
         ["capture", channel, "--dir", dir, "--host", "127.0.0.1", "--port", "\(port)", "--plain"] + extra
     }
 
@@ -25,9 +24,9 @@ import Testing
     @Test("on a terminal: one status line, redrawn at most 4 times a second; no status line without a terminal")
     func statusLineOnTerminal() throws {
         let dir = try CLITempDirectory.make("capture-status")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         // `script` gives the capture a pseudo-terminal as standard error (and output).
         let command = Self.quoted(
             [CLI.binary] + Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "3"]))
@@ -56,9 +55,9 @@ import Testing
     @Test("--status json: one object per interval, counters that grow, the last one matching the files")
     func statusJSON() throws {
         let dir = try CLITempDirectory.make("capture-json")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let run = try CLI.run(
             Self.capture(
                 "pixelharbor", dir: "\(dir)/cap", port: server.port,
@@ -187,7 +186,7 @@ import Testing
     @Test("a disk slower than chat: capture says so, stops reading the socket, counts it, and loses nothing")
     func backPressureFromSlowDisk() throws {
         let dir = try CLITempDirectory.make("capture-slow")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         // About 160 KB/s, until the capture closes it: the feed compresses to about 2.3 MB, which even a
@@ -196,8 +195,8 @@ import Testing
         // stops of 3.3-3.5 s); a --duration of 6 s could end it, under load, before serve had sent it
         // all (the clean-clone run of stop 30), and lines never sent are not a capture's to keep.
         let disk = PipeDisk(fifo, chunk: 16 * 1024, pauseMs: 100)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "max"])
+        defer { server.kill() }
         let run = try CLI.run(
             Self.capture(
                 "c", dir: "\(dir)/cap", port: server.port,
@@ -231,12 +230,12 @@ import Testing
     @Test("a stuck disk: --status json keeps its interval while the socket is not read")
     func statusWhileStuck() throws {
         let dir = try CLITempDirectory.make("capture-stuck-status")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         let disk = PipeDisk(fifo, chunk: 4096, pauseMs: 20, stuckAfter: 1.0)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "max"])
+        defer { server.kill() }
         let capture = try ChatcapProcess(
             Self.capture(
                 "c", dir: "\(dir)/cap", port: server.port,
@@ -260,11 +259,11 @@ import Testing
     @Test("lines the parser rejects are stored in _session as received; too long and cut-off lines are recorded")
     func unusableLinesAreKept() throws {
         let dir = try CLITempDirectory.make("capture-bad-lines")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try LiveBadNetworkTests.BrokenServer()
         let run = try CLI.run(
             Self.capture(
-                "c", dir: "\(dir)/cap", port: server.port,
+                "c", dir: "\(dir)/cap", port: UInt16(server.port),
                 [
                     "--verbatim", "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "2.5",
                     "--status", "none",
@@ -292,15 +291,15 @@ import Testing
     @Test("stats DIR counts every stored line; serve DIR gives a channel's captured chat back, in order")
     func readingCaptures() throws {
         let dir = try CLITempDirectory.make("capture-read")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
         let run = try CLI.run(
             [
                 "capture", "pixelharbor", "lunafrost", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port",
                 "\(server.port)",
                 "--plain", "--duration", "2", "--status", "none",
             ])
-        server.stop()
+        server.kill()
         #expect(run.status == 0, "\(run.stderr)")
         let files = try Self.stored("\(dir)/cap/*/*.log.gz")
         let chat = try Self.stored("\(dir)/cap/pixelharbor/*.log.gz").filter { $0.contains(" PRIVMSG #pixelharbor ") }
@@ -314,8 +313,8 @@ import Testing
         // own JOIN, names list, USERSTATE and ROOMSTATE: the only ones are serve's answers to tail's JOIN.
         let recorder = try #require(
             files.lazy.compactMap { $0.firstMatch(of: /\s001\s(justinfan\d+)\s:/).map { String($0.1) } }.first)
-        let again = try Server(["\(dir)/cap", "--speed", "max", "--keep-time"])
-        defer { again.stop() }
+        let again = try ServeProcess.onFreePort(["\(dir)/cap", "--speed", "max", "--keep-time"])
+        defer { again.kill() }
         let tail = try CLI.run([
             "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(again.port)", "--plain",
             "--format", "raw", "--duration", "2",
@@ -338,13 +337,13 @@ import Testing
     @Test("a stuck disk: the first SIGTERM waits for it, a second one exits at once (130), written data intact")
     func secondSignalWhileStuck() throws {
         let dir = try CLITempDirectory.make("capture-stuck")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.writeNoiseFeed(to: "\(dir)/feed.irc")
         let fifo = try Self.makeDayPipe(in: "\(dir)/cap/c")
         // The "disk" takes 200 KB/s for 1.5 s, then gets stuck (the pipe stays open, unread).
         let disk = PipeDisk(fifo, chunk: 4096, pauseMs: 20, stuckAfter: 1.5)
-        let server = try Server(["\(dir)/feed.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "max"])
+        defer { server.kill() }
         let capture = try ChatcapProcess(
             Self.capture("c", dir: "\(dir)/cap", port: server.port, ["--buffer", "1M", "--duration", "60"]))
         #expect(disk.stuck.wait(timeout: .now() + 15) == .success)
@@ -367,9 +366,9 @@ import Testing
         arguments: [SIGINT, SIGTERM])
     func signalClosesFiles(signal: Int32) throws {
         let dir = try CLITempDirectory.make("capture-signal-\(signal)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "50", "--loop"])
+        defer { server.kill() }
         let capture = try ChatcapProcess(
             Self.capture("pixelharbor", dir: "\(dir)/cap", port: server.port, ["--duration", "60", "--status", "none"]))
         usleep(2_000_000)

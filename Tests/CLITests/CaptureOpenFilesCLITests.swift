@@ -16,7 +16,7 @@ import Testing
         "ulimit -n 256, 300 channels joined, a server speaking for 5,000: capture runs, stores every line, fds bounded")
     func manyChannelsUnderDescriptorLimit() throws {
         let dir = try CLITempDirectory.make("capture-open-files")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let joined = (0..<300).map { "ch\($0)" }
         try (joined.joined(separator: "\n") + "\n").write(
             toFile: dir + "/channels.txt", atomically: true, encoding: .utf8)
@@ -77,7 +77,7 @@ extension CaptureOpenFilesCLITests {
         .timeLimit(.minutes(20)))
     func raisesDescriptorLimit() throws {
         let dir = try CLITempDirectory.make("capture-raise-limit")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try HostileServer(.manyChannels)
         let arguments = [
             CLI.binary, "capture", "ch1", "ch2", "--dir", dir + "/cap", "--host", "127.0.0.1", "--port",

@@ -138,14 +138,14 @@ import Testing
     @Test("a restart stores the hole as a gap; a run killed without stop is recorded, with a gap from its last line")
     func restartAndKill() throws {
         let dir = try CLITempDirectory.make("capture-restart")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         var text = ""
         for i in 0..<20_000 {
             text += "@id=m\(i);tmi-sent-ts=\(1_763_700_000_000 + i * 10) :u!u@u PRIVMSG #c :\(i)\r\n"
         }
         try text.write(toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try LiveServeTests.Server(["\(dir)/feed.irc", "--speed", "1"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "1"])
+        defer { server.kill() }
         let common = [
             "c", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--status",
             "none",
@@ -218,15 +218,15 @@ import Testing
         .timeLimit(.minutes(20)))
     func startOfManyChannels() throws {
         let dir = try CLITempDirectory.make("capture-many-start")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // Logins of 11 to 13 bytes, about Twitch's mean: 10,000 of them are some 130 KB in one list.
         let channels = (0..<10_000).map { "channel_\($0)" }
         try (channels.joined(separator: "\n") + "\n").write(
             toFile: "\(dir)/channels.txt", atomically: true, encoding: .utf8)
         try "@id=m;tmi-sent-ts=1763700000000 :u!u@u PRIVMSG #channel_0 :hi\r\n".write(
             toFile: "\(dir)/feed.irc", atomically: true, encoding: .utf8)
-        let server = try LiveServeTests.Server(["\(dir)/feed.irc", "--speed", "1"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", "1"])
+        defer { server.kill() }
         let capture = try CLI.run([
             "capture", "--channels-file", "\(dir)/channels.txt", "--dir", "\(dir)/cap", "--host", "127.0.0.1",
             "--port", "\(server.port)", "--plain", "--status", "none", "--duration", "1",

@@ -10,9 +10,9 @@ struct CaptureStatusTmuxTests {
     @Test("six channels at 80 columns: the status stays on one row, the summary first", .timeLimit(.minutes(20)))
     func fitsEightyColumns() throws {
         let dir = try CLITempDirectory.make("capture-tmux")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try LiveServeTests.Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let tmux = try WatchTmux(width: 80, height: 12)
         defer { tmux.kill() }
         let channels = ["pixelharbor", "lunafrost", "quietgardenlounge", "midtownradiohour", "nightowlcasting", "cozy"]

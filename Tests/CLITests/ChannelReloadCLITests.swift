@@ -39,7 +39,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func addAndRemove() throws {
         let dir = try CLITempDirectory.make("reload")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
         let log = dir + "/recorded.log"
@@ -143,7 +143,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func shardKept() throws {
         let dir = try CLITempDirectory.make("reload-shard")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
         // Shard 1 of 2 (crc32 % 2 == 0): lunafrost and mossyforge; pixelharbor, grimfang_tv, ottertech are shard 2.
@@ -197,7 +197,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func tailReload() throws {
         let dir = try CLITempDirectory.make("reload-tail")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
         let file = dir + "/channels.txt"
@@ -250,7 +250,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func reloadWhileRewritten() throws {
         let dir = try CLITempDirectory.make("reload-torn")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
         let file = dir + "/channels.txt"
@@ -284,7 +284,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func rejoinsAfterReload() throws {
         let dir = try CLITempDirectory.make("reload-rejoin")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // serve closes every connection after 400 lines (about a second of the six channels).
         let serve = try ServeProcess([
             try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop", "--drop-after", "400",
@@ -342,7 +342,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func reloadOnChange() throws {
         let dir = try CLITempDirectory.make("reload-change")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let serve = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--port", "0", "--loop"])
         defer { _ = serve.stop() }
         let file = dir + "/channels.txt"

@@ -8,7 +8,6 @@ import Testing
 /// notes when each line appears on disk (decoded by zlib up to capture's last flush) and in the
 /// follower's output.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct FollowCaptureCLITests {
-    typealias Server = LiveServeTests.Server
 
     static let channels = ["pixelharbor", "lunafrost", "grimfang_tv", "velvetspeedruns", "ottertech", "mossyforge"]
 
@@ -41,12 +40,12 @@ import Testing
         ])
     func followsLiveCapture(rotate: String, speed: String, seconds: Double) throws {
         let dir = try CLITempDirectory.make("follow-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 20000 --out '\(dir)/feed.irc'")
         try #require(generated.status == 0, "\(generated.stderr)")
         // 20,000 lines over 55 s of chat: about 180 lines/s at speed 0.5, 365 at speed 1.
-        let server = try Server(["\(dir)/feed.irc", "--speed", speed, "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["\(dir)/feed.irc", "--speed", speed, "--loop"])
+        defer { server.kill() }
         let cap = "\(dir)/cap"
         let capture = try ChatcapProcess(
             ["capture"] + Self.channels + [

@@ -65,7 +65,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func floodEndsNeitherCaptureNorChat() throws {
         let dir = try CLITempDirectory.make("http-flood")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let log = dir + "/chat.irc"
         let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 8000 --out '\(log)'")
         try #require(generated.status == 0, "generate_fixtures: \(generated.stderr)")

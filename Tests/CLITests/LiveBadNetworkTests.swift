@@ -108,12 +108,12 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chatcap-badname-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir, subjectAltName: "DNS:elsewhere.example")
-        let server = try LiveServeTests.Server([
+        let server = try ServeProcess.onFreePort([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
-        defer { server.stop() }
+        defer { server.kill() }
         let run = try CLI.run([
             "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)",
             "--ca-file", "\(dir)/ca.pem", "--reconnect-base", "0.2", "--reconnect-max", "0.4",

@@ -13,12 +13,12 @@ import Testing
         "a TLS certificate for another name ends the run with 76 and a clear message", arguments: ["tail", "capture"])
     func certificateRejected(command: String) throws {
         let dir = try CLITempDirectory.make("cert76-\(command)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir, subjectAltName: "DNS:elsewhere.example")
-        let server = try LiveServeTests.Server([
+        let server = try ServeProcess.onFreePort([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
-        defer { server.stop() }
+        defer { server.kill() }
         let extra = command == "capture" ? ["--dir", "\(dir)/capture", "--status", "none"] : []
         let started = Date()
         let run = try CLI.run(
@@ -38,7 +38,7 @@ import Testing
     func loginRejected(command: String) throws {
         let server = try HostileServer(.loginFailed)
         let dir = try CLITempDirectory.make("login77-\(command)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let extra = command == "capture" ? ["--dir", "\(dir)/capture", "--status", "none"] : []
         let run = try CLI.run(
             [
@@ -56,7 +56,7 @@ import Testing
     @Test("a token file that is a FIFO is refused at once (64), without waiting for a writer")
     func tokenFileFIFO() throws {
         let dir = try CLITempDirectory.make("fifo")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let fifo = dir + "/token"
         #expect(mkfifo(fifo, 0o600) == 0)
         let tail = try ChatcapProcess([
@@ -165,12 +165,12 @@ import Testing
     @Test("a plain client at a TLS port: the reset says 'TLS/plain mismatch?', then 69")
     func plainAtTLSPort() throws {
         let dir = try CLITempDirectory.make("mismatch-plain")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir, subjectAltName: "IP:127.0.0.1")
-        let server = try LiveServeTests.Server([
+        let server = try ServeProcess.onFreePort([
             "Fixtures/lines/privmsg.irc", "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
-        defer { server.stop() }
+        defer { server.kill() }
         let run = try CLI.run([
             "tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
             "--reconnect-base", "0.1", "--reconnect-max", "0.2", "--duration", "1.5",

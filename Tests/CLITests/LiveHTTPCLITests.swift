@@ -76,7 +76,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func prometheusScrapes() throws {
         let dir = try CLITempDirectory.make("http-prometheus")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess([
             "Fixtures/lines/privmsg.irc", "Fixtures/lines/moderation.irc", "--speed", "max", "--port", "0",
         ])
@@ -150,7 +150,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func recentMessages() throws {
         let dir = try CLITempDirectory.make("http-recent")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/moderation.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
         let start = Int64(Date().timeIntervalSince1970 * 1000)
@@ -194,7 +194,7 @@ import Testing
     )
     func health() throws {
         let dir = try CLITempDirectory.make("http-health")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess([
             "Fixtures/lines/privmsg.irc", "--speed", "20", "--loop", "--port", "0", "--refuse-join", "gone",
         ])
@@ -233,7 +233,7 @@ import Testing
     @Test("tail --http-port: /metrics counts the lines tail printed", .timeLimit(.minutes(20)))
     func tailMetrics() throws {
         let dir = try CLITempDirectory.make("http-tail")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
         let tail = try Live(["tail", "pixelharbor", "--format", "raw"], server: server, stdoutFile: "\(dir)/out")
@@ -260,7 +260,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func idleConnectionsStayBounded() throws {
         let dir = try CLITempDirectory.make("http-idle")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "200", "--loop", "--port", "0"])
         defer { _ = server.stop() }
         let capture = try Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)
@@ -360,12 +360,10 @@ import Testing
     @Test("an HTTP port in use: capture says so and exits 74 before writing anything", .timeLimit(.minutes(20)))
     func portInUse() throws {
         let dir = try CLITempDirectory.make("http-in-use")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--port", "0", "--http-port", "0"])
         defer { _ = server.stop() }
-        let httpLine = try #require(
-            ServeProcess.readLine(server.chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000))
-        let httpPort = try #require(httpLine.split(separator: ":").last.map(String.init))
+        let httpPort = try #require(server.httpURL?.split(separator: ":").last.map(String.init))
         let run = try CLI.run([
             "capture", "pixelharbor", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(server.port)",
             "--plain", "--http-port", httpPort,
@@ -386,7 +384,7 @@ import Testing
         .timeLimit(.minutes(20)), arguments: [0.0, 0.2])
     func backfillFromCapture(delay: Double) throws {
         let dir = try CLITempDirectory.make("http-backfill-\(delay)")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--loop", "--port", "0"])
         defer { _ = server.stop() }
         let channels = BackfillCLITests.channels

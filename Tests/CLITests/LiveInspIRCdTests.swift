@@ -9,7 +9,7 @@ import Testing
     @Test("tail over TLS: CAP degrade, JOIN, a second client's PRIVMSGs arrive, PING answered")
     func tailAgainstInspIRCd() throws {
         let dir = try CLITempDirectory.make("ircd")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // A test CA and a server certificate for 127.0.0.1, made now.
         try TestPKI.make(in: dir)
         let server = try InspIRCdServer(
@@ -61,7 +61,7 @@ import Testing
     @Test("the InspIRCd helper refuses to run half-bound: a port another process holds is an error naming it")
     func portTaken() throws {
         let dir = try CLITempDirectory.make("ircd-taken")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir)
         let holder = try SocketLoopbackListener()
         defer { holder.close() }
@@ -76,7 +76,7 @@ import Testing
     @Test("a helper let go without stop() still stops its InspIRCd: no server outlives its test")
     func droppedStops() throws {
         let dir = try CLITempDirectory.make("ircd-dropped")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir)
         var pid: Int32 = 0
         do {

@@ -7,14 +7,9 @@ import Testing
 /// stalled server is detected by the PONG timeout, and a server killed and restarted 20 times
 /// leaves exactly-once output with a gap record per outage.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct LiveServeTests {
-    /// A running `chatcap serve` (a ``ServeProcess``) on `port` (0: a free one), stopped with SIGKILL.
-    final class Server {
-        private let serve: ServeProcess
-        var port: Int { Int(serve.port) }
-        init(_ arguments: [String], port: Int = 0) throws {
-            serve = try ServeProcess(arguments + ["--port", "\(port)"])
-        }
-        func stop(signal: Int32 = SIGKILL) { _ = serve.stop(with: signal) }
+    /// `chatcap serve arguments… --port port` (0: a free one).
+    static func serve(_ arguments: [String], port: Int = 0) throws -> ServeProcess {
+        try ServeProcess(arguments + ["--port", "\(port)"])
     }
 
     /// Runs `chatcap tail` for at most `seconds`, returning its output.
@@ -35,13 +30,13 @@ import Testing
     @Test("tail over TLS receives every served line of its channel, in order, in every format")
     func everyLineInOrder() throws {
         let dir = try CLITempDirectory.make("serve-tls")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try Self.tlsMaterial(in: dir)
-        let server = try Server([
+        let server = try Self.serve([
             "Fixtures/lines/privmsg.irc", "--speed", "max", "--loop", "--keep-time",
             "--tls-cert", "\(dir)/server.pem", "--tls-key", "\(dir)/server.key",
         ])
-        defer { server.stop() }
+        defer { _ = server.stop(with: SIGKILL) }
         let expected = try Self.channelLines("privmsg.irc", "pixelharbor")
         #expect(expected.count > 10)
         let common = ["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--ca-file", "\(dir)/ca.pem"]
@@ -73,8 +68,8 @@ import Testing
 
     @Test("tail --format json writes ts null for a line without a time of its own, as docs/ndjson.md says")
     func untimedLinesHaveNullTs() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try Self.serve(["Fixtures/lines/privmsg.irc", "--speed", "max"])
+        defer { _ = server.stop(with: SIGKILL) }
         let run = try Self.tail(
             ["pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--format", "json"],
             seconds: 1.5)
@@ -93,8 +88,10 @@ import Testing
 
     @Test("RECONNECT is honoured: the client reconnects, rejoins, records a gap and goes on")
     func reconnect() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--reconnect-after", "5", "--loop"])
-        defer { server.stop() }
+        let server = try Self.serve([
+            "Fixtures/lines/privmsg.irc", "--speed", "max", "--reconnect-after", "5", "--loop",
+        ])
+        defer { _ = server.stop(with: SIGKILL) }
         let run = try Self.tail(
             [
                 "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
@@ -111,8 +108,8 @@ import Testing
         "tail reconnecting after --drop-after gets no message twice; tmi-sent-ts is now (shared timeline, times rebased)"
     )
     func reconnectWithoutDuplicates() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--loop", "--drop-after", "7"])
-        defer { server.stop() }
+        let server = try Self.serve(["Fixtures/lines/privmsg.irc", "--speed", "max", "--loop", "--drop-after", "7"])
+        defer { _ = server.stop(with: SIGKILL) }
         let started = Int64(Date().timeIntervalSince1970 * 1000)
         let run = try Self.tail(
             [
@@ -168,8 +165,8 @@ import Testing
 
     @Test("a stalled server (no PONG) is detected and the client reconnects")
     func stalledServer() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--stall-after", "3"])
-        defer { server.stop() }
+        let server = try Self.serve(["Fixtures/lines/privmsg.irc", "--speed", "max", "--stall-after", "3"])
+        defer { _ = server.stop(with: SIGKILL) }
         let run = try Self.tail(
             [
                 "pixelharbor", "--host", "127.0.0.1", "--port", "\(server.port)", "--plain",
@@ -186,7 +183,7 @@ import Testing
         arguments: ["tcp", "websocket"])
     func killedAndRestarted(transport: String) throws {
         let dir = try CLITempDirectory.make("faults")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         // Instance k serves its own lines "k-i", 5 ms apart, so each instance is cut off mid-stream.
         let rounds = 20
         for k in 0..<rounds {
@@ -199,7 +196,7 @@ import Testing
         // Over WebSocket, every instance listens on the same --ws-port too.
         let wsPort: Int? = transport == "websocket" ? Int(try SocketLoopbackListener.freePort()) : nil
         let wsArguments = wsPort.map { ["--ws-port", "\($0)"] } ?? []
-        var server = try Server(["\(dir)/0.irc", "--speed", "1"] + wsArguments)
+        var server = try Self.serve(["\(dir)/0.irc", "--speed", "1"] + wsArguments)
         let port = server.port
         let connect =
             wsPort.map { ["--transport", "websocket", "--port", "\($0)"] } ?? ["--port", "\(port)"]
@@ -217,11 +214,11 @@ import Testing
         reader.start()
         for k in 1..<rounds {
             Thread.sleep(forTimeInterval: 0.6)
-            server.stop()
-            server = try Server(["\(dir)/\(k).irc", "--speed", "1"] + wsArguments, port: port)
+            _ = server.stop(with: SIGKILL)
+            server = try Self.serve(["\(dir)/\(k).irc", "--speed", "1"] + wsArguments, port: Int(port))
         }
         Thread.sleep(forTimeInterval: 0.6)
-        server.stop()
+        _ = server.stop(with: SIGKILL)
         Thread.sleep(forTimeInterval: 0.3)
         kill(tail.processIdentifier, SIGINT)
         tail.waitUntilExit()

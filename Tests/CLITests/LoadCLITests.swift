@@ -54,7 +54,7 @@ import Testing
     )
     func unreachable() throws {
         let dir = try Self.captureDir("load-retry")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let port = try SocketLoopbackListener.freePort()
         let url = "http://loader:hunter2@127.0.0.1:\(port)/"
         let load = try ChatcapProcess(["load", dir, "--clickhouse", url, "--retry-max", "0.2", "--batch-delay", "0.05"])
@@ -74,7 +74,7 @@ import Testing
     @Test("a directory that is not a capture is refused (66) before _load/ is made in it")
     func notACapture() throws {
         let dir = try CLITempDirectory.make("load-not-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try "notes\n".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
         let run = try CLI.run(["load", dir, "--clickhouse", "http://127.0.0.1:1/", "--once"])
         #expect(run.status == 66, "\(run.stderr)")
@@ -89,7 +89,7 @@ import Testing
     @Test("--once gives up with 75 when ClickHouse stays unreachable for --give-up-after seconds; alone it is 64")
     func onceGivesUp() throws {
         let dir = try Self.captureDir("load-give-up")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let port = try SocketLoopbackListener.freePort()
         let url = "http://loader:hunter2@127.0.0.1:\(port)/"
         let started = Date()

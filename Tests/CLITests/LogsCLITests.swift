@@ -94,6 +94,16 @@ import Testing
         let list = try Self.get(url + "list?channel=alpha&user=bob")
         #expect(list.body == #"{"availableLogs":[{"year":"2025","month":"11"}]}"#)
 
+        // The OpenAPI document, from the binary: JSON naming the routes just asked.
+        let openapi = try Self.get(url + "openapi.json")
+        #expect(openapi.status == 200)
+        let document = try JSONSerialization.jsonObject(with: Data(openapi.body.utf8)) as? [String: Any]
+        #expect((document?["openapi"] as? String)?.hasPrefix("3.") == true)
+        let paths = document?["paths"] as? [String: Any] ?? [:]
+        for path in ["/channels", "/list", "/channel/{channel}", "/channel/{channel}/user/{user}/{year}/{month}"] {
+            #expect(paths[path] != nil, "\(path) documented")
+        }
+
         let zipped = try Self.getCompressed(url + "channel/alpha/2025/11/20")
         #expect(zipped.encoding == "gzip")
         #expect(zipped.body == day.body)
@@ -127,7 +137,7 @@ import Testing
     @Test("capture --http-port answers the logs API over the directory it is writing", .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("logs-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
         let capture = try LiveHTTPCLITests.Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)

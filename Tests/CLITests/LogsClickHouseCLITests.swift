@@ -237,7 +237,7 @@ import Testing
     )
     func options() throws {
         let dir = try CLITempDirectory.make("logs-clickhouse-options")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let neither = try CLI.run(["logs", "--http-port", "0"])
         #expect(neither.status == 64 && neither.stderr.contains("Give --dir DIR"), "\(neither.stderr)")
         let both = try CLI.run(["logs", "--dir", dir, "--clickhouse", "http://127.0.0.1:1/", "--http-port", "0"])

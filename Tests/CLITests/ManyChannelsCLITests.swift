@@ -28,7 +28,7 @@ import Testing
     )
     func everyLineOfEveryChannel() throws {
         let dir = try CLITempDirectory.make("many")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let (log, privmsgs, channels) = try Self.generatedLog(in: dir, "many.irc", lines: 3000, channels: 100)
         let file = dir + "/channels.txt"
         // Written with CR LF, as an editor on Windows saves it (issue #35: such a file was read as one line).
@@ -72,7 +72,7 @@ import Testing
     @Test("a bad --channels-file is a usage error naming file and line")
     func badFile() throws {
         let dir = try CLITempDirectory.make("badfile")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let file = dir + "/channels.txt"
         try "# comment\npixelharbor\nnot a login!\n".write(toFile: file, atomically: true, encoding: .utf8)
         for command in ["tail", "capture"] {

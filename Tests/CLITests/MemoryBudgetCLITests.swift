@@ -48,7 +48,7 @@ import Testing
     )
     func smallBudget() throws {
         let dir = try CLITempDirectory.make("budget")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let (log, privmsgs, channels) = try ManyChannelsCLITests.generatedLog(
             in: dir, "busy.irc", lines: 60000, channels: 100)
         let file = dir + "/channels.txt"

@@ -119,6 +119,18 @@ import Testing
             Row(
                 arguments: ["logs", "--dir", "/nonexistent/capture", "--http-port", "0"], option: "--max-answer-mib",
                 range: "1 to 4096 MiB", outside: ["0", "4097"]),
+            Row(
+                arguments: ["logs", "--dir", "/nonexistent/capture", "--http-port", "0"], option: "--max-connections",
+                range: "1 to 10000", outside: ["0", "10001"]),
+            Row(
+                arguments: ["logs", "--dir", "/nonexistent/capture", "--http-port", "0"], option: "--request-timeout",
+                range: "1 to 3600 seconds", outside: ["0", "3601"]),
+            Row(
+                arguments: ["logs", "--dir", "/nonexistent/capture", "--http-port", "0"], option: "--max-range-days",
+                range: "1 to 36600 days", outside: ["0", "36601"]),
+            Row(
+                arguments: ["logs", "--dir", "/nonexistent/capture", "--http-port", "0"], option: "--max-limit",
+                range: "1 to 100000000", outside: ["0", "100000001"]),
         ]
         + load(["load", "/nonexistent/capture", "--clickhouse", "http://127.0.0.1:1/"])
         + connection(["tail", "pixelharbor"])

@@ -35,7 +35,7 @@ import Testing
         arguments: [SIGINT, SIGTERM])
     func pacedReplayInterrupted(signal: Int32) throws {
         let dir = try CLITempDirectory.make("paced")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let log = try Self.generated(5_000, in: dir)
         let full = try CLI.run(["replay", log, "--format", "json"])
         #expect(full.status == 0)
@@ -62,7 +62,7 @@ import Testing
     @Test("replay --follow into a regular file: appended lines arrive while it runs, and Ctrl-C keeps them all")
     func followIntoFile() throws {
         let dir = try CLITempDirectory.make("follow")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let log = try Self.generated(300, in: dir)
         let all = FramerVerifier.oracleLines(try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
         let grow = dir + "/grow.irc"
@@ -90,7 +90,7 @@ import Testing
             return
         }
         let dir = try CLITempDirectory.make("writes")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let log = try Self.generated(20_000, in: dir)
         let trace = dir + "/trace.txt"
         let run = try CLI.shell(

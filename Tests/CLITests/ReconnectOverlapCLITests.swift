@@ -67,7 +67,7 @@ import Testing
         .timeLimit(.minutes(20)))
     func noHole() throws {
         let dir = try CLITempDirectory.make("overlap")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let fixture = try BackfillCLITests.fixture(in: dir)
         try FileManager.default.createDirectory(atPath: dir + "/grace", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir + "/none", withIntermediateDirectories: true)

@@ -13,36 +13,56 @@ final class ServeProcess {
     /// With `--ws-port`: that second line.
     let webSocketLine: String?
 
+    /// With `--http-port`: the base URL from the HTTP line, `listening on http://HOST:PORT` (no
+    /// trailing slash), which comes after the IRC and WebSocket ones.
+    let httpURL: String?
+
     /// Starts `chatcap serve arguments…` in the repository root and waits for its
-    /// `listening on HOST:PORT` line (and with `--ws-port` the WebSocket one after it): at most 60 s, a
-    /// guard against a hang (a debug build reading a long log on a busy machine takes seconds). With a
-    /// `descriptorLimit`, it runs under `ulimit -n` of that many.
+    /// `listening on HOST:PORT` line (and with `--ws-port` and `--http-port` the WebSocket and HTTP
+    /// ones after it): at most 60 s each, a guard against a hang (a debug build reading a long log on
+    /// a busy machine takes seconds). With a `descriptorLimit`, it runs under `ulimit -n` of that many.
+    /// This is the one way tests start serve.
     init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
         chatcap = try ChatcapProcess(["serve"] + arguments, descriptorLimit: descriptorLimit)
-        let line = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000)
-        guard let line, line.hasPrefix("listening on "),
-            let port = line.split(separator: ":").last.flatMap({ UInt16($0) })
-        else {
-            _ = chatcap.stop(with: SIGKILL)
-            throw ServeCLIFailure(description: "no 'listening on' line (got \(line ?? "nothing")): \(chatcap.stderr)")
+        (listeningLine, port) = try Self.listening(chatcap, "", "")
+        if arguments.contains("--ws-port") {
+            let (line, port) = try Self.listening(chatcap, "ws", "WebSocket ")
+            (webSocketLine, webSocketPort) = (line, port)
+        } else {
+            (webSocketLine, webSocketPort) = (nil, nil)
         }
-        listeningLine = line
-        self.port = port
-        guard arguments.contains("--ws-port") else {
-            webSocketPort = nil
-            webSocketLine = nil
-            return
+        if arguments.contains("--http-port") {
+            let line = try Self.listening(chatcap, "http://", "HTTP ").line
+            let url = String(line.dropFirst("listening on ".count))
+            httpURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        } else {
+            httpURL = nil
         }
-        let second = Self.readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000)
-        guard let second, second.hasPrefix("listening on ws"),
-            let webSocketPort = second.split(separator: ":").last.flatMap({ UInt16($0) })
-        else {
-            _ = chatcap.stop(with: SIGKILL)
-            throw ServeCLIFailure(description: "no WebSocket 'listening on' line (got \(second ?? "nothing"))")
-        }
-        webSocketLine = second
-        self.webSocketPort = webSocketPort
     }
+
+    /// The next `listening on PREFIX…:PORT` line of `chatcap`'s standard output (at most 60 s); kills
+    /// it and throws, naming `what`, when another line or none comes.
+    private static func listening(_ chatcap: ChatcapProcess, _ prefix: String, _ what: String) throws -> (
+        line: String, port: UInt16
+    ) {
+        let line = readLine(chatcap.output.fileHandleForReading.fileDescriptor, timeoutMs: 60_000)
+        guard let line, line.hasPrefix("listening on \(prefix)"),
+            let port = line.split(separator: ":").last.flatMap({ UInt16($0.filter(\.isNumber)) })
+        else {
+            let stderr = chatcap.stderr
+            _ = chatcap.stop(with: SIGKILL)
+            throw ServeCLIFailure(description: "no \(what)'listening on' line (got \(line ?? "nothing")): \(stderr)")
+        }
+        return (line, port)
+    }
+
+    /// `chatcap serve arguments… --port 0`: on a port the kernel picks (``port`` says which).
+    static func onFreePort(_ arguments: [String]) throws -> ServeProcess {
+        try ServeProcess(arguments + ["--port", "0"])
+    }
+
+    /// Kills the server (SIGKILL) and waits for it: the end of a test that no longer needs it.
+    func kill() { _ = stop(with: SIGKILL) }
 
     /// What the server wrote to standard error so far.
     var stderr: String { chatcap.stderr }
@@ -56,16 +76,21 @@ final class ServeProcess {
         chatcap.waitForStderr(containing: text, timeoutMs: timeoutMs)
     }
 
-    /// One line from `descriptor`, read a byte at a time so nothing after it is consumed.
+    /// One line from `descriptor`, read a byte at a time so nothing after it is consumed. A call
+    /// interrupted by a signal (SIGCHLD of another test's child) is made again.
     static func readLine(_ descriptor: Int32, timeoutMs: Int32) -> String? {
         var bytes: [UInt8] = []
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
         while Date() < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 else { return nil }
+            let ready = poll(&poller, 1, 100)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready >= 0 else { return nil }
             guard poller.revents != 0 else { continue }
             var byte: UInt8 = 0
-            guard read(descriptor, &byte, 1) == 1 else {
+            let got = read(descriptor, &byte, 1)
+            if got < 0 && errno == EINTR { continue }
+            guard got == 1 else {
                 return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
             }
             if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }

@@ -6,27 +6,10 @@ import Testing
 /// `serve --http-port`: the recent-messages v2 API from the shared timeline, end to end — a real
 /// `chatcap serve`, an IRC client that joins, and curl.
 @Suite struct ServeRecentMessagesCLITests {
-    /// `chatcap serve arguments… --http-port 0` that has said where it listens (IRC, then HTTP).
-    final class Server {
-        let chatcap: ChatcapProcess
-        let ircPort: UInt16
-        let url: String
-
-        init(_ arguments: [String]) throws {
-            chatcap = try ChatcapProcess(["serve"] + arguments + ["--port", "0", "--http-port", "0"])
-            let descriptor = chatcap.output.fileHandleForReading.fileDescriptor
-            let first = ServeProcess.readLine(descriptor, timeoutMs: 60_000)
-            let second = ServeProcess.readLine(descriptor, timeoutMs: 60_000)
-            guard let first, let second, second.hasPrefix("listening on http://127.0.0.1:"),
-                let port = first.split(separator: ":").last.flatMap({ UInt16($0) })
-            else {
-                _ = chatcap.stop(with: SIGKILL)
-                throw ServeCLIFailure(
-                    description: "no 'listening on' lines (got \(first ?? "-") / \(second ?? "-")): \(chatcap.stderr)")
-            }
-            ircPort = port
-            url = String(second.dropFirst("listening on ".count))
-        }
+    /// `chatcap serve arguments… --port 0 --http-port 0`, and the HTTP URL it said it listens on.
+    static func serve(_ arguments: [String]) throws -> (serve: ServeProcess, url: String) {
+        let serve = try ServeProcess(arguments + ["--port", "0", "--http-port", "0"])
+        return (serve, try #require(serve.httpURL))
     }
 
     struct Answer: Decodable, Equatable {
@@ -113,15 +96,15 @@ import Testing
         "answers the lines serve played, with historical, rm-received-ts and rm-deleted, and the options",
         .timeLimit(.minutes(20)))
     func playedLines() throws {
-        let server = try Server(["Fixtures/lines/moderation.irc", "--speed", "max"])
-        let api = server.url + "/api/v2/recent-messages/pixelharbor"
+        let (server, url) = try Self.serve(["Fixtures/lines/moderation.irc", "--speed", "max"])
+        let api = url + "/api/v2/recent-messages/pixelharbor"
         let notJoined = "The bot is currently not joined to this channel (in progress or failed previously)"
         #expect(try Self.answer(api) == Answer(messages: [], error: notJoined, errorCode: "channel_not_joined"))
 
         let start = Int64(Date().timeIntervalSince1970 * 1000)
-        let client = try ServeLineClient(port: server.ircPort)
+        let client = try ServeLineClient(port: server.port)
         client.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
-        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
+        #expect(server.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
         var received: [String] = []
         while let line = client.line(timeoutMs: 500) { received.append(line) }
         let end = Int64(Date().timeIntervalSince1970 * 1000)
@@ -165,9 +148,9 @@ import Testing
         #expect(try Self.answer(api + "?limit=3").messages == Array(answer.messages.suffix(3)))
 
         #expect(
-            try Self.answer(server.url + "/api/v2/recent-messages/nosuchchannel")
+            try Self.answer(url + "/api/v2/recent-messages/nosuchchannel")
                 == Answer(messages: [], error: notJoined, errorCode: "channel_not_joined"))
-        let invalid = try Self.curl(server.url + "/api/v2/recent-messages/Not-A-Login")
+        let invalid = try Self.curl(url + "/api/v2/recent-messages/Not-A-Login")
         #expect(invalid.status == 400)
         #expect(invalid.body.hasSuffix(#""error_code":"invalid_channel_login"}"#))
         let badQuery = try Self.curl(api + "?limit=many")
@@ -180,13 +163,13 @@ import Testing
                 == #"{"status":405,"status_message":"Method Not Allowed","error":"Method Not Allowed","error_code":"method_not_allowed"}"#
         )
         for path in ["/", "/metrics", "/api/v2/recent-messages/"] {
-            let missing = try Self.curl(server.url + path)
+            let missing = try Self.curl(url + path)
             #expect(missing.status == 404, "\(path)")
             #expect(
                 missing.body
                     == #"{"status":404,"status_message":"Not Found","error":"Not Found","error_code":"not_found"}"#)
         }
-        #expect(server.chatcap.stop() == 0)
+        #expect(server.stop() == 0)
     }
 
     @Test(
@@ -194,8 +177,8 @@ import Testing
         .timeLimit(.minutes(20)))
     func linesDuringAGap() throws {
         // privmsg.irc spans 30 s of #pixelharbor: at 20× it plays in 1.5 s; the client is dropped after 3.
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--drop-after", "3"])
-        let first = try ServeLineClient(port: server.ircPort)
+        let (server, url) = try Self.serve(["Fixtures/lines/privmsg.irc", "--speed", "20", "--drop-after", "3"])
+        let first = try ServeLineClient(port: server.port)
         first.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
         var seen: [String] = []
         while let line = first.line(timeoutMs: 3_000) {
@@ -204,10 +187,10 @@ import Testing
         #expect(first.ended)
         #expect(seen.count == 3)
         usleep(2_000_000)  // the rest of the log is due meanwhile, with nobody listening
-        let second = try ServeLineClient(port: server.ircPort)
+        let second = try ServeLineClient(port: server.port)
         second.send("CAP REQ :twitch.tv/tags twitch.tv/commands", "NICK justinfan123", "JOIN #pixelharbor")
-        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
-        let answer = try Self.answer(server.url + "/api/v2/recent-messages/pixelharbor")
+        #expect(server.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
+        let answer = try Self.answer(url + "/api/v2/recent-messages/pixelharbor")
         let lines = try answer.messages.map { try Self.strip($0).line }
         #expect(Array(lines.prefix(3)) == seen)
         let marker = " PRIVMSG #pixelharbor :"
@@ -218,18 +201,18 @@ import Testing
         #expect(texts.count == 24)
         let played = lines.map { line in line.range(of: marker).map { String(line[$0.upperBound...]) } ?? line }
         #expect(played == texts)
-        #expect(server.chatcap.stop() == 0)
+        #expect(server.stop() == 0)
     }
 
     @Test(
         "200 idle connections to the HTTP port do not keep curl from an answer within 2 s; the bound holds; a taken port exits 74",
         .timeLimit(.minutes(20)))
     func idleConnections() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "max", "--recent-messages-limit", "5"])
-        let client = try ServeLineClient(port: server.ircPort)
+        let (server, url) = try Self.serve(["Fixtures/lines/privmsg.irc", "--speed", "max", "--http-history", "5"])
+        let client = try ServeLineClient(port: server.port)
         client.send("CAP REQ :twitch.tv/tags", "NICK justinfan123", "JOIN #pixelharbor")
-        #expect(server.chatcap.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
-        let httpPort = try #require(server.url.split(separator: ":").last.flatMap { UInt16($0) })
+        #expect(server.waitForStderr(containing: "end of the log", timeoutMs: 60_000))
+        let httpPort = try #require(url.split(separator: ":").last.flatMap { UInt16($0) })
         var idle: [Int32] = []
         defer { for descriptor in idle { close(descriptor) } }
         for _ in 0..<200 {
@@ -248,7 +231,7 @@ import Testing
         }
         usleep(200_000)  // the listener has accepted them
         let started = Date()
-        let (status, body) = try Self.curl(server.url + "/api/v2/recent-messages/pixelharbor", timeout: 2)
+        let (status, body) = try Self.curl(url + "/api/v2/recent-messages/pixelharbor", timeout: 2)
         let seconds = Date().timeIntervalSince(started)
         #expect(status == 200, "\(body)")
         #expect(seconds < 2, "answered after \(seconds) s")
@@ -263,7 +246,7 @@ import Testing
         #expect(
             answer.messages.last?.hasSuffix(" PRIVMSG #pixelharbor ::) hi chat") ?? false,
             "\(answer.messages.last ?? "")")
-        #expect(server.chatcap.stop() == 0)
+        #expect(server.stop() == 0)
     }
 
     @Test(
@@ -301,8 +284,9 @@ import Testing
             "--http-host <host> The address the HTTP listener binds (default: 127.0.0.1, this machine only). Any other "
                 + "address hands the recent chat of every channel to whoever can reach it, without authentication or "
                 + "TLS: put a reverse proxy with TLS and access rules in front instead.",
-            "--recent-messages-limit <n> With --http-port: keep the last this many lines serve played in each channel "
-                + "for the recent-messages endpoint (1 to 100000; default: 500, the service's own).",
+            "--http-history <n> With --http-port: lines kept per channel for GET /api/v2/recent-messages, the last ones "
+                + "serve played, 1 to 100000 (default: 2500, as capture and tail; the public service keeps fewer, give "
+                + "500 to answer as it does).",
         ] {
             #expect(help.contains(text), "help lacks '\(text)'")
         }
@@ -311,11 +295,15 @@ import Testing
     @Test(
         "HTTP options that cannot apply are refused with 64",
         arguments: [
-            (["--recent-messages-limit", "5"], "--recent-messages-limit applies only with --http-port"),
+            (["--http-history", "5"], "--http-history applies only with --http-port"),
+            (
+                ["--http-port", "0", "--recent-messages-limit", "5"],
+                "serve's --recent-messages-limit is now --http-history"
+            ),
             (["--http-host", "127.0.0.1"], "--http-host applies only with --http-port"),
             (["--http-port", "0", "--from-start"], "--from-start gives each client its own"),
             (["--http-port", "7000", "--port", "7000"], "--http-port must differ from --port"),
-            (["--http-port", "0", "--recent-messages-limit", "0"], "must be 1 to 100000"),
+            (["--http-port", "0", "--http-history", "0"], "must be 1 to 100000"),
         ])
     func refused(arguments: [String], says: String) throws {
         let run = try CLI.run(["serve", "Fixtures/lines/privmsg.irc"] + arguments)

@@ -24,11 +24,11 @@ import Testing
     @Test("the shard's channels are joined and counted on stderr, from arguments and --channels-file")
     func keeps() throws {
         let dir = try CLITempDirectory.make("shard")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let list = dir + "/channels.txt"
         try "lunafrost\nmossyforge\n# comment\nottertech\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let server = try LiveServeTests.Server(["Fixtures/lines/privmsg.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "max"])
+        defer { server.kill() }
         let run = try CLI.run([
             "capture", "pixelharbor", "grimfang_tv", "--channels-file", list, "--shard", "1/2", "--dir", dir + "/cap",
             "--host", "127.0.0.1", "--port", "\(server.port)", "--plain", "--duration", "1", "--status", "none",

@@ -17,7 +17,7 @@ import Testing
     )
     func stopDuringStartup() throws {
         let dir = try CLITempDirectory.make("startup-stop")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let feed = "\(dir)/feed.irc"
         let generate = try InputShell.run(
             "python3 Scripts/generate_fixtures.py --lines 60000 --channels 6 --out \(InputShell.quote(feed)) 2>&1")

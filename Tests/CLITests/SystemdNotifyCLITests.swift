@@ -75,7 +75,6 @@ final class NotifyListener: @unchecked Sendable {
 /// its outcome, STATUS= at the status interval, WATCHDOG=1 from the ingest loop at half of
 /// `WATCHDOG_USEC`, STOPPING=1 on shutdown; and the unit file in docs/ passes `systemd-analyze verify`.
 @Suite(.serialized) struct SystemdNotifyCLITests {
-    typealias Server = LiveServeTests.Server
 
     /// Milliseconds between the arrivals of the datagrams that are `text`.
     static func spacing(_ datagrams: [(at: Date, text: String)], of text: String) -> [Int] {
@@ -88,9 +87,9 @@ final class NotifyListener: @unchecked Sendable {
         .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("systemd-capture")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let listener = try NotifyListener()
         defer { listener.stop() }
         // One channel per connection, the second connection opened 1 s after the first: READY must
@@ -145,8 +144,8 @@ final class NotifyListener: @unchecked Sendable {
     @Test(
         "tail: READY=1 with the joined channels, WATCHDOG=1, STOPPING=1 at --duration's end", .timeLimit(.minutes(20)))
     func tail() throws {
-        let server = try Server(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/privmsg.irc", "--speed", "20", "--loop"])
+        defer { server.kill() }
         let listener = try NotifyListener()
         defer { listener.stop() }
         let run = try CLI.run(
@@ -184,7 +183,7 @@ final class NotifyListener: @unchecked Sendable {
         try #require(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let dir = try CLITempDirectory.make("systemd-stuck")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let listener = try NotifyListener()
         defer { listener.stop() }
         let started = Date()
@@ -206,7 +205,7 @@ final class NotifyListener: @unchecked Sendable {
     @Test("docs/chatcap-capture.service passes systemd-analyze verify (with ExecStart at the built binary)")
     func unitFileVerifies() throws {
         let dir = try CLITempDirectory.make("systemd-unit")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         let unit = try String(contentsOfFile: Fixtures.root + "/docs/chatcap-capture.service", encoding: .utf8)
         for setting in [
             "Type=notify", "DynamicUser=yes", "StateDirectory=chatcap", "ProtectSystem=strict", "Restart=on-failure",

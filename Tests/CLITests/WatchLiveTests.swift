@@ -6,8 +6,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(20))) struct WatchLiveTests {
     @Test("watch a live channel: header says live, served rows appear, q restores the terminal")
     func liveChannel() throws {
-        let server = try LiveServeTests.Server(["Fixtures/lines/moderation.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/moderation.irc", "--speed", "max"])
+        defer { server.kill() }
         let tmux = try WatchTmux()
         defer { tmux.kill() }
         try tmux.line(
@@ -35,8 +35,8 @@ import Testing
 
     @Test("connection options mean live: watch NAME --host … joins #NAME even where a file NAME exists")
     func connectionOptionsMeanLive() throws {
-        let server = try LiveServeTests.Server(["Fixtures/lines/moderation.irc", "--speed", "max"])
-        defer { server.stop() }
+        let server = try ServeProcess.onFreePort(["Fixtures/lines/moderation.irc", "--speed", "max"])
+        defer { server.kill() }
         let dir = try InputTempDirectory()
         try dir.write("pixelharbor", Array("@tmi-sent-ts=1763700000000 :x!x@x PRIVMSG #fromfile :not this\r\n".utf8))
         let tmux = try WatchTmux()

@@ -83,7 +83,7 @@ import Testing
     func tlsWebSocket() throws {
         let dir = NSTemporaryDirectory() + "chatcap-wss-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir)
         let server = try ServeProcess([
             "Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0", "--speed", "max", "--keep-time",

@@ -168,7 +168,7 @@ func peakResidentKiB(_ pid: Int32) -> Int {
     func plainWebSocketAtTLSPort() throws {
         let dir = NSTemporaryDirectory() + "chatcap-wsmismatch-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { CLITempDirectory.remove(dir) }
         try TestPKI.make(in: dir)
         let server = try ServeProcess([
             "Fixtures/lines/privmsg.irc", "--port", "0", "--ws-port", "0",

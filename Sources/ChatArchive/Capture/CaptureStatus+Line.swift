@@ -41,11 +41,8 @@ extension CaptureStatus.Snapshot {
     /// - Complexity: O(c log c + width) for c channels.
     public func line(width: Int) -> String {
         precondition(width >= 1, "a status line needs a column")
-        let fields = summaryFields
-        let summary = fields.dropFirst().reduce(fields[0]) { text, field in
-            text.count + 2 + field.count <= width ? text + "  " + field : text
-        }
-        if summary.count > width { return String(summary.prefix(width)) }
+        let summary = StatusFields.fit(summaryFields, width: width)
+        if summary.count == width { return summary }
         let ranked = busiestChannels
         // The line after each channel shown, while they fit.
         var lines: [String] = []

@@ -27,6 +27,9 @@ public struct RecentMessagesError: Error, Sendable, Equatable {
         status: 405, statusMessage: "Method Not Allowed", error: "Method Not Allowed", code: "method_not_allowed")
     public static let invalidQuery = RecentMessagesError(
         status: 400, statusMessage: "Bad Request", error: "Invalid or missing query parameters", code: "invalid_query")
+    public static let busy = RecentMessagesError(
+        status: 503, statusMessage: "Service Unavailable", error: "Too many connections: try again shortly",
+        code: "too_many_connections")
     public static let internalError = RecentMessagesError(
         status: 500, statusMessage: "Internal Server Error", error: "Internal Server Error",
         code: "internal_server_error")

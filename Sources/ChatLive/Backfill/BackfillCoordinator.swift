@@ -1,3 +1,4 @@
+import ChatFormat
 import ChatStore
 import IRCWire
 import TwitchSession

@@ -68,11 +68,12 @@ public enum LogsPage: Sendable {
           const p = new URLSearchParams(location.hash.slice(1));
           return { channel: p.get("channel") || "", day: p.get("day") || "", user: p.get("user") || "", q: p.get("q") || "" };
         }
-        function go(s) {
+        function fragment(s) {
           const p = new URLSearchParams();
           for (const k of ["channel", "day", "user", "q"]) if (s[k]) p.set(k, s[k]);
-          location.hash = p.toString();
+          return p.toString();
         }
+        function go(s) { location.hash = fragment(s); }
         async function json(url) {
           const r = await fetch(url);
           if (!r.ok) throw new Error(url + ": " + r.status + " " + (await r.text()));
@@ -95,6 +96,9 @@ public enum LogsPage: Sendable {
             periods = list.availableLogs.map((d) => d.day ? d.year + "-" + pad(d.month) + "-" + pad(d.day) : d.year + "-" + pad(d.month));
             if (!periods.includes(s.day)) s.day = periods[0];
             options($("day"), periods, s.day);
+            // The view chosen by default is written into the URL too: it is shareable, and the
+            // filter (which reads the URL) filters this view.
+            history.replaceState(null, "", "#" + fragment(s));
             const [y, m, d] = s.day.split("-").map(Number);
             const url = s.user
               ? "/channel/" + enc(s.channel) + "/user/" + enc(s.user) + "/" + y + "/" + m + "?json"

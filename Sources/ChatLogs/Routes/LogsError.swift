@@ -19,13 +19,16 @@ public enum LogsError: Error, Sendable, Equatable {
     case storeUnavailable(String)
     /// 500 `Store error: <why>`: the store answered an error (ClickHouse's message).
     case storeFailed(String)
+    /// 503 `Server busy: too many connections, try again shortly`: a connection past the listener's
+    /// limit, answered at once (ChatHTTP's `HTTPLimits.busyConnections`).
+    case busy
 
     public var status: Int {
         switch self {
         case .notFound: 404
         case .invalidParam, .parseInt, .query: 400
         case .channelOptedOut, .userOptedOut: 403
-        case .storeUnavailable: 503
+        case .storeUnavailable, .busy: 503
         case .storeFailed: 500
         }
     }
@@ -40,6 +43,7 @@ public enum LogsError: Error, Sendable, Equatable {
         case .userOptedOut: "The requested user has opted out of being logged"
         case .storeUnavailable(let why): "Store unavailable: \(why)"
         case .storeFailed(let why): "Store error: \(why)"
+        case .busy: "Server busy: too many connections, try again shortly"
         }
     }
 

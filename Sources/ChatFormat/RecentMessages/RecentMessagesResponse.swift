@@ -5,6 +5,10 @@
 ///  "error": null, "error_code": null}
 /// ```
 ///
+/// The decoding half of the codec whose encoding half is ``RecentMessagesRenderer`` (with
+/// ``HistoricalLine``) beside it: the backfill (ChatLive) reads with this what serve, capture and
+/// tail answer with that (`RecentMessagesCodecTests` round-trips them).
+///
 /// Only these three members are read; any other member is skipped whatever its value. A small
 /// decoder of its own (the pure modules import no Foundation): strict JSON (RFC 8259), strings
 /// unescaped to UTF-8 (`\uXXXX` and surrogate pairs included; a lone surrogate becomes U+FFFD).

@@ -1,5 +1,5 @@
+import ChatFormat
 import Testing
-import TwitchSession
 
 @Suite struct RecentMessagesResponseTests {
     static func decode(_ text: String) throws(RecentMessagesResponse.DecodeError) -> RecentMessagesResponse {

@@ -1,6 +1,5 @@
-import ArgumentParser
 import ChatPosix
-import TwitchSession
+public import TwitchSession
 
 #if canImport(Glibc)
     import Glibc
@@ -20,23 +19,23 @@ import TwitchSession
 /// times: an editor's write in place or its rename, a symbolic link moved to another file, as a
 /// Kubernetes ConfigMap update does) and applied once the file has stayed the same for one more
 /// interval, so that a file still being written is not read half.
-final class ChannelReload {
+public final class ChannelReload {
     /// What a reload made of the file.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         /// The new list (it may be the same): channels to part and to join, and how many there are now.
         case changed(added: [String], removed: [String], count: Int)
         /// The list in force is kept, for this reason.
         case kept(reason: String, count: Int)
     }
 
-    let path: String
+    public let path: String
     /// The channels named on the command line: always in the list.
-    let arguments: [String]
-    let shard: ChannelShard?
+    public let arguments: [String]
+    public let shard: ChannelShard?
     /// The list in force, normalised, each once.
-    private(set) var channels: [String]
+    public private(set) var channels: [String]
     /// `--reload-on-change`: how often the file is looked at (`nil`: only SIGHUP reloads).
-    let watchIntervalMs: Int64?
+    public let watchIntervalMs: Int64?
     /// The file as last read (`nil`: it could not be looked at), and as seen at the last look.
     private var readStamp: FileStamp?
     private var seenStamp: FileStamp?
@@ -45,13 +44,15 @@ final class ChannelReload {
     private var hangup: (since: Int64, stamp: FileStamp?, lookMs: Int64)? = nil
 
     /// How long the file must stay the same after a SIGHUP before it is read, and the longest wait.
-    static let settleMs: Int64 = 300
-    static let settleLimitMs: Int64 = 5_000
+    public static let settleMs: Int64 = 300
+    public static let settleLimitMs: Int64 = 5_000
 
     /// - Parameters:
     ///   - channels: the list the run started with (after `--shard`).
     ///   - watchIntervalMs: with `--reload-on-change`, the interval between looks at the file.
-    init(path: String, arguments: [String], shard: ChannelShard?, channels: [String], watchIntervalMs: Int64? = nil) {
+    public init(
+        path: String, arguments: [String], shard: ChannelShard?, channels: [String], watchIntervalMs: Int64? = nil
+    ) {
         self.path = path
         self.arguments = arguments
         self.shard = shard
@@ -62,14 +63,14 @@ final class ChannelReload {
     }
 
     /// Catches SIGHUP (see ``Hangups``): from now on it asks for a reload instead of ending the process.
-    func install() { Hangups.install() }
+    public func install() { Hangups.install() }
 
     /// The outcome of a SIGHUP received since the last call (or, with ``watchIntervalMs``, of a change
     /// of the file that has settled), or `nil` when there is none. Call it from the ingest loop's tick;
     /// it reads the file there.
     ///
     /// - Complexity: O(1) between looks; a `stat(2)` per look. - Allocations: none between looks.
-    func poll(nowMs: Int64) -> Outcome? {
+    public func poll(nowMs: Int64) -> Outcome? {
         if Hangups.take() {
             // Not at once: a file being rewritten (`cat new > list`, a script writing line by line)
             // would be read half, and half the channels parted. Read once it has stayed the same for
@@ -93,12 +94,12 @@ final class ChannelReload {
     }
 
     /// Reads the file and makes it the list in force, unless it cannot be used.
-    func reload() -> Outcome {
+    public func reload() -> Outcome {
         readStamp = FileStamp(path)
         seenStamp = readStamp
         let listed: [String]
-        do { listed = try ChannelsFile.read(path) } catch {
-            return .kept(reason: (error as? ValidationError)?.message ?? "\(error)", count: channels.count)
+        do throws(ChannelsFile.Failure) { listed = try ChannelsFile.read(path) } catch {
+            return .kept(reason: error.description, count: channels.count)
         }
         let named = Self.distinct(arguments + listed)
         let wanted = shard.map { Self.distinct($0.filter(named)) } ?? named
@@ -120,7 +121,7 @@ final class ChannelReload {
     /// What to say on stderr and store: `channel list reloaded from F: joining #a #b, parting #c; 7
     /// channels` (at most ``listedBytes`` of names each way, then `… and N more`), `… no change`, or
     /// `channel list not reloaded from F: <why>; keeping the 6 channels`.
-    func describe(_ outcome: Outcome) -> String {
+    public func describe(_ outcome: Outcome) -> String {
         switch outcome {
         case .changed(let added, let removed, let count):
             var parts: [String] = []
@@ -137,7 +138,7 @@ final class ChannelReload {
 
     /// Most bytes of names one description lists each way: a record stays far below the readers'
     /// line limit (16 KiB) however many channels change.
-    static let listedBytes = 4_000
+    public static let listedBytes = 4_000
 
     /// `#a #b … and N more`.
     private static func list(_ channels: [String]) -> String {
@@ -152,11 +153,14 @@ final class ChannelReload {
     }
 
     /// `channels` normalised, each once, in their first order.
-    static func distinct(_ channels: [String]) -> [String] {
+    public static func distinct(_ channels: [String]) -> [String] {
         var seen = Set<String>()
         return channels.map { Login.normalize($0) }.filter { seen.insert($0).inserted }
     }
 }
+
+@available(*, unavailable)
+extension ChannelReload: Sendable {}
 
 /// What `stat(2)` says of a file that tells one version of it from the next.
 struct FileStamp: Equatable {
@@ -169,7 +173,8 @@ struct FileStamp: Equatable {
     /// The file at `path` now (a symbolic link followed), or `nil` when it cannot be looked at.
     init?(_ path: String) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        // SAFETY: `info` is a stat buffer of this struct's size, written by the call only.
+        guard unsafe stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
