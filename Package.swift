@@ -168,7 +168,8 @@ let package = Package(
 
         // Test support: fixture lookup, golden files, the drip-feed framer verifier, temporary inputs, a TLS test bed.
         .target(
-            name: "ChatTestSupport", dependencies: ["IRCWire", "TwitchSession", "ChatPosix", "ChatNet", "ChatInput"],
+            name: "ChatTestSupport",
+            dependencies: ["IRCWire", "TwitchSession", "ChatPosix", "ChatNet", "ChatInput", "ChatGzip"],
             path: "Tests/ChatTestSupport",
             swiftSettings: commonSettings),
         .testTarget(
@@ -265,6 +266,13 @@ let package = Package(
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],
             swiftSettings: commonSettings),
+        // The cross-thread stress scenarios of ChatStore and ChatInput, built with ThreadSanitizer and run by
+        // `make tsan` (part of `make test`). An executable, so that the TSan build compiles only these modules,
+        // not the package and every test target as `swift test --sanitize=thread` would.
+        .executableTarget(
+            name: "StressChecks",
+            dependencies: ["ChatStore", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            path: "Tests/StressChecks", swiftSettings: commonSettings),
         // Throughput figures for `make bench`.
         .executableTarget(
             name: "ChatBench", dependencies: ["IRCWire", "ChatStore", "ChatFormat", "ChatPosix", "ChatTestSupport"],

@@ -10,8 +10,8 @@
 #   1. the in-process suites run first, alone;
 #   2. then CLITests, its suites dealt round-robin to CLI_SHARDS invocations that run side by side
 #      (each its own process and pool), every suite whole in one of them; beside them the command
-#      in $TSAN if set (`make test` gives `make tsan`: the ThreadSanitizer build and stress tests,
-#      whose compiling fills the cores the process-driving tests leave idle).
+#      in $TSAN if set (`make test` gives `make tsan`: the ThreadSanitizer build of Tests/StressChecks
+#      and its run, which fill the cores the process-driving tests leave idle).
 # Every part always runs; the script fails if any did. Each part's output is kept in
 # .build/test-output-PART.log and printed whole once the part ends. The parts run the built test
 # bundle directly (`swift test` holds a lock on .build, so side-by-side invocations of it would wait

@@ -7,10 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(20))) struct GzipSourceTests {
     /// `content` compressed by the real `gzip`.
     static func gzip(_ content: [UInt8], in dir: InputTempDirectory, name: String = "plain") throws -> [UInt8] {
-        let path = try dir.write(name, content)
-        let result = try InputShell.run("gzip -c -n \(InputShell.quote(path))")
-        #expect(result.status == 0, "\(result.errors)")
-        return result.output
+        try dir.gzipByTool(content, name: name)
     }
 
     static func decode(_ compressed: [UInt8], step: Int = .max, chunk: Int = 1 << 16, inputCapacity: Int = 32 * 1024)

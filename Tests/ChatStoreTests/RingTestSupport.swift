@@ -3,12 +3,9 @@ import IRCWire
 
 @testable import ChatStore
 
-/// A chat line whose text names its sequence, so a reader can tell stale bytes from the right ones.
-func line(_ n: UInt64, padding: Int = 0) -> [UInt8] {
-    Array(
-        "@id=m\(n);user-id=\(n % 7 + 1) :u\(n % 7)!u@u PRIVMSG #c :message \(n)\(String(repeating: "x", count: padding))"
-            .utf8)
-}
+/// A chat line whose text names its sequence, so a reader can tell stale bytes from the right ones
+/// (ChatTestSupport's ``numberedLine(_:padding:)``).
+func line(_ n: UInt64, padding: Int = 0) -> [UInt8] { numberedLine(n, padding: padding) }
 
 /// Appends `bytes` to `ring` the way a ChannelLog does, evicting first when full.
 @discardableResult

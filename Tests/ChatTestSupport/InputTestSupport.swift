@@ -48,6 +48,13 @@ public enum InputShell: Sendable {
         public var errors: String
     }
 
+    /// A command that exited with a status other than 0.
+    public struct Failure: Error, CustomStringConvertible {
+        public var command: String
+        public var result: Result
+        public var description: String { "\(command) exited with \(result.status): \(result.errors)" }
+    }
+
     /// Runs `command` with `/bin/sh -c`, feeding nothing on standard input.
     public static func run(_ command: String) throws -> Result {
         let process = Process()
@@ -99,9 +106,20 @@ public final class InputArraySource: ByteSource {
 extension InputArraySource: Sendable {}
 
 /// Reads `source` to its end in reads of at most `chunk` bytes; returns the bytes and the error that
-/// ended it, if any.
+/// ended it, if any. Records an issue if the source gave bytes after its error.
 public func drainSource(_ source: inout some ByteSource, chunk: Int = 64 * 1024) -> (bytes: [UInt8], error: InputError?)
 {
+    let read = readToEnd(&source, chunk: chunk)
+    #expect(read.endedAfterError, "a source must end after an error")
+    return (read.bytes, read.error)
+}
+
+/// ``drainSource(_:chunk:)`` without Swift Testing (for `make tsan`'s StressChecks, where an `#expect`
+/// outside a test records nothing): the bytes, the error that ended them, and whether the source
+/// was at its end after that error (true when there was none). O(bytes) time; the bytes are copied once.
+public func readToEnd(_ source: inout some ByteSource, chunk: Int = 64 * 1024) -> (
+    bytes: [UInt8], error: InputError?, endedAfterError: Bool
+) {
     var out: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: chunk)
     while true {
@@ -115,10 +133,9 @@ public func drainSource(_ source: inout some ByteSource, chunk: Int = 64 * 1024)
         if let caught {
             // After an error the source is at its end.
             let after = buffer.withUnsafeMutableBytes { raw in try? source.read(into: raw) }
-            #expect(after == 0, "a source must end after an error")
-            return (out, caught)
+            return (out, caught, after == 0)
         }
-        if n == 0 { return (out, nil) }
+        if n == 0 { return (out, nil, true) }
         out += buffer[0..<n]
     }
 }

@@ -1,17 +1,15 @@
 import ChatPosix
+import ChatStore
 import IRCWire
 import Synchronization
-import Testing
-
-@testable import ChatStore
 
 /// Readers on another thread while rings grow: the appender fills one new channel after another, so
 /// every channel's slot table grows by half from 16 slots to its capacity and its byte storage grows
 /// several times, while a reader resolves the newest channel's live entries and single entries. Run
 /// under ThreadSanitizer by `make tsan`: no race, and every entry a reader sees is the right one.
-@Suite(.serialized, .timeLimit(.minutes(20))) struct StressGrowthTests {
-    @Test("Stress: readers during slot-table and byte-storage growth never see stale or torn entries")
-    func readersDuringGrowth() throws {
+enum StoreGrowthStress {
+    /// Readers during slot-table and byte-storage growth never see stale or torn entries.
+    static func readersDuringGrowth() throws {
         let capacity = 1_000
         let channels = 24
         let perChannel = 1_200
@@ -19,9 +17,7 @@ import Testing
         let done = Flag()
         let tally = Tally()
         @Sendable func bytes(_ channel: Int, _ seq: Int) -> [UInt8] {
-            Array(
-                "@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: seq % 300))"
-                    .utf8)
+            StoreStress.channelLine(channel, seq, padding: seq % 300)
         }
         _ = try store.ingest(bytes(0, 0).span, receivedAt: .epoch)
 
@@ -43,12 +39,12 @@ import Testing
                     let live = log.ring.liveRange
                     guard !live.isEmpty else { continue }
                     log.ring.withEntries(in: live, reader: reader) { info, bytes in
-                        tally.record(StressTests.matches(info.seq, info, bytes))
+                        tally.record(StoreStress.matches(info.seq, info, bytes))
                     }
                     k = (k &+ 7) % UInt64(live.count)
                     let seq = live.lowerBound + k
                     if case .found(let ok) = log.ring.withEntry(
-                        seq, reader: reader, { StressTests.matches(seq, $0, $1) })
+                        seq, reader: reader, { StoreStress.matches(seq, $0, $1) })
                     {
                         tally.record(ok)
                     }
@@ -56,14 +52,15 @@ import Testing
             },
         ]
         for t in threads { join(t) }
-        #expect(tally.bad.load(ordering: .relaxed) == 0)
-        #expect(tally.checked.load(ordering: .relaxed) > 0)
-        #expect(store.channelCount == channels)
+        check(tally.bad.load(ordering: .relaxed) == 0, "stale or torn entries")
+        check(tally.checked.load(ordering: .relaxed) > 0, "the reader checked no entry")
+        check(store.channelCount == channels)
         for c in 0..<channels {
-            let ring = try #require(store.log(at: c)).ring
-            #expect(
-                ring.slotCapacity == capacity && ring.liveRange == UInt64(perChannel - capacity)..<UInt64(perChannel))
-            #expect(ring.byteStorageIsMapped, "the reader also ran while mapped storage grew in place")
+            let ring = try require(store.log(at: c)).ring
+            check(
+                ring.slotCapacity == capacity && ring.liveRange == UInt64(perChannel - capacity)..<UInt64(perChannel),
+                "channel \(c)")
+            check(ring.byteStorageIsMapped, "the reader also ran while mapped storage grew in place")
         }
     }
 }

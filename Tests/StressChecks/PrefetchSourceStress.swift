@@ -2,7 +2,6 @@ import ChatInput
 import ChatPosix
 import ChatTestSupport
 import Synchronization
-import Testing
 
 /// A source that hands out `pieces` one per read (empty pieces are skipped: 0 means the end), then
 /// throws `error` if there is one, then ends; counts its reads and notes the thread of each.
@@ -44,12 +43,17 @@ final class PieceSource: ByteSource {
 
 /// ``PrefetchSource`` reads on a thread of its own; it must hand out exactly what the inner source
 /// gives, in order, with its error after its bytes, whatever the chunk and read sizes, and stop its
-/// thread when dropped early. Named for `make tsan`, which runs these under ThreadSanitizer.
-@Suite(.timeLimit(.minutes(20))) struct PrefetchSourceStressTests {
-    @Test(
-        "the bytes, then the error, then the end: as the inner source gives them",
-        arguments: [(1, 1, 1), (3, 2, 5), (64, 4, 7), (4096, 4, 65_536)])
-    func sameBytesAndErrorInOrder(chunkBytes: Int, chunkCount: Int, readSize: Int) {
+/// thread when dropped early. Run under ThreadSanitizer by `make tsan`.
+enum PrefetchSourceStress {
+    /// The bytes, then the error, then the end: as the inner source gives them, for each chunk size,
+    /// chunk count and read size.
+    static func sameBytesAndErrorInOrder() {
+        for (chunkBytes, chunkCount, readSize) in [(1, 1, 1), (3, 2, 5), (64, 4, 7), (4096, 4, 65_536)] {
+            sameBytesAndErrorInOrder(chunkBytes: chunkBytes, chunkCount: chunkCount, readSize: readSize)
+        }
+    }
+
+    static func sameBytesAndErrorInOrder(chunkBytes: Int, chunkCount: Int, readSize: Int) {
         var rng: UInt64 = 42
         var pieces: [[UInt8]] = []
         for _ in 0..<500 {
@@ -61,42 +65,44 @@ final class PieceSource: ByteSource {
         for error in [nil, damage] {
             var source = PrefetchSource(
                 wrapping: PieceSource(pieces, error: error), chunkBytes: chunkBytes, chunkCount: chunkCount)
-            let (bytes, caught) = drainSource(&source, chunk: readSize)
-            #expect(bytes == pieces.flatMap { $0 })
-            #expect(caught == error)
+            let read = readToEnd(&source, chunk: readSize)
+            let shape =
+                "\(chunkBytes) bytes, \(chunkCount) chunks, reads of \(readSize), error \(String(describing: error))"
+            check(read.bytes == pieces.flatMap { $0 }, shape)
+            check(read.error == error && read.endedAfterError, shape)
         }
     }
 
-    @Test("a gzip file decodes the same through the reader thread, damage included")
-    func gzipThroughThread() throws {
+    /// A gzip file decodes the same through the reader thread, damage included.
+    static func gzipThroughThread() throws {
         let dir = try InputTempDirectory()
         let content = sampleChatLines(3000)
-        let compressed = try GzipSourceTests.gzip(content, in: dir)
+        let compressed = try dir.gzipByTool(content)
         for cut in [compressed.count, compressed.count / 2, compressed.count - 5] {
             let whole = Array(compressed[0..<cut])
             var direct = try GzipSource(wrapping: InputArraySource(whole, name: "t.gz", step: 1000))
-            let expected = drainSource(&direct, chunk: 4096)
+            let expected = readToEnd(&direct, chunk: 4096)
             var prefetched = PrefetchSource(
                 wrapping: try GzipSource(wrapping: InputArraySource(whole, name: "t.gz", step: 1000)),
                 chunkBytes: 3000, chunkCount: 3)
-            let got = drainSource(&prefetched, chunk: 4096)
-            #expect(got.bytes == expected.bytes, "cut at \(cut)")
-            #expect(got.error == expected.error, "cut at \(cut)")
+            let got = readToEnd(&prefetched, chunk: 4096)
+            check(got.bytes == expected.bytes, "cut at \(cut)")
+            check(got.error == expected.error && got.endedAfterError && expected.endedAfterError, "cut at \(cut)")
         }
     }
 
-    @Test("dropped before the end, it stops its thread (an endless inner source does not keep it)")
-    func stopsWhenDropped() {
+    /// Dropped before the end, it stops its thread (an endless inner source does not keep it).
+    static func stopsWhenDropped() {
         let inner = PieceSource([], endless: true)
         do {
             let source = PrefetchSource(wrapping: inner, chunkBytes: 16, chunkCount: 2)
             var buffer = [UInt8](repeating: 0, count: 8)
             let n = buffer.withUnsafeMutableBytes { raw in (try? source.read(into: raw)) ?? -1 }
-            #expect(n == 1)
+            check(n == 1)
         }
         // Reaching here means the thread was told to stop and joined (it was waiting for a free
         // chunk). It read ahead at most the two chunks, the one handed out and one in progress.
         let reads = inner.reads.load(ordering: .relaxed)
-        #expect(reads >= 1 && reads <= 4, "at most the chunks in flight were read ahead, got \(reads)")
+        check(reads >= 1 && reads <= 4, "at most the chunks in flight were read ahead, got \(reads)")
     }
 }

@@ -1,21 +1,21 @@
 import ChatInput
 import ChatTestSupport
-import Testing
 
 /// ``ParseAhead`` under load, for `make tsan` (which runs the Stress suites under ThreadSanitizer):
 /// random block shapes over a merge of plain and gzip inputs, read to the end or stopped at a random
 /// event; the owner sees what the reader on one thread hands out, and every block crossing the
 /// threads is ordered by the stage's lock.
-@Suite(.timeLimit(.minutes(20))) struct StressParseAheadTests {
-    @Test("40 rounds of random block shapes, to the end or stopped at a random event: the same events as one thread")
-    func randomShapesAndStops() throws {
+enum ParseAheadStress {
+    /// 40 rounds of random block shapes, to the end or stopped at a random event: the same events as
+    /// one thread.
+    static func randomShapesAndStops() throws {
         let dir = try InputTempDirectory()
         let a = try dir.write("a.log", sampleChatLines(1500, channel: "a", start: 1_000, text: "alpha"))
         let b = try dir.write("b.log", sampleChatLines(1000, channel: "b", start: 1_700, text: "beta"))
         let gz = try dir.writeGzip("c.log.gz", sampleChatLines(1000, channel: "c", start: 1_300, text: "gamma gamma"))
         let paths = [a, b, gz]
         let expected = MergeTranscript.direct(MergeReader(paths: paths))
-        #expect(expected.statistics.lines == 3_500)
+        check(expected.statistics.lines == 3_500)
         var random = InputRandom(seed: 26)
         for round in 0..<40 {
             let bytes = [64, 1024, 8192, 65_536][Int(random.next() % 4)]
@@ -26,29 +26,28 @@ import Testing
             var got: [String] = []
             while got.count < stopAt && stage.next({ got.append(MergeTranscript.entry($0, $1)) }) {}
             stage.finish()
-            #expect(got == Array(expected.events.prefix(stopAt)), "round \(round): \(bytes) bytes, \(events) events")
+            check(got == Array(expected.events.prefix(stopAt)), "round \(round): \(bytes) bytes, \(events) events")
             let read = stage.statistics.lines
             if stopAt == expected.events.count {
-                #expect(stage.statistics == expected.statistics, "round \(round)")
+                check(stage.statistics == expected.statistics, "round \(round)")
             } else {
                 // Read on by at most the blocks in the pool and the event that found none free.
-                #expect(read <= stopAt + count * events + 1, "round \(round): read \(read) for \(stopAt)")
+                check(read <= stopAt + count * events + 1, "round \(round): read \(read) for \(stopAt)")
             }
         }
     }
 
-    @Test(
-        "40 rounds over one lane, its parse shared: random block shapes and sharings, to the end or stopped at a random event"
-    )
-    func sharedParseRandomShapesAndStops() throws {
+    /// 40 rounds over one lane, its parse shared: random block shapes and sharings, to the end or
+    /// stopped at a random event.
+    static func sharedParseRandomShapesAndStops() throws {
         let dir = try InputTempDirectory()
         let a = try dir.write("a.log", sampleChatLines(1500, channel: "a", start: 1_000, text: "alpha"))
         let gz = try dir.writeGzip("c.log.gz", sampleChatLines(1000, channel: "c", start: 1_300, text: "gamma gamma"))
-        let bad = try dir.write("bad.log", Array(("@bad\r\n" + MergeReaderTests.line(nil, "u\rcr")).utf8))
+        let bad = try dir.write("bad.log", Array("@bad\r\n:u!u@u PRIVMSG #c :u\rcr\r\n".utf8))
         let makeReader = { MergeReader(paths: [bad, a, gz, bad], groups: [[0, 1, 2, 3]]) }
         let expected = MergeTranscript.direct(makeReader())
-        #expect(expected.statistics.lines == 2_502)
-        #expect(expected.statistics.malformedLines == 2)
+        check(expected.statistics.lines == 2_502)
+        check(expected.statistics.malformedLines == 2)
         var random = InputRandom(seed: 28)
         let sharings: [ParseAhead.Sharing] = [.claimed, .claimed, .owner, .alternate]
         for round in 0..<40 {
@@ -64,13 +63,13 @@ import Testing
             stage.finish()
             let shape = "round \(round): \(bytes) bytes, \(events) events, \(count) blocks, \(sharing)"
             // A bare-CR warning and its line come in one call: the stop may fall after both.
-            #expect(Array(got.prefix(stopAt)) == Array(expected.events.prefix(stopAt)), "\(shape)")
+            check(Array(got.prefix(stopAt)) == Array(expected.events.prefix(stopAt)), "\(shape)")
             if stopAt == expected.events.count {
-                #expect(stage.statistics == expected.statistics, "\(shape)")
+                check(stage.statistics == expected.statistics, "\(shape)")
                 let parsed = stage.blocksParsed
-                #expect(parsed.reader + parsed.owner == stage.blocksHandedOver, "\(shape)")
+                check(parsed.reader + parsed.owner == stage.blocksHandedOver, "\(shape)")
             } else {
-                #expect(stage.statistics.lines <= stopAt + count * events + 1, "\(shape)")
+                check(stage.statistics.lines <= stopAt + count * events + 1, "\(shape)")
             }
         }
     }

@@ -1,29 +1,23 @@
+import ChatStore
+import ChatTestSupport
 import IRCWire
 import Synchronization
-import Testing
-
-@testable import ChatStore
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One appender at full speed and readers on their own threads resolving windows and entries at the
 /// same time. Run under ThreadSanitizer by `make tsan` (part of `make test`): it must report no race,
 /// and every byte a reader sees must belong to the sequence number it asked for.
 ///
-/// Dedicated threads, not tasks: the cooperative pool has as many threads as cores (2 here), which
-/// would leave a reader waiting for the appender to finish. Reader B never touches a lock, so that
-/// no mutex hides a missing happens-before edge from ThreadSanitizer; it reads the oldest entries,
-/// the ones eviction overwrites.
-@Suite(.serialized, .timeLimit(.minutes(20))) struct StressTests {
-    @Test("Stress: appender and readers on different threads never see stale or torn entries")
-    func appenderAndReaders() throws {
-        let store = ChatStore(capacity: 2_500, windowSize: 150, interval: 1)
+/// Dedicated threads (``spawn(_:)``), so that neither reader waits for the appender to finish.
+/// Reader B never touches a lock, so that no mutex hides a missing happens-before edge from
+/// ThreadSanitizer; it reads the oldest entries, the ones eviction overwrites.
+enum StoreStress {
+    /// Appender and readers on different threads never see stale or torn entries.
+    static func appenderAndReaders() throws {
         let total = 200_000
+        let store = ChatStore(capacity: 2_500, windowSize: 150, interval: 1)
         let done = Flag()
         // The owner creates the log and the observer before the threads start.
-        _ = try store.ingest(line(0).span, receivedAt: .epoch)
+        _ = try store.ingest(numberedLine(0).span, receivedAt: .epoch)
         let box = store.viewModel.observe(channel: 0)
         let windowReader = Tally()
         let oldestReader = Tally()
@@ -32,7 +26,7 @@ import Testing
             spawn {
                 for n in 1..<total {
                     _ = try! store.ingest(
-                        line(UInt64(n), padding: n % 5 == 0 ? 900 : n % 200).span,
+                        numberedLine(UInt64(n), padding: n % 5 == 0 ? 900 : n % 200).span,
                         receivedAt: Timestamp(milliseconds: Int64(n)))
                     if n % 64 == 0 { store.publish(now: Int64(n)) }
                 }
@@ -66,56 +60,42 @@ import Testing
             },
         ]
         for t in threads { join(t) }
-        #expect(windowReader.bad.load(ordering: .relaxed) == 0)
-        #expect(oldestReader.bad.load(ordering: .relaxed) == 0)
-        #expect(windowReader.checked.load(ordering: .relaxed) > 0)
-        #expect(oldestReader.checked.load(ordering: .relaxed) > 0)
-        #expect(store.log(at: 0)!.ring.liveRange == UInt64(total - 2_500)..<UInt64(total))
+        check(windowReader.bad.load(ordering: .relaxed) == 0, "stale or torn entries in windows")
+        check(oldestReader.bad.load(ordering: .relaxed) == 0, "stale or torn oldest entries")
+        check(windowReader.checked.load(ordering: .relaxed) > 0, "reader A checked no entry")
+        check(oldestReader.checked.load(ordering: .relaxed) > 0, "reader B checked no entry")
+        check(try require(store.log(at: 0)).ring.liveRange == UInt64(total - 2_500)..<UInt64(total))
+    }
+
+    /// Line `seq` of channel `#g<channel>`: id `m<seq>`, text "message <seq>" and `padding` "x"s (the
+    /// growth and budget scenarios' lines).
+    static func channelLine(_ channel: Int, _ seq: Int, padding: Int) -> [UInt8] {
+        Array("@id=m\(seq) :u!u@u PRIVMSG #g\(channel) :message \(seq)\(String(repeating: "x", count: padding))".utf8)
     }
 
     /// Whether `bytes` is the line made for `seq` (its text starts with "message <seq>").
+    ///
+    /// Compares in place, without building the expected text: readers call it for every entry they
+    /// walk, and an eviction waits for a walk (it pins the walk's lowest entry), so under TSan, where
+    /// every allocation is slow, an allocating check would pace the appender. O(digits of `seq`).
     static func matches(_ seq: UInt64, _ info: EntryInfo, _ bytes: Span<UInt8>) -> Bool {
         guard info.seq == seq, let text = info.parsed.lastParam(in: bytes) else { return false }
-        let expected = Array("message \(seq)".utf8)
-        guard text.count >= expected.count else { return false }
-        for (k, b) in expected.enumerated() where bytes[Int(text.lower) + k] != b { return false }
+        let prefix: StaticString = "message "
+        var digits = 1
+        var power: UInt64 = 10
+        while power <= seq && digits < 20 {
+            digits += 1
+            power = power &* 10
+        }
+        guard text.count >= prefix.utf8CodeUnitCount + digits else { return false }
+        var at = Int(text.lower)
+        for k in 0..<prefix.utf8CodeUnitCount where bytes[at + k] != prefix.utf8Start[k] { return false }
+        at += prefix.utf8CodeUnitCount
+        var rest = seq
+        for k in (0..<digits).reversed() {
+            guard bytes[at + k] == UInt8(ascii: "0") + UInt8(rest % 10) else { return false }
+            rest /= 10
+        }
         return true
     }
-}
-
-final class Flag: Sendable {
-    let value = Atomic<Bool>(false)
-}
-
-final class Tally: Sendable {
-    let checked = Atomic<Int>(0)
-    let bad = Atomic<Int>(0)
-    let missed = Atomic<Int>(0)
-    func record(_ ok: Bool) {
-        checked.add(1, ordering: .relaxed)
-        if !ok { bad.add(1, ordering: .relaxed) }
-    }
-}
-
-/// Runs `body` on a new POSIX thread.
-func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Box: @unchecked Sendable {  // handed to exactly one thread
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(
-        &thread, nil,
-        { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-    precondition(rc == 0, "pthread_create failed: \(rc)")
-    return thread
-}
-
-func join(_ thread: pthread_t) {
-    pthread_join(thread, nil)
 }
