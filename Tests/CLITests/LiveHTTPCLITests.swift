@@ -376,7 +376,8 @@ import Testing
 
     /// A capture host as another chatcap's recent-messages service: capture A (`--http-port`) records
     /// serve's six channels directly; capture B, through a forwarder that cuts its first connection
-    /// once, asks A for what it missed (`--recent-messages http://127.0.0.1:PORT`). With the forwarder
+    /// once and holds B's next connection 0.5 s (a 10 ms gap held no chat in two runs of twelve), asks A
+    /// for what it missed (`--recent-messages http://127.0.0.1:PORT`). With the forwarder
     /// `delay` seconds behind, A's answer holds lines B has not received live yet: they are written
     /// once, as recovered, and their live copies dropped and counted.
     @Test(
@@ -396,7 +397,8 @@ import Testing
         }
         let proxy = Process()
         let proxyPort = try startPythonServer(
-            proxy, arguments: [Fixtures.root + "/Tests/Support/drop_once_proxy.py", "\(server.port)", "2", "\(delay)"],
+            proxy,
+            arguments: [Fixtures.root + "/Tests/Support/drop_once_proxy.py", "\(server.port)", "2", "\(delay)", "0.5"],
             what: "the forwarder")
         defer {
             kill(proxy.processIdentifier, SIGKILL)
@@ -413,7 +415,11 @@ import Testing
 
         // What A stored is what serve played (A never dropped): B's audit against it.
         let played = try CLI.run(["replay", "\(dir)/service", "--format", "raw"])
-        let served = played.text.split(separator: "\r\n").compactMap { BackfillCLITests.served($0, at: 0) }
+        // Received by A when its `time` tag says: the audit's rule for the last second before B's stop.
+        let served = played.text.split(separator: "\r\n").compactMap {
+            BackfillCLITests.served(
+                $0, at: LineTags.value("time", in: $0).map { BackfillCLITests.wallMs(String($0)) } ?? 0)
+        }
         let gaps = try BackfillCLITests.gaps("\(dir)/backfilled")
         #expect(gaps.count == channels.count, "one gap per channel, from the one cut: \(gaps)")
         #expect(gaps.allSatisfy { $0["backfill"] as? String == "closed" }, "\(gaps)")

@@ -3,14 +3,18 @@ of stdout), forwards every connection to 127.0.0.1:TARGET, and closes the first 
 AFTER seconds after it opened (later connections are left alone): one client loses its connection
 once, mid-chat, while every other client of the server goes on. With DELAY, what the server sends
 reaches the client DELAY seconds late (a client behind a slower path than the server's other
-clients). Runs until killed.
+clients). With HOLD, connections that come in the HOLD seconds after that close wait (in the listen
+backlog) until they have passed: the client's gap lasts at least that long, however fast it reconnects.
+Runs until killed.
 
-    python3 drop_once_proxy.py TARGET AFTER [DELAY]
+    python3 drop_once_proxy.py TARGET AFTER [DELAY [HOLD]]
 """
 import collections, selectors, socket, sys, time
 
 target, after = int(sys.argv[1]), float(sys.argv[2])
 delay = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+hold = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+held_until = 0.0  # no connection is accepted before this time
 listener = socket.socket()
 listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 listener.bind(("127.0.0.1", 0))
@@ -36,6 +40,9 @@ def close_pair(s):
 
 while True:
     now = time.time()
+    if held_until and now >= held_until:
+        selector.register(listener, selectors.EVENT_READ)
+        held_until = 0.0
     while late and late[0][0] <= now:
         _, client, data = late.popleft()
         if client in pairs:
@@ -74,3 +81,6 @@ while True:
         if first[0] in pairs:
             close_pair(first[0])
         first = (None, None, None)
+        if hold > 0:
+            selector.unregister(listener)
+            held_until = time.time() + hold
