@@ -135,7 +135,14 @@ public final class CaptureRun {
     }
 
     /// The first write error, kept by the handlers: the loop stops at its next tick.
-    private var failure: CaptureError? = nil
+    private var failure: CaptureError? {
+        get { firstFailure.error }
+        set { firstFailure.error = newValue }
+    }
+    /// Where ``failure`` lives: a box the per-line handler captures itself, so that a line does not
+    /// reach it through `[unowned self]` (an atomic retain and release of the run per access).
+    private final class FirstFailure { var error: CaptureError? }
+    private let firstFailure = FirstFailure()
     private var joined = Set<String>()
 
     private func makeSession(writer: CaptureWriter, previous: CapturePreviousRun?) throws -> LiveSession {
@@ -144,11 +151,11 @@ public final class CaptureRun {
         let session = try LiveSession(
             channels: connection.channels, credentials: connection.credentials, endpoint: connection.endpoint,
             settings: connection.settings, stop: stop,
-            onLine: { [unowned self] bytes, message, receivedAt, _ in
+            onLine: { [firstFailure] bytes, message, receivedAt, _ in
                 http?.line(bytes, message, receivedAt: receivedAt)
-                guard failure == nil else { return }
+                guard firstFailure.error == nil else { return }
                 do throws(CaptureError) { try writer.append(bytes, message: message, receivedAt: receivedAt) } catch {
-                    failure = error
+                    firstFailure.error = error
                 }
             },
             onRecord: { [unowned self] record in
