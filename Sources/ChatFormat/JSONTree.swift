@@ -28,52 +28,33 @@ public indirect enum JSONTree: Sendable, Equatable {
         return members.first { $0.0 == key }?.1
     }
 
-    /// The JSON text, compact (no spaces), strings escaped as RFC 8259 requires.
+    /// The JSON text, compact (no spaces), written by ``JSONWriter`` (its string escaping).
     ///
     /// - Complexity: O(size of the tree). - Allocations: the bytes.
     public var bytes: [UInt8] {
-        var out: [UInt8] = []
-        write(into: &out)
-        return out
+        var writer = JSONWriter()
+        write(into: &writer)
+        return writer.bytes
     }
 
-    private func write(into out: inout [UInt8]) {
+    private func write(into writer: inout JSONWriter) {
         switch self {
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                Self.write(string: key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                value.write(into: &out)
+            writer.beginObject()
+            for (key, value) in members {
+                writer.key(key)
+                value.write(into: &writer)
             }
-            out.append(UInt8(ascii: "}"))
+            writer.endObject()
         case .array(let elements):
-            out.append(UInt8(ascii: "["))
-            for (i, value) in elements.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                value.write(into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .string(let text): Self.write(string: text, into: &out)
-        case .number(let value): out += Array(String(value).utf8)
-        case .bool(let value): out += Array((value ? "true" : "false").utf8)
-        case .null: out += Array("null".utf8)
+            writer.beginArray()
+            for value in elements { value.write(into: &writer) }
+            writer.endArray()
+        case .string(let text): writer.string(text)
+        case .number(let value): writer.number(value)
+        case .bool(let value): writer.bool(value)
+        case .null: writer.null()
         }
-    }
-
-    private static func write(string text: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), b]
-            case UInt8(ascii: "\n"): out += Array(#"\n"#.utf8)
-            case 0..<0x20: out += Array(#"\u00"#.utf8) + [hex[Int(b >> 4)], hex[Int(b & 15)]]
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -100,6 +100,13 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = false
     }
 
+    /// Writes a key from a `String` (documents made at start, e.g. ``JSONTree``), escaped.
+    public mutating func key(_ name: String) {
+        string(name)
+        buffer.put(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
     /// Writes a key given as raw bytes (a tag name), escaped.
     public mutating func key(bytes span: Span<UInt8>, _ range: ByteRange) {
         string(span, range)
