@@ -154,7 +154,7 @@ extension LiveSession {
                 // the retiring one has been read that far (its actions run after the line's). Only a
                 // line with an id says so: an id-less one can be sent to each connection on its own
                 // (the ROOMSTATE that answers every JOIN), and a copy of it proves nothing.
-                if c.owner == nil, c.retiring != nil, let id = message.tags[.id], !id.raw.isEmpty {
+                if c.owner == nil, c.retiring != nil, LineFingerprint.hasId(message) {
                     c.machine.handle(.overlapConfirmed, at: now, into: &actions, sharing: &pace)
                 }
                 return

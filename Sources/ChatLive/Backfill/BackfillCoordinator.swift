@@ -137,7 +137,7 @@ final class BackfillCoordinator {
         pending.held.append(Held(bytes: copy, receivedAt: receivedAt, lineNumber: lineNumber))
         pending.heldBytes += bytes.count
         pending.seen.insert(fingerprint)
-        if let id = message.tags[.id], !id.raw.isEmpty { pending.seenWithId.insert(fingerprint) }
+        if LineFingerprint.hasId(message) { pending.seenWithId.insert(fingerprint) }
         state.pending = pending
         if pending.held.count >= source.maxHeldLines || pending.heldBytes >= source.maxHeldBytes {
             counters.releasedEarly += 1
@@ -369,7 +369,7 @@ final class BackfillCoordinator {
             candidates.append(
                 .init(
                     fingerprint: LineFingerprint.of(span, message), time: time,
-                    hasId: message.tags[.id].map { !$0.raw.isEmpty } ?? false))
+                    hasId: LineFingerprint.hasId(message)))
             lines.append((Self.marked(bytes, message), time))
         }
         // The service's clock against ours, from the last line we had: its times are ours from here on.

@@ -14,6 +14,14 @@ public enum LineFingerprint {
     /// hash of a line whose bytes happen to equal it.
     static let idBasis: UInt64 = 0x6C62_272E_07BB_0142
 
+    /// Whether `message` has a non-empty `id` tag: its fingerprint is then its id's, which no other
+    /// line shares (an id-less line's can repeat: the same JOIN, PART or ROOMSTATE).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public static func hasId(_ message: TwitchMessage) -> Bool {
+        message.tags[.id].map { !$0.raw.isEmpty } ?? false
+    }
+
     /// The fingerprint of `bytes` (one line without CR LF, parsed as `message`).
     ///
     /// - Complexity: O(id length) for a line with an id, else O(line length). - Allocations: none.
