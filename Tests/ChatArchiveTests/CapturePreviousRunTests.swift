@@ -24,6 +24,16 @@ import Testing
         return out
     }
 
+    /// A finished gzip file of `text` at `path` in `dir`, last modified at `modified` (when the run
+    /// last wrote to it).
+    static func file(_ path: String, _ text: String, modified: String, in dir: InputTempDirectory) throws {
+        let writer = try GzipWriter(path: try dir.file(path))
+        try writer.write(Array(text.utf8).span)
+        try writer.close()
+        let r = try InputShell.run("touch -d \(modified) \(InputShell.quote(dir.path + "/" + path))")
+        #expect(r.status == 0)
+    }
+
     @Test(
         "after a kill -9, the previous run's last moment is its newest flushed line, not a line after the last flush point",
         arguments: [Int32(1), 6])
@@ -60,12 +70,7 @@ import Testing
     func ownLastLine() throws {
         let dir = try InputTempDirectory()
         func file(_ path: String, _ text: String, modified: String) throws {
-            let writer = try GzipWriter(path: try dir.file(path))
-            try writer.write(Array(text.utf8).span)
-            try writer.close()
-            // The file's modification time: when the run last wrote to it.
-            let r = try InputShell.run("touch -d \(modified) \(InputShell.quote(dir.path + "/" + path))")
-            #expect(r.status == 0)
+            try Self.file(path, text, modified: modified, in: dir)
         }
         try file(
             "_session/2025-11-21.log.gz",
@@ -88,6 +93,55 @@ import Testing
         // Issue #35 R3: from the run's newest line, the chat of #down from 01:00:02.900 on was in no gap.
         #expect(previous.lastLine(of: "down").milliseconds == Self.ms("2025-11-21T01:00:02.900Z"))
         #expect(previous.lastLine(of: "#DOWN").milliseconds == Self.ms("2025-11-21T01:00:02.900Z"))
+        #expect(previous.channelLastLines.keys.sorted() == ["down"])
+    }
+}
+
+extension CapturePreviousRunTests {
+    /// Found by `CrashRejoinCLITests` under load: a backfill still waiting for its answer when the
+    /// channel's connection dropped again ends at its wait's end, after the drop, and then writes the
+    /// recovered lines (their service times) and the live lines it held (their receive times, older).
+    /// The file is written to in the run's last moments while the channel is down: taken for live to
+    /// the end, its gap started at the run's newest line (another channel's), and its lines sent
+    /// between its own last one and that were in no gap (24 ids missing).
+    /// The session's last records: `#down`'s connection dropped at 06.600, and in the second case it
+    /// was joined again at 06.950, its backfill still waiting (its live lines held) when the run died.
+    static let downRecords = [
+        "@time=2025-11-21T01:00:06.600Z :chatcap CAPTURE disconnected * :disconnected: the server closed the connection\r\n",
+        "@time=2025-11-21T01:00:06.600Z :chatcap CAPTURE disconnected * :disconnected: the server closed the connection\r\n"
+            + "@time=2025-11-21T01:00:06.950Z :chatcap CAPTURE joined #down :joined #down\r\n",
+    ]
+
+    @Test(
+        "after a kill -9, a channel written to in the run's last moments only by a backfill (its connection down, or rejoined with its backfill waiting) starts its gap at its own last line",
+        arguments: downRecords)
+    func backfillWrittenWhileDown(records: String) throws {
+        let dir = try InputTempDirectory()
+        func file(_ path: String, _ text: String, modified: String) throws {
+            try Self.file(path, text, modified: modified, in: dir)
+        }
+        try file(
+            "_session/2025-11-21.log.gz",
+            "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of live down started\r\n"
+                + "@time=2025-11-21T01:00:00.010Z :chatcap CAPTURE joined #live :joined #live\r\n" + records,
+            modified: "2025-11-21T01:00:07.000Z")
+        try file(
+            "live/2025-11-21.log.gz", "@time=2025-11-21T01:00:07.117Z :u!u@u PRIVMSG #live :last\r\n",
+            modified: "2025-11-21T01:00:07.200Z")
+        // #down: rejoined at 01:00:06.037 after a gap, dropped again at 06.600; its backfill ended at
+        // 07.040 and wrote the recovered lines (up to 06.880, the service's times), then the held ones.
+        try file(
+            "down/2025-11-21.log.gz",
+            "@time=2025-11-21T01:00:05.000Z :u!u@u PRIVMSG #down :before the gap\r\n"
+                + "@time=2025-11-21T01:00:05.500Z;historical=1 :u!u@u PRIVMSG #down :recovered\r\n"
+                + "@time=2025-11-21T01:00:06.880Z;historical=1 :u!u@u PRIVMSG #down :recovered after the drop\r\n"
+                + "@time=2025-11-21T01:00:06.100Z :u!u@u PRIVMSG #down :held\r\n"
+                + "@time=2025-11-21T01:00:06.597Z :u!u@u PRIVMSG #down :held, the last before the drop\r\n",
+            modified: "2025-11-21T01:00:07.150Z")
+        let previous = try #require(try CapturePreviousRun.examine(directory: dir.path, channels: ["live", "down"]))
+        #expect(previous.lastLine.milliseconds == Self.ms("2025-11-21T01:00:07.117Z"))
+        #expect(previous.lastLine(of: "live").milliseconds == Self.ms("2025-11-21T01:00:07.117Z"))
+        #expect(previous.lastLine(of: "down").milliseconds == Self.ms("2025-11-21T01:00:06.880Z"))
         #expect(previous.channelLastLines.keys.sorted() == ["down"])
     }
 }

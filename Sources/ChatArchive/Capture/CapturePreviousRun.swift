@@ -34,10 +34,14 @@ public struct CapturePreviousRun: Sendable, Equatable {
     public var lastLine: Timestamp
     /// The channels of the new run that the directory already holds files of: each gets a gap.
     public var channels: [String]
-    /// After a run without `stop`, the channels whose files were not written to in the run's last
-    /// moments (their newest file is older than ``lastLine``): quiet ones, and those whose connection
-    /// was down, between a drop and their rejoin, when the run died. Each one's gap starts at its own
-    /// last stored line, kept here (``lastLine(of:)``).
+    /// After a run without `stop`, the channels not live to the run's end: those whose files were not
+    /// written to in its last moments (their newest file is older than ``lastLine``), quiet ones and
+    /// those whose connection was down, between a drop and their rejoin, when the run died; and those
+    /// written to then, but with a `disconnected` record, or a `joined` record of their own, newer than
+    /// their newest received line: what came then was a backfill's (its recovered lines and the older
+    /// live lines it held), which ends at its wait's end, also after the channel's connection dropped
+    /// again; and after a rejoin whose backfill was still waiting, the lines it held died with the run.
+    /// Each one's gap starts at its own last stored line, kept here (``lastLine(of:)``).
     public var channelLastLines: [String: Timestamp] = [:]
 
     /// Where `channel`'s gap starts: its own last stored line when it was not written to in the run's
@@ -78,11 +82,13 @@ public struct CapturePreviousRun: Sendable, Equatable {
         var lastRecordIsStop = false
         var lastRecordMs: Int64? = nil
         var newest = Int64.min
+        var connections = ConnectionRecords()
         try read(session.path, shouldStop) { message, bytes, time in
             if let time { newest = max(newest, time) }
             guard let record = CaptureRecordLine(message, in: bytes) else { return }
             lastRecordIsStop = bytes.extracting(record.event.range).equals("stop")
             lastRecordMs = time
+            connections.take(record, bytes, time)
         }
         let known = channels.map { Login.normalize($0) }.filter { channel in
             !channel.isEmpty && LogFile.newest(in: directory + "/" + channel) != nil
@@ -96,45 +102,106 @@ public struct CapturePreviousRun: Sendable, Equatable {
             if let file = LogFile.newest(in: directory + "/" + name) { files.append(file) }
         }
         files.sort { $0.modifiedMs > $1.modifiedMs }
+        var found: [String: Newest] = [:]
         for file in files where file.path != session.path {
             if newest != Int64.min && file.modifiedMs < newest { break }
-            try read(file.path, shouldStop) { _, _, time in
-                if let time { newest = max(newest, time) }
-            }
+            let lines = try Newest(of: file.path, shouldStop)
+            found[file.path] = lines
+            newest = max(newest, lines.any)
         }
         guard newest != Int64.min else { return nil }
         var previous = CapturePreviousRun(
             endedWithStop: false, lastLine: Timestamp(milliseconds: newest), channels: known)
         // A channel whose files were last written before the run's newest line got nothing in its last
-        // moments: it was quiet, or its connection was down (a drop, a rejoin under way). Lines since
-        // its own last one may be lost, not only since the run's: read where its files end.
+        // moments: it was quiet, or its connection was down (a drop, a rejoin under way); one written to
+        // then by a backfill only, too. Lines since its own last one may be lost, not only since the
+        // run's: read where its files end.
         for channel in known {
-            if let last = try Self.lastLine(in: directory + "/" + channel, before: newest, shouldStop) {
+            if let last = try Self.lastLine(
+                in: directory + "/" + channel, before: newest, down: connections.down(channel), found, shouldStop)
+            {
                 previous.channelLastLines[channel] = last
             }
         }
         return previous
     }
 
-    /// The newest stored line of the files in `folder`, when none of them was modified at or after
-    /// `runLastMs`; `nil` when one was written to since (the channel was live to the end), or none holds
-    /// a timed line.
+    /// The newest stored line of the files in `folder` when the channel was not live to the end
+    /// (``channelLastLines``): none of them was modified at or after `runLastMs`, or the channel was
+    /// `down` after its newest received line (``ConnectionRecords/down(_:)``); `nil` when it was live
+    /// to the end, or none of its files holds a timed line.
     ///
+    /// - Parameter found: files read already (their newest lines), not read again.
     /// - Complexity: decodes the folder's newest files (twice each, as ``read(_:_:_:)``) until one holds
-    ///   a line; a quiet or cut-off channel's, at start only.
-    private static func lastLine(in folder: String, before runLastMs: Int64, _ shouldStop: () -> Bool)
-        throws(Interrupted) -> Timestamp?
-    {
+    ///   a line, unless `found` has them; at start only.
+    private static func lastLine(
+        in folder: String, before runLastMs: Int64, down: (Int64) -> Bool, _ found: [String: Newest],
+        _ shouldStop: () -> Bool
+    ) throws(Interrupted) -> Timestamp? {
         let files = LogFile.all(in: folder).sorted { $0.modifiedMs > $1.modifiedMs }
-        guard let first = files.first, first.modifiedMs < runLastMs else { return nil }
+        guard let first = files.first else { return nil }
+        if first.modifiedMs >= runLastMs {
+            let lines: Newest
+            if let known = found[first.path] { lines = known } else { lines = try Newest(of: first.path, shouldStop) }
+            if lines.received != Int64.min && !down(lines.received) { return nil }
+        }
         for file in files {
-            var newest = Int64.min
-            try read(file.path, shouldStop) { _, _, time in
-                if let time { newest = max(newest, time) }
-            }
-            if newest != Int64.min { return Timestamp(milliseconds: newest) }
+            let lines: Newest
+            if let known = found[file.path] { lines = known } else { lines = try Newest(of: file.path, shouldStop) }
+            if lines.any != Int64.min { return Timestamp(milliseconds: lines.any) }
         }
         return nil
+    }
+
+    /// The session's connection records: when a connection last dropped, and when each channel was
+    /// last joined. A channel whose newest received line is older than either was not live to the end:
+    /// its connection dropped since (the `disconnected` record does not say which channels it had, so
+    /// any drop counts: for a channel live on another connection, that only starts its gap at its own
+    /// last line, a little earlier), or it was joined again since and nothing of it was written after
+    /// (with `--recent-messages`, its live lines are held until the backfill ends, and its gap record
+    /// is written then).
+    private struct ConnectionRecords {
+        var lastDisconnectedMs = Int64.min
+        var joinedMs: [String: Int64] = [:]
+
+        mutating func take(_ record: CaptureRecordLine, _ bytes: Span<UInt8>, _ time: Int64?) {
+            guard let time else { return }
+            let event = bytes.extracting(record.event.range)
+            if event.equals("disconnected") {
+                lastDisconnectedMs = max(lastDisconnectedMs, time)
+            } else if event.equals("joined"), let channel = record.channel {
+                let name = bytes.extracting(channel.range)
+                var login = [UInt8]()
+                for i in name.indices { login.append(name[i]) }
+                joinedMs[Login.normalize(String(decoding: login, as: UTF8.self))] = time
+            }
+        }
+
+        /// Whether a drop or a join of `channel` came after `receivedMs` (its newest received line).
+        func down(_ channel: String) -> (Int64) -> Bool {
+            let joined = joinedMs[Login.normalize(channel)] ?? Int64.min
+            let dropped = lastDisconnectedMs
+            return { receivedMs in dropped >= receivedMs || joined >= receivedMs }
+        }
+    }
+
+    /// The newest line of a file up to its last flush point, and its newest received one (a line
+    /// without `historical`: a backfill's recovered lines carry the service's times).
+    private struct Newest {
+        var any = Int64.min
+        var received = Int64.min
+
+        init(of path: String, _ shouldStop: () -> Bool) throws(Interrupted) {
+            var any = Int64.min
+            var received = Int64.min
+            try read(path, shouldStop) { message, bytes, time in
+                guard let time else { return }
+                any = max(any, time)
+                if message.line.tag("historical", in: bytes) == nil { received = max(received, time) }
+            }
+            self.any = any
+            self.received = received
+        }
     }
 
     /// Calls `body` with every line of the file at `path` up to its last flush point (what a repair
