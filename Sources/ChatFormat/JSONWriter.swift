@@ -101,6 +101,11 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// Writes a key from a `String` (documents made at start, e.g. ``JSONTree``), escaped.
+    ///
+    /// Disfavoured: a string literal is a `String` first, so without it every `key("…")` of the
+    /// encoders would come here and escape its key a byte at a time instead of taking
+    /// ``key(_:)-(StaticString)``'s word copies (a third of `replay --format json`'s instructions).
+    @_disfavoredOverload
     public mutating func key(_ name: String) {
         string(name)
         buffer.put(UInt8(ascii: ":"))
@@ -349,7 +354,10 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         }
     }
 
-    /// A string from a `String` (for values we make ourselves, e.g. a msg-id name).
+    /// A string from a `String` (for values we make ourselves, e.g. a msg-id name), escaped.
+    ///
+    /// Disfavoured, as ``key(_:)-(String)`` is: a literal takes ``string(_:)-(StaticString)``.
+    @_disfavoredOverload
     public mutating func string(_ text: String) {
         separate()
         buffer.put(UInt8(ascii: "\""))
