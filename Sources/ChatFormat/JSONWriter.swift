@@ -57,6 +57,20 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = false
     }
 
+    /// Opens an object whose first members are known when the program is written: `opening` is a
+    /// literal that starts with `{` and ends with a key and its colon (`{"type":"privmsg","channel":`),
+    /// and the next value follows it. One check of the room and one short copy, where
+    /// ``beginObject()``, ``key(_:)-(StaticString)`` and ``string(_:)-(StaticString)`` for each member
+    /// would write them a piece at a time.
+    ///
+    /// - Complexity: O(`opening` length). - Allocations: at most one growth of the buffer.
+    @inline(__always)
+    public mutating func beginObject(opening: StaticString) {
+        separate()
+        buffer.raw(opening)
+        needsComma = false
+    }
+
     public mutating func endObject() {
         buffer.put(UInt8(ascii: "}"))
         needsComma = true
@@ -188,12 +202,19 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
         let rest = openPlainPrefix(span, range)
-        if rest < Int(range.upper) {
-            var repair = UTF8Repair()
-            for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
-            repair.finish { escape($0) }
-        }
+        guard rest < Int(range.upper) else { return closePlain() }
+        var repair = UTF8Repair()
+        for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
+        repair.finish { escape($0) }
         buffer.put(UInt8(ascii: "\""))
+    }
+
+    /// Closes a string ``openPlainPrefix(_:_:)`` copied whole, in the room it left for the quote.
+    @inline(__always)
+    private mutating func closePlain() {
+        // SAFETY: the fast path grew the buffer to `n + 10` free bytes and wrote at most `n + 2`.
+        unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
+        buffer.count &+= 1
     }
 
     /// A string from raw bytes, escaped for JSON but with every other byte kept as it is — invalid
@@ -213,13 +234,12 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// A string from a tag value: IRCv3-unescaped, then escaped for JSON, invalid UTF-8 repaired.
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         let rest = openPlainPrefix(span, value.raw)
-        if rest < Int(value.raw.upper) {
-            var repair = UTF8Repair()
-            TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)).unescape(in: span) { b in
-                repair.feed(b) { escape($0) }
-            }
-            repair.finish { escape($0) }
+        guard rest < Int(value.raw.upper) else { return closePlain() }
+        var repair = UTF8Repair()
+        TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)).unescape(in: span) { b in
+            repair.feed(b) { escape($0) }
         }
+        repair.finish { escape($0) }
         buffer.put(UInt8(ascii: "\""))
     }
 
@@ -233,7 +253,11 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// It opens the string too — the separator and the opening quote (``separate()``) — under the
     /// same one check of the buffer's room, which leaves room for the closing quote as well.
     ///
+    /// Inlined into the two string writers: a string costs one call, not two (about 15 strings a
+    /// chat line).
+    ///
     /// - Complexity: O(`range.count`). - Allocations: at most one growth of the buffer.
+    @inline(__always)
     private mutating func openPlainPrefix(_ span: Span<UInt8>, _ range: ByteRange) -> Int {
         let lower = Int(range.lower)
         let upper = Int(range.upper)
@@ -251,8 +275,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
         buffer.count &+= 1
         // SAFETY: `[lower, upper)` lies within `span` (checked above), and every read below is within
-        // the span: word loads need `i + 8 <= upper`, the overlapping last word starts at
-        // `upper - 8 >= lower`, the short-string word needs `lower + 8 <= span.count`, and a
+        // the span: word loads need `i + 8 <= upper` (16-byte loads `i + 16 <= upper`), the
+        // overlapping last word starts at `upper - 8 >= lower` (the last 16 bytes at
+        // `upper - 16 >= lower`, as `n >= 16`), the short-string word needs `lower + 8 <= span.count`, and a
         // sequence of `len` bytes is read only when `i + len <= upper`. At most `n + 8` bytes are
         // written at `base + count` (the bytes past `n` are scratch, never counted), and
         // `count + n + 8 <= capacity` after the growth above (`count` has grown by at most the 2
@@ -270,6 +295,24 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
                 if !Self.needsAttention((w & kept) | (0x6161_6161_6161_6161 & ~kept)) {
                     unsafe UnsafeMutableRawPointer(out).storeBytes(of: w, as: UInt64.self)
                     i = upper
+                }
+            }
+            // Sixteen bytes a step while they need no work (one vector check), then the string's last
+            // sixteen, overlapping bytes already copied; the word loop below takes what is left.
+            if n >= 16 {
+                while i &+ 16 <= upper {
+                    let v = unsafe UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<Int8>.self)
+                    if Self.needsAttention(v) { break }
+                    unsafe UnsafeMutableRawPointer(out + (i &- lower)).storeBytes(of: v, as: SIMD16<Int8>.self)
+                    i &+= 16
+                }
+                if i < upper && upper &- i < 16 {
+                    let v = unsafe UnsafeRawPointer(p + (upper &- 16)).loadUnaligned(as: SIMD16<Int8>.self)
+                    if !Self.needsAttention(v) {
+                        unsafe UnsafeMutableRawPointer(out + (upper &- 16 &- lower)).storeBytes(
+                            of: v, as: SIMD16<Int8>.self)
+                        i = upper
+                    }
                 }
             }
             while i < upper {
@@ -324,6 +367,22 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         return (w & highs) | control | special != 0
     }
 
+    /// Whether any of the 16 bytes of `v` is not plain printable ASCII, or is `"` or `\\`: one signed
+    /// compare finds the bytes below 0x20 and those from 0x80 (negative as `Int8`), three more find
+    /// `"`, `\\` and DEL. The lanes are OR-ed as plain vectors and tested as two words (`SIMDMask`'s own
+    /// `.|` and `any(_:)` are not lowered to single instructions, see `TagStops.mask16`).
+    @inline(__always)
+    private static func needsAttention(_ v: SIMD16<Int8>) -> Bool {
+        @inline(__always) func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<Int8> {
+            unsafe unsafeBitCast(m, to: SIMD16<Int8>.self)
+        }
+        let flagged =
+            lanes(v .< SIMD16(repeating: 0x20)) | lanes(v .== SIMD16(repeating: 0x22))
+            | lanes(v .== SIMD16(repeating: 0x5C)) | lanes(v .== SIMD16(repeating: 0x7F))
+        let words = unsafe unsafeBitCast(flagged, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
+    }
+
     /// The length of the well-formed UTF-8 sequence starting at `p[i]` (a byte >= 0x80) and ending
     /// before `end`, or 0 when it is not one (the slow path repairs it).
     @unsafe
@@ -352,6 +411,24 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         default:
             return 0
         }
+    }
+
+    /// Writes again, as the next value, bytes this writer wrote since its last ``reset()``: for a line
+    /// that carries one string twice (a PRIVMSG's `"about"` and its user's `"login"`), a copy of the
+    /// JSON string written the first time instead of a second pass of escaping.
+    ///
+    /// - Parameter written: the bytes of one whole value, as `count` before and after writing it
+    ///   gave them; written where no separator came first (as the value of a key).
+    /// - Complexity: O(`written.count`). - Allocations: at most one growth of the buffer.
+    public mutating func value(repeating written: Range<Int>) {
+        precondition(written.lowerBound >= 0 && written.upperBound <= buffer.count, "range outside the written bytes")
+        separate()
+        let n = written.count
+        if buffer.capacity - buffer.count < n { buffer.grow(n) }
+        // SAFETY: `written` lies within the initialised bytes (checked above), after the growth, which
+        // keeps them; the copy goes to `count`, past them, with `count + n <= capacity`.
+        unsafe (buffer.base + buffer.count).update(from: buffer.base + written.lowerBound, count: n)
+        buffer.count &+= n
     }
 
     /// A string from a `String` (for values we make ourselves, e.g. a msg-id name), escaped.

@@ -14,26 +14,36 @@ public enum TypedJSONEncoder: Sendable {
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, options: JSONOptions,
         into out: inout JSONWriter
     ) {
-        out.beginObject()
-        let record = message.command == .capture ? CaptureRecordLine(message, in: bytes) : nil
-        out.key("type")
-        if let record {
-            out.string(record.typeName)
-        } else if message.command == .capture {
-            out.string("unknown")
+        // `{"type":…,"channel":` in one copy: the type is the command's but for a capture record's.
+        let record: CaptureRecordLine?
+        if let opening = opening(message.command) {
+            record = nil
+            out.beginObject(opening: opening)
         } else {
-            out.string(message.command.name)
+            record = CaptureRecordLine(message, in: bytes)
+            out.beginObject()
+            out.key("type")
+            if let record { out.string(record.typeName) } else { out.string("unknown") }
+            out.key("channel")
         }
-        out.key("channel")
         if let channel = message.channel ?? record?.channel { out.string(bytes, channel) } else { out.null() }
         out.key("ts")
         if let ts = context.timestamp { out.timestamp(ts) } else { out.null() }
         out.key("about")
         // A PRIVMSG's view is made once: `about` is its sender (``TwitchMessage/about(in:)``), and
-        // its fields follow (the view scans the source for the nick).
-        let chat = message.command == .privmsg ? message.privmsg(in: bytes) : nil
-        if message.command == .privmsg {
-            if let chat, !chat.login.isEmpty { out.string(bytes, chat.login) } else { out.null() }
+        // its fields follow (the view scans the source for the nick). The sender's login, written
+        // here, is copied as its user's `"login"` (``JSONWriter/value(repeating:)``).
+        let isPrivmsg = if case .privmsg = message.command { true } else { false }
+        let chat = isPrivmsg ? message.privmsg(in: bytes) : nil
+        var loginWritten: Range<Int>? = nil
+        if isPrivmsg {
+            if let chat, !chat.login.isEmpty {
+                let start = out.count
+                out.string(bytes, chat.login)
+                loginWritten = start..<out.count
+            } else {
+                out.null()
+            }
         } else {
             switch message.about(in: bytes) {
             case .bytes(let r): out.string(bytes, r)
@@ -45,7 +55,7 @@ public enum TypedJSONEncoder: Sendable {
         switch message.command {
         case .privmsg:
             if let p = chat {
-                privmsg(bytes, message, p, into: &out)
+                privmsg(bytes, message, p, loginWritten: loginWritten, into: &out)
             }
         case .usernotice:
             if let n = message.userNotice(in: bytes) { userNotice(bytes, message, n, into: &out) }
@@ -180,12 +190,44 @@ public enum TypedJSONEncoder: Sendable {
         out.endObject()
     }
 
+    /// `{"type":"<name>","channel":` for a command whose type is its ``TwitchCommand/name``: every
+    /// command but a capture record, whose record names its type.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    package static func opening(_ command: TwitchCommand) -> StaticString? {
+        switch command {
+        case .privmsg: #"{"type":"privmsg","channel":"#
+        case .usernotice: #"{"type":"usernotice","channel":"#
+        case .clearchat: #"{"type":"clearchat","channel":"#
+        case .clearmsg: #"{"type":"clearmsg","channel":"#
+        case .roomstate: #"{"type":"roomstate","channel":"#
+        case .userstate: #"{"type":"userstate","channel":"#
+        case .globaluserstate: #"{"type":"globaluserstate","channel":"#
+        case .notice: #"{"type":"notice","channel":"#
+        case .whisper: #"{"type":"whisper","channel":"#
+        case .join: #"{"type":"join","channel":"#
+        case .part: #"{"type":"part","channel":"#
+        case .cap: #"{"type":"cap","channel":"#
+        case .ping: #"{"type":"ping","channel":"#
+        case .pong: #"{"type":"pong","channel":"#
+        case .reconnect: #"{"type":"reconnect","channel":"#
+        case .hosttarget: #"{"type":"hosttarget","channel":"#
+        case .names, .endOfNames, .numeric: #"{"type":"numeric","channel":"#
+        case .unknown: #"{"type":"unknown","channel":"#
+        case .capture: nil
+        }
+    }
+
     // MARK: Types
 
-    private static func privmsg(_ bytes: Span<UInt8>, _ m: TwitchMessage, _ p: Privmsg, into out: inout JSONWriter) {
+    /// - Parameter loginWritten: where `out` holds the sender's login already written as a JSON
+    ///   string (the object's `"about"`), copied as the user's `"login"`; `nil` writes it from `p`.
+    private static func privmsg(
+        _ bytes: Span<UInt8>, _ m: TwitchMessage, _ p: Privmsg, loginWritten: Range<Int>?, into out: inout JSONWriter
+    ) {
         let tags = m.tags
         optionalTag("id", tags[.id], bytes, into: &out)
-        user(bytes, m, login: p.login, into: &out)
+        user(bytes, m, login: p.login, loginWritten: loginWritten, into: &out)
         out.key("text")
         out.string(bytes, p.text)
         out.key("action")
@@ -250,13 +292,18 @@ public enum TypedJSONEncoder: Sendable {
     }
 
     /// `"user": {"id","login","display_name","color","badges":[…]}`
-    private static func user(_ bytes: Span<UInt8>, _ m: TwitchMessage, login: ByteRange, into out: inout JSONWriter) {
+    ///
+    /// - Parameter loginWritten: `login` as `out` already holds it, written as a JSON string, to copy.
+    private static func user(
+        _ bytes: Span<UInt8>, _ m: TwitchMessage, login: ByteRange, loginWritten: Range<Int>? = nil,
+        into out: inout JSONWriter
+    ) {
         let tags = m.tags
         out.key("user")
         out.beginObject()
         optionalTag("id", tags[.userId], bytes, into: &out)
         out.key("login")
-        out.string(bytes, login)
+        if let loginWritten { out.value(repeating: loginWritten) } else { out.string(bytes, login) }
         optionalTag("display_name", tags[.displayName], bytes, into: &out)
         color(tags[.color], bytes, into: &out)
         out.key("badges")
