@@ -203,8 +203,15 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
         let rest = openPlainPrefix(span, range)
         guard rest < Int(range.upper) else { return closePlain() }
+        closeEscaping(span, rest..<Int(range.upper))
+    }
+
+    /// The slow path of ``string(_:_:)-(Span<UInt8>,ByteRange)``: escapes and repairs the rest of
+    /// the string a byte at a time, then closes it. Out of line, so the fast path keeps a small frame.
+    @inline(never)
+    private mutating func closeEscaping(_ span: Span<UInt8>, _ rest: Range<Int>) {
         var repair = UTF8Repair()
-        for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
+        for i in rest { repair.feed(span[i]) { escape($0) } }
         repair.finish { escape($0) }
         buffer.put(UInt8(ascii: "\""))
     }
@@ -212,7 +219,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// Closes a string ``openPlainPrefix(_:_:)`` copied whole, in the room it left for the quote.
     @inline(__always)
     private mutating func closePlain() {
-        // SAFETY: the fast path grew the buffer to `n + 10` free bytes and wrote at most `n + 2`.
+        // SAFETY: the fast path grew the buffer to `n + 18` free bytes and counted at most `n + 2`.
         unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
         buffer.count &+= 1
     }
@@ -235,10 +242,15 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         let rest = openPlainPrefix(span, value.raw)
         guard rest < Int(value.raw.upper) else { return closePlain() }
+        closeUnescaping(span, TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)))
+    }
+
+    /// The slow path of ``string(_:tag:)``: unescapes, escapes and repairs the rest of the value a
+    /// byte at a time, then closes the string. Out of line, so the fast path keeps a small frame.
+    @inline(never)
+    private mutating func closeUnescaping(_ span: Span<UInt8>, _ rest: TagValue) {
         var repair = UTF8Repair()
-        TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)).unescape(in: span) { b in
-            repair.feed(b) { escape($0) }
-        }
+        rest.unescape(in: span) { b in repair.feed(b) { escape($0) } }
         repair.finish { escape($0) }
         buffer.put(UInt8(ascii: "\""))
     }
@@ -261,11 +273,11 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     private mutating func openPlainPrefix(_ span: Span<UInt8>, _ range: ByteRange) -> Int {
         let lower = Int(range.lower)
         let upper = Int(range.upper)
-        precondition(lower <= upper && upper <= span.count, "range outside the span")
+        precondition(lower <= upper, "range outside the span")
         let n = upper - lower
-        // A separator and a quote, then 8 bytes of slack: a short string is copied as one whole
-        // word (and the closing quote fits after a string copied whole).
-        if buffer.capacity - buffer.count < n &+ 10 { buffer.grow(n &+ 10) }
+        // A separator and a quote, then 16 bytes of slack: a short string is copied as one whole
+        // block or word (and the closing quote fits after a string copied whole).
+        if buffer.capacity - buffer.count < n &+ 18 { buffer.grow(n &+ 18) }
         // SAFETY: `count + 2 <= capacity` after the growth above.
         if needsComma {
             unsafe buffer.base[buffer.count] = UInt8(ascii: ",")
@@ -274,20 +286,31 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = true
         unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
         buffer.count &+= 1
-        // SAFETY: `[lower, upper)` lies within `span` (checked above), and every read below is within
-        // the span: word loads need `i + 8 <= upper` (16-byte loads `i + 16 <= upper`), the
-        // overlapping last word starts at `upper - 8 >= lower` (the last 16 bytes at
-        // `upper - 16 >= lower`, as `n >= 16`), the short-string word needs `lower + 8 <= span.count`, and a
-        // sequence of `len` bytes is read only when `i + len <= upper`. At most `n + 8` bytes are
-        // written at `base + count` (the bytes past `n` are scratch, never counted), and
-        // `count + n + 8 <= capacity` after the growth above (`count` has grown by at most the 2
-        // bytes it reserved for the separator and the quote); the regions do not overlap.
+        // SAFETY: `[lower, upper)` lies within `span` (checked first in the closure, against the
+        // buffer's count, which is the span's), and every read below is within the span: word loads
+        // need `i + 8 <= upper` (16-byte loads `i + 16 <= upper`), the overlapping last word starts
+        // at `upper - 8 >= lower` (the last 16 bytes at `upper - 16 >= lower`, as `n >= 16`), the
+        // short-string block needs `lower + 16 <= span.count` (the word `lower + 8`), and a
+        // sequence of `len` bytes is read only when `i + len <= upper`. At most `max(n, 16)` bytes
+        // are written at `base + count` (the bytes past `n` are scratch, never counted), and
+        // `count + max(n, 16) + 1 <= capacity` after the growth above (`count` has grown by at most
+        // the 2 bytes it reserved for the separator and the quote); the regions do not overlap.
         return unsafe span.withUnsafeBufferPointer { source -> Int in
+            precondition(upper <= source.count, "range outside the span")
             let p = source.baseAddress!
             let out = unsafe buffer.base + buffer.count
             var i = lower
             defer { buffer.count &+= i &- lower }
-            if n < 8 && lower &+ 8 <= source.count {
+            if n < 16 && lower &+ 16 <= source.count {
+                // A string shorter than a block (a colour, a number, a login, a name): one vector
+                // check of its bytes, the lanes past it left out, and one 16-byte store.
+                let v = unsafe UnsafeRawPointer(p + lower).loadUnaligned(as: SIMD16<Int8>.self)
+                if !Self.needsAttention(v, first: n) {
+                    unsafe UnsafeMutableRawPointer(out).storeBytes(of: v, as: SIMD16<Int8>.self)
+                    i = upper
+                    return i
+                }
+            } else if n < 8 && lower &+ 8 <= source.count {
                 // A short string (a colour, a number, a short login): one word, its bytes past the
                 // string replaced by a plain letter for the check.
                 let w = unsafe UnsafeRawPointer(p + lower).loadUnaligned(as: UInt64.self)
@@ -373,14 +396,29 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// `.|` and `any(_:)` are not lowered to single instructions, see `TagStops.mask16`).
     @inline(__always)
     private static func needsAttention(_ v: SIMD16<Int8>) -> Bool {
+        let words = unsafe unsafeBitCast(attentionLanes(v), to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
+    }
+
+    /// ``needsAttention(_:)-(SIMD16<Int8>)`` of the first `count` (below 16) bytes of `v` only: the
+    /// lanes' two words masked with scalar masks (a vector mask made from `count` is not lowered to
+    /// vector instructions: it cost a loop over the lanes).
+    @inline(__always)
+    private static func needsAttention(_ v: SIMD16<Int8>, first count: Int) -> Bool {
+        let words = unsafe unsafeBitCast(attentionLanes(v), to: SIMD2<UInt64>.self)
+        let low: UInt64 = count >= 8 ? ~0 : count == 0 ? 0 : ~0 &>> UInt64(64 &- 8 &* count)
+        let high: UInt64 = count <= 8 ? 0 : ~0 &>> UInt64(128 &- 8 &* count)
+        return (words[0] & low) | (words[1] & high) != 0
+    }
+
+    /// All ones in the lanes of `v` that need work, zero elsewhere.
+    @inline(__always)
+    private static func attentionLanes(_ v: SIMD16<Int8>) -> SIMD16<Int8> {
         @inline(__always) func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<Int8> {
             unsafe unsafeBitCast(m, to: SIMD16<Int8>.self)
         }
-        let flagged =
-            lanes(v .< SIMD16(repeating: 0x20)) | lanes(v .== SIMD16(repeating: 0x22))
+        return lanes(v .< SIMD16(repeating: 0x20)) | lanes(v .== SIMD16(repeating: 0x22))
             | lanes(v .== SIMD16(repeating: 0x5C)) | lanes(v .== SIMD16(repeating: 0x7F))
-        let words = unsafe unsafeBitCast(flagged, to: SIMD2<UInt64>.self)
-        return words[0] | words[1] != 0
     }
 
     /// The length of the well-formed UTF-8 sequence starting at `p[i]` (a byte >= 0x80) and ending
