@@ -71,6 +71,17 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = false
     }
 
+    /// Writes a whole member whose key and value are known when the program is written
+    /// (`"bits":null`, `"action":false`), with its separator: one short copy where
+    /// ``key(_:)-(StaticString)`` and ``null()`` or ``bool(_:)`` would make two writes and a call.
+    ///
+    /// - Complexity: O(`literal` length). - Allocations: at most one growth of the buffer.
+    @inline(__always)
+    public mutating func member(_ literal: StaticString) {
+        separate()
+        buffer.raw(literal)
+    }
+
     public mutating func endObject() {
         buffer.put(UInt8(ascii: "}"))
         needsComma = true

@@ -87,6 +87,32 @@ import Testing
         }
     }
 
+    @Test("members written whole from literals when a field is absent, written piece by piece when present")
+    func literalMembers() throws {
+        let bare = try Self.typed(":ann!ann@h PRIVMSG #c :hi")
+        #expect(
+            bare.hasSuffix(
+                #""user":{"id":null,"login":"ann","display_name":null,"color":null,"badges":[],"badge_info":[]},"#
+                    + #""text":"hi","action":false,"emotes":[],"bits":null,"reply":null,"first_msg":false,"#
+                    + #""returning_chatter":false,"msg_id":null,"custom_reward_id":null,"room_id":null,"source":null}"#),
+            "\(bare)")
+        let full = try Self.typed(
+            "@badges=vip/1;badge-info=subscriber/7;color=#0F0;emotes=25:0-4;bits=5;first-msg=1;returning-chatter=1;"
+                + "reply-parent-msg-id=p;source-room-id=9;source-badges=;source-id=s :ann!ann@h PRIVMSG #c :\u{1}ACTION Kappa\u{1}"
+        )
+        for member in [
+            ##""color":"#0F0","badges":[{"name":"vip","version":"1"}],"badge_info":[{"name":"subscriber","version":"7"}]}"##,
+            #""action":true,"emotes":[{"id":"25","name":"Kappa","start":0,"end":5}],"bits":5,"reply":{"parent_id":"p","#,
+            #""first_msg":true,"returning_chatter":true,"#,
+            #""source":{"room_id":"9","id":"s","badges":[],"only":false}}"#,
+        ] {
+            #expect(full.contains(member), "\(full) lacks \(member)")
+        }
+        let notice = try Self.typed("@msg-id=raid :tmi.twitch.tv USERNOTICE #c")
+        #expect(notice.contains(#""badges":[],"badge_info":[]},"text":null,"#), "\(notice)")
+        #expect(notice.contains(#""emotes":[],"room_id":null,"source":null}"#), "\(notice)")
+    }
+
     @Test("an opening and a repeated value in an array take their separators")
     func writerPieces() {
         var out = JSONWriter(capacity: 1)
@@ -101,9 +127,12 @@ import Testing
         out.value(repeating: written)
         out.key("again")
         out.value(repeating: written)
+        out.member(#""m":null"#)
         out.endObject()
         out.value(repeating: written)
         out.endArray()
-        #expect(String(decoding: out.bytes, as: UTF8.self) == #"[{"k":"v\""},{"a":1,"k":"v\"","again":"v\""},"v\""]"#)
+        #expect(
+            String(decoding: out.bytes, as: UTF8.self)
+                == #"[{"k":"v\""},{"a":1,"k":"v\"","again":"v\"","m":null},"v\""]"#)
     }
 }
