@@ -121,6 +121,19 @@ public struct ByteBuffer: ~Copyable {  // not Sendable: one owner, one thread
         // A sign and at most 19 digits (`Int64.min`): one check of the room, then the digits
         // written in place from the last one back (no scratch array, no check per digit).
         if capacity - count < 20 { grow(20) }
+        if UInt64(bitPattern: value) < 100 {
+            // One or two digits (emote offsets, durations, counts): no loop.
+            // SAFETY: `count + 20 <= capacity` after the check.
+            if value < 10 {
+                unsafe base[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+                count &+= 1
+            } else {
+                unsafe base[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                unsafe base[count &+ 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                count &+= 2
+            }
+            return
+        }
         var magnitude = value.magnitude
         var digits = 1
         var rest = magnitude

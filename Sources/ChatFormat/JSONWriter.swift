@@ -57,6 +57,31 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = false
     }
 
+    /// Opens an object whose first members are known when the program is written: `opening` is a
+    /// literal that starts with `{` and ends with a key and its colon (`{"type":"privmsg","channel":`),
+    /// and the next value follows it. One check of the room and one short copy, where
+    /// ``beginObject()``, ``key(_:)-(StaticString)`` and ``string(_:)-(StaticString)`` for each member
+    /// would write them a piece at a time.
+    ///
+    /// - Complexity: O(`opening` length). - Allocations: at most one growth of the buffer.
+    @inline(__always)
+    public mutating func beginObject(opening: StaticString) {
+        separate()
+        buffer.raw(opening)
+        needsComma = false
+    }
+
+    /// Writes a whole member whose key and value are known when the program is written
+    /// (`"bits":null`, `"action":false`), with its separator: one short copy where
+    /// ``key(_:)-(StaticString)`` and ``null()`` or ``bool(_:)`` would make two writes and a call.
+    ///
+    /// - Complexity: O(`literal` length). - Allocations: at most one growth of the buffer.
+    @inline(__always)
+    public mutating func member(_ literal: StaticString) {
+        separate()
+        buffer.raw(literal)
+    }
+
     public mutating func endObject() {
         buffer.put(UInt8(ascii: "}"))
         needsComma = true
@@ -101,6 +126,11 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// Writes a key from a `String` (documents made at start, e.g. ``JSONTree``), escaped.
+    ///
+    /// Disfavoured: a string literal is a `String` first, so without it every `key("…")` of the
+    /// encoders would come here and escape its key a byte at a time instead of taking
+    /// ``key(_:)-(StaticString)``'s word copies (a third of `replay --format json`'s instructions).
+    @_disfavoredOverload
     public mutating func key(_ name: String) {
         string(name)
         buffer.put(UInt8(ascii: ":"))
@@ -183,12 +213,26 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// - Complexity: O(`range.count`). - Allocations: none once the buffer has grown.
     public mutating func string(_ span: Span<UInt8>, _ range: ByteRange) {
         let rest = openPlainPrefix(span, range)
-        if rest < Int(range.upper) {
-            var repair = UTF8Repair()
-            for i in rest..<Int(range.upper) { repair.feed(span[i]) { escape($0) } }
-            repair.finish { escape($0) }
-        }
+        guard rest < Int(range.upper) else { return closePlain() }
+        closeEscaping(span, rest..<Int(range.upper))
+    }
+
+    /// The slow path of ``string(_:_:)-(Span<UInt8>,ByteRange)``: escapes and repairs the rest of
+    /// the string a byte at a time, then closes it. Out of line, so the fast path keeps a small frame.
+    @inline(never)
+    private mutating func closeEscaping(_ span: Span<UInt8>, _ rest: Range<Int>) {
+        var repair = UTF8Repair()
+        for i in rest { repair.feed(span[i]) { escape($0) } }
+        repair.finish { escape($0) }
         buffer.put(UInt8(ascii: "\""))
+    }
+
+    /// Closes a string ``openPlainPrefix(_:_:)`` copied whole, in the room it left for the quote.
+    @inline(__always)
+    private mutating func closePlain() {
+        // SAFETY: the fast path grew the buffer to `n + 18` free bytes and counted at most `n + 2`.
+        unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
+        buffer.count &+= 1
     }
 
     /// A string from raw bytes, escaped for JSON but with every other byte kept as it is — invalid
@@ -208,13 +252,17 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// A string from a tag value: IRCv3-unescaped, then escaped for JSON, invalid UTF-8 repaired.
     public mutating func string(_ span: Span<UInt8>, tag value: TagValue) {
         let rest = openPlainPrefix(span, value.raw)
-        if rest < Int(value.raw.upper) {
-            var repair = UTF8Repair()
-            TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)).unescape(in: span) { b in
-                repair.feed(b) { escape($0) }
-            }
-            repair.finish { escape($0) }
-        }
+        guard rest < Int(value.raw.upper) else { return closePlain() }
+        closeUnescaping(span, TagValue(raw: ByteRange(UInt16(rest), value.raw.upper)))
+    }
+
+    /// The slow path of ``string(_:tag:)``: unescapes, escapes and repairs the rest of the value a
+    /// byte at a time, then closes the string. Out of line, so the fast path keeps a small frame.
+    @inline(never)
+    private mutating func closeUnescaping(_ span: Span<UInt8>, _ rest: TagValue) {
+        var repair = UTF8Repair()
+        rest.unescape(in: span) { b in repair.feed(b) { escape($0) } }
+        repair.finish { escape($0) }
         buffer.put(UInt8(ascii: "\""))
     }
 
@@ -228,15 +276,19 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// It opens the string too — the separator and the opening quote (``separate()``) — under the
     /// same one check of the buffer's room, which leaves room for the closing quote as well.
     ///
+    /// Inlined into the two string writers: a string costs one call, not two (about 15 strings a
+    /// chat line).
+    ///
     /// - Complexity: O(`range.count`). - Allocations: at most one growth of the buffer.
+    @inline(__always)
     private mutating func openPlainPrefix(_ span: Span<UInt8>, _ range: ByteRange) -> Int {
         let lower = Int(range.lower)
         let upper = Int(range.upper)
-        precondition(lower <= upper && upper <= span.count, "range outside the span")
+        precondition(lower <= upper, "range outside the span")
         let n = upper - lower
-        // A separator and a quote, then 8 bytes of slack: a short string is copied as one whole
-        // word (and the closing quote fits after a string copied whole).
-        if buffer.capacity - buffer.count < n &+ 10 { buffer.grow(n &+ 10) }
+        // A separator and a quote, then 16 bytes of slack: a short string is copied as one whole
+        // block or word (and the closing quote fits after a string copied whole).
+        if buffer.capacity - buffer.count < n &+ 18 { buffer.grow(n &+ 18) }
         // SAFETY: `count + 2 <= capacity` after the growth above.
         if needsComma {
             unsafe buffer.base[buffer.count] = UInt8(ascii: ",")
@@ -245,19 +297,31 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = true
         unsafe buffer.base[buffer.count] = UInt8(ascii: "\"")
         buffer.count &+= 1
-        // SAFETY: `[lower, upper)` lies within `span` (checked above), and every read below is within
-        // the span: word loads need `i + 8 <= upper`, the overlapping last word starts at
-        // `upper - 8 >= lower`, the short-string word needs `lower + 8 <= span.count`, and a
-        // sequence of `len` bytes is read only when `i + len <= upper`. At most `n + 8` bytes are
-        // written at `base + count` (the bytes past `n` are scratch, never counted), and
-        // `count + n + 8 <= capacity` after the growth above (`count` has grown by at most the 2
-        // bytes it reserved for the separator and the quote); the regions do not overlap.
+        // SAFETY: `[lower, upper)` lies within `span` (checked first in the closure, against the
+        // buffer's count, which is the span's), and every read below is within the span: word loads
+        // need `i + 8 <= upper` (16-byte loads `i + 16 <= upper`), the overlapping last word starts
+        // at `upper - 8 >= lower` (the last 16 bytes at `upper - 16 >= lower`, as `n >= 16`), the
+        // short-string block needs `lower + 16 <= span.count` (the word `lower + 8`), and a
+        // sequence of `len` bytes is read only when `i + len <= upper`. At most `max(n, 16)` bytes
+        // are written at `base + count` (the bytes past `n` are scratch, never counted), and
+        // `count + max(n, 16) + 1 <= capacity` after the growth above (`count` has grown by at most
+        // the 2 bytes it reserved for the separator and the quote); the regions do not overlap.
         return unsafe span.withUnsafeBufferPointer { source -> Int in
+            precondition(upper <= source.count, "range outside the span")
             let p = source.baseAddress!
             let out = unsafe buffer.base + buffer.count
             var i = lower
             defer { buffer.count &+= i &- lower }
-            if n < 8 && lower &+ 8 <= source.count {
+            if n < 16 && lower &+ 16 <= source.count {
+                // A string shorter than a block (a colour, a number, a login, a name): one vector
+                // check of its bytes, the lanes past it left out, and one 16-byte store.
+                let v = unsafe UnsafeRawPointer(p + lower).loadUnaligned(as: SIMD16<Int8>.self)
+                if !Self.needsAttention(v, first: n) {
+                    unsafe UnsafeMutableRawPointer(out).storeBytes(of: v, as: SIMD16<Int8>.self)
+                    i = upper
+                    return i
+                }
+            } else if n < 8 && lower &+ 8 <= source.count {
                 // A short string (a colour, a number, a short login): one word, its bytes past the
                 // string replaced by a plain letter for the check.
                 let w = unsafe UnsafeRawPointer(p + lower).loadUnaligned(as: UInt64.self)
@@ -265,6 +329,24 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
                 if !Self.needsAttention((w & kept) | (0x6161_6161_6161_6161 & ~kept)) {
                     unsafe UnsafeMutableRawPointer(out).storeBytes(of: w, as: UInt64.self)
                     i = upper
+                }
+            }
+            // Sixteen bytes a step while they need no work (one vector check), then the string's last
+            // sixteen, overlapping bytes already copied; the word loop below takes what is left.
+            if n >= 16 {
+                while i &+ 16 <= upper {
+                    let v = unsafe UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<Int8>.self)
+                    if Self.needsAttention(v) { break }
+                    unsafe UnsafeMutableRawPointer(out + (i &- lower)).storeBytes(of: v, as: SIMD16<Int8>.self)
+                    i &+= 16
+                }
+                if i < upper && upper &- i < 16 {
+                    let v = unsafe UnsafeRawPointer(p + (upper &- 16)).loadUnaligned(as: SIMD16<Int8>.self)
+                    if !Self.needsAttention(v) {
+                        unsafe UnsafeMutableRawPointer(out + (upper &- 16 &- lower)).storeBytes(
+                            of: v, as: SIMD16<Int8>.self)
+                        i = upper
+                    }
                 }
             }
             while i < upper {
@@ -319,6 +401,37 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         return (w & highs) | control | special != 0
     }
 
+    /// Whether any of the 16 bytes of `v` is not plain printable ASCII, or is `"` or `\\`: one signed
+    /// compare finds the bytes below 0x20 and those from 0x80 (negative as `Int8`), three more find
+    /// `"`, `\\` and DEL. The lanes are OR-ed as plain vectors and tested as two words (`SIMDMask`'s own
+    /// `.|` and `any(_:)` are not lowered to single instructions, see `TagStops.mask16`).
+    @inline(__always)
+    private static func needsAttention(_ v: SIMD16<Int8>) -> Bool {
+        let words = unsafe unsafeBitCast(attentionLanes(v), to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
+    }
+
+    /// ``needsAttention(_:)-(SIMD16<Int8>)`` of the first `count` (below 16) bytes of `v` only: the
+    /// lanes' two words masked with scalar masks (a vector mask made from `count` is not lowered to
+    /// vector instructions: it cost a loop over the lanes).
+    @inline(__always)
+    private static func needsAttention(_ v: SIMD16<Int8>, first count: Int) -> Bool {
+        let words = unsafe unsafeBitCast(attentionLanes(v), to: SIMD2<UInt64>.self)
+        let low: UInt64 = count >= 8 ? ~0 : count == 0 ? 0 : ~0 &>> UInt64(64 &- 8 &* count)
+        let high: UInt64 = count <= 8 ? 0 : ~0 &>> UInt64(128 &- 8 &* count)
+        return (words[0] & low) | (words[1] & high) != 0
+    }
+
+    /// All ones in the lanes of `v` that need work, zero elsewhere.
+    @inline(__always)
+    private static func attentionLanes(_ v: SIMD16<Int8>) -> SIMD16<Int8> {
+        @inline(__always) func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<Int8> {
+            unsafe unsafeBitCast(m, to: SIMD16<Int8>.self)
+        }
+        return lanes(v .< SIMD16(repeating: 0x20)) | lanes(v .== SIMD16(repeating: 0x22))
+            | lanes(v .== SIMD16(repeating: 0x5C)) | lanes(v .== SIMD16(repeating: 0x7F))
+    }
+
     /// The length of the well-formed UTF-8 sequence starting at `p[i]` (a byte >= 0x80) and ending
     /// before `end`, or 0 when it is not one (the slow path repairs it).
     @unsafe
@@ -349,7 +462,28 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         }
     }
 
-    /// A string from a `String` (for values we make ourselves, e.g. a msg-id name).
+    /// Writes again, as the next value, bytes this writer wrote since its last ``reset()``: for a line
+    /// that carries one string twice (a PRIVMSG's `"about"` and its user's `"login"`), a copy of the
+    /// JSON string written the first time instead of a second pass of escaping.
+    ///
+    /// - Parameter written: the bytes of one whole value, as `count` before and after writing it
+    ///   gave them; written where no separator came first (as the value of a key).
+    /// - Complexity: O(`written.count`). - Allocations: at most one growth of the buffer.
+    public mutating func value(repeating written: Range<Int>) {
+        precondition(written.lowerBound >= 0 && written.upperBound <= buffer.count, "range outside the written bytes")
+        separate()
+        let n = written.count
+        if buffer.capacity - buffer.count < n { buffer.grow(n) }
+        // SAFETY: `written` lies within the initialised bytes (checked above), after the growth, which
+        // keeps them; the copy goes to `count`, past them, with `count + n <= capacity`.
+        unsafe (buffer.base + buffer.count).update(from: buffer.base + written.lowerBound, count: n)
+        buffer.count &+= n
+    }
+
+    /// A string from a `String` (for values we make ourselves, e.g. a msg-id name), escaped.
+    ///
+    /// Disfavoured, as ``key(_:)-(String)`` is: a literal takes ``string(_:)-(StaticString)``.
+    @_disfavoredOverload
     public mutating func string(_ text: String) {
         separate()
         buffer.put(UInt8(ascii: "\""))

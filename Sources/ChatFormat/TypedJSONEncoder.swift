@@ -14,26 +14,36 @@ public enum TypedJSONEncoder: Sendable {
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, options: JSONOptions,
         into out: inout JSONWriter
     ) {
-        out.beginObject()
-        let record = message.command == .capture ? CaptureRecordLine(message, in: bytes) : nil
-        out.key("type")
-        if let record {
-            out.string(record.typeName)
-        } else if message.command == .capture {
-            out.string("unknown")
+        // `{"type":…,"channel":` in one copy: the type is the command's but for a capture record's.
+        let record: CaptureRecordLine?
+        if let opening = opening(message.command) {
+            record = nil
+            out.beginObject(opening: opening)
         } else {
-            out.string(message.command.name)
+            record = CaptureRecordLine(message, in: bytes)
+            out.beginObject()
+            out.key("type")
+            if let record { out.string(record.typeName) } else { out.string("unknown") }
+            out.key("channel")
         }
-        out.key("channel")
         if let channel = message.channel ?? record?.channel { out.string(bytes, channel) } else { out.null() }
         out.key("ts")
         if let ts = context.timestamp { out.timestamp(ts) } else { out.null() }
         out.key("about")
         // A PRIVMSG's view is made once: `about` is its sender (``TwitchMessage/about(in:)``), and
-        // its fields follow (the view scans the source for the nick).
-        let chat = message.command == .privmsg ? message.privmsg(in: bytes) : nil
-        if message.command == .privmsg {
-            if let chat, !chat.login.isEmpty { out.string(bytes, chat.login) } else { out.null() }
+        // its fields follow (the view scans the source for the nick). The sender's login, written
+        // here, is copied as its user's `"login"` (``JSONWriter/value(repeating:)``).
+        let isPrivmsg = if case .privmsg = message.command { true } else { false }
+        let chat = isPrivmsg ? message.privmsg(in: bytes) : nil
+        var loginWritten: Range<Int>? = nil
+        if isPrivmsg {
+            if let chat, !chat.login.isEmpty {
+                let start = out.count
+                out.string(bytes, chat.login)
+                loginWritten = start..<out.count
+            } else {
+                out.null()
+            }
         } else {
             switch message.about(in: bytes) {
             case .bytes(let r): out.string(bytes, r)
@@ -45,7 +55,7 @@ public enum TypedJSONEncoder: Sendable {
         switch message.command {
         case .privmsg:
             if let p = chat {
-                privmsg(bytes, message, p, into: &out)
+                privmsg(bytes, message, p, loginWritten: loginWritten, into: &out)
             }
         case .usernotice:
             if let n = message.userNotice(in: bytes) { userNotice(bytes, message, n, into: &out) }
@@ -92,8 +102,7 @@ public enum TypedJSONEncoder: Sendable {
             if let u = message.userState(in: bytes) {
                 optionalTag("display_name", u.displayName, bytes, into: &out)
                 color(u.color, bytes, into: &out)
-                out.key("badges")
-                badges(bytes, message.badges, into: &out)
+                badges(bytes, message.badges, key: "badges", empty: #""badges":[]"#, into: &out)
                 out.key("emote_sets")
                 out.beginArray()
                 if let sets = u.emoteSets { commaList(bytes, sets.raw, into: &out) }
@@ -180,22 +189,56 @@ public enum TypedJSONEncoder: Sendable {
         out.endObject()
     }
 
+    /// `{"type":"<name>","channel":` for a command whose type is its ``TwitchCommand/name``: every
+    /// command but a capture record, whose record names its type.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    package static func opening(_ command: TwitchCommand) -> StaticString? {
+        switch command {
+        case .privmsg: #"{"type":"privmsg","channel":"#
+        case .usernotice: #"{"type":"usernotice","channel":"#
+        case .clearchat: #"{"type":"clearchat","channel":"#
+        case .clearmsg: #"{"type":"clearmsg","channel":"#
+        case .roomstate: #"{"type":"roomstate","channel":"#
+        case .userstate: #"{"type":"userstate","channel":"#
+        case .globaluserstate: #"{"type":"globaluserstate","channel":"#
+        case .notice: #"{"type":"notice","channel":"#
+        case .whisper: #"{"type":"whisper","channel":"#
+        case .join: #"{"type":"join","channel":"#
+        case .part: #"{"type":"part","channel":"#
+        case .cap: #"{"type":"cap","channel":"#
+        case .ping: #"{"type":"ping","channel":"#
+        case .pong: #"{"type":"pong","channel":"#
+        case .reconnect: #"{"type":"reconnect","channel":"#
+        case .hosttarget: #"{"type":"hosttarget","channel":"#
+        case .names, .endOfNames, .numeric: #"{"type":"numeric","channel":"#
+        case .unknown: #"{"type":"unknown","channel":"#
+        case .capture: nil
+        }
+    }
+
     // MARK: Types
 
-    private static func privmsg(_ bytes: Span<UInt8>, _ m: TwitchMessage, _ p: Privmsg, into out: inout JSONWriter) {
+    /// - Parameter loginWritten: where `out` holds the sender's login already written as a JSON
+    ///   string (the object's `"about"`), copied as the user's `"login"`; `nil` writes it from `p`.
+    private static func privmsg(
+        _ bytes: Span<UInt8>, _ m: TwitchMessage, _ p: Privmsg, loginWritten: Range<Int>?, into out: inout JSONWriter
+    ) {
         let tags = m.tags
         optionalTag("id", tags[.id], bytes, into: &out)
-        user(bytes, m, login: p.login, into: &out)
+        user(bytes, m, login: p.login, loginWritten: loginWritten, into: &out)
         out.key("text")
         out.string(bytes, p.text)
-        out.key("action")
-        out.bool(p.isAction)
-        out.key("emotes")
+        out.member(p.isAction ? #""action":true"# : #""action":false"#)
         emotes(bytes, m, text: p.text, into: &out)
-        out.key("bits")
-        if let bits = m.bits(in: bytes) { out.number(bits) } else { out.null() }
-        out.key("reply")
+        if let bits = m.bits(in: bytes) {
+            out.key("bits")
+            out.number(bits)
+        } else {
+            out.member(#""bits":null"#)
+        }
         if let r = m.replyParent {
+            out.key("reply")
             out.beginObject()
             optionalTag("parent_id", r.messageId, bytes, into: &out)
             optionalTag("user_id", r.userId, bytes, into: &out)
@@ -206,12 +249,11 @@ public enum TypedJSONEncoder: Sendable {
             optionalTag("thread_login", r.threadLogin, bytes, into: &out)
             out.endObject()
         } else {
-            out.null()
+            out.member(#""reply":null"#)
         }
-        out.key("first_msg")
-        out.bool(tags.flag(.firstMsg, in: bytes))
-        out.key("returning_chatter")
-        out.bool(tags.flag(.returningChatter, in: bytes))
+        out.member(tags.flag(.firstMsg, in: bytes) ? #""first_msg":true"# : #""first_msg":false"#)
+        out.member(
+            tags.flag(.returningChatter, in: bytes) ? #""returning_chatter":true"# : #""returning_chatter":false"#)
         optionalTag("msg_id", tags[.msgId], bytes, into: &out)
         optionalTag("custom_reward_id", tags[.customRewardId], bytes, into: &out)
         optionalTag("room_id", tags[.roomId], bytes, into: &out)
@@ -238,110 +280,109 @@ public enum TypedJSONEncoder: Sendable {
         optionalText("text", n.text, bytes, into: &out)
         optionalTag("system_msg", n.systemMessage, bytes, into: &out)
         UserNoticeParams.write(bytes, tags, into: &out)
-        out.key("emotes")
-        if let text = n.text {
-            emotes(bytes, m, text: text, into: &out)
-        } else {
-            out.beginArray()
-            out.endArray()
-        }
+        if let text = n.text { emotes(bytes, m, text: text, into: &out) } else { out.member(#""emotes":[]"#) }
         optionalTag("room_id", tags[.roomId], bytes, into: &out)
         source(bytes, m, into: &out)
     }
 
     /// `"user": {"id","login","display_name","color","badges":[…]}`
-    private static func user(_ bytes: Span<UInt8>, _ m: TwitchMessage, login: ByteRange, into out: inout JSONWriter) {
+    ///
+    /// - Parameter loginWritten: `login` as `out` already holds it, written as a JSON string, to copy.
+    private static func user(
+        _ bytes: Span<UInt8>, _ m: TwitchMessage, login: ByteRange, loginWritten: Range<Int>? = nil,
+        into out: inout JSONWriter
+    ) {
         let tags = m.tags
         out.key("user")
         out.beginObject()
         optionalTag("id", tags[.userId], bytes, into: &out)
         out.key("login")
-        out.string(bytes, login)
+        if let loginWritten { out.value(repeating: loginWritten) } else { out.string(bytes, login) }
         optionalTag("display_name", tags[.displayName], bytes, into: &out)
         color(tags[.color], bytes, into: &out)
-        out.key("badges")
-        badges(bytes, m.badges, into: &out)
-        out.key("badge_info")
-        badges(bytes, m.badgeInfo, into: &out)
+        badges(bytes, m.badges, key: "badges", empty: #""badges":[]"#, into: &out)
+        badges(bytes, m.badgeInfo, key: "badge_info", empty: #""badge_info":[]"#, into: &out)
         out.endObject()
     }
 
-    private static func badges(_ bytes: Span<UInt8>, _ cursor: BadgeCursor, into out: inout JSONWriter) {
+    /// `"key":[{"name","version"}…]`; `empty` (the member `"key":[]`, one copy) without badges.
+    private static func badges(
+        _ bytes: Span<UInt8>, _ cursor: BadgeCursor, key: StaticString, empty: StaticString, into out: inout JSONWriter
+    ) {
         var c = cursor
+        guard var b = c.next(in: bytes) else { return out.member(empty) }
+        out.key(key)
         out.beginArray()
-        while let b = c.next(in: bytes) {
-            out.beginObject()
-            out.key("name")
+        while true {
+            out.beginObject(opening: #"{"name":"#)
             out.string(bytes, b.name)
             out.key("version")
             out.string(bytes, tag: TagValue(raw: b.version))
             out.endObject()
+            guard let next = c.next(in: bytes) else { break }
+            b = next
         }
         out.endArray()
     }
 
     /// `"color"`: the tag's value, `null` when it is missing or empty (the user never chose one).
     private static func color(_ v: TagValue?, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
+        guard let v, !v.raw.isEmpty else { return out.member(#""color":null"#) }
         out.key("color")
-        if let v, !v.raw.isEmpty { out.string(bytes, tag: v) } else { out.null() }
+        out.string(bytes, tag: v)
     }
 
-    /// Emotes as code point offsets into the text, start inclusive, end exclusive, clamped, each with
-    /// its `name`: the text it covers.
+    /// `"emotes"`: code point offsets into the text, start inclusive, end exclusive, clamped, each
+    /// with its `name`: the text it covers. Without an `emotes` value, `"emotes":[]` in one copy.
     private static func emotes(_ bytes: Span<UInt8>, _ m: TwitchMessage, text: ByteRange, into out: inout JSONWriter) {
+        guard m.tags[.emotes].map({ !$0.raw.isEmpty }) == true else { return out.member(#""emotes":[]"#) }
+        out.key("emotes")
         out.beginArray()
-        if m.tags[.emotes].map({ !$0.raw.isEmpty }) == true {
-            let count = CodePoints.count(in: bytes, text)
-            // One byte per code point (ASCII text, the common case): offsets are positions.
-            let ascii = count == Int(text.upper - text.lower)
-            // Else where the last emote ended: code point `codePoint` of the text starts at `byte`.
-            // Emotes mostly come in text order within an id, so the next one is found from there;
-            // one before it is found from the text's start again.
-            var cursor = (codePoint: 0, byte: Int(text.lower))
-            var c = m.emotes
-            while let e = c.next(in: bytes) {
-                guard let r = e.clamped(toCodePointCount: count) else { continue }
-                out.beginObject()
-                out.key("id")
-                out.string(bytes, e.id)
-                out.key("name")
-                let from: Int
-                let to: Int
-                if ascii {
-                    from = Int(text.lower) + r.lowerBound
-                    to = Int(text.lower) + r.upperBound
-                } else {
-                    if r.lowerBound < cursor.codePoint { cursor = (0, Int(text.lower)) }
-                    from = CodePoints.byteOffset(
-                        ofCodePoint: r.lowerBound - cursor.codePoint, in: bytes,
-                        ByteRange(cursor.byte..<Int(text.upper)))
-                    to = CodePoints.byteOffset(
-                        ofCodePoint: r.upperBound - r.lowerBound, in: bytes, ByteRange(from..<Int(text.upper)))
-                    cursor = (r.upperBound, to)
-                }
-                out.string(bytes, ByteRange(from..<to))
-                out.key("start")
-                out.number(r.lowerBound)
-                out.key("end")
-                out.number(r.upperBound)
-                out.endObject()
+        let count = CodePoints.count(in: bytes, text)
+        // One byte per code point (ASCII text, the common case): offsets are positions.
+        let ascii = count == Int(text.upper - text.lower)
+        // Else where the last emote ended: code point `codePoint` of the text starts at `byte`.
+        // Emotes mostly come in text order within an id, so the next one is found from there;
+        // one before it is found from the text's start again.
+        var cursor = (codePoint: 0, byte: Int(text.lower))
+        var c = m.emotes
+        while let e = c.next(in: bytes) {
+            guard let r = e.clamped(toCodePointCount: count) else { continue }
+            out.beginObject(opening: #"{"id":"#)
+            out.string(bytes, e.id)
+            out.key("name")
+            let from: Int
+            let to: Int
+            if ascii {
+                from = Int(text.lower) + r.lowerBound
+                to = Int(text.lower) + r.upperBound
+            } else {
+                if r.lowerBound < cursor.codePoint { cursor = (0, Int(text.lower)) }
+                from = CodePoints.byteOffset(
+                    ofCodePoint: r.lowerBound - cursor.codePoint, in: bytes,
+                    ByteRange(cursor.byte..<Int(text.upper)))
+                to = CodePoints.byteOffset(
+                    ofCodePoint: r.upperBound - r.lowerBound, in: bytes, ByteRange(from..<Int(text.upper)))
+                cursor = (r.upperBound, to)
             }
+            out.string(bytes, ByteRange(from..<to))
+            out.key("start")
+            out.number(r.lowerBound)
+            out.key("end")
+            out.number(r.upperBound)
+            out.endObject()
         }
         out.endArray()
     }
 
     private static func source(_ bytes: Span<UInt8>, _ m: TwitchMessage, into out: inout JSONWriter) {
+        guard let s = m.sharedChatSource(in: bytes) else { return out.member(#""source":null"#) }
         out.key("source")
-        guard let s = m.sharedChatSource(in: bytes) else {
-            out.null()
-            return
-        }
         out.beginObject()
         out.key("room_id")
         out.string(bytes, tag: s.roomId)
         optionalTag("id", s.messageId, bytes, into: &out)
-        out.key("badges")
-        badges(bytes, s.badges, into: &out)
+        badges(bytes, s.badges, key: "badges", empty: #""badges":[]"#, into: &out)
         out.key("only")
         out.bool(s.isSourceOnly)
         out.endObject()

@@ -7,9 +7,11 @@ import Testing
 /// the buffer's room: it must write what `String(value)` does, at every digit count and sign, and
 /// after whatever the buffer already holds.
 @Suite struct ByteBufferTests {
-    @Test("decimal writes String(value): every power of ten and its neighbours, the extremes, random values")
+    @Test(
+        "decimal writes String(value): -120...120, every power of ten and its neighbours, the extremes, random values")
     func decimal() {
-        var values: [Int64] = [0, 1, -1, 9, -9, .max, .min, .max - 1, .min + 1]
+        // Every value around the one- and two-digit fast path too.
+        var values: [Int64] = [0, 1, -1, 9, -9, .max, .min, .max - 1, .min + 1] + Array(-120...120)
         var power: Int64 = 1
         for _ in 0..<18 {
             power *= 10
