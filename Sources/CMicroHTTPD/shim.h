@@ -72,7 +72,7 @@ struct chatcap_http_slot {
     long long deadline_ms;
 };
 
-/// The listener's policy and counters, shared by libmicrohttpd's thread (its callbacks below write
+/// The listener's policy and counters, shared by libmicrohttpd's threads (its callbacks below write
 /// them), the sweeper thread (deadlines) and any thread that reads them (`chatcap_http_guard_read`).
 /// Opaque to Swift.
 ///
@@ -181,7 +181,7 @@ static inline struct chatcap_http_figures chatcap_http_guard_read(struct chatcap
 }
 
 /// MHD_OPTION_ACCEPT_POLICY: sheds (and counts) a connection when `limit + busy` are open. Runs on
-/// the daemon's thread, after libmicrohttpd's per-address check and before the connection exists.
+/// the accepting thread, after libmicrohttpd's per-address check and before the connection exists.
 static inline enum MHD_Result chatcap_http_accept(void *context, const struct sockaddr *address, socklen_t length) {
     (void) address;
     (void) length;
@@ -200,7 +200,9 @@ static inline struct chatcap_http_slot *chatcap_http_slot_of(struct MHD_Connecti
 }
 
 /// MHD_OPTION_NOTIFY_CONNECTION: counts the connections open, and those accepted; gives each a slot
-/// and its first deadline; answers one past `limit` busy at once. Daemon's thread.
+/// and its first deadline; answers one past `limit` busy at once. STARTED
+/// runs on the accepting thread, CLOSED on the thread that cleans the connection up: the slots are
+/// changed under the lock, the counters atomically.
 static inline void chatcap_http_notify(
     void *context, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code) {
     struct chatcap_http_guard *guard = context;
@@ -248,7 +250,7 @@ static inline void chatcap_http_notify(
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: a request's answer was sent (or given up); the connection's next
-/// request head is due within the timeout. Daemon's thread.
+/// request head is due within the timeout. The connection's thread.
 static inline void chatcap_http_completed(
     void *context, struct MHD_Connection *connection, void **request_context, enum MHD_RequestTerminationCode code) {
     (void) request_context;
@@ -263,7 +265,7 @@ static inline void chatcap_http_completed(
 
 /// Called by the access handler as a request head is complete: 1 when the connection was already
 /// answered busy (the handler then refuses it: the connection closes), else 0, the deadline lifted
-/// while the request is answered. Daemon's thread.
+/// while the request is answered. The connection's thread.
 static inline int chatcap_http_request_began(struct chatcap_http_guard *guard, struct MHD_Connection *connection) {
     struct chatcap_http_slot *slot = chatcap_http_slot_of(connection);
     if (slot == NULL) return 0;
@@ -334,7 +336,11 @@ static inline size_t chatcap_http_unescape(void *context, struct MHD_Connection 
 }
 
 /// Starts a daemon on the listening socket `fd` (which it then owns and closes when stopped): one
-/// internal thread polling with epoll, at most `guard`'s `limit + busy` connections open (more are
+/// internal thread that accepts, and a thread per connection (libmicrohttpd's
+/// MHD_USE_THREAD_PER_CONNECTION), which reads its requests, calls the handler and the body's reader,
+/// and sends: a request that takes long (a search reading an archive, a body read from disk) holds its
+/// own thread and no other connection. At most `guard`'s `limit + busy` connections open, so at most
+/// as many threads (more are
 /// shed, see ``chatcap_http_guard``), `per_ip_limit` from one address, each closed after
 /// `timeout_seconds` without activity, `memory_limit` bytes of buffers each (a request line and
 /// headers must fit), and the sweeper thread when the guard has a request timeout or a busy band.
@@ -343,7 +349,7 @@ static inline struct MHD_Daemon *chatcap_http_start(
     int fd, struct chatcap_http_guard *guard, unsigned int per_ip_limit, unsigned int timeout_seconds,
     size_t memory_limit, MHD_AccessHandlerCallback handler, void *context) {
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, chatcap_http_accept, guard, handler, context,
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, chatcap_http_accept, guard, handler, context,
         MHD_OPTION_EXTERNAL_LOGGER, chatcap_http_log, guard,
         MHD_OPTION_NOTIFY_CONNECTION, chatcap_http_notify, guard,
         MHD_OPTION_NOTIFY_COMPLETED, chatcap_http_completed, guard,

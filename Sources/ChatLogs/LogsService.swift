@@ -16,7 +16,7 @@ import Synchronization
 /// holding at most ``maxAnswerBytes`` of one part's lines.
 ///
 /// Sendable: the store is, the id cache is behind a `Mutex`; libmicrohttpd calls
-/// ``respond(path:query:)`` on its own thread.
+/// ``respond(path:query:)`` on each connection's thread, several at once.
 public final class LogsService: Sendable {
     public let store: any LogStore
     /// The most a reversed answer holds of one part, in bytes (answers in time order hold about a block).
