@@ -134,13 +134,17 @@ import Testing
         #expect(chatcap.stop(with: SIGINT) == 0)
     }
 
-    @Test("capture --http-port answers the logs API over the directory it is writing", .timeLimit(.minutes(20)))
+    @Test(
+        "capture --http-port answers the logs API over the directory it is writing, within its bounds",
+        .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("logs-capture")
         defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
-        let capture = try LiveHTTPCLITests.Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)
+        let capture = try LiveHTTPCLITests.Live(
+            ["capture", "pixelharbor", "--dir", "\(dir)/cap", "--max-range-days", "2", "--max-limit", "5"],
+            server: server)
         #expect(server.waitForStderr(containing: "end of the log", timeoutMs: 20_000), "\(server.stderr)")
         // The 24 lines of #pixelharbor, readable once capture has flushed them (every 0.5 s).
         let text = try LiveHTTPCLITests.poll(seconds: 20) { () -> String? in
@@ -158,7 +162,26 @@ import Testing
         #expect(!channels.body.contains("_session"))
         let metrics = try Self.get(capture.url + "/metrics")
         #expect(metrics.status == 200)
+        // capture's --max-range-days and --max-limit bound its logs API as they bound chatcap logs'.
+        let range = try Self.get(
+            capture.url + "/channel/pixelharbor?from=2025-01-01T00:00:00Z&to=2025-01-04T00:00:00Z")
+        #expect(range.status == 400)
+        #expect(range.body == "Invalid param: range longer than 2 days")
+        let latest = try Self.get(capture.url + "/channel/pixelharbor")
+        let limited = try Self.get(capture.url + latest.location + "?limit=6")
+        #expect(limited.status == 400)
+        #expect(limited.body == "Invalid param: limit above 5")
+        let within = try Self.get(capture.url + latest.location + "?limit=5")
+        #expect(within.status == 200)
+        #expect(within.body.components(separatedBy: "\r\n").count == 6, "\(within.body)")
         #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
+    }
+
+    @Test("capture takes the logs API's bounds only with --http-port")
+    func captureBoundsNeedTheListener() throws {
+        let run = try CLI.run(["capture", "pixelharbor", "--dir", "/nonexistent/capture", "--max-limit", "5"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("apply only with --http-port"), "\(run.stderr)")
     }
 
     @Test(
