@@ -79,12 +79,19 @@ public final class HTTPListener: Sendable {
             throw .bind(address: "\(display):\(port)", message: unsafe String(cString: strerror(error)))
         }
         let busy = Self.wire(router.busy)
+        let uriTooLong = Self.wire(router.uriTooLong)
+        let headersTooLarge = Self.wire(router.headersTooLarge)
         // SAFETY: allocated here, freed once in `deinit` (or below when the daemon does not start); the
-        // busy answer's bytes are copied for the call.
-        let made = unsafe busy.withUnsafeBytes { bytes in
-            unsafe chatcap_http_guard_create(
-                UInt32(clamping: limits.connections), UInt32(clamping: limits.busyConnections),
-                Int64(limits.requestTimeoutSeconds) * 1000, bytes.baseAddress, bytes.count)
+        // answers' bytes are copied for the call.
+        let made = unsafe busy.withUnsafeBytes { busy in
+            unsafe uriTooLong.withUnsafeBytes { uri in
+                unsafe headersTooLarge.withUnsafeBytes { headers in
+                    unsafe chatcap_http_guard_create(
+                        UInt32(clamping: limits.connections), UInt32(clamping: limits.busyConnections),
+                        Int64(limits.requestTimeoutSeconds) * 1000, busy.baseAddress, busy.count, uri.baseAddress,
+                        uri.count, headers.baseAddress, headers.count)
+                }
+            }
         }
         guard let policy = unsafe made else {
             close(fd)

@@ -7,12 +7,15 @@ import Testing
 /// the client, SIGINT by PID.
 @Suite struct LogsCLITests {
     /// GETs `url` with curl: the status, the body and the `Location` header (empty when none).
-    static func get(_ url: String, head: Bool = false) throws -> (status: Int, body: String, location: String) {
+    static func get(_ url: String, head: Bool = false, headers: [String] = []) throws -> (
+        status: Int, body: String, location: String
+    ) {
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments =
-            ["-s", "-m", "10", "--path-as-is", "-w", "\n%{http_code}\n%header{location}"] + (head ? ["-I"] : []) + [url]
+            ["-s", "-m", "10", "--path-as-is", "-w", "\n%{http_code}\n%header{location}"] + (head ? ["-I"] : [])
+            + headers.flatMap { ["-H", $0] } + [url]
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
