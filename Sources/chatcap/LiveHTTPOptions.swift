@@ -52,7 +52,7 @@ extension LiveHTTPOptions {
         settings.logsDirectory = logsDirectory
         if let logsBounds {
             settings.logsBounds = logsBounds.bounds
-            settings.limits = { logsBounds.limits(descriptorLimit: $0) }
+            settings.limits = { logsBounds.captureLimits(descriptorLimit: $0) }
         }
         let service: LiveHTTPService
         do { service = try LiveHTTPService(settings, budget: budget) } catch {

@@ -16,10 +16,10 @@ struct LogsBoundsOptions: ParsableArguments {
     @Option(
         name: .customLong("max-connections"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Connections answered at once (\(Self.connectionsRange.text); default: 256; capture: at most an "
-                + "eighth of its descriptor limit). The next as many are answered at once with 503 'Server busy: "
-                + "…' (text/plain, as the API's errors) and closed; past twice this many a connection is closed "
-                + "at once.",
+            "Connections answered at once (\(Self.connectionsRange.text); default: 256). The next as many are "
+                + "answered at once with 503 'Server busy: …' (text/plain, as the API's errors) and closed; past "
+                + "twice this many a connection is closed at once. capture: at most an eighth of its descriptor "
+                + "limit; without it, a quarter of that limit (at most 512) and closed at once past it.",
             valueName: "n"),
         transform: { try Self.connectionsRange.parse($0) })
     var maxConnections: Int?
@@ -29,7 +29,8 @@ struct LogsBoundsOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds a connection has to send a whole request (line and headers) once it connects, however "
                 + "slowly it sends, and the longest it may send or read nothing "
-                + "(\(Self.requestTimeoutRange.text); default: 10); past it the connection is closed.",
+                + "(\(Self.requestTimeoutRange.text); default: 10; capture: without it, 10 s of silence only); "
+                + "past it the connection is closed.",
             valueName: "seconds"),
         transform: { try Self.requestTimeoutRange.parse($0) })
     var requestTimeout: Int?
@@ -62,17 +63,45 @@ struct LogsBoundsOptions: ParsableArguments {
             maxRangeDays: maxRangeDays ?? defaults.maxRangeDays, maxLimit: maxLimit ?? defaults.maxLimit)
     }
 
-    /// The listener's limits: `--max-connections` N answered, the next N answered busy, 2N from one
+    /// `chatcap logs`' listener: `--max-connections` N answered, the next N answered busy, 2N from one
     /// address (every local client shares 127.0.0.1), `--request-timeout` both to send a request and of
-    /// silence. `descriptorLimit` (capture's `ulimit -n`): N at most an eighth of it, so that the 2N
-    /// connections open at most stay within the quarter the listener may take
-    /// (``HTTPLimits/init(descriptorLimit:)``).
-    func limits(descriptorLimit: Int? = nil) -> HTTPLimits {
-        var connections = maxConnections ?? Self.defaultConnections
-        if let descriptorLimit { connections = max(1, min(connections, descriptorLimit / 8)) }
-        let timeout = requestTimeout ?? Self.defaultRequestTimeout
-        return HTTPLimits(
-            connections: connections, connectionsPerAddress: 2 * connections, idleTimeoutSeconds: timeout,
-            busyConnections: connections, requestTimeoutSeconds: timeout)
+    /// silence.
+    var limits: HTTPLimits {
+        answering(maxConnections ?? Self.defaultConnections, over: HTTPLimits())
+            .timed(requestTimeout ?? Self.defaultRequestTimeout)
+    }
+
+    /// capture's listener: its own limits for `descriptorLimit` (``HTTPLimits/init(descriptorLimit:)``,
+    /// as without these options), with what was given applied as for `chatcap logs`; N at most an
+    /// eighth of `descriptorLimit`, so that the 2N connections open at most stay within the quarter the
+    /// listener may take.
+    func captureLimits(descriptorLimit: Int?) -> HTTPLimits {
+        var limits = descriptorLimit.map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
+        if let maxConnections {
+            limits = answering(
+                descriptorLimit.map { max(1, min(maxConnections, $0 / 8)) } ?? maxConnections,
+                over: limits)
+        }
+        if let requestTimeout { limits = limits.timed(requestTimeout) }
+        return limits
+    }
+
+    /// `base` with N connections answered, the next N answered busy, 2N from one address.
+    private func answering(_ connections: Int, over base: HTTPLimits) -> HTTPLimits {
+        var limits = base
+        limits.connections = connections
+        limits.connectionsPerAddress = 2 * connections
+        limits.busyConnections = connections
+        return limits
+    }
+}
+
+extension HTTPLimits {
+    /// These limits with `seconds` both to send a whole request and of silence.
+    fileprivate func timed(_ seconds: Int) -> HTTPLimits {
+        var limits = self
+        limits.idleTimeoutSeconds = seconds
+        limits.requestTimeoutSeconds = seconds
+        return limits
     }
 }

@@ -144,7 +144,7 @@ struct LogsCommand: ParsableCommand {
             now: { Moment.now().wall })
         var router = HTTPRouter()
         service.install(into: &router, standalone: true)
-        let limits = bounds.limits()
+        let limits = bounds.limits
         let listener: HTTPListener
         do {
             listener = try HTTPListener(host: host, port: UInt16(httpPort), limits: limits, router: router)

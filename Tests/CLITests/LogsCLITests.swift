@@ -180,6 +180,28 @@ import Testing
         #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
     }
 
+    @Test(
+        "capture --max-connections and --request-timeout bound its listener as they bound chatcap logs'",
+        .timeLimit(.minutes(20)))
+    func captureListenerBounds() throws {
+        let dir = try CLITempDirectory.make("logs-capture-bounds")
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
+        defer { _ = server.stop() }
+        let capture = try LiveHTTPCLITests.Live(
+            ["capture", "pixelharbor", "--dir", "\(dir)/cap", "--max-connections", "5", "--request-timeout", "5"],
+            server: server)
+        let port = String(capture.url.split(separator: ":").last ?? "")
+        // 10 clients that never finish their request: 5 held, the next 5 answered 503 at once in the logs
+        // API's shape; the held ones cut after --request-timeout (capture's own listener has none).
+        let slow = try LogsSafetyCLITests.slowClients(port: port, count: 10)
+        #expect(slow.held == 5 && slow.answered == 5 && slow.closed == 0, "\(slow)")
+        #expect(slow.answer.hasSuffix("\r\n\r\nServer busy: too many connections, try again shortly"), "\(slow)")
+        #expect(slow.heldCut == 5)
+        #expect(slow.after.hasPrefix("HTTP/1.1 200 OK"), "\(slow.after.prefix(80))")
+        #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
+    }
+
     @Test("capture takes the logs API's bounds only with --http-port")
     func captureBoundsNeedTheListener() throws {
         let run = try CLI.run(["capture", "pixelharbor", "--dir", "/nonexistent/capture", "--max-limit", "5"])
