@@ -78,8 +78,8 @@ struct LogsCommand: ParsableCommand {
             "The most a ?reverse answer holds of one file, \(Self.maxAnswerRange.text) MiB (default: 64): a "
                 + "reversed answer sends each file's lines newest first once the file is read; past this it is "
                 + "refused with 400 (asking for limit and offset), or cut off with an error once it has begun. "
-                + "Answers in time order stream line by line, whatever their size. With --clickhouse: also the "
-                + "most one query's answer holds (a channel's day, a user's lines), in either order.",
+                + "Answers in time order stream line by line, whatever their size (from ClickHouse too: a query's "
+                + "answer streams). With --clickhouse: also the longest row of an answer.",
             valueName: "MiB"),
         transform: { try Self.maxAnswerRange.parse($0) })
     var maxAnswerMiB = 64
