@@ -97,7 +97,7 @@ let package = Package(
             dependencies: ["ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
             swiftSettings: dataPathSettings),
         // The one HTTP client (libcurl's easy interface): `load`'s POSTs, the backfill's GETs.
-        .target(name: "ChatCurl", dependencies: ["CCurl"], swiftSettings: dataPathSettings),
+        .target(name: "ChatCurl", dependencies: ["CCurl", "ChatPosix"], swiftSettings: dataPathSettings),
         // The live ingest loop: one epoll thread joining the network, the session machine and the caller;
         // the backfill of gaps from a recent-messages service, fetched on a worker thread.
         .target(

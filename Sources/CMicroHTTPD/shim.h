@@ -2,6 +2,7 @@
 // binding the listening socket here lets the caller choose the address and learn the port.
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -63,18 +64,37 @@ static inline int chatcap_http_listen(const char *host, uint16_t port, uint16_t 
 }
 
 /// One open connection, as the guard tracks it for its deadline: its socket, whether it was answered
-/// busy at once (its request, if it comes, is refused), and the time (CLOCK_MONOTONIC, ms) by which it
-/// must have sent a whole request head (0: none, while a request is being answered).
+/// busy at once (its request, if it comes, is refused), whether its thread has been seen (it sent a
+/// whole request line: ``chatcap_http_request_line``), whether it was answered a head too big
+/// (``chatcap_http_answer_too_big``), and the time (CLOCK_MONOTONIC, ms) by which it must have sent a
+/// whole request head (0: none, while a request is being answered).
 struct chatcap_http_slot {
     int used;
     int fd;
     int answered_busy;
+    int claimed;
+    int answered_too_big;
     long long deadline_ms;
 };
 
-/// The listener's policy and counters, shared by libmicrohttpd's thread (its callbacks below write
+/// Where the calling thread keeps the slot of the connection it serves, once it has seen a request
+/// line (libmicrohttpd's thread per connection: a thread serves one connection for its whole life).
+/// A function's static: Swift's importer emits the header's functions, not its variables.
+static inline struct chatcap_http_slot **chatcap_http_own_slot(void) {
+    static _Thread_local struct chatcap_http_slot *slot;
+    return &slot;
+}
+
+/// The listener's policy and counters, shared by libmicrohttpd's threads (its callbacks below write
 /// them), the sweeper thread (deadlines) and any thread that reads them (`chatcap_http_guard_read`).
 /// Opaque to Swift.
+///
+/// A request head past the connection's memory (a request line, 414; headers, 431) libmicrohttpd
+/// refuses itself, in its own HTML, with no callback that could change the answer. It logs the refusal
+/// first, on the connection's thread, before it sends: the logger then writes the router's answer
+/// (`too_big_answer`: the API's error shape) on that connection and shuts its write side, so that
+/// libmicrohttpd's own answer is never sent (its send fails; it closes the connection). See
+/// ``chatcap_http_answer_too_big`` for how the connection is known.
 ///
 /// libmicrohttpd, at its own connection limit, stops accepting: connections past it wait in the
 /// kernel's backlog (connects hang once it is full) and nothing sees or counts them. So the daemon's
@@ -98,6 +118,9 @@ struct chatcap_http_guard {
     long long request_timeout_ms;
     char *busy_answer;
     size_t busy_length;
+    /// The answers to a request line too long (414) and to headers too large (431).
+    char *too_big_answer[2];
+    size_t too_big_length[2];
     pthread_mutex_t lock;
     struct chatcap_http_slot *slots;
     unsigned int slot_count;
@@ -132,12 +155,22 @@ static inline long long chatcap_http_now_ms(void) {
     return (long long) now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+/// A copy of `length` bytes (at least one byte allocated), or NULL without memory.
+static inline char *chatcap_http_copy(const void *bytes, size_t length) {
+    char *copy = malloc(length > 0 ? length : 1);
+    if (copy != NULL && length > 0) memcpy(copy, bytes, length);
+    return copy;
+}
+
 /// A guard for `limit` connections served at once and `busy` more answered `busy_answer` (its
 /// `busy_length` bytes are copied; with `busy` 0 they are shed instead), each given
-/// `request_timeout_ms` to send a request head (0: no limit); counters at 0; NULL without memory.
+/// `request_timeout_ms` to send a request head (0: no limit); a request line too long answered
+/// `uri_answer`, headers too large `headers_answer` (copied; empty: libmicrohttpd's own answer);
+/// counters at 0; NULL without memory.
 static inline struct chatcap_http_guard *chatcap_http_guard_create(
     unsigned int limit, unsigned int busy, long long request_timeout_ms, const void *busy_answer,
-    size_t busy_length) {
+    size_t busy_length, const void *uri_answer, size_t uri_length, const void *headers_answer,
+    size_t headers_length) {
     struct chatcap_http_guard *guard = calloc(1, sizeof *guard);
     if (guard == NULL) return NULL;
     guard->limit = limit;
@@ -145,15 +178,21 @@ static inline struct chatcap_http_guard *chatcap_http_guard_create(
     guard->request_timeout_ms = request_timeout_ms;
     guard->slot_count = limit + guard->busy + 2;
     guard->slots = calloc(guard->slot_count, sizeof *guard->slots);
-    guard->busy_answer = malloc(busy_length > 0 ? busy_length : 1);
-    if (guard->slots == NULL || guard->busy_answer == NULL) {
+    guard->busy_answer = chatcap_http_copy(busy_answer, busy_length);
+    guard->too_big_answer[0] = chatcap_http_copy(uri_answer, uri_length);
+    guard->too_big_answer[1] = chatcap_http_copy(headers_answer, headers_length);
+    if (guard->slots == NULL || guard->busy_answer == NULL || guard->too_big_answer[0] == NULL
+        || guard->too_big_answer[1] == NULL) {
         free(guard->slots);
         free(guard->busy_answer);
+        free(guard->too_big_answer[0]);
+        free(guard->too_big_answer[1]);
         free(guard);
         return NULL;
     }
-    if (busy_length > 0) memcpy(guard->busy_answer, busy_answer, busy_length);
     guard->busy_length = busy_length;
+    guard->too_big_length[0] = uri_length;
+    guard->too_big_length[1] = headers_length;
     pthread_mutex_init(&guard->lock, NULL);
     return guard;
 }
@@ -163,6 +202,8 @@ static inline void chatcap_http_guard_destroy(struct chatcap_http_guard *guard) 
     pthread_mutex_destroy(&guard->lock);
     free(guard->slots);
     free(guard->busy_answer);
+    free(guard->too_big_answer[0]);
+    free(guard->too_big_answer[1]);
     free(guard);
 }
 
@@ -181,7 +222,7 @@ static inline struct chatcap_http_figures chatcap_http_guard_read(struct chatcap
 }
 
 /// MHD_OPTION_ACCEPT_POLICY: sheds (and counts) a connection when `limit + busy` are open. Runs on
-/// the daemon's thread, after libmicrohttpd's per-address check and before the connection exists.
+/// the accepting thread, after libmicrohttpd's per-address check and before the connection exists.
 static inline enum MHD_Result chatcap_http_accept(void *context, const struct sockaddr *address, socklen_t length) {
     (void) address;
     (void) length;
@@ -200,7 +241,9 @@ static inline struct chatcap_http_slot *chatcap_http_slot_of(struct MHD_Connecti
 }
 
 /// MHD_OPTION_NOTIFY_CONNECTION: counts the connections open, and those accepted; gives each a slot
-/// and its first deadline; answers one past `limit` busy at once. Daemon's thread.
+/// and its first deadline; answers one past `limit` busy at once. STARTED
+/// runs on the accepting thread, CLOSED on the thread that cleans the connection up: the slots are
+/// changed under the lock, the counters atomically.
 static inline void chatcap_http_notify(
     void *context, struct MHD_Connection *connection, void **socket_context, enum MHD_ConnectionNotificationCode code) {
     struct chatcap_http_guard *guard = context;
@@ -222,6 +265,8 @@ static inline void chatcap_http_notify(
             slot->used = 1;
             slot->fd = fd;
             slot->answered_busy = 0;
+            slot->claimed = 0;
+            slot->answered_too_big = 0;
             slot->deadline_ms = guard->request_timeout_ms > 0 ? now + guard->request_timeout_ms : 0;
             if (guard->busy > 0 && open > guard->limit) {
                 // Small enough for an empty socket buffer: sent whole or not at all, never blocking.
@@ -248,7 +293,7 @@ static inline void chatcap_http_notify(
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: a request's answer was sent (or given up); the connection's next
-/// request head is due within the timeout. Daemon's thread.
+/// request head is due within the timeout. The connection's thread.
 static inline void chatcap_http_completed(
     void *context, struct MHD_Connection *connection, void **request_context, enum MHD_RequestTerminationCode code) {
     (void) request_context;
@@ -263,7 +308,7 @@ static inline void chatcap_http_completed(
 
 /// Called by the access handler as a request head is complete: 1 when the connection was already
 /// answered busy (the handler then refuses it: the connection closes), else 0, the deadline lifted
-/// while the request is answered. Daemon's thread.
+/// while the request is answered. The connection's thread.
 static inline int chatcap_http_request_began(struct chatcap_http_guard *guard, struct MHD_Connection *connection) {
     struct chatcap_http_slot *slot = chatcap_http_slot_of(connection);
     if (slot == NULL) return 0;
@@ -296,12 +341,71 @@ static inline void *chatcap_http_sweep(void *context) {
     return NULL;
 }
 
-/// MHD_OPTION_EXTERNAL_LOGGER: prints nothing; counts the two messages that mean a connection was
-/// not served (libmicrohttpd 0.9.75's texts; others are ignored).
-static inline void chatcap_http_log(void *context, const char *format, va_list arguments) {
-    (void) arguments;
+/// MHD_OPTION_URI_LOG_CALLBACK: a request line has been read on this connection's thread; the
+/// thread now knows its connection's slot (``chatcap_http_own_slot``), and the slot is claimed.
+/// Returns NULL (no request context).
+static inline void *chatcap_http_request_line(void *context, const char *uri, struct MHD_Connection *connection) {
+    (void) uri;
     struct chatcap_http_guard *guard = context;
-    if (strstr(format, "reached connection limit") != NULL) {
+    struct chatcap_http_slot *slot = chatcap_http_slot_of(connection);
+    if (slot == NULL) return NULL;
+    pthread_mutex_lock(&guard->lock);
+    slot->claimed = 1;
+    pthread_mutex_unlock(&guard->lock);
+    *chatcap_http_own_slot() = slot;
+    return NULL;
+}
+
+/// Answers the connection of the calling thread (a connection thread, in libmicrohttpd's logger, as
+/// it refuses a head too big with `status`: 414 or 431) with the guard's answer for `status`, shuts
+/// its write side and reads what it has sent meanwhile (so that closing it does not reset the answer
+/// away). libmicrohttpd's own answer then fails to send.
+///
+/// Which connection: the thread's slot once it has seen a request line (headers too large; a later
+/// request of a kept-alive connection). A first request line too long comes before any callback of
+/// the thread: its slot is then the one not yet claimed, if there is one only (other connections that
+/// have not sent a line yet, such as idle pre-connections, make it ambiguous: libmicrohttpd's own
+/// answer goes out).
+static inline void chatcap_http_answer_too_big(struct chatcap_http_guard *guard, unsigned int status) {
+    int which = status == 414 ? 0 : 1;
+    if (guard->too_big_length[which] == 0) return;
+    pthread_mutex_lock(&guard->lock);
+    struct chatcap_http_slot *slot = *chatcap_http_own_slot();
+    if (slot < guard->slots || slot >= guard->slots + guard->slot_count || !slot->used) slot = NULL;
+    if (slot == NULL && status == 414) {
+        for (unsigned int i = 0; i < guard->slot_count; i++) {
+            struct chatcap_http_slot *candidate = &guard->slots[i];
+            if (!candidate->used || candidate->claimed) continue;
+            if (slot != NULL) {
+                slot = NULL;
+                break;
+            }
+            slot = candidate;
+        }
+    }
+    if (slot != NULL && !slot->answered_busy && !slot->answered_too_big) {
+        // Small enough for an empty socket buffer: sent whole or not at all, never blocking.
+        (void) send(slot->fd, guard->too_big_answer[which], guard->too_big_length[which], MSG_NOSIGNAL | MSG_DONTWAIT);
+        shutdown(slot->fd, SHUT_WR);
+        slot->answered_too_big = 1;
+        char discard[4096];
+        for (int i = 0; i < 256 && recv(slot->fd, discard, sizeof discard, MSG_DONTWAIT) > 0; i++) {}
+    }
+    pthread_mutex_unlock(&guard->lock);
+}
+
+/// MHD_OPTION_EXTERNAL_LOGGER: prints nothing; counts the two messages that mean a connection was
+/// not served, and answers a head too big in the API's shape (``chatcap_http_answer_too_big``)
+/// (libmicrohttpd 0.9.75's texts; others are ignored).
+static inline void chatcap_http_log(void *context, const char *format, va_list arguments) {
+    struct chatcap_http_guard *guard = context;
+    if (strstr(format, "Error processing request (HTTP response code is %u") != NULL) {
+        va_list copy;
+        va_copy(copy, arguments);
+        unsigned int status = va_arg(copy, unsigned int);
+        va_end(copy);
+        if (status == 414 || status == 431) chatcap_http_answer_too_big(guard, status);
+    } else if (strstr(format, "reached connection limit") != NULL) {
         atomic_fetch_add_explicit(&guard->shed_over_address_limit, 1, memory_order_relaxed);
     } else if (strstr(format, "resource limit") != NULL) {
         atomic_fetch_add_explicit(&guard->accept_failures, 1, memory_order_relaxed);
@@ -334,16 +438,20 @@ static inline size_t chatcap_http_unescape(void *context, struct MHD_Connection 
 }
 
 /// Starts a daemon on the listening socket `fd` (which it then owns and closes when stopped): one
-/// internal thread polling with epoll, at most `guard`'s `limit + busy` connections open (more are
+/// internal thread that accepts, and a thread per connection (libmicrohttpd's
+/// MHD_USE_THREAD_PER_CONNECTION), which reads its requests, calls the handler and the body's reader,
+/// and sends: a request that takes long (a search reading an archive, a body read from disk) holds its
+/// own thread and no other connection. At most `guard`'s `limit + busy` connections open, so at most
+/// as many threads (more are
 /// shed, see ``chatcap_http_guard``), `per_ip_limit` from one address, each closed after
 /// `timeout_seconds` without activity, `memory_limit` bytes of buffers each (a request line and
-/// headers must fit), and the sweeper thread when the guard has a request timeout or a busy band.
+/// headers must fit: past it the guard's answers, ``chatcap_http_answer_too_big``), and the sweeper thread when the guard has a request timeout or a busy band.
 /// Returns NULL when it cannot start. `guard` must outlive the daemon; stop it with `chatcap_http_stop`.
 static inline struct MHD_Daemon *chatcap_http_start(
     int fd, struct chatcap_http_guard *guard, unsigned int per_ip_limit, unsigned int timeout_seconds,
     size_t memory_limit, MHD_AccessHandlerCallback handler, void *context) {
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, chatcap_http_accept, guard, handler, context,
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, chatcap_http_accept, guard, handler, context,
         MHD_OPTION_EXTERNAL_LOGGER, chatcap_http_log, guard,
         MHD_OPTION_NOTIFY_CONNECTION, chatcap_http_notify, guard,
         MHD_OPTION_NOTIFY_COMPLETED, chatcap_http_completed, guard,
@@ -353,6 +461,7 @@ static inline struct MHD_Daemon *chatcap_http_start(
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_UNESCAPE_CALLBACK, chatcap_http_unescape, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, chatcap_http_request_line, guard,
         MHD_OPTION_END);
     if (daemon != NULL && (guard->request_timeout_ms > 0 || guard->busy > 0)) {
         guard->sweeping = pthread_create(&guard->sweeper, NULL, chatcap_http_sweep, guard) == 0;

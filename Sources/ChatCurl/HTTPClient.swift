@@ -72,7 +72,7 @@ public final class HTTPClient {
         unsafe self.handle = handle
         unsafe errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         unsafe errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        sink = ResponseSink(limit: maxBodyBytes)
+        sink = unsafe ResponseSink(limit: maxBodyBytes, handle: handle)
         self.tls = tls
     }
 
@@ -129,6 +129,29 @@ public final class HTTPClient {
         try perform(
             url: url, body: body, headers: headers, user: user, password: password, timeoutMs: timeoutMs,
             connectTimeoutMs: connectTimeoutMs)
+    }
+
+    /// POSTs as ``post(url:body:headers:user:password:timeoutMs:connectTimeoutMs:)``, handing the answer
+    /// to `receive` block by block as it arrives (with the status, known by then) instead of collecting
+    /// it: an answer of any size in the memory of a block. `receive` answering `false` aborts the request
+    /// (it then throws ``Failure/unreachable(_:)``, libcurl's write error).
+    ///
+    /// - Returns: the status of the answer.
+    /// - Allocations: the header list; none per block.
+    public func post(
+        url: String, body: [UInt8], headers: [String], user: String?, password: String?, timeoutMs: Int,
+        connectTimeoutMs: Int, receive: (_ status: Int, _ bytes: UnsafeRawBufferPointer) -> Bool
+    ) throws(Failure) -> Int {
+        try unsafe withoutActuallyEscaping(receive) { receive throws(Failure) in
+            // SAFETY: `receive` is called only inside `perform` below (the write callback), never after:
+            // the sink forgets it before this closure returns.
+            unsafe sink.forward = receive
+            defer { unsafe sink.forward = nil }
+            return try perform(
+                url: url, body: body, headers: headers, user: user, password: password, timeoutMs: timeoutMs,
+                connectTimeoutMs: connectTimeoutMs
+            ).status
+        }
     }
 
     private func perform(
@@ -248,6 +271,14 @@ public final class HTTPClient {
         // SAFETY: `context` is CURLOPT_WRITEDATA, the unretained address of the sink `perform` set up,
         // alive while `perform` runs (this callback runs inside it).
         let sink = unsafe Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+        if let forward = unsafe sink.forward {
+            var status = 0
+            // SAFETY: the handle is the one performing (this callback runs inside `perform`);
+            // CURLINFO_RESPONSE_CODE writes a `long` into `status`, valid for the call.
+            _ = unsafe chatcap_curl_getinfo_long(sink.handle, CURLINFO_RESPONSE_CODE, &status)
+            // SAFETY: libcurl hands `n` readable bytes at `data`, valid for this call.
+            return unsafe forward(status, UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
+        }
         let keep = min(n, max(0, sink.limit - sink.bytes.count))
         if keep < n { sink.truncated = true }
         // SAFETY: libcurl hands `n` readable bytes at `data`; `keep <= n`.
@@ -257,12 +288,22 @@ public final class HTTPClient {
     }
 }
 
-/// The answer's bytes while libcurl delivers them.
+/// The answer's bytes while libcurl delivers them: kept up to `limit`, or handed to `forward` (a
+/// streamed request) with the status read from `handle`.
+///
+/// `@safe`: `handle` is the client's, alive as long as the client (which owns the sink); `forward` is
+/// set only for the length of one request.
+@safe
 final class ResponseSink {
     let limit: Int
+    let handle: UnsafeMutableRawPointer
     var bytes: [UInt8] = []
     var truncated = false
-    init(limit: Int) { self.limit = limit }
+    var forward: ((Int, UnsafeRawBufferPointer) -> Bool)?
+    init(limit: Int, handle: UnsafeMutableRawPointer) {
+        self.limit = limit
+        unsafe self.handle = handle
+    }
     func reset() {
         bytes.removeAll(keepingCapacity: true)
         truncated = false

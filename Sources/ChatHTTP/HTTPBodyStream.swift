@@ -4,12 +4,13 @@
 /// `fill` writes at most `buffer.count` bytes into `buffer` and answers how many; 0 ends the body, a
 /// negative number ends it with an error (the listener closes the connection: the client sees the body
 /// cut off, never a shorter body that looks complete).
-/// It is called on the listener's thread only, one call at a time, until it answers 0 or the client
-/// goes away (then the stream is released without being read to its end).
+/// It is called on its connection's thread only (libmicrohttpd's thread per connection), one call at
+/// a time, until it answers 0 or the client goes away (then the stream is released without being read
+/// to its end). A slow `fill` (a body read from disk) holds that connection only.
 ///
-/// `@unchecked Sendable`: a response crosses from the route to the listener on the listener's own
-/// thread (the access handler runs there), and the listener's thread is the only one that calls
-/// `fill`; what `fill` captures is confined to that thread.
+/// `@unchecked Sendable`: a response crosses from the route to the listener on the connection's own
+/// thread (the access handler runs there), and that thread is the only one that calls `fill`; what
+/// `fill` captures is confined to that thread.
 ///
 /// `@safe`: `fill` writes only inside the buffer it is handed (its contract), and the stream hands it
 /// only the listener's buffer or its own.

@@ -19,7 +19,8 @@ public struct HTTPLimits: Sendable, Equatable {
     /// A connection without activity for this long is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var idleTimeoutSeconds: Int
     /// Buffer memory per connection: a request's line and headers must fit
-    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`; libmicrohttpd answers a longer one 414 or 431 itself).
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`; a longer one is answered 414 or 431, ``HTTPRouter/uriTooLong`` and
+    /// ``HTTPRouter/headersTooLarge``).
     public var memoryPerConnection: Int
     /// Connections past ``connections`` that are answered ``HTTPRouter/busy`` at once (and closed);
     /// past `connections + busyConnections` they are shed. 0: shed at once past ``connections``.

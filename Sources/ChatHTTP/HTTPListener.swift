@@ -6,8 +6,17 @@ import Synchronization
 #endif
 
 /// The one HTTP listener of a process, through libmicrohttpd: it binds `host:port`, and answers
-/// each request with its ``HTTPRouter`` on libmicrohttpd's own thread (one internal thread polling
-/// every connection with epoll).
+/// each request with its ``HTTPRouter`` on a thread of its connection's own (libmicrohttpd's thread
+/// per connection, beside one thread that accepts).
+///
+/// A thread per connection, not one thread polling every connection: the logs API's routes block
+/// while they read an archive (a search, a year's stats), and on a shared thread such a request
+/// held every other connection until it ended. libmicrohttpd's thread pool has the same flaw (a
+/// connection stays on the pool thread that accepted it), and suspending connections for a worker
+/// pool would still read a streamed body on the polling thread. A thread per connection is what
+/// libmicrohttpd does for blocking handlers; its cost is bounded by the connection limit (one
+/// thread, its stack mostly untouched, per connection open). Routes may therefore run on several
+/// threads at once (``HTTPRouter/Handler`` is `@Sendable`).
 ///
 /// Nothing here runs on the caller's threads, and the routes read shared state without a lock the
 /// caller holds (see ``RecentMessagesEndpoint``), so a slow or hostile client can at worst hold a
@@ -24,7 +33,7 @@ import Synchronization
 /// listener.stop()
 /// ```
 ///
-/// Any thread may create, use and stop it; ``stop()`` waits for the listener's thread to end.
+/// Any thread may create, use and stop it; ``stop()`` waits for the listener's threads to end.
 public final class HTTPListener: Sendable {
     /// The port actually bound (the kernel's choice for port 0).
     public let port: UInt16
@@ -70,12 +79,19 @@ public final class HTTPListener: Sendable {
             throw .bind(address: "\(display):\(port)", message: unsafe String(cString: strerror(error)))
         }
         let busy = Self.wire(router.busy)
+        let uriTooLong = Self.wire(router.uriTooLong)
+        let headersTooLarge = Self.wire(router.headersTooLarge)
         // SAFETY: allocated here, freed once in `deinit` (or below when the daemon does not start); the
-        // busy answer's bytes are copied for the call.
-        let made = unsafe busy.withUnsafeBytes { bytes in
-            unsafe chatcap_http_guard_create(
-                UInt32(clamping: limits.connections), UInt32(clamping: limits.busyConnections),
-                Int64(limits.requestTimeoutSeconds) * 1000, bytes.baseAddress, bytes.count)
+        // answers' bytes are copied for the call.
+        let made = unsafe busy.withUnsafeBytes { busy in
+            unsafe uriTooLong.withUnsafeBytes { uri in
+                unsafe headersTooLarge.withUnsafeBytes { headers in
+                    unsafe chatcap_http_guard_create(
+                        UInt32(clamping: limits.connections), UInt32(clamping: limits.busyConnections),
+                        Int64(limits.requestTimeoutSeconds) * 1000, busy.baseAddress, busy.count, uri.baseAddress,
+                        uri.count, headers.baseAddress, headers.count)
+                }
+            }
         }
         guard let policy = unsafe made else {
             close(fd)
@@ -120,7 +136,7 @@ public final class HTTPListener: Sendable {
     }
 
     /// Stops answering: closes the listening socket and every connection, and waits for the
-    /// listener's thread to end. Idempotent.
+    /// listener's threads to end (a route still answering is waited for). Idempotent.
     public func stop() {
         let address = daemon.withLock { address in
             defer { address = 0 }

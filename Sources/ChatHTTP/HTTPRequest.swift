@@ -1,4 +1,4 @@
-/// One HTTP request as a route sees it, on the listener's thread, for the length of the handler
+/// One HTTP request as a route sees it, on its connection's thread, for the length of the handler
 /// call: its method, its path (percent-decoded, without the query), its query arguments and headers.
 public struct HTTPRequest {
     public let method: String

@@ -23,6 +23,19 @@ public struct HTTPRouter: Sendable {
     /// What a connection past the listener's limit is answered at once (``HTTPLimits/busyConnections``):
     /// by default a 503 in the recent-messages shape; a service sets its own error shape.
     public var busy = HTTPResponse.json(RecentMessagesError.busy.body, status: 503)
+    /// What a request line too long for the connection's memory is answered (``HTTPLimits/memoryPerConnection``):
+    /// by default a 414 in the recent-messages shape; a service sets its own error shape.
+    public var uriTooLong = HTTPResponse.json(
+        RecentMessagesError(status: 414, statusMessage: "URI Too Long", error: "URI Too Long", code: "uri_too_long")
+            .body,
+        status: 414)
+    /// What request headers too large for the connection's memory are answered: by default a 431 in
+    /// the recent-messages shape.
+    public var headersTooLarge = HTTPResponse.json(
+        RecentMessagesError(
+            status: 431, statusMessage: "Request Header Fields Too Large", error: "Request Header Fields Too Large",
+            code: "request_header_fields_too_large"
+        ).body, status: 431)
     /// What a path no route has is answered: by default a 404 in the recent-messages shape.
     public var notFound = HTTPResponse.json(RecentMessagesError.notFound.body, status: 404)
     /// What another method than those answered is answered (with `Allow` set): by default a 405 in

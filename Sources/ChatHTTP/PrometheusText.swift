@@ -10,7 +10,7 @@
 ///
 /// Names are the caller's (Prometheus' conventions: `_total` for counters, base units such as
 /// `_seconds` and `_bytes`); HELP text and label values are escaped as the format asks (`\\`, `\n`,
-/// and in label values `\"`). Built on the listener's thread, once per scrape.
+/// and in label values `\"`). Built on the scrape's connection thread, once per scrape.
 public struct PrometheusText: Sendable {
     /// The `Content-Type` of the format.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"

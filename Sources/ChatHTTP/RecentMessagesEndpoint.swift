@@ -26,7 +26,7 @@ public final class RecentMessagesEndpoint: Sendable {
     /// - Parameters:
     ///   - store: the rings to answer from (one of its reader slots is taken for the endpoint's life).
     ///   - bound: the most lines per channel (the service's 500 unless configured).
-    ///   - isJoined: whether the caller has joined a channel (called on the listener's thread).
+    ///   - isJoined: whether the caller has joined a channel (called on the requests' threads).
     public init(store: ChatStore, bound: Int, isJoined: @escaping @Sendable (String) -> Bool) {
         renderer = Mutex(RecentMessagesRenderer(store: store))
         self.bound = bound

@@ -14,7 +14,7 @@
 /// ```
 ///
 /// Memory: the cursor's (one file open, about 200 KiB; or one part of the table's answer), the encoder's, and ``pending``
-/// (about one block plus one line). Confined to one thread: the listener's (see ChatHTTP's
+/// (about one block plus one line). Confined to one thread: its connection's (see ChatHTTP's
 /// `HTTPBodyStream`).
 final class LogStream {
     private let cursor: any LineCursor

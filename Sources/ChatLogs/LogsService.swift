@@ -16,7 +16,7 @@ import Synchronization
 /// holding at most ``maxAnswerBytes`` of one part's lines.
 ///
 /// Sendable: the store is, the id cache is behind a `Mutex`; libmicrohttpd calls
-/// ``respond(path:query:)`` on its own thread.
+/// ``respond(path:query:)`` on each connection's thread, several at once.
 public final class LogsService: Sendable {
     public let store: any LogStore
     /// The most a reversed answer holds of one part, in bytes (answers in time order hold about a block).
@@ -69,14 +69,16 @@ public final class LogsService: Sendable {
     }
 
     /// The routes this service answers (``LogsAPI/routerPaths``: the table `/openapi.json` is written
-    /// from), added to `router` (which then answers HEAD as GET too, and a connection past its limit
-    /// with the API's 503). `standalone`: the port is the API's alone (`chatcap logs`), so a path no route
-    /// has is the API's `Not found` and a CORS preflight is answered, as rustlog's `CorsLayer` does;
-    /// capture's port keeps ChatHTTP's JSON 404 and 405 beside its other APIs. Another method is
-    /// then axum's empty 405.
+    /// from), added to `router` (which then answers HEAD as GET too, a connection past its limit with
+    /// the API's 503, a request head too big with its 414 or 431). `standalone`: the port is the API's
+    /// alone (`chatcap logs`), so a path no route has is the API's `Not found` and a CORS preflight is
+    /// answered, as rustlog's `CorsLayer` does; capture's port keeps ChatHTTP's JSON 404 and 405 beside
+    /// its other APIs. Another method is then axum's empty 405.
     public func install(into router: inout HTTPRouter, standalone: Bool = false) {
         router.answersHead = true
         router.busy = Self.decorated(LogsError.busy.response)
+        router.uriTooLong = Self.decorated(LogsError.uriTooLong.response)
+        router.headersTooLarge = Self.decorated(LogsError.headersTooLarge.response)
         if standalone {
             router.answersPreflight = true
             router.notFound = Self.decorated(LogsError.notFound.response)

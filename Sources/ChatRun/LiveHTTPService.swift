@@ -1,6 +1,6 @@
 public import ChatHTTP
 public import ChatLive
-import ChatLogs
+public import ChatLogs
 import ChatPosix
 public import ChatStore
 public import IRCWire
@@ -35,6 +35,12 @@ public final class LiveHTTPService {
         public var version: String
         /// capture: the logs API over the directory it writes (docs/logs.md).
         public var logsDirectory: String? = nil
+        /// The logs API's range and limit bounds (`--max-range-days`, `--max-limit`).
+        public var logsBounds = LogsBounds()
+        /// The listener's limits for the process's descriptor limit (`nil` when it cannot be read);
+        /// `nil`: ``HTTPLimits/init(descriptorLimit:)`` (capture takes `--max-connections` and
+        /// `--request-timeout` through this).
+        public var limits: (@Sendable (_ descriptorLimit: Int?) -> HTTPLimits)? = nil
 
         public init(host: String, port: UInt16, history: Int, channelMetrics: Bool, command: String, version: String) {
             self.host = host
@@ -65,7 +71,9 @@ public final class LiveHTTPService {
     ///
     /// - Throws: ``HTTPError`` when the address cannot be bound.
     public init(_ settings: Settings, budget: MemoryBudget?) throws(HTTPError) {
-        let limits = DescriptorLimit.raise().map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
+        let descriptors = DescriptorLimit.raise()
+        let limits =
+            settings.limits?(descriptors) ?? descriptors.map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
         let history = RecentHistory(limit: settings.history, budget: budget)
         self.history = history
         self.budget = budget
@@ -79,7 +87,10 @@ public final class LiveHTTPService {
             .install(in: &router)
         // capture: the logs API over the directory it writes (docs/logs.md), read as any reader would.
         if let logsDirectory = settings.logsDirectory {
-            LogsService(archive: LogArchive(root: logsDirectory), now: { Moment.now().wall }).install(into: &router)
+            LogsService(
+                archive: LogArchive(root: logsDirectory), bounds: settings.logsBounds, now: { Moment.now().wall }
+            )
+            .install(into: &router)
         }
         listener = try HTTPListener(host: settings.host, port: settings.port, limits: limits, router: router)
     }

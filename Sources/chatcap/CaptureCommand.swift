@@ -123,11 +123,16 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var backfill: RecentMessagesOptions
     @OptionGroup var reloading: ReloadOptions
     @OptionGroup var liveHTTP: LiveHTTPOptions
+    @OptionGroup(title: "Logs API and listener bounds (with --http-port)") var logsBounds: LogsBoundsOptions
     @OptionGroup var memory: MemoryBudgetOptions
 
     func validate() throws {
         if memory.memoryBudget != nil && liveHTTP.http.httpPort == nil {
             throw ValidationError("--memory-budget applies only with --http-port (capture keeps rings only for it)")
+        }
+        if logsBounds.isGiven && liveHTTP.http.httpPort == nil {
+            throw ValidationError(
+                "--max-connections, --request-timeout, --max-range-days and --max-limit apply only with --http-port")
         }
         try NoOpChecks.login(connection)
         try reloading.validate(channelsFile: connection.channelsFile)
@@ -181,7 +186,7 @@ struct CaptureCommand: ParsableCommand {
         }
         let http = try liveHTTP.start(
             command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
-            logsDirectory: dir)
+            logsDirectory: dir, logsBounds: logsBounds)
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.flushIntervalMs = Seconds.milliseconds(flushInterval)

@@ -37,17 +37,23 @@ struct LiveHTTPOptions: ParsableArguments {
 
 extension LiveHTTPOptions {
     /// Starts the listener these options ask for (``LiveHTTPService``), or answers `nil` without
-    /// `--http-port`; says where it listens on stderr (unless `quiet`).
+    /// `--http-port`; says where it listens on stderr (unless `quiet`). `logsBounds`: capture's bounds
+    /// of its listener and of the logs API over `logsDirectory`.
     ///
     /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
-    func start(command: String, quiet: Bool, budget: MemoryBudget? = nil, logsDirectory: String? = nil) throws
-        -> LiveHTTPService?
-    {
+    func start(
+        command: String, quiet: Bool, budget: MemoryBudget? = nil, logsDirectory: String? = nil,
+        logsBounds: LogsBoundsOptions? = nil
+    ) throws -> LiveHTTPService? {
         guard let port = http.httpPort else { return nil }
         var settings = LiveHTTPService.Settings(
             host: http.host, port: UInt16(port), history: httpHistory ?? Self.defaultHistory,
             channelMetrics: httpChannelMetrics, command: command, version: ChatcapVersion.string)
         settings.logsDirectory = logsDirectory
+        if let logsBounds {
+            settings.logsBounds = logsBounds.bounds
+            settings.limits = { logsBounds.captureLimits(descriptorLimit: $0) }
+        }
         let service: LiveHTTPService
         do { service = try LiveHTTPService(settings, budget: budget) } catch {
             Diagnostics.error("\(error)")

@@ -78,54 +78,13 @@ struct LogsCommand: ParsableCommand {
             "The most a ?reverse answer holds of one file, \(Self.maxAnswerRange.text) MiB (default: 64): a "
                 + "reversed answer sends each file's lines newest first once the file is read; past this it is "
                 + "refused with 400 (asking for limit and offset), or cut off with an error once it has begun. "
-                + "Answers in time order stream line by line, whatever their size. With --clickhouse: also the "
-                + "most one query's answer holds (a channel's day, a user's lines), in either order.",
+                + "Answers in time order stream line by line, whatever their size (from ClickHouse too: a query's "
+                + "answer streams). With --clickhouse: also the longest row of an answer.",
             valueName: "MiB"),
         transform: { try Self.maxAnswerRange.parse($0) })
     var maxAnswerMiB = 64
 
-    static let connectionsRange = NumberRange(1...10_000)
-    static let requestTimeoutRange = NumberRange(1...3_600, unit: "seconds")
-    static let rangeDaysRange = NumberRange(1...36_600, unit: "days")
-    static let limitRange = NumberRange(1...100_000_000)
-
-    @Option(
-        name: .customLong("max-connections"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "Connections answered at once (\(Self.connectionsRange.text); default: 256). The next as many are "
-                + "answered at once with 503 'Server busy: …' (text/plain, as the API's errors) and closed; past "
-                + "twice this many a connection is closed at once.",
-            valueName: "n"),
-        transform: { try Self.connectionsRange.parse($0) })
-    var maxConnections = 256
-
-    @Option(
-        name: .customLong("request-timeout"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "Seconds a connection has to send a whole request (line and headers) once it connects, however "
-                + "slowly it sends, and the longest it may send or read nothing "
-                + "(\(Self.requestTimeoutRange.text); default: 10); past it the connection is closed.",
-            valueName: "seconds"),
-        transform: { try Self.requestTimeoutRange.parse($0) })
-    var requestTimeout = 10
-
-    @Option(
-        name: .customLong("max-range-days"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "The longest ?from=&to= range answered (\(Self.rangeDaysRange.text) days; default: 366); a longer one "
-                + "is 400 'Invalid param: range longer than N days'.",
-            valueName: "days"),
-        transform: { try Self.rangeDaysRange.parse($0) })
-    var maxRangeDays = 366
-
-    @Option(
-        name: .customLong("max-limit"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "The largest ?limit= and ?offset= answered (\(Self.limitRange.text); default: 1000000); past "
-                + "it the answer is 400 'Invalid param: limit above N'.",
-            valueName: "lines"),
-        transform: { try Self.limitRange.parse($0) })
-    var maxLimit = 1_000_000
+    @OptionGroup var bounds: LogsBoundsOptions
 
     @Option(
         name: .customLong("opt-out"),
@@ -181,14 +140,11 @@ struct LogsCommand: ParsableCommand {
         }
         let service = LogsService(
             store: store, maxAnswerBytes: maxAnswerMiB << 20,
-            bounds: LogsBounds(maxRangeDays: maxRangeDays, maxLimit: maxLimit), optOut: optOut,
+            bounds: bounds.bounds, optOut: optOut,
             now: { Moment.now().wall })
         var router = HTTPRouter()
         service.install(into: &router, standalone: true)
-        // Every local client shares 127.0.0.1: the per-address limit is the whole.
-        let limits = HTTPLimits(
-            connections: maxConnections, connectionsPerAddress: 2 * maxConnections,
-            idleTimeoutSeconds: requestTimeout, busyConnections: maxConnections, requestTimeoutSeconds: requestTimeout)
+        let limits = bounds.limits
         let listener: HTTPListener
         do {
             listener = try HTTPListener(host: host, port: UInt16(httpPort), limits: limits, router: router)

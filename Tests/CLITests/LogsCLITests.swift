@@ -7,12 +7,15 @@ import Testing
 /// the client, SIGINT by PID.
 @Suite struct LogsCLITests {
     /// GETs `url` with curl: the status, the body and the `Location` header (empty when none).
-    static func get(_ url: String, head: Bool = false) throws -> (status: Int, body: String, location: String) {
+    static func get(_ url: String, head: Bool = false, headers: [String] = []) throws -> (
+        status: Int, body: String, location: String
+    ) {
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments =
-            ["-s", "-m", "10", "--path-as-is", "-w", "\n%{http_code}\n%header{location}"] + (head ? ["-I"] : []) + [url]
+            ["-s", "-m", "10", "--path-as-is", "-w", "\n%{http_code}\n%header{location}"] + (head ? ["-I"] : [])
+            + headers.flatMap { ["-H", $0] } + [url]
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
@@ -134,13 +137,17 @@ import Testing
         #expect(chatcap.stop(with: SIGINT) == 0)
     }
 
-    @Test("capture --http-port answers the logs API over the directory it is writing", .timeLimit(.minutes(20)))
+    @Test(
+        "capture --http-port answers the logs API over the directory it is writing, within its bounds",
+        .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("logs-capture")
         defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
         defer { _ = server.stop() }
-        let capture = try LiveHTTPCLITests.Live(["capture", "pixelharbor", "--dir", "\(dir)/cap"], server: server)
+        let capture = try LiveHTTPCLITests.Live(
+            ["capture", "pixelharbor", "--dir", "\(dir)/cap", "--max-range-days", "2", "--max-limit", "5"],
+            server: server)
         #expect(server.waitForStderr(containing: "end of the log", timeoutMs: 20_000), "\(server.stderr)")
         // The 24 lines of #pixelharbor, readable once capture has flushed them (every 0.5 s).
         let text = try LiveHTTPCLITests.poll(seconds: 20) { () -> String? in
@@ -158,7 +165,48 @@ import Testing
         #expect(!channels.body.contains("_session"))
         let metrics = try Self.get(capture.url + "/metrics")
         #expect(metrics.status == 200)
+        // capture's --max-range-days and --max-limit bound its logs API as they bound chatcap logs'.
+        let range = try Self.get(
+            capture.url + "/channel/pixelharbor?from=2025-01-01T00:00:00Z&to=2025-01-04T00:00:00Z")
+        #expect(range.status == 400)
+        #expect(range.body == "Invalid param: range longer than 2 days")
+        let latest = try Self.get(capture.url + "/channel/pixelharbor")
+        let limited = try Self.get(capture.url + latest.location + "?limit=6")
+        #expect(limited.status == 400)
+        #expect(limited.body == "Invalid param: limit above 5")
+        let within = try Self.get(capture.url + latest.location + "?limit=5")
+        #expect(within.status == 200)
+        #expect(within.body.components(separatedBy: "\r\n").count == 6, "\(within.body)")
         #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
+    }
+
+    @Test(
+        "capture --max-connections and --request-timeout bound its listener as they bound chatcap logs'",
+        .timeLimit(.minutes(20)))
+    func captureListenerBounds() throws {
+        let dir = try CLITempDirectory.make("logs-capture-bounds")
+        defer { CLITempDirectory.remove(dir) }
+        let server = try ServeProcess(["Fixtures/lines/privmsg.irc", "--speed", "max", "--port", "0"])
+        defer { _ = server.stop() }
+        let capture = try LiveHTTPCLITests.Live(
+            ["capture", "pixelharbor", "--dir", "\(dir)/cap", "--max-connections", "5", "--request-timeout", "5"],
+            server: server)
+        let port = String(capture.url.split(separator: ":").last ?? "")
+        // 10 clients that never finish their request: 5 held, the next 5 answered 503 at once in the logs
+        // API's shape; the held ones cut after --request-timeout (capture's own listener has none).
+        let slow = try LogsSafetyCLITests.slowClients(port: port, count: 10)
+        #expect(slow.held == 5 && slow.answered == 5 && slow.closed == 0, "\(slow)")
+        #expect(slow.answer.hasSuffix("\r\n\r\nServer busy: too many connections, try again shortly"), "\(slow)")
+        #expect(slow.heldCut == 5)
+        #expect(slow.after.hasPrefix("HTTP/1.1 200 OK"), "\(slow.after.prefix(80))")
+        #expect(capture.chatcap.stop() == 0, "\(capture.chatcap.stderr)")
+    }
+
+    @Test("capture takes the logs API's bounds only with --http-port")
+    func captureBoundsNeedTheListener() throws {
+        let run = try CLI.run(["capture", "pixelharbor", "--dir", "/nonexistent/capture", "--max-limit", "5"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("apply only with --http-port"), "\(run.stderr)")
     }
 
     @Test(

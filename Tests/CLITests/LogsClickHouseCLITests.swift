@@ -233,6 +233,47 @@ import Testing
     }
 
     @Test(
+        "a channel's day streams from ClickHouse in bounded memory: with --max-answer-mib 1, a day of 150,000 lines (a 50 MB answer) is served whole, the directory's bytes, the process never holding the answer"
+    )
+    func dayStreams() throws {
+        let dir = try CLITempDirectory.make("logs-clickhouse-stream")
+        defer { CLITempDirectory.remove(dir) }
+        let generated = try CLI.shell("python3 Benchmarks/generate_logs_archive.py '\(dir)/capture' 1 150000 0")
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let server = try ClickHouseServer(dir: dir + "/clickhouse")
+        defer { server.stop() }
+        try server.waitUntilUp()
+        let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
+        try #require(schema.status == 0, "schema: \(schema.stderr) \(schema.text)")
+        let load = try CLI.run(["load", dir + "/capture", "--clickhouse", server.url, "--once", "--status", "none"])
+        try #require(load.status == 0, "load: \(load.stderr)")
+        try FileManager.default.removeItem(atPath: dir + "/capture/_load")
+        let answerBytes = try server.query(
+            "SELECT sum(length(raw)) FROM chat.lines WHERE channel = 'busy' FORMAT TabSeparated")
+        #expect((Int(answerBytes) ?? 0) > 40 << 20, "the day's raw lines: \(answerBytes) bytes")
+
+        let (byDir, dirURL) = try Self.logs(["--dir", dir + "/capture", "--no-index"], dir: dir)
+        let (byTable, tableURL) = try Self.logs(["--clickhouse", server.url, "--max-answer-mib", "1"], dir: dir)
+        let path = "/channel/busy/2025/11/29?raw"
+        for (name, url) in [("dir", dirURL), ("table", tableURL)] {
+            let run = try CLI.shell("curl -s -m 300 -o '\(dir)/\(name).raw' -w '%{http_code}' '\(url)\(path)'")
+            #expect(run.text == "200", "\(name): \(run.text) \(run.stderr)")
+        }
+        let same = try CLI.shell("cmp '\(dir)/dir.raw' '\(dir)/table.raw' && wc -l < '\(dir)/table.raw'")
+        #expect(same.status == 0, "the table's day differs from the directory's: \(same.text)")
+        #expect((Int(same.text.filter(\.isNumber)) ?? 0) >= 150_000, "\(same.text)")
+        // Peak resident memory of the table's server: about its start-up's, not the answer's 50 MB.
+        let status = try String(
+            contentsOfFile: "/proc/\(byTable.process.processIdentifier)/status", encoding: .utf8)
+        let peakKiB = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map {
+            Int($0.filter(\.isNumber)) ?? 0
+        }
+        #expect((peakKiB ?? .max) < 48 << 10, "peak resident memory \(peakKiB ?? -1) KiB")
+        #expect(byDir.stop(with: SIGINT) == 0)
+        #expect(byTable.stop(with: SIGINT) == 0, "\(byTable.stderr)")
+    }
+
+    @Test(
         "logs takes exactly one store, --table only with --clickhouse; an unreachable ClickHouse is said and served as 503"
     )
     func options() throws {

@@ -122,18 +122,26 @@ import Testing
         #expect(listener.figures.cutSlow == 1)
     }
 
-    @Test("a request line past the connection's memory is refused, and the listener still answers")
+    @Test(
+        "a request line or headers past the connection's memory: 414 or 431 in the router's error shape, and the listener still answers"
+    )
     func requestTooLong() throws {
         let listener = try HTTPListener(
             host: "127.0.0.1", port: 0, limits: HTTPLimits(memoryPerConnection: 16 * 1024), router: Self.router())
         defer { listener.stop() }
         let answer = Self.get(listener.port, "/ok?" + String(repeating: "a", count: 40_000))
-        #expect(answer.hasPrefix("HTTP/1.1 414") || answer.hasPrefix("HTTP/1.1 431"), "\(answer.prefix(60))")
+        #expect(answer.hasPrefix("HTTP/1.1 414 URI Too Long\r\n"), "\(answer.prefix(60))")
+        #expect(answer.contains("Content-Type: application/json\r\n"), "\(answer.prefix(200))")
+        #expect(
+            answer.hasSuffix(
+                #"{"status":414,"status_message":"URI Too Long","error":"URI Too Long","error_code":"uri_too_long"}"#))
         let header = HTTPListenerTests.connect(port: listener.port)
         defer { close(header) }
         Self.send(header, "GET /ok HTTP/1.1\r\nHost: test\r\nX-Big: \(String(repeating: "b", count: 40_000))\r\n\r\n")
         let refused = Self.receive(header)
-        #expect(refused.hasPrefix("HTTP/1.1 431") || refused.hasPrefix("HTTP/1.1 414"), "\(refused.prefix(60))")
+        #expect(refused.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"), "\(refused.prefix(60))")
+        #expect(refused.hasSuffix(#""error_code":"request_header_fields_too_large"}"#), "\(refused.suffix(80))")
+        #expect(!refused.contains("<html>"))
         #expect(Self.get(listener.port).hasPrefix("HTTP/1.1 200 OK"))
     }
 }

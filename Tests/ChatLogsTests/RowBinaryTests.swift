@@ -16,6 +16,24 @@ import Testing
         return out + value
     }
 
+    @Test(
+        "an answer taken block by block: a string cut by a block's end, in its length or its bytes, is read whole after the next block"
+    )
+    func blocks() {
+        let long = [UInt8](repeating: 0x62, count: 300)
+        let answer = Self.string(Array("one".utf8)) + Self.string(long) + Self.string(Array("three".utf8))
+        // Every place to cut the answer in two: inside a length (300 takes two LEB128 bytes) or the bytes.
+        for cut in 1..<answer.count {
+            var rows = RowBinary(Array(answer[..<cut]))
+            var got: [[UInt8]] = []
+            while let range = rows.string() { got.append(Array(rows.all[range])) }
+            rows = rows.rest(then: Array(answer[cut...]))
+            while let range = rows.string() { got.append(Array(rows.all[range])) }
+            #expect(got == [Array("one".utf8), long, Array("three".utf8)], "cut at \(cut)")
+            #expect(rows.isAtEnd && rows.pendingCount == 0)
+        }
+    }
+
     @Test("strings of any bytes and lengths past one LEB128 byte, in order")
     func strings() {
         let long = [UInt8](repeating: 0x61, count: 300)

@@ -49,7 +49,7 @@ public enum GzipAnswer: Sendable {
     }
 
     /// Pulls the plain body block by block and hands out its compressed bytes. Confined to the
-    /// listener's thread, as the stream it wraps.
+    /// connection's thread, as the stream it wraps.
     private final class Pump {
         let inner: HTTPBodyStream
         let gzip: GzipStream

@@ -22,6 +22,11 @@ public enum LogsError: Error, Sendable, Equatable {
     /// 503 `Server busy: too many connections, try again shortly`: a connection past the listener's
     /// limit, answered at once (ChatHTTP's `HTTPLimits.busyConnections`).
     case busy
+    /// 414 `URI too long`: a request line past the connection's memory (ChatHTTP's
+    /// `HTTPLimits.memoryPerConnection`; hyper, under rustlog, answers 414 too).
+    case uriTooLong
+    /// 431 `Request headers too large`: request headers past the connection's memory (hyper: 431).
+    case headersTooLarge
 
     public var status: Int {
         switch self {
@@ -30,6 +35,8 @@ public enum LogsError: Error, Sendable, Equatable {
         case .channelOptedOut, .userOptedOut: 403
         case .storeUnavailable, .busy: 503
         case .storeFailed: 500
+        case .uriTooLong: 414
+        case .headersTooLarge: 431
         }
     }
 
@@ -44,6 +51,8 @@ public enum LogsError: Error, Sendable, Equatable {
         case .storeUnavailable(let why): "Store unavailable: \(why)"
         case .storeFailed(let why): "Store error: \(why)"
         case .busy: "Server busy: too many connections, try again shortly"
+        case .uriTooLong: "URI too long"
+        case .headersTooLarge: "Request headers too large"
         }
     }
 

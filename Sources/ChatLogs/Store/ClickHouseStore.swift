@@ -11,8 +11,8 @@ import IRCWire
 /// `FINAL` (a line loaded twice is one row); a user's selection adds `user_id`. A day of the table is a
 /// capture file's day: the day capture received the line, in the order it did.
 ///
-/// Each question is one request (a client of its own: libmicrohttpd's thread asks); a cursor keeps one
-/// client for its parts. Immutable; any thread may use it.
+/// Each question is one request (a client of its own: the connection's thread asks); a cursor asks
+/// its parts one at a time, each answer streamed (``ClickHouseAnswer``). Immutable; any thread may use it.
 public struct ClickHouseStore: LogStore {
     /// Where ClickHouse answers: the URL without credentials, the credentials (HTTP basic
     /// authentication), and the URL as messages show it (without the password).
@@ -32,7 +32,8 @@ public struct ClickHouseStore: LogStore {
     public let endpoint: Endpoint
     /// `table` or `database.table`.
     public let table: String
-    /// The most one part's answer may hold (a day of a channel; a user's selection), in bytes.
+    /// The most one row (one line) of a part's answer may hold, in bytes; a part's answer (a day of a
+    /// channel; a user's selection) streams, whatever its size.
     public let maxPartBytes: Int
     public var timeoutMs = 60_000
     public var connectTimeoutMs = 3_000
@@ -150,42 +151,47 @@ public struct ClickHouseStore: LogStore {
         return days
     }
 
-    /// The answer to `sql` with a client of its own (a short answer: at most 16 MiB).
-    private func answer(_ sql: String) throws(LogsError) -> [UInt8] {
-        let client: HTTPClient
-        do throws(HTTPClient.Failure) {
-            client = try HTTPClient(maxBodyBytes: 16 << 20)
-        } catch {
-            throw .storeFailed(error.description)
-        }
-        return try answer(sql, with: client)
-    }
-
-    /// The answer to `sql` (POSTed as the body; settings in the endpoint's URL apply).
+    /// The answer to `sql` (POSTed as the body; settings in the endpoint's URL apply) with a client of
+    /// its own: a short answer, at most 16 MiB.
     ///
     /// - Throws: ``LogsError/storeUnavailable(_:)`` when no answer came, ``LogsError/storeFailed(_:)``
     ///   for an error's answer (ClickHouse's first line) or one cut at the client's limit.
-    func answer(_ sql: String, with client: HTTPClient) throws(LogsError) -> [UInt8] {
+    private func answer(_ sql: String) throws(LogsError) -> [UInt8] {
         let response: HTTPClient.Response
         do throws(HTTPClient.Failure) {
-            response = try client.post(
+            response = try HTTPClient(maxBodyBytes: 16 << 20).post(
                 url: endpoint.url, body: Array(sql.utf8), headers: ["Expect:"], user: endpoint.user,
                 password: endpoint.password, timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs)
         } catch {
-            switch error {
-            case .unavailable(let reason): throw .storeFailed(reason)
-            case .unreachable(let reason): throw .storeUnavailable("ClickHouse at \(endpoint.redacted): \(reason)")
-            }
+            throw failure(error)
         }
-        guard response.status == 200 else {
-            let first = response.text.split(separator: "\n").first.map { String($0.prefix(500)) } ?? ""
-            throw .storeFailed("ClickHouse at \(endpoint.redacted) answered \(response.status): \(first)")
-        }
-        guard !response.truncated else {
-            throw .storeFailed("ClickHouse's answer passes \(maxPartBytes) bytes (--max-answer-mib): ask for less")
-        }
+        guard response.status == 200 else { throw failure(status: response.status, text: response.text) }
+        guard !response.truncated else { throw .storeFailed("ClickHouse's answer passes 16 MiB: ask for less") }
         return response.body
     }
 
+    /// The answer to `sql` as it arrives, block by block (``ChatCurl/HTTPStream``).
+    func stream(_ sql: String) -> HTTPStream {
+        HTTPStream(
+            HTTPStream.Request(
+                url: endpoint.url, body: Array(sql.utf8), headers: ["Expect:"], user: endpoint.user,
+                password: endpoint.password, timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs))
+    }
+
+    /// Why no answer came, as the API says it.
+    func failure(_ error: HTTPClient.Failure) -> LogsError {
+        switch error {
+        case .unavailable(let reason): .storeFailed(reason)
+        case .unreachable(let reason): .storeUnavailable("ClickHouse at \(endpoint.redacted): \(reason)")
+        }
+    }
+
+    /// An answer's status other than 200, with ClickHouse's first line of `text`.
+    func failure(status: Int, text: String) -> LogsError {
+        let first = text.split(separator: "\n").first.map { String($0.prefix(500)) } ?? ""
+        return .storeFailed("ClickHouse at \(endpoint.redacted) answered \(status): \(first)")
+    }
+
     static let malformed = LogsError.storeFailed("ClickHouse's answer is not the RowBinary asked for")
+    static let tooLong = LogsError.storeFailed("a row of ClickHouse's answer passes --max-answer-mib")
 }

@@ -49,4 +49,16 @@ struct RowBinary {
 
     /// The answer's bytes, for spans of the ranges ``string()`` gives.
     var all: [UInt8] { bytes }
+
+    /// The bytes not read yet.
+    var pendingCount: Int { bytes.count - position }
+
+    /// The bytes not read yet followed by `block`, read from their start: an answer taken block by
+    /// block, a value cut by a block's end read whole once the next block came.
+    ///
+    /// - Complexity: O(unread bytes + block). - Allocations: the joined bytes, when some were unread.
+    func rest(then block: [UInt8]) -> RowBinary {
+        guard position < bytes.count else { return RowBinary(block) }
+        return RowBinary(Array(bytes[position...]) + block)
+    }
 }
