@@ -107,7 +107,8 @@ crashloop: deps
 # `make test`): docs/clickhouse.sql and its migration, `load` of a fresh capture with gaps and backfilled
 # lines, and every sql block of the docs on Debian's ClickHouse 18.16 and
 # on a current release (chdb-core from PyPI: ClickHouse in-process), which must answer alike; and
-# docs/clickhouse-current.sql with `load --times datetime64` on the current release, milliseconds kept.
+# docs/clickhouse-current.sql with `load --times datetime64` on the current release, milliseconds kept,
+# and its cluster form (docs/scale.md: replicated, ON CLUSTER, Distributed) parsed by the current release.
 clickhouse-docs: deps
 	@python3 -c "import chdb" 2>/dev/null || python3 -m pip install -q chdb-core
 	$(SWIFT) build -j $(JOBS) --product chatcap
