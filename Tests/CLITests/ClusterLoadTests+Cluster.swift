@@ -39,16 +39,9 @@ extension ClusterLoadTests {
 
         func stop() { _ = try? CLI.shell("Scripts/clickhouse_cluster.sh stop \(dir)") }
 
-        /// The answer of `sql` on one server (TabSeparated), without its last newline (a last empty field's tab stays). The
-        /// statement goes in a file (a docs query holds quotes and newlines).
+        /// The answer of `sql` from one server (``ClickHouseServer/query(_:url:dir:)``).
         func query(_ shard: Int, _ replica: Int, _ sql: String) throws -> String {
-            let url = urls[2 * (shard - 1) + replica - 1]
-            let file = dir + "/query-\(UUID().uuidString).sql"
-            try sql.write(toFile: file, atomically: true, encoding: .utf8)
-            defer { try? FileManager.default.removeItem(atPath: file) }
-            let run = try CLI.shell("curl -sS --fail-with-body '\(url)' --data-binary @\(file)")
-            try #require(run.status == 0, "\(sql): \(run.text)")
-            return run.text.hasSuffix("\n") ? String(run.text.dropLast()) : run.text
+            try ClickHouseServer.query(sql, url: urls[2 * (shard - 1) + replica - 1], dir: dir)
         }
 
         /// Rows of chat.lines over the cluster (the Distributed table, no FINAL).
