@@ -107,7 +107,8 @@ crashloop: deps
 # `make test`): docs/clickhouse.sql and its migration, `load` of a fresh capture with gaps and backfilled
 # lines, and every sql block of the docs on Debian's ClickHouse 18.16 and
 # on a current release (chdb-core from PyPI: ClickHouse in-process), which must answer alike; and
-# docs/clickhouse-current.sql with `load --times datetime64` on the current release, milliseconds kept.
+# docs/clickhouse-current.sql with `load --times datetime64` on the current release, milliseconds kept,
+# and its cluster form (docs/scale.md: replicated, ON CLUSTER, Distributed) parsed by the current release.
 clickhouse-docs: deps
 	@python3 -c "import chdb" 2>/dev/null || python3 -m pip install -q chdb-core
 	$(SWIFT) build -j $(JOBS) --product chatcap
@@ -127,11 +128,18 @@ cluster-stop:
 	Scripts/clickhouse_cluster.sh stop $(CLUSTER_DIR)
 
 # load into that cluster while a replica is killed (ClusterLoadTests: both ways of docs/scale.md, each on
-# a fresh cluster), then while a replica of each shard and ZooKeeper are killed; 2-5 minutes, so not in
-# `make test`.
+# a fresh cluster), then while a replica of each shard and ZooKeeper are killed, and the docs' queries
+# through the Distributed tables against one server's plain tables; minutes, so CI runs it after
+# `make test` (.ci/run). The test stops its servers by PID; what a crashed or timed-out run leaves is
+# stopped here afterwards, from the PID files in the test's own temporary folder (never by name:
+# others may run ClickHouse beside it).
 test-cluster: deps
 	$(SWIFT) build --build-tests -j $(JOBS)
-	$(SWIFT) test --skip-build --filter ClusterLoadTests
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/chatcap-test-cluster.XXXXXX"); \
+	trap 'for d in "$$tmp"/*/cluster*; do if [ -f "$$d/base_port" ]; then Scripts/clickhouse_cluster.sh stop "$$d"; fi; done; \
+		[ -n "$${KEEP_TEST_DIRS:-}" ] || rm -rf "$$tmp"' EXIT; \
+	echo "TMPDIR=$$tmp $(SWIFT) test --skip-build --filter ClusterLoadTests"; \
+	TMPDIR=$$tmp $(SWIFT) test --skip-build --filter ClusterLoadTests
 
 # The Autobahn testsuite's fuzzing client (PyPI autobahntestsuite 0.8.2; Python 2.7, pyenv's or
 # python2.7 on PATH, said plainly when there is none) against `serve --ws-port`: every case but the

@@ -63,11 +63,14 @@ start_zookeeper() {
 
 # Until ZooKeeper serves requests: `ruok` answers imok as soon as the process runs, `srvr` says its
 # Mode only once it has loaded its data (a server started before that loses its session at once).
+# A ZooKeeper still starting may take the connection and never answer: the read ends after 1 s with
+# SIGKILL, since the SIGTERM `timeout` sends by default never arrives when the caller blocked it (a test
+# runner does, and the mask is inherited): the read then hung for 12 minutes in a ClusterLoadTests run.
 wait_zookeeper() {
     local base answer="" deadline=$((SECONDS + 60))
     base=$(cat "$dir/base_port")
     while ((SECONDS < deadline)); do
-        answer=$( (exec 3<>"/dev/tcp/127.0.0.1/$base" && echo srvr >&3 && timeout 1 cat <&3) 2>/dev/null || true)
+        answer=$( (exec 3<>"/dev/tcp/127.0.0.1/$base" && echo srvr >&3 && timeout -s KILL 1 cat <&3) 2>/dev/null || true)
         [[ "$answer" == *"Mode: "* ]] && return 0
         sleep 0.1
     done

@@ -11,7 +11,9 @@ chat.records, and every `sql` block of the docs (docs/*.md, README.md; each must
 release also docs/clickhouse-current.sql (the DateTime64 tables) loaded with `load --times datetime64`:
 every row there with its milliseconds, and the queries without `time_ms` give as many rows; plain `load`
 into it is refused before any INSERT (exit 78, naming --times datetime64). 18.16 refuses that table
-and `--times datetime64` with an error.
+and `--times datetime64` with an error. The cluster form of docs/clickhouse-current.sql (docs/scale.md,
+"The same cluster on a current release") is parsed by the current release, and the settings of its
+load URL exist there (chdb runs no Keeper and no replicated INSERT, so no more of it is checked).
 
 `--fast` checks ClickHouse 18.16 alone (about 20 s; `ClickHouseDocsTests` runs it in `make test`). chdb has no HTTP
 interface of its own: this script serves one on 127.0.0.1 that runs each request in a chdb session, so
@@ -211,6 +213,42 @@ def check_migration(name, url):
     post(url, "DROP TABLE chat.lines")
 
 
+def on_cluster(statement):
+    """A statement of docs/clickhouse*.sql as docs/scale.md ("The same cluster on a current release") puts
+    it on a cluster, as Scripts/clickhouse_cluster.sh does on 18.16: ReplicatedReplacingMergeTree with the
+    shard's path in ZooKeeper or Keeper and the server's replica macro, created ON CLUSTER chat."""
+    table = re.search(r"CREATE TABLE IF NOT EXISTS chat\.(\w+)", statement)
+    if table:
+        statement = statement.replace(
+            "ReplacingMergeTree()",
+            "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/chat_%s', '{replica}')" % table.group(1))
+    return re.sub(r"^(CREATE (?:DATABASE|TABLE) IF NOT EXISTS chat(?:\.\w+)?)", r"\1 ON CLUSTER chat", statement)
+
+
+def check_current_cluster(name, url):
+    """What a current release can check of docs/scale.md's cluster without a cluster (chdb is one process,
+    without Keeper): docs/clickhouse-current.sql made replicated and the Distributed tables, ON CLUSTER, are
+    statements the current parser takes; the settings the documented load URL names exist, the old name
+    of the Distributed table's synchronous insert among them as an alias."""
+    ddl = [on_cluster(s) for s in statements(os.path.join(ROOT, "docs/clickhouse-current.sql"))]
+    ddl += ["CREATE TABLE IF NOT EXISTS chat.%s_all ON CLUSTER chat AS chat.%s "
+            "ENGINE = Distributed(chat, chat, %s, sipHash64(channel))" % (t, t, t) for t in ("lines", "records")]
+    replicated = sum("ReplicatedReplacingMergeTree" in s and "DateTime64" in s for s in ddl)
+    for statement in ddl:
+        try:
+            post(url, "SELECT formatQuery('%s')" % statement.replace("\\", "\\\\").replace("'", "\\'"))
+            ok = True
+        except RuntimeError as error:
+            ok, statement = False, "%s: %s" % (statement[:80], error)
+        check(ok, "%s: the cluster form of docs/clickhouse-current.sql parses: %s" % (name, statement.split("\n")[0][:90]))
+    check(replicated == 2, "%s: both tables replicated, with DateTime64 (%d)" % (name, replicated))
+    aliases = post(url, "SELECT name, alias_for FROM system.settings WHERE name IN ('insert_distributed_sync', "
+                        "'distributed_foreground_insert', 'insert_quorum', 'insert_quorum_timeout') ORDER BY name")
+    check(aliases.split("\n")[:4] == ["distributed_foreground_insert\t", "insert_distributed_sync\tdistributed_foreground_insert",
+                                      "insert_quorum\t", "insert_quorum_timeout\t"],
+          "%s: the settings of the documented cluster load URL exist (%s)" % (name, aliases.split("\n")))
+
+
 def check_engine(name, url, chatcap, capture, lines, records):
     """docs/clickhouse.sql, load, and the documented queries on one engine; returns the queries' answers."""
     check_migration(name, url)
@@ -311,6 +349,7 @@ def main():
                                        "getSetting('deduplicate_insert')").split()
             check(settings == ["true", "true", "enable"],
                   "%s: async_insert, wait_for_async_insert, deduplicate_insert are %s (docs/scale.md)" % (name, settings))
+            check_current_cluster(name, front.url)
         finally:
             front.stop()
 

@@ -96,11 +96,30 @@ import Testing
 
     /// The documented queries against what replay says of the files.
     func checkAnswers(_ server: ClickHouseServer, _ capture: String) throws {
-        let queries = try ClickHouseLoadTests.documentedQueries()
-        let gaps = try BackfillCLITests.gaps(capture)
-        #expect(gaps.contains { $0["backfill"] as? String == "closed" && ($0["recovered"] as? Int ?? 0) > 0 })
+        let gaps = try Self.checkHolesAndBackfills([capture]) { try server.query($0) }
         #expect(gaps.contains { $0["backfill"] == nil }, "the gap between the runs was not backfilled")
-        let holes = try server.query(
+
+        // The session records: as many starts, stops and joins as replay shows.
+        let sessions = try CLI.run(["replay", capture, "--format", "json", "--type", "session"]).text
+        for event in ["start", "stop", "joined"] {
+            let files = sessions.split(separator: "\n").count { $0.contains(#""event":"\#(event)""#) }
+            let rows = try server.query("SELECT count() FROM chat.records FINAL WHERE event = '\(event)'")
+            #expect(Int(rows) == files, "\(event) records")
+            #expect(files >= 2)
+        }
+    }
+
+    /// The two documented queries of holes and backfills (docs/scale.md), asked through `ask` (a query
+    /// over chat.lines and chat.records → its TSV answer), against what `replay` says of the files of
+    /// `captures` (each host's gaps are its own rows): every gap of `replay --format json --type gap`
+    /// with what is still missing, and per channel the recovered rows, which are the files'
+    /// `historical=1` lines, as many as the gaps say they recovered (none recovered fails). Returns the gaps.
+    static func checkHolesAndBackfills(_ captures: [String], _ ask: (String) throws -> String) throws -> [[String: Any]]
+    {
+        let queries = try ClickHouseLoadTests.documentedQueries()
+        let gaps = try captures.flatMap { try BackfillCLITests.gaps($0) }
+        #expect(gaps.contains { $0["backfill"] as? String == "closed" && ($0["recovered"] as? Int ?? 0) > 0 })
+        let holes = try ask(
             try #require(queries["where the archive is incomplete, and what was recovered"]) + " FORMAT TSVRaw")
         let expected = gaps.map { gap -> String in
             let backfill = gap["backfill"] as? String ?? ""
@@ -121,13 +140,15 @@ import Testing
         #expect(answered.sorted() == expected.sorted(), "the documented query answers as replay --type gap")
 
         // The recovered lines: the files' historical=1 lines, per channel, and as many as the gaps say.
-        let raw = try CLI.run(["replay", capture, "--format", "raw"])
         var historical: [String: Int] = [:]
-        for line in raw.text.split(separator: "\r\n") where LineTags.value("historical", in: line) == "1" {
-            let channel = line.split(separator: " ", maxSplits: 4).dropFirst().first { $0.hasPrefix("#") }
-            historical[String(channel?.dropFirst() ?? ""), default: 0] += 1
+        for capture in captures {
+            let raw = try CLI.run(["replay", capture, "--format", "raw"])
+            for line in raw.text.split(separator: "\r\n") where LineTags.value("historical", in: line) == "1" {
+                let channel = line.split(separator: " ", maxSplits: 4).dropFirst().first { $0.hasPrefix("#") }
+                historical[String(channel?.dropFirst() ?? ""), default: 0] += 1
+            }
         }
-        let recovered = try server.query(
+        let recovered = try ask(
             try #require(queries["lines recovered by backfill, per channel"]) + " FORMAT TSVRaw")
         let perChannel = Dictionary(
             uniqueKeysWithValues: recovered.split(separator: "\n").map {
@@ -137,15 +158,7 @@ import Testing
         #expect(perChannel == historical)
         #expect(historical.values.reduce(0, +) == gaps.reduce(0) { $0 + ($1["recovered"] as? Int ?? 0) })
         #expect(historical.values.reduce(0, +) > 0)
-
-        // The session records: as many starts, stops and joins as replay shows.
-        let sessions = try CLI.run(["replay", capture, "--format", "json", "--type", "session"]).text
-        for event in ["start", "stop", "joined"] {
-            let files = sessions.split(separator: "\n").count { $0.contains(#""event":"\#(event)""#) }
-            let rows = try server.query("SELECT count() FROM chat.records FINAL WHERE event = '\(event)'")
-            #expect(Int(rows) == files, "\(event) records")
-            #expect(files >= 2)
-        }
+        return gaps
     }
 
     /// An RFC 3339 instant of replay's JSON as ClickHouse shows a DateTime('UTC'): `2026-11-21 13:26:03`.

@@ -371,7 +371,12 @@ final class ClickHouseServer {
     }
 
     /// The answer of `sql` (TabSeparated), without its last newline.
-    func query(_ sql: String) throws -> String {
+    func query(_ sql: String) throws -> String { try Self.query(sql, url: url, dir: dir) }
+
+    /// The answer of `sql` from the ClickHouse server at `url` (TabSeparated), without its last newline
+    /// (a last empty field's tab stays). The statement goes through a file in `dir`: a query holds
+    /// quotes and newlines.
+    static func query(_ sql: String, url: String, dir: String) throws -> String {
         let file = dir + "/query-\(UUID().uuidString).sql"
         try sql.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -11,9 +11,11 @@ import Testing
 /// tables), with the same rows on both replicas of each shard. Both ways of docs/scale.md: through the
 /// Distributed table (`insert_distributed_sync=1`), and straight to the local table of the shard that
 /// owns a capture shard. Then a replica of each shard and ZooKeeper killed during a load of three
-/// captures, one of them redundant. 2–5 minutes on a shared 2-core machine: its own target,
-/// `make test-cluster`; `make test` leaves it out by name (Scripts/run_tests.sh, `SEPARATE_SUITES`), so
-/// it never passes there without running.
+/// captures, one of them redundant and one with gaps closed by backfill; after it the docs' queries
+/// through the Distributed tables answer as on one server's plain tables holding the same files, and
+/// the holes and backfills as `replay` says. Minutes on a shared 2-core machine: its own target,
+/// `make test-cluster`, which CI runs after `make test` (.ci/run); `make test` leaves it out by name
+/// (Scripts/run_tests.sh, `SEPARATE_SUITES`), so it never passes there without running.
 @Suite(.serialized, .timeLimit(.minutes(20))) struct ClusterLoadTests {
     /// Both ways, each on a fresh cluster.
     @Test("a replica killed during load (insert_quorum=2): nothing lost, nothing doubled, replicas equal")
@@ -22,14 +24,15 @@ import Testing
         defer { CLITempDirectory.remove(dir) }
         let captures = try makeCaptures(dir)
 
-        // 1. Through the Distributed table: the whole capture, shard 2's second replica killed.
+        // 1. Through the Distributed table: a capture of each shard (every channel once), shard 2's
+        // second replica killed.
         var cluster = try Cluster(dir: dir + "/cluster1")
         defer { cluster.stop() }
         let settings = "insert_quorum=2&insert_quorum_timeout=5000"
         try loadDuringKill(
-            cluster, captures["all"]!, url: cluster.urls[0] + "?insert_distributed_sync=1&" + settings,
+            cluster, [captures["a"]!, captures["b"]!], url: cluster.urls[0] + "?insert_distributed_sync=1&" + settings,
             tables: ["--table", "chat.lines_all", "--records-table", "chat.records_all"], kill: (2, 2))
-        let lines = try Self.lineCount(captures["all"]!)
+        let lines = try Self.lineCount(captures["a"]!) + Self.lineCount(captures["b"]!)
         try cluster.expectReplicasEqual()
         #expect(try cluster.total() == lines, "every line once through the Distributed table, without FINAL")
         #expect(try cluster.distinctKeys() == lines)
@@ -37,27 +40,29 @@ import Testing
 
         // 2. Straight to each shard's local table: capture shard K into ClickHouse shard K.
         cluster = try Cluster(dir: dir + "/cluster2")
-        try loadDuringKill(
-            cluster, captures["s1"]!, url: cluster.urls[0] + "?" + settings, tables: [], kill: (1, 2))
-        let s2 = try ChatcapProcess([
-            "load", captures["s2"]!, "--clickhouse", cluster.urls[3] + "?" + settings, "--once", "--status", "none",
+        try loadDuringKill(cluster, [captures["a"]!], url: cluster.urls[0] + "?" + settings, tables: [], kill: (1, 2))
+        let b = try ChatcapProcess([
+            "load", captures["b"]!, "--clickhouse", cluster.urls[3] + "?" + settings, "--once", "--status", "none",
         ])
-        #expect(s2.exitStatus(within: 120) == 0, "\(s2.stderr)")
+        #expect(b.exitStatus(within: 120) == 0, "\(b.stderr)")
         try cluster.expectReplicasEqual()
-        let expected = try Self.lineCount(captures["s1"]!) + Self.lineCount(captures["s2"]!)
-        #expect(try cluster.total() == expected, "every line once, each shard's straight from its capture")
-        #expect(try cluster.distinctKeys() == expected)
+        #expect(try cluster.total() == lines, "every line once, each shard's straight from its capture")
+        #expect(try cluster.distinctKeys() == lines)
         let shard1 = try cluster.query(1, 1, "SELECT count() FROM chat.lines")
-        #expect(Int(shard1) == (try Self.lineCount(captures["s1"]!)))
+        #expect(Int(shard1) == (try Self.lineCount(captures["a"]!)))
     }
 
-    /// Issue #37's fault run: the three captures (all channels, and the two capture shards, which make
-    /// the first redundant) each loaded by its own `load` through the Distributed table with
+    /// Issue #37's fault run: the three captures (``makeCaptures(_:)``: capture shard 1/2 twice, the
+    /// second copy redundant, and shard 2/2 with gaps and backfills) each loaded by its own `load`
+    /// through the Distributed table with
     /// `insert_quorum=2`. Once rows arrive: kill -9 of the second replica of each shard, then of
     /// ZooKeeper; 10 s later ZooKeeper and both replicas are started again. Meanwhile every INSERT
     /// fails or hangs until `load`'s `--timeout` (a quorum not reached, then ZooKeeper errors), `load`
     /// retries and its progress files stand still; afterwards both replicas of each shard hold every
-    /// line of every capture file exactly once (``ClusterLineAudit``). Counted with FINAL: 18.16's
+    /// line of every capture file exactly once (``ClusterLineAudit``). Then the documented query of
+    /// holes and backfills through `chat.records_all` and `chat.lines_all` answers what `replay` says of
+    /// the files, and every example query of docs/scale.md through the Distributed tables answers as on
+    /// plain tables of docs/clickhouse.sql on one server into which the same files were loaded. Counted with FINAL: 18.16's
     /// `OPTIMIZE … FINAL` does not merge a partition's last part written with `insert_quorum` (and, with
     /// nothing to merge, fails with "Unknown log entry type: 0", ClickHouse issue #3611).
     @Test("a replica of each shard and ZooKeeper killed during load: every line once, on both replicas")
@@ -68,7 +73,7 @@ import Testing
         let cluster = try Cluster(dir: dir + "/cluster")
         defer { cluster.stop() }
         let settings = "?insert_distributed_sync=1&insert_quorum=2&insert_quorum_timeout=5000"
-        let names = ["all", "s1", "s2"]
+        let names = ["a", "a2", "b"]
         // Through the first replica of shard 1 and of shard 2 (they stay up).
         let loads = try names.enumerated().map { index, name in
             try ChatcapProcess(
@@ -112,6 +117,16 @@ import Testing
         let audit = try ClusterLineAudit(captures: names.map { captures[$0]! })
         try #require(audit.ids.count > 1_000, "\(audit.ids.count) messages in the files")
         for replica in 1...2 { try audit.check(cluster, replica: replica) }
+
+        // The holes and backfills of the files through the documented queries, over the Distributed
+        // tables (asked of shard 2's first server): what replay says of the three captures.
+        _ = try BackfillLoadCLITests.checkHolesAndBackfills(names.map { captures[$0]! }) {
+            try cluster.query(2, 1, Cluster.onTables($0, distributed: true))
+        }
+        // The same files in one plain table: the docs' queries through the Distributed tables answer alike.
+        try cluster.createSingleServerTables()
+        try cluster.loadSingleServer(names.map { captures[$0]! })
+        try cluster.expectAnswersAsSingleServer()
     }
 
     /// The progress files of `load` in each capture (`_load/*.progress`), by path.
@@ -126,40 +141,64 @@ import Testing
         return result
     }
 
-    /// `load --once` of `capture` with small batches; once the first rows are in, kill -9 of one
-    /// replica, started again 3 s later. `load` retries meanwhile and exits 0.
-    func loadDuringKill(_ cluster: Cluster, _ capture: String, url: String, tables: [String], kill: (Int, Int)) throws {
-        let load = try ChatcapProcess(
-            ["load", capture, "--clickhouse", url, "--once", "--status", "none", "--batch-rows", "100"]
-                + ["--batch-delay", "0.05", "--retry-max", "0.5", "--give-up-after", "120", "--timeout", "20"] + tables)
+    /// `load --once` of each of `captures` (a process each) with small batches; once the first rows
+    /// are in, kill -9 of one replica, started again 3 s later. Each `load` retries meanwhile and exits 0.
+    func loadDuringKill(_ cluster: Cluster, _ captures: [String], url: String, tables: [String], kill: (Int, Int))
+        throws
+    {
+        let loads = try captures.map {
+            try ChatcapProcess(
+                ["load", $0, "--clickhouse", url, "--once", "--status", "none", "--batch-rows", "100"]
+                    + ["--batch-delay", "0.05", "--retry-max", "0.5", "--give-up-after", "120", "--timeout", "20"]
+                    + tables)
+        }
         let started = Date()
         while Date().timeIntervalSince(started) < 30, (try? cluster.total()) ?? 0 == 0 { usleep(50_000) }
         try cluster.run("kill", kill.0, kill.1)
         usleep(3_000_000)
-        #expect(load.isRunning, "load still retrying while a replica is down: \(load.stderr)")
+        for load in loads { #expect(load.isRunning, "load still retrying while a replica is down: \(load.stderr)") }
         try cluster.run("restart", kill.0, kill.1)
-        #expect(load.exitStatus(within: 150) == 0, "\(load.stderr)")
-        #expect(load.stderr.contains("retrying"), "INSERTs failed while the replica was down: \(load.stderr)")
+        for load in loads {
+            #expect(load.exitStatus(within: 150) == 0, "\(load.stderr)")
+            #expect(load.stderr.contains("retrying"), "INSERTs failed while the replica was down: \(load.stderr)")
+        }
     }
 
-    /// Three captures of one served log: all channels, capture shard 1/2, capture shard 2/2.
+    /// Three captures of one generated log, the layout of issue #37: `a` and `a2` capture shard 1/2 (a
+    /// redundant pair) from a serve that gives each client the whole log with its recorded times (the
+    /// same bytes on both); `b` captures shard 2/2, with `--recent-messages`, from a serve that drops
+    /// the connection every 500 lines and answers as the recent-messages service, so its files hold
+    /// gaps, closed by the backfill, and the lines it recovered (`historical=1`). Only `b` holds shard
+    /// 2's channels: a recovered line is then the one copy of its message (beside a copy received live
+    /// by another host, FINAL would keep either, whichever was inserted last).
     func makeCaptures(_ dir: String) throws -> [String: String] {
         let log = dir + "/served.irc"
         let generated = try CLI.shell("python3 Scripts/generate_fixtures.py --lines 3000 --channels 6 --out \(log)")
         try #require(generated.status == 0, "\(generated.stderr)")
         let serve = try ServeProcess([log, "--port", "0", "--speed", "3", "--from-start", "--keep-time"])
         defer { _ = serve.stop(with: SIGKILL) }
+        let (dropping, service) = try ServeRecentMessagesCLITests.serve([
+            log, "--loop", "--speed", "2", "--drop-after", "500",
+        ])
+        defer { _ = dropping.stop(with: SIGKILL) }
+        let common =
+            ClickHouseLoadTests.channels + ["--host", "127.0.0.1", "--plain", "--duration", "6", "--status", "none"]
         var result: [String: String] = [:]
         var processes: [ChatcapProcess] = []
-        for (name, shard) in [("all", nil), ("s1", "1/2"), ("s2", "2/2")] as [(String, String?)] {
+        for (name, shard) in [("a", "1/2"), ("a2", "1/2")] {
             result[name] = "\(dir)/\(name)"
             processes.append(
                 try ChatcapProcess(
-                    ["capture"] + ClickHouseLoadTests.channels + (shard.map { ["--shard", $0] } ?? []) + [
-                        "--dir", "\(dir)/\(name)", "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain",
-                        "--duration", "6", "--status", "none",
-                    ]))
+                    ["capture"] + common + ["--shard", shard, "--dir", result[name]!, "--port", "\(serve.port)"]))
         }
+        result["b"] = "\(dir)/b"
+        processes.append(
+            try ChatcapProcess(
+                ["capture"] + common + ["--shard", "2/2", "--dir", result["b"]!, "--port", "\(dropping.port)"]
+                    + [
+                        "--recent-messages", service, "--reconnect-base", "0.05", "--reconnect-max", "0.1",
+                        "--join-rate", "1000",
+                    ]))
         for p in processes { #expect(p.exitStatus(within: 30) == 0, "\(p.stderr)") }
         return result
     }
@@ -168,77 +207,5 @@ import Testing
     static func lineCount(_ capture: String) throws -> Int {
         let run = try CLI.shell("zcat \(capture)/[a-z]*/*.log.gz | wc -l")
         return Int(run.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    }
-
-    /// Scripts/clickhouse_cluster.sh in a folder, on a base port found free.
-    struct Cluster {
-        let dir: String
-        var urls: [String] = []
-
-        init(dir: String) throws {
-            self.dir = dir
-            for _ in 0..<5 {
-                // Below the kernel's ephemeral ports (32768 and up): a client's connection cannot take
-                // one between the script's check and a server's bind. A port taken anyway makes the
-                // script stop what it started; then another base.
-                let base = Int.random(in: 20_000...32_000)
-                let run = try CLI.shell("Scripts/clickhouse_cluster.sh start \(dir) \(base)")
-                if run.status == 69 || run.stderr.contains("Address already in use") { continue }
-                try #require(run.status == 0, "cluster start: \(run.text) \(run.stderr)")
-                let lines = run.text.split(separator: "\n").filter { $0.hasPrefix("shard ") }
-                #expect(
-                    lines.map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == [
-                        "shard 1 replica 1", "shard 1 replica 2", "shard 2 replica 1", "shard 2 replica 2",
-                    ])
-                urls = lines.map { String($0.split(separator: " ")[4]) }
-                return
-            }
-            throw ServeCLIFailure(description: "no free ports for the cluster")
-        }
-
-        func run(_ command: String, _ shard: Int, _ replica: Int) throws { try run(command, "\(shard) \(replica)") }
-
-        /// `command` (kill, restart) of `server`: `S R`, or `zookeeper`.
-        func run(_ command: String, _ server: String) throws {
-            let run = try CLI.shell("Scripts/clickhouse_cluster.sh \(command) \(dir) \(server)")
-            try #require(run.status == 0, "\(command) \(server): \(run.stderr)")
-        }
-
-        func stop() { _ = try? CLI.shell("Scripts/clickhouse_cluster.sh stop \(dir)") }
-
-        func query(_ shard: Int, _ replica: Int, _ sql: String) throws -> String {
-            let url = urls[2 * (shard - 1) + replica - 1]
-            let run = try CLI.shell("curl -sS --fail-with-body '\(url)' --data-binary \"\(sql)\"")
-            try #require(run.status == 0, "\(sql): \(run.text)")
-            return run.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-
-        /// Rows of chat.lines over the cluster (the Distributed table, no FINAL).
-        func total() throws -> Int { Int(try query(1, 1, "SELECT count() FROM chat.lines_all")) ?? -1 }
-
-        /// Distinct (channel, key) pairs over the cluster.
-        func distinctKeys() throws -> Int {
-            Int(try query(1, 1, "SELECT uniqExact(channel, time, time_ms, key) FROM chat.lines_all")) ?? -1
-        }
-
-        /// After SYSTEM SYNC REPLICA, both replicas of each shard hold the same lines and records. Compared
-        /// with FINAL: a merge assigned after the sync (one that collapses a redundant capture's copies)
-        /// may have run on one replica and not yet on the other.
-        func expectReplicasEqual() throws {
-            for shard in 1...2 {
-                var answers: [String] = []
-                for replica in 1...2 {
-                    _ = try query(shard, replica, "SYSTEM SYNC REPLICA chat.lines")
-                    _ = try query(shard, replica, "SYSTEM SYNC REPLICA chat.records")
-                    answers.append(
-                        try query(
-                            shard, replica,
-                            "SELECT count(), sum(cityHash64(key, raw)), (SELECT count() FROM chat.records FINAL) FROM chat.lines FINAL"
-                        ))
-                }
-                #expect(answers[0] == answers[1], "shard \(shard): \(answers)")
-                #expect(!answers[0].hasPrefix("0\t"), "shard \(shard) holds rows")
-            }
-        }
     }
 }
