@@ -243,7 +243,7 @@ let package = Package(
             name: "ChatRunTests",
             dependencies: [
                 "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatOutput", "ChatServe", "ChatPosix", "ChatStore",
-                "TwitchSession", "ChatTestSupport",
+                "ChatLogs", "TwitchSession", "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(

@@ -7,6 +7,8 @@ public struct RunConsole: Sendable {
 
     /// `chatcap: text`, a line.
     public func note(_ text: String) { write("chatcap: \(text)\n") }
+    /// `chatcap: warning: text`, a line.
+    public func warning(_ text: String) { write("chatcap: warning: \(text)\n") }
     /// `chatcap: error: text`, a line.
     public func error(_ text: String) { write("chatcap: error: \(text)\n") }
 }

@@ -4,6 +4,7 @@ import ChatHTTP
 import ChatLoad
 import ChatLogs
 import ChatPosix
+import ChatRun
 import TwitchSession
 
 #if canImport(Glibc)
@@ -131,7 +132,7 @@ struct LogsCommand: ParsableCommand {
         var optOut = OptOutList()
         if let optOutFile {
             do {
-                optOut = try Self.readOptOut(optOutFile)
+                optOut = try LogsRun.readOptOut(optOutFile)
             } catch {
                 Diagnostics.error("\(error)")
                 throw ExitCode(.noInput)
@@ -155,11 +156,7 @@ struct LogsCommand: ParsableCommand {
         let stop = StopFlag()
         Interrupts.install(stop)
         Diagnostics.note("listening on \(listener.url)/ (\(served))")
-        while !stop.isRaised {
-            usleep(50_000)
-            if let optOutFile, Hangups.take() { Self.reload(optOutFile, into: service) }
-        }
-        listener.stop()
+        LogsRun.serve(listener, service: service, optOutFile: optOutFile, stop: stop, console: Diagnostics.console)
     }
 
     /// The store of a capture directory, and what it serves (`N channels in DIR`).
@@ -212,34 +209,5 @@ struct LogsCommand: ParsableCommand {
             }
         }
         return (store, "table \(table) at \(endpoint.redacted)")
-    }
-
-    /// Why an opt-out file could not be used.
-    struct OptOutFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// The list in `path`.
-    static func readOptOut(_ path: String) throws -> OptOutList {
-        let text: String
-        do throws(TextFile.Failure) { text = try TextFile.read(path) } catch {
-            throw OptOutFailure(description: "cannot read --opt-out \(path): \(error)")
-        }
-        do {
-            return try OptOutList(parsing: text)
-        } catch {
-            throw OptOutFailure(description: "--opt-out \(path): \(error)")
-        }
-    }
-
-    /// SIGHUP: the file again; a file that cannot be read or parsed keeps the list in force, and says why.
-    static func reload(_ path: String, into service: LogsService) {
-        do {
-            let list = try readOptOut(path)
-            service.setOptOut(list)
-            Diagnostics.note("opt-out reloaded: \(list.logins.count) logins, \(list.ids.count) ids")
-        } catch {
-            Diagnostics.warning("\(error); the opt-out list in force stays")
-        }
     }
 }
