@@ -34,11 +34,8 @@ import Testing
         try #require(generated.status == 0, "\(generated.stderr)")
         let served = try ServedLog(path: log)
 
-        let server = try ClickHouseServer(dir: dir + "/clickhouse")
+        let server = try ClickHouseServer.withSchema(dir: dir + "/clickhouse")
         defer { server.stop() }
-        try server.waitUntilUp()
-        let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
-        try #require(schema.status == 0, "schema: \(schema.stderr) \(schema.text)")
 
         // serve paces the log by its timestamps: 11 s of chat at 1.5× take about 7.5 s. Each client
         // gets the log from its start (--from-start: the capture restarted below gets it again) with
@@ -320,6 +317,18 @@ final class ClickHouseServer {
     }
 
     deinit { stop() }
+
+    /// A server with docs/clickhouse.sql's tables (`Scripts/clickhouse_schema.sh`), once it answers.
+    static func withSchema(dir: String) throws -> ClickHouseServer {
+        let server = try ClickHouseServer(dir: dir)
+        try server.waitUntilUp()
+        let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
+        guard schema.status == 0 else {
+            server.stop()
+            throw ServeCLIFailure(description: "schema: \(schema.stderr) \(schema.text)")
+        }
+        return server
+    }
 
     func start() throws {
         let p = Process()

@@ -19,11 +19,8 @@ import Testing
         let generated = try CLI.shell(
             "python3 Scripts/generate_fixtures.py --lines 60000 --channels 6 --out \(InputShell.quote(feed))")
         try #require(generated.status == 0, "\(generated.stderr)")
-        let server = try ClickHouseServer(dir: dir + "/clickhouse")
+        let server = try ClickHouseServer.withSchema(dir: dir + "/clickhouse")
         defer { server.stop() }
-        try server.waitUntilUp()
-        let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
-        try #require(schema.status == 0, "schema: \(schema.stderr) \(schema.text)")
 
         // About 13,000 lines/s over six channels: between two flushes every file gets compressed output.
         let serve = try ServeProcess([feed, "--port", "0", "--speed", "40", "--loop"])

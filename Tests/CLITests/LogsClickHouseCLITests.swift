@@ -156,11 +156,8 @@ import Testing
         defer { CLITempDirectory.remove(dir) }
         let archive = LogsDifferentialArchive()
         try archive.write(to: dir + "/capture")
-        let server = try ClickHouseServer(dir: dir + "/clickhouse")
+        let server = try ClickHouseServer.withSchema(dir: dir + "/clickhouse")
         defer { server.stop() }
-        try server.waitUntilUp()
-        let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
-        try #require(schema.status == 0, "schema: \(schema.stderr) \(schema.text)")
         // Loaded twice (the progress forgotten in between), merges stopped: every line is two rows until
         // a merge, and the store reads one (FINAL).
         _ = try server.query("SYSTEM STOP MERGES")
@@ -240,11 +237,8 @@ import Testing
         defer { CLITempDirectory.remove(dir) }
         let generated = try CLI.shell("python3 Benchmarks/generate_logs_archive.py '\(dir)/capture' 1 150000 0")
         try #require(generated.status == 0, "\(generated.stderr)")
-        let server = try ClickHouseServer(dir: dir + "/clickhouse")
+        let server = try ClickHouseServer.withSchema(dir: dir + "/clickhouse")
         defer { server.stop() }
-        try server.waitUntilUp()
-        let schema = try CLI.shell("Scripts/clickhouse_schema.sh \(server.url)")
-        try #require(schema.status == 0, "schema: \(schema.stderr) \(schema.text)")
         let load = try CLI.run(["load", dir + "/capture", "--clickhouse", server.url, "--once", "--status", "none"])
         try #require(load.status == 0, "load: \(load.stderr)")
         try FileManager.default.removeItem(atPath: dir + "/capture/_load")

@@ -69,23 +69,20 @@ import Testing
     )
     func ownLastLine() throws {
         let dir = try InputTempDirectory()
-        func file(_ path: String, _ text: String, modified: String) throws {
-            try Self.file(path, text, modified: modified, in: dir)
-        }
-        try file(
+        try Self.file(
             "_session/2025-11-21.log.gz",
             "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of live down started\r\n"
                 + "@time=2025-11-21T01:00:03.000Z :chatcap CAPTURE disconnected * :disconnected: the server closed the connection\r\n",
-            modified: "2025-11-21T01:00:03.100Z")
+            modified: "2025-11-21T01:00:03.100Z", in: dir)
         // Live to the end: written to after its own last line, up to the run's newest line.
-        try file(
+        try Self.file(
             "live/2025-11-21.log.gz", "@time=2025-11-21T01:00:09.500Z :u!u@u PRIVMSG #live :last\r\n",
-            modified: "2025-11-21T01:00:09.600Z")
+            modified: "2025-11-21T01:00:09.600Z", in: dir)
         // Its connection dropped at 01:00:03 and was not back when the run died: nothing since.
-        try file(
+        try Self.file(
             "down/2025-11-21.log.gz",
             "@time=2025-11-21T01:00:02.000Z :u!u@u PRIVMSG #down :a\r\n@time=2025-11-21T01:00:02.900Z :u!u@u PRIVMSG #down :b\r\n",
-            modified: "2025-11-21T01:00:03.000Z")
+            modified: "2025-11-21T01:00:03.000Z", in: dir)
         let previous = try #require(try CapturePreviousRun.examine(directory: dir.path, channels: ["live", "down"]))
         #expect(previous.endedWithStop == false)
         #expect(previous.lastLine.milliseconds == Self.ms("2025-11-21T01:00:09.500Z"))
@@ -117,27 +114,24 @@ extension CapturePreviousRunTests {
         arguments: downRecords)
     func backfillWrittenWhileDown(records: String) throws {
         let dir = try InputTempDirectory()
-        func file(_ path: String, _ text: String, modified: String) throws {
-            try Self.file(path, text, modified: modified, in: dir)
-        }
-        try file(
+        try Self.file(
             "_session/2025-11-21.log.gz",
             "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of live down started\r\n"
                 + "@time=2025-11-21T01:00:00.010Z :chatcap CAPTURE joined #live :joined #live\r\n" + records,
-            modified: "2025-11-21T01:00:07.000Z")
-        try file(
+            modified: "2025-11-21T01:00:07.000Z", in: dir)
+        try Self.file(
             "live/2025-11-21.log.gz", "@time=2025-11-21T01:00:07.117Z :u!u@u PRIVMSG #live :last\r\n",
-            modified: "2025-11-21T01:00:07.200Z")
+            modified: "2025-11-21T01:00:07.200Z", in: dir)
         // #down: rejoined at 01:00:06.037 after a gap, dropped again at 06.600; its backfill ended at
         // 07.040 and wrote the recovered lines (up to 06.880, the service's times), then the held ones.
-        try file(
+        try Self.file(
             "down/2025-11-21.log.gz",
             "@time=2025-11-21T01:00:05.000Z :u!u@u PRIVMSG #down :before the gap\r\n"
                 + "@time=2025-11-21T01:00:05.500Z;historical=1 :u!u@u PRIVMSG #down :recovered\r\n"
                 + "@time=2025-11-21T01:00:06.880Z;historical=1 :u!u@u PRIVMSG #down :recovered after the drop\r\n"
                 + "@time=2025-11-21T01:00:06.100Z :u!u@u PRIVMSG #down :held\r\n"
                 + "@time=2025-11-21T01:00:06.597Z :u!u@u PRIVMSG #down :held, the last before the drop\r\n",
-            modified: "2025-11-21T01:00:07.150Z")
+            modified: "2025-11-21T01:00:07.150Z", in: dir)
         let previous = try #require(try CapturePreviousRun.examine(directory: dir.path, channels: ["live", "down"]))
         #expect(previous.lastLine.milliseconds == Self.ms("2025-11-21T01:00:07.117Z"))
         #expect(previous.lastLine(of: "live").milliseconds == Self.ms("2025-11-21T01:00:07.117Z"))
