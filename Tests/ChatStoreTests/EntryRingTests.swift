@@ -268,6 +268,20 @@ import Testing
         #expect(text(ring, 7, reader) == "message 7" && text(ring, 59, reader) == "message 59")
     }
 
+    @Test("allocated byte storage grows by at least 1 KiB (at most doubling), by a quarter from 4 KiB")
+    func smallStorageGrowsByAKilobyte() throws {
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 2_500)
+        var sizes = [ring.byteCapacity]
+        for n in 0..<40 as Range<UInt64> {
+            append(ring, line(n, padding: 60))  // about 115 bytes
+            if ring.byteCapacity != sizes.last { sizes.append(ring.byteCapacity) }
+        }
+        #expect(sizes == [512, 1_024, 2_048, 3_072, 4_096, 5_120])
+        #expect(ring.liveRange == 0..<40)
+        for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+    }
+
     @Test("sender tokens survive slot-table growth and wrap; a ring that does not keep them reads back empty ones")
     func senders() throws {
         let reader = try #require(registry.makeReader())

@@ -9,8 +9,9 @@ import Synchronization
 ///        [ newest …  | oldest … … … …          ]   full ring: live seqs = tail - capacity ..< tail
 /// ```
 /// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by a quarter (by
-/// half once large) while the ring fills, until they hold `capacity` slots; the bytes (a ``ByteStorage``) grow the same way
-/// while small, and once they reach ``mappedBytes`` move into a mapping that grows in place. Growing
+/// half once large) while the ring fills, until they hold `capacity` slots; the bytes (a
+/// ``ByteStorage``) grow the same way while small (by at least 1 KB), and once they reach
+/// ``mappedBytes`` move into a mapping that grows in place. Growing
 /// makes a new generation (copying the live entries, unless the bytes grow in place; entry `seq`
 /// moves to slot `seq % newSlots`), publishes it, and frees what the old one alone held once no
 /// reader can still hold it. The slot table also holds moderation's index of the entries by message
@@ -80,14 +81,15 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// channels most say a handful of lines; growing by a quarter reaches a busy channel's capacity in
     /// about twenty steps.
     public static let initialSlots = 4
-    /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by a
-    /// quarter while the ring fills. 512, not 1,024: with 10,000 channels of a handful of lines each, peak RSS
-    /// was 2.7 MB lower (channels_bench), and nothing changed at 1 or 1,000 channels.
     /// Entries kept per channel unless told otherwise: the moderation look-ahead of every command
     /// (`--capacity`) and the recent-messages history of capture and tail (`--http-history`). The one
     /// place the number is written.
     public static let defaultCapacity = 2_500
 
+    /// Bytes a new ring's storage starts with (about one line of chat with its tags); it grows by a
+    /// quarter, at least ``minimumStepBytes``, while the ring fills. 512, not 1,024: with 10,000
+    /// channels of a handful of lines each, peak RSS was 2.7 MB lower (channels_bench), and nothing
+    /// changed at 1 or 1,000 channels.
     public static let initialBytes = 512
     /// Byte storage of this size or more is mapped and grows in place (see ``ByteStorage``).
     public static let mappedBytesDefault = 16 * 1_024
