@@ -14,8 +14,10 @@ import Testing
 ///   one shard, and no row carries an id no file holds.
 /// - **Every row once, after collapsing**: the rows with FINAL are as many as the files' distinct
 ///   rows: one per message id, one per line with `tmi-sent-ts` but no id (its key is the line without
-///   the capture's time tag, the same on every host), one per line without `tmi-sent-ts` (each host's
-///   own observation, keyed by its offset in its file).
+///   the capture's time tag, the same on every host), one per line without `tmi-sent-ts` and its
+///   receive time and end offset in its file (each host's own observation, keyed as docs/clickhouse.sql
+///   says: two redundant hosts that received the same JOIN or ROOMSTATE in the same millisecond, at
+///   the same offset of the same file name, hold one row, as a loaded run of the fault test showed).
 struct ClusterLineAudit {
     /// Every line of every capture's channel files (with its time tag), and how often.
     private(set) var lines: [String: Int] = [:]
@@ -26,23 +28,43 @@ struct ClusterLineAudit {
 
     init(captures: [String]) throws {
         var collapsing = Set<String>()
-        var unkeyed = 0
+        var observations = Set<String>()
         for capture in captures {
-            let run = try CLI.shell("zcat \(capture)/[a-z]*/*.log.gz")
-            try #require(run.status == 0, "\(capture): \(run.stderr)")
-            for line in run.text.split(separator: "\r\n") {
-                lines[String(line), default: 0] += 1
-                let parsed = ServedLog(text: String(line) + "\r\n")
-                if let message = parsed.messages.first {
-                    ids.insert("\(message.channel) \(message.tags["id"]!)")
-                } else if line.hasPrefix("@") && line.prefix(while: { $0 != " " }).contains("tmi-sent-ts=") {
-                    collapsing.insert(String(Self.withoutTimeTag(line)))
-                } else {
-                    unkeyed += 1
+            for file in Self.channelFiles(in: capture) {
+                let run = try CLI.shell("zcat \(InputShell.quote(capture + "/" + file))")
+                try #require(run.status == 0, "\(capture)/\(file): \(run.stderr)")
+                var end = 0
+                for line in run.text.split(separator: "\r\n") {
+                    end += line.utf8.count + 2
+                    lines[String(line), default: 0] += 1
+                    let parsed = ServedLog(text: String(line) + "\r\n")
+                    if let message = parsed.messages.first {
+                        ids.insert("\(message.channel) \(message.tags["id"]!)")
+                    } else if line.hasPrefix("@") && line.prefix(while: { $0 != " " }).contains("tmi-sent-ts=") {
+                        collapsing.insert(String(Self.withoutTimeTag(line)))
+                    } else {
+                        // load's key: the channel, the receive time, the line without it, its end offset.
+                        let time = line.hasPrefix("@time=") ? line.dropFirst(6).prefix { $0 != ";" && $0 != " " } : ""
+                        observations.insert("\(file)\t\(time)\t\(Self.withoutTimeTag(line))\t\(end)")
+                    }
                 }
             }
         }
-        distinctRows = ids.count + collapsing.count + unkeyed
+        distinctRows = ids.count + collapsing.count + observations.count
+    }
+
+    /// `channel/name` of every channel file of a capture directory (not `_session`, `_load`), sorted.
+    static func channelFiles(in capture: String) -> [String] {
+        let manager = FileManager.default
+        let channels = ((try? manager.contentsOfDirectory(atPath: capture)) ?? []).filter {
+            !$0.hasPrefix("_") && !$0.hasPrefix(".")
+        }
+        return channels.sorted().flatMap { channel in
+            ((try? manager.contentsOfDirectory(atPath: capture + "/" + channel)) ?? []).filter {
+                $0.hasSuffix(".log.gz")
+            }
+            .sorted().map { channel + "/" + $0 }
+        }
     }
 
     /// The line without capture's leading `time` tag (as load's key leaves it out).
