@@ -71,7 +71,8 @@ public final class HTTPStream {
 
     /// The next block of the answer, waiting for it.
     ///
-    /// - Complexity: O(1) plus the wait. - Allocations: none (the block was allocated by the request).
+    /// - Complexity: O(blocks queued) plus the wait (at most ``maxQueuedBytes`` of them: a few dozen of
+    ///   libcurl's blocks). - Allocations: none (the block was allocated by the request).
     public func next() -> Block {
         shared.monitor.lock()
         defer { shared.monitor.unlock() }

@@ -16,7 +16,7 @@ struct LogsBoundsOptions: ParsableArguments {
     @Option(
         name: .customLong("max-connections"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Connections answered at once (\(Self.connectionsRange.text); default: 256). The next as many are "
+            "Connections answered at once (\(Self.connectionsRange.text); default: \(Self.defaultConnections)). The next as many are "
                 + "answered at once with 503 'Server busy: …' (text/plain, as the API's errors) and closed; past "
                 + "twice this many a connection is closed at once. capture: at most an eighth of its descriptor "
                 + "limit; without it, a quarter of that limit (at most 512) and closed at once past it.",
@@ -29,7 +29,7 @@ struct LogsBoundsOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds a connection has to send a whole request (line and headers) once it connects, however "
                 + "slowly it sends, and the longest it may send or read nothing "
-                + "(\(Self.requestTimeoutRange.text); default: 10; capture: without it, 10 s of silence only); "
+                + "(\(Self.requestTimeoutRange.text); default: \(Self.defaultRequestTimeout); capture: without it, \(HTTPLimits().idleTimeoutSeconds) s of silence only); "
                 + "past it the connection is closed.",
             valueName: "seconds"),
         transform: { try Self.requestTimeoutRange.parse($0) })
@@ -38,7 +38,7 @@ struct LogsBoundsOptions: ParsableArguments {
     @Option(
         name: .customLong("max-range-days"), parsing: .unconditional,
         help: ArgumentHelp(
-            "The longest ?from=&to= range the logs API answers (\(Self.rangeDaysRange.text) days; default: 366); "
+            "The longest ?from=&to= range the logs API answers (\(Self.rangeDaysRange.text) days; default: \(LogsBounds().maxRangeDays)); "
                 + "a longer one is 400 'Invalid param: range longer than N days'.",
             valueName: "days"),
         transform: { try Self.rangeDaysRange.parse($0) })
@@ -47,7 +47,7 @@ struct LogsBoundsOptions: ParsableArguments {
     @Option(
         name: .customLong("max-limit"), parsing: .unconditional,
         help: ArgumentHelp(
-            "The largest ?limit= and ?offset= the logs API answers (\(Self.limitRange.text); default: 1000000); "
+            "The largest ?limit= and ?offset= the logs API answers (\(Self.limitRange.text); default: \(LogsBounds().maxLimit)); "
                 + "past it the answer is 400 'Invalid param: limit above N'.",
             valueName: "lines"),
         transform: { try Self.limitRange.parse($0) })
