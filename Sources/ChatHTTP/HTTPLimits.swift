@@ -58,4 +58,22 @@ public struct HTTPLimits: Sendable, Equatable {
             connections: connections,
             connectionsPerAddress: max(1, min(defaults.connectionsPerAddress, connections / 2)))
     }
+
+    /// These limits with `connections` answered at once, as many more answered busy (503), and twice
+    /// as many from one address (every local client shares 127.0.0.1): `--max-connections`.
+    public func answering(_ connections: Int) -> HTTPLimits {
+        var limits = self
+        limits.connections = connections
+        limits.connectionsPerAddress = 2 * connections
+        limits.busyConnections = connections
+        return limits
+    }
+
+    /// These limits with `seconds` both to send a whole request and of silence: `--request-timeout`.
+    public func timed(_ seconds: Int) -> HTTPLimits {
+        var limits = self
+        limits.idleTimeoutSeconds = seconds
+        limits.requestTimeoutSeconds = seconds
+        return limits
+    }
 }

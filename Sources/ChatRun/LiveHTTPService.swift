@@ -37,10 +37,12 @@ public final class LiveHTTPService {
         public var logsDirectory: String? = nil
         /// The logs API's range and limit bounds (`--max-range-days`, `--max-limit`).
         public var logsBounds = LogsBounds()
-        /// The listener's limits for the process's descriptor limit (`nil` when it cannot be read);
-        /// `nil`: ``HTTPLimits/init(descriptorLimit:)`` (capture takes `--max-connections` and
-        /// `--request-timeout` through this).
-        public var limits: (@Sendable (_ descriptorLimit: Int?) -> HTTPLimits)? = nil
+        /// `--max-connections`: connections answered at once (``HTTPLimits/answering(_:)``), at most an
+        /// eighth of the descriptor limit, so that the twice as many open at most stay within the
+        /// quarter the listener may take; `nil`: ``HTTPLimits/init(descriptorLimit:)``'s.
+        public var maxConnections: Int? = nil
+        /// `--request-timeout` (``HTTPLimits/timed(_:)``); `nil`: only the default silence timeout.
+        public var requestTimeout: Int? = nil
 
         public init(host: String, port: UInt16, history: Int, channelMetrics: Bool, command: String, version: String) {
             self.host = host
@@ -72,8 +74,11 @@ public final class LiveHTTPService {
     /// - Throws: ``HTTPError`` when the address cannot be bound.
     public init(_ settings: Settings, budget: MemoryBudget?) throws(HTTPError) {
         let descriptors = DescriptorLimit.raise()
-        let limits =
-            settings.limits?(descriptors) ?? descriptors.map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
+        var limits = descriptors.map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
+        if let n = settings.maxConnections {
+            limits = limits.answering(descriptors.map { max(1, min(n, $0 / 8)) } ?? n)
+        }
+        if let seconds = settings.requestTimeout { limits = limits.timed(seconds) }
         let history = RecentHistory(limit: settings.history, budget: budget)
         self.history = history
         self.budget = budget

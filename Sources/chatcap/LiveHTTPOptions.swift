@@ -52,7 +52,8 @@ extension LiveHTTPOptions {
         settings.logsDirectory = logsDirectory
         if let logsBounds {
             settings.logsBounds = logsBounds.bounds
-            settings.limits = { logsBounds.captureLimits(descriptorLimit: $0) }
+            settings.maxConnections = logsBounds.maxConnections
+            settings.requestTimeout = logsBounds.requestTimeout
         }
         let service: LiveHTTPService
         do { service = try LiveHTTPService(settings, budget: budget) } catch {

@@ -64,44 +64,10 @@ struct LogsBoundsOptions: ParsableArguments {
     }
 
     /// `chatcap logs`' listener: `--max-connections` N answered, the next N answered busy, 2N from one
-    /// address (every local client shares 127.0.0.1), `--request-timeout` both to send a request and of
-    /// silence.
+    /// address, `--request-timeout` both to send a request and of silence. capture applies the two
+    /// options given to its own limits (``LiveHTTPService/Settings``).
     var limits: HTTPLimits {
-        answering(maxConnections ?? Self.defaultConnections, over: HTTPLimits())
+        HTTPLimits().answering(maxConnections ?? Self.defaultConnections)
             .timed(requestTimeout ?? Self.defaultRequestTimeout)
-    }
-
-    /// capture's listener: its own limits for `descriptorLimit` (``HTTPLimits/init(descriptorLimit:)``,
-    /// as without these options), with what was given applied as for `chatcap logs`; N at most an
-    /// eighth of `descriptorLimit`, so that the 2N connections open at most stay within the quarter the
-    /// listener may take.
-    func captureLimits(descriptorLimit: Int?) -> HTTPLimits {
-        var limits = descriptorLimit.map { HTTPLimits(descriptorLimit: $0) } ?? HTTPLimits()
-        if let maxConnections {
-            limits = answering(
-                descriptorLimit.map { max(1, min(maxConnections, $0 / 8)) } ?? maxConnections,
-                over: limits)
-        }
-        if let requestTimeout { limits = limits.timed(requestTimeout) }
-        return limits
-    }
-
-    /// `base` with N connections answered, the next N answered busy, 2N from one address.
-    private func answering(_ connections: Int, over base: HTTPLimits) -> HTTPLimits {
-        var limits = base
-        limits.connections = connections
-        limits.connectionsPerAddress = 2 * connections
-        limits.busyConnections = connections
-        return limits
-    }
-}
-
-extension HTTPLimits {
-    /// These limits with `seconds` both to send a whole request and of silence.
-    fileprivate func timed(_ seconds: Int) -> HTTPLimits {
-        var limits = self
-        limits.idleTimeoutSeconds = seconds
-        limits.requestTimeoutSeconds = seconds
-        return limits
     }
 }
