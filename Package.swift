@@ -135,13 +135,19 @@ let package = Package(
                 "CZlib",
             ],
             swiftSettings: dataPathSettings),
-        // `logs`: the rustlog/justlog logs API over a capture directory (read through ChatInput's merge) or
-        // the ClickHouse table load fills (asked with ChatCurl's client), encoded with ChatFormat's writers,
+        // The logs API's stores: a capture directory seen as an archive (read through ChatInput's merge,
+        // its month index written with ChatGzip's writers) and the ClickHouse table load fills (asked with
+        // ChatCurl's client), both behind one protocol, LogStore, that hands out stored lines.
+        .target(
+            name: "ChatLogStore",
+            dependencies: ["ChatInput", "ChatGzip", "ChatPosix", "ChatStore", "IRCWire", "ChatCurl"],
+            swiftSettings: dataPathSettings),
+        // `logs`: the rustlog/justlog logs API over a ChatLogStore store, encoded with ChatFormat's writers,
         // gzip-encoded with ChatGzip's, answered on ChatHTTP's listener.
         .target(
             name: "ChatLogs",
             dependencies: [
-                "ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire", "ChatCurl",
+                "ChatLogStore", "ChatInput", "ChatGzip", "ChatFormat", "ChatHTTP", "ChatPosix", "ChatStore", "IRCWire",
             ],
             swiftSettings: dataPathSettings),
         // The live run of capture and tail over ChatLive's session: the HTTP service beside it (and its
@@ -150,7 +156,7 @@ let package = Package(
         .target(
             name: "ChatRun",
             dependencies: [
-                "ChatLive", "ChatHTTP", "ChatLogs", "ChatArchive", "ChatOutput", "ChatPosix", "ChatStore",
+                "ChatLive", "ChatHTTP", "ChatLogs", "ChatLogStore", "ChatArchive", "ChatOutput", "ChatPosix", "ChatStore",
                 "TwitchSession", "IRCWire",
             ],
             swiftSettings: dataPathSettings),
@@ -158,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatRun", "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs",
+                "ChatRun", "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs", "ChatLogStore",
                 "ChatArchive", "ChatInput",
                 "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
@@ -249,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "ChatLogsTests",
             dependencies: [
-                "ChatLogs", "ChatHTTP", "ChatGzip", "ChatInput", "ChatStore", "IRCWire", "ChatTestSupport",
+                "ChatLogs", "ChatLogStore", "ChatHTTP", "ChatGzip", "ChatInput", "ChatStore", "IRCWire", "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(
@@ -261,7 +267,7 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
-                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "WebSocketWire", "ChatTestSupport",
+                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "ChatLogStore", "WebSocketWire", "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

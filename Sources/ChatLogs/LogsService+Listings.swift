@@ -1,3 +1,4 @@
+import ChatLogStore
 import ChatFormat
 import ChatHTTP
 import IRCWire

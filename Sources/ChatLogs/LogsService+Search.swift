@@ -1,3 +1,4 @@
+import ChatLogStore
 import ChatHTTP
 import ChatStore
 import IRCWire

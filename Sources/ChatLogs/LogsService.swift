@@ -1,3 +1,4 @@
+public import ChatLogStore
 public import ChatHTTP
 public import ChatStore
 import Synchronization

@@ -1,6 +1,7 @@
 public import ChatHTTP
 public import ChatLive
 public import ChatLogs
+import ChatLogStore
 import ChatPosix
 public import ChatStore
 public import IRCWire

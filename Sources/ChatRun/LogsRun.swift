@@ -1,5 +1,6 @@
 public import ChatHTTP
 public import ChatLogs
+public import ChatLogStore
 public import ChatPosix
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import ChatCurl
 import ChatHTTP
 import ChatLoad
 import ChatLogs
+import ChatLogStore
 import ChatPosix
 import ChatRun
 import TwitchSession

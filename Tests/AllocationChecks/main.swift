@@ -8,6 +8,7 @@ import ChatGzip
 import ChatHTTP
 import ChatInput
 import ChatLogs
+import ChatLogStore
 import ChatNet
 import ChatOutput
 import ChatPosix

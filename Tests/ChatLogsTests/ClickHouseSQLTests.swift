@@ -1,6 +1,7 @@
 import ChatStore
 import Testing
 
+@testable import ChatLogStore
 @testable import ChatLogs
 
 /// The SQL of the ClickHouse store: every value quoted, every selection a range of the sort key, the

@@ -3,6 +3,7 @@ import ChatStore
 import ChatTestSupport
 import Testing
 
+@testable import ChatLogStore
 @testable import ChatLogs
 
 /// The ClickHouse store without a server: what it answers when nothing listens.

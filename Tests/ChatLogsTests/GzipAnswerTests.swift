@@ -2,6 +2,7 @@ import ChatGzip
 import ChatHTTP
 import ChatInput
 import ChatLogs
+import ChatLogStore
 import ChatTestSupport
 import Testing
 

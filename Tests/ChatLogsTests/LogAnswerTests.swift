@@ -1,4 +1,5 @@
 import ChatLogs
+import ChatLogStore
 import Testing
 
 @Suite struct LogAnswerTests {

@@ -1,4 +1,5 @@
 import ChatLogs
+import ChatLogStore
 import ChatTestSupport
 import Testing
 

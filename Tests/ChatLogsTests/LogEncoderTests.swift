@@ -1,4 +1,5 @@
 import ChatLogs
+import ChatLogStore
 import ChatStore
 import IRCWire
 import Testing

@@ -1,6 +1,7 @@
 import ChatGzip
 import ChatInput
 import ChatLogs
+import ChatLogStore
 import ChatStore
 import ChatTestSupport
 import Testing

@@ -1,6 +1,7 @@
 import ChatStore
 import Testing
 
+@testable import ChatLogStore
 @testable import ChatLogs
 
 /// ClickHouse's RowBinary answers, decoded in place; a cut or malformed answer is `nil`, never a trap.

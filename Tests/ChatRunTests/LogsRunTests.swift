@@ -1,5 +1,6 @@
 import ChatHTTP
 import ChatLogs
+import ChatLogStore
 import ChatPosix
 import ChatRun
 import ChatStore

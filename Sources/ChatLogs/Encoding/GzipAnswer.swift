@@ -1,3 +1,4 @@
+import ChatLogStore
 import ChatGzip
 public import ChatHTTP
 

@@ -1,3 +1,4 @@
+public import ChatLogStore
 import ChatFormat
 import ChatStore
 import IRCWire

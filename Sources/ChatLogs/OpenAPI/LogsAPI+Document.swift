@@ -1,3 +1,4 @@
+import ChatLogStore
 public import ChatFormat
 
 extension LogsAPI {

@@ -1,3 +1,4 @@
+import ChatLogStore
 public import ChatFormat
 
 /// The logs API's route table: every path ``LogsService`` answers, as an OpenAPI path template with

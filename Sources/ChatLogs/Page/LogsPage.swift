@@ -1,3 +1,4 @@
+import ChatLogStore
 public import ChatHTTP
 
 /// The page at `/`: a viewer of the archive written against the API itself (`/channels`, `/list`,

@@ -1,3 +1,4 @@
+public import ChatLogStore
 public import ChatStore
 
 /// How much one request may ask for: a `from`/`to` range of at most ``maxRangeDays`` days, a `limit`

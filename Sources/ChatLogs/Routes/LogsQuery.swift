@@ -1,3 +1,4 @@
+public import ChatLogStore
 public import ChatStore
 
 /// The query parameters of a logs answer, as rustlog reads them (`src/web/schema.rs`, `LogsParams`):

@@ -1,3 +1,4 @@
+public import ChatLogStore
 /// What a request to the logs API asks, read from its path (and, for `/list`, its query) the way
 /// rustlog routes it (`src/web/mod.rs`): `/channels`, `/capabilities`, `/list`, `/namehistory/<id>`,
 /// `/{channel|channelid}/<c>`, `/<…>/<y>/<m>/<d>`, `/<…>/random`, `/<…>/{user|userid}/<u>`,
@@ -147,8 +148,6 @@ public enum LogsRoute: Sendable, Equatable {
         return .name(login)
     }
 
-    /// Twitch ids are decimal numbers.
-    static func isId(_ text: Substring) -> Bool {
-        !text.isEmpty && text.utf8.count <= 20 && text.utf8.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
-    }
+    /// Twitch ids are decimal numbers (``LogName/isId(_:)``).
+    static func isId(_ text: Substring) -> Bool { LogName.isId(text) }
 }

@@ -7,6 +7,11 @@ import ChatInput
 /// lowering, or longer than 25 bytes) never reaches the file system, so no request can name a file
 /// outside the directory or one of capture's own records.
 public enum LogName: Sendable {
+    /// Whether `text` is a Twitch id: a decimal number of at most 20 digits.
+    public static func isId(_ text: Substring) -> Bool {
+        !text.isEmpty && text.utf8.count <= 20 && text.utf8.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
+    }
+
     /// Whether `name` is a Twitch login as capture names a channel's folder: 1…25 bytes of
     /// `[a-z0-9_]`, not starting with `_` (capture's own folders, `_session` and `_load`, do).
     ///

@@ -19,6 +19,8 @@ public struct ArchiveReader: ~Copyable {
         /// Files that could not be opened or ended in damage.
         public var failedFiles = 0
 
+        package init() {}
+
         /// Counts one event of the merge and gives the line it carries when that line is served.
         ///
         /// - Complexity: O(1). - Allocations: none.
@@ -39,7 +41,7 @@ public struct ArchiveReader: ~Copyable {
         }
 
         /// Adds what another read counted.
-        mutating func add(_ other: Counts) {
+        package mutating func add(_ other: Counts) {
             lines += other.lines
             malformed += other.malformed
             failedFiles += other.failedFiles

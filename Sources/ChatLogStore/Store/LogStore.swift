@@ -75,18 +75,18 @@ public struct LogSelection: Sendable, Equatable {
     }
 
     /// The selection of a filter's lines of `channel` on `days`: its user and window as hints.
-    init(channel: String?, days: ClosedRange<LogDay>?, filter: LineFilter) {
+    package init(channel: String?, days: ClosedRange<LogDay>?, filter: LineFilter) {
         self.init(
             channel: channel, days: days, window: filter.window, userIds: filter.user?.ids ?? [],
             login: filter.user.flatMap { $0.ids.isEmpty ? $0.login : nil }, search: filter.needle)
     }
 
     /// Every day.
-    static let allDays = LogDay(year: 1, month: 1, day: 1)!...LogDay(year: 9999, month: 12, day: 31)!
+    package static let allDays = LogDay(year: 1, month: 1, day: 1)!...LogDay(year: 9999, month: 12, day: 31)!
 
     /// The days a range of shown times may be found on: those it touches and one either side (files are
     /// named by receive time, the range is of `tmi-sent-ts`).
-    static func daysAround(_ range: Range<Timestamp>) -> ClosedRange<LogDay> {
+    package static func daysAround(_ range: Range<Timestamp>) -> ClosedRange<LogDay> {
         let day: Int64 = 86_400_000
         let lower = range.lowerBound.advanced(byMilliseconds: -day).civil
         let upper = range.upperBound.advanced(byMilliseconds: day - 1).civil
@@ -120,7 +120,7 @@ extension LineCursor {
     /// Calls `body` with every line until it returns `false`.
     ///
     /// - Throws: the cursor's ``failure`` when it ended early.
-    func read(_ body: (StoredLine, Span<UInt8>) -> Bool) throws(LogsError) {
+    package func read(_ body: (StoredLine, Span<UInt8>) -> Bool) throws(LogsError) {
         var going = true
         while going, next({ line, bytes in going = body(line, bytes) }) {}
         if going, let failure { throw failure }

@@ -34,7 +34,7 @@ public struct OptOutList: Sendable, Equatable {
             if let hash = entry.firstIndex(of: "#") { entry = entry[..<hash] }
             let trimmed = entry.trimmingWhitespace
             if trimmed.isEmpty { continue }
-            if LogsRoute.isId(trimmed) {
+            if LogName.isId(trimmed) {
                 ids.insert(String(trimmed))
             } else if let login = LogName.login(trimmed) {
                 logins.insert(login)

@@ -34,7 +34,7 @@ public struct LogDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Days in `month` of `year` (proleptic Gregorian).
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
