@@ -7,8 +7,8 @@ import ChatFormat
 import ChatGzip
 import ChatHTTP
 import ChatInput
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import ChatNet
 import ChatOutput
 import ChatPosix

@@ -116,6 +116,31 @@ import Testing
                 _ = login
             }
         }
+        // The quiet channels: a day with lines, a user's month, the lists, by name and by id.
+        for (q, (name, room)) in LogsDifferentialArchive.quietChannels.enumerated() {
+            let days = archive.activeDays(name)
+            let user = LogsDifferentialArchive.users[q % LogsDifferentialArchive.users.count]
+            paths += [
+                "/list?channel=\(name)", "/channel/\(name)", "/channelid/\(room)/userid/\(user.id)?json",
+                "/channel/\(name)/user/\(user.login)/2025/11", "/channel/\(name)/user/\(user.login)/2025/10?raw",
+            ]
+            for day in [days.first, days.dropFirst(days.count / 2).first].compactMap({ $0 }) {
+                let route = "/channel/\(name)/" + LogsDifferentialArchive.route(day: day)
+                paths += [route, route + (q % 2 == 0 ? "?json" : "?ndjson&reverse")]
+            }
+        }
+        // Days with lines recovered by backfill (written after later live lines).
+        for day in [3, 10, 17, 24, 31, 38] {
+            for name in ["alpha", "gamma_x"] {
+                let route = "/channel/\(name)/" + LogsDifferentialArchive.route(day: day)
+                paths += [route, route + "?json", route + "?raw&reverse"]
+            }
+        }
+        for (name, _) in LogsDifferentialArchive.quietChannels.prefix(5) {
+            for day in archive.activeDays(name) where day % 9 == 4 {
+                paths.append("/channel/\(name)/" + LogsDifferentialArchive.route(day: day) + "?json")
+            }
+        }
         paths += all("/channel/alpha/user/u03/2025/11") + all("/channel/beta/user/dave_old/2025/11")
         // Ranges: across midnight (the line sent before it and received after), a user's, empty, half.
         let midnight = "from=2025-10-30T22:00:00Z&to=2025-10-31T02:00:00.500Z"
@@ -173,6 +198,7 @@ import Testing
         let (byTable, tableURL) = try Self.logs(["--clickhouse", server.url, "--table", "chat.lines"], dir: dir)
         #expect(byTable.stderr.contains("(table chat.lines at \(server.url))"), "\(byTable.stderr)")
         let paths = Self.paths(archive)
+        #expect(paths.count >= 300, "\(paths.count) requests")
         let expected = try Self.fetch(dirURL, paths, in: dir)
         let got = try Self.fetch(tableURL, paths, in: dir)
         try #require(expected.count == paths.count && got.count == paths.count)
@@ -189,10 +215,19 @@ import Testing
             statuses[303, default: 0] > 20 && statuses[404, default: 0] > 50 && statuses[400, default: 0] >= 3,
             "\(statuses)")
         let channels = String(decoding: expected[0].body, as: UTF8.self)
+        let named = (LogsDifferentialArchive.channels + LogsDifferentialArchive.quietChannels).map {
+            #"{"name":"\#($0.name)","userID":"\#($0.room)"}"#
+        }
+        #expect(channels == #"{"channels":["# + named.joined(separator: ",") + "]}", "\(channels)")
+        #expect(LogsDifferentialArchive.quietChannels.count + LogsDifferentialArchive.channels.count >= 50)
+        // The days asked with ?raw&reverse hold recovered lines, and both stores serve them.
+        let recovered = zip(paths, expected).filter {
+            $0.0.hasSuffix("?raw&reverse") && !$0.0.contains("/user/") && $0.1.status == 200
+        }
         #expect(
-            channels
-                == #"{"channels":[{"name":"alpha","userID":"1001"},{"name":"beta","userID":"1002"},{"name":"gamma_x","userID":"1003"}]}"#
-        )
+            recovered.count >= 10
+                && recovered.allSatisfy { String(decoding: $0.1.body, as: UTF8.self).contains("historical=1") },
+            "\(recovered.count) days with recovered lines")
         let history = String(decoding: expected[4].body, as: UTF8.self)
         #expect(
             history.contains(#""user_login":"dave_old""#) && history.contains(#""user_login":"dave_new""#), "\(history)"

@@ -2,16 +2,20 @@ import ChatTestSupport
 import Foundation
 
 /// A generated capture directory for comparing `chatcap logs --dir` with `--clickhouse`: three channels
-/// over 45 days in three months (Oct 20 – Dec 3, 2025), written as capture writes them (a `time` tag in
+/// (and 50 quiet ones) over 45 days in three months (Oct 20 – Dec 3, 2025), written as capture writes them (a `time` tag in
 /// front, files named by the UTC day — `beta` by the hour — the line was received on).
 ///
 /// It holds what the API distinguishes: PRIVMSGs (actions, bits, replies, UTF-8, `'` and `\` in text),
 /// resubs, timeouts, bans, clears, deleted messages, lines the API never serves (JOIN, ROOMSTATE, a
 /// malformed line), a line sent before midnight and received after it, a served line without
 /// `tmi-sent-ts`, a user who renamed (`dave_old` → `dave_new`, id 2003, on Nov 10), a user with one line
-/// (`solo`), and a channel folder whose name is no login (never served by either store).
+/// (`solo`), and a channel folder whose name is no login (never served by either store). Beside the
+/// three channels every route is asked of, 50 quiet ones (`q00`…`q49`, a few lines on about half the
+/// days), and lines recovered by backfill (``recovered(channel:day:rng:)``): written after later live
+/// lines, with `historical=1` and the service's `rm-received-ts`, as capture writes them.
 struct LogsDifferentialArchive {
     static let channels: [(name: String, room: Int)] = [("alpha", 1001), ("beta", 1002), ("gamma_x", 1003)]
+    static let quietChannels: [(name: String, room: Int)] = (0..<50).map { (String(format: "q%02d", $0), 5000 + $0) }
     static let users: [(login: String, id: Int)] = (1...8).map { (String(format: "u%02d", $0), 3000 + $0) }
     /// Oct 20, 2025 00:00 UTC.
     static let firstDay: Int64 = 1_760_918_400_000
@@ -53,6 +57,19 @@ struct LogsDifferentialArchive {
                 }
                 lastReceived = lines.map(\.received).max() ?? lastReceived
                 for (received, line) in lines { add(channel.name, received: received, line) }
+                if day % 7 == 3 { recovered(channel: channel, day: day, rng: &rng) }
+            }
+        }
+        for (q, channel) in Self.quietChannels.enumerated() {
+            for day in 0..<Self.dayCount where rng.next(100) < 45 {
+                let start = Self.firstDay + Int64(day) * 86_400_000
+                for i in 0..<(1 + rng.next(3)) {
+                    let sent = start + Int64(i) * 3_600_000 + Int64(rng.next(3_000_000))
+                    add(
+                        channel.name, received: sent + 30,
+                        Self.line(channel: channel, day: day, index: i, sent: sent, rng: &rng))
+                }
+                if q < 5 && day % 9 == 4 { recovered(channel: channel, day: day, rng: &rng) }
             }
         }
         add(
@@ -69,6 +86,21 @@ struct LogsDifferentialArchive {
         let evil = Self.firstDay + 31 * 86_400_000
         files["evil'--x/2025-11-20.log", default: []].append(
             (evil, Self.stored(evil, Self.privmsg("evil", 1, "u01", 3001, evil, "hidden"))))
+    }
+
+    /// Three messages of a gap in `channel` on `day` (sent from 23:00 on, within a minute), recovered by a
+    /// backfill and so received (written) at 23:30, after the live lines of the day: `historical=1` and
+    /// the service's `rm-received-ts` in front, as ``BackfillCoordinator`` writes them.
+    private mutating func recovered(channel: (name: String, room: Int), day: Int, rng: inout SplitMix64) {
+        let start = Self.firstDay + Int64(day) * 86_400_000 + 23 * 3_600_000
+        for i in 0..<3 {
+            let sent = start + Int64(i) * 20_000 + Int64(rng.next(1000))
+            let user = Self.users[rng.next(Self.users.count)]
+            let line = Self.privmsg(channel.name, channel.room, user.login, user.id, sent, "recovered \(i) gg")
+            add(
+                channel.name, received: start + 1_800_000 + Int64(i),
+                "@historical=1;rm-received-ts=\(sent + 40);" + line.dropFirst())
+        }
     }
 
     /// Writes the files under `root` (gzipped).

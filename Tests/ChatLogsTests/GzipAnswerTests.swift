@@ -1,8 +1,8 @@
 import ChatGzip
 import ChatHTTP
 import ChatInput
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import ChatTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import ChatTestSupport
 import Testing
 

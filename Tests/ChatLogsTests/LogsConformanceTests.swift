@@ -1,6 +1,6 @@
 import ChatHTTP
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 import ChatHTTP
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import Testing
 
 /// The opt-out list: channels and users on it are refused with rustlog's 403, and no answer holds a

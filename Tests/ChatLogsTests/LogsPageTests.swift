@@ -1,6 +1,6 @@
 import ChatHTTP
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import Testing
 
 /// The page at `/`, as the router serves it (a real browser drives it in CLITests' LogsPageBrowserTests).

@@ -1,7 +1,7 @@
 import ChatGzip
 import ChatInput
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import ChatStore
 import ChatTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import ChatHTTP
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import ChatPosix
 import ChatRun
 import ChatStore
