@@ -156,7 +156,8 @@ let package = Package(
         .target(
             name: "ChatRun",
             dependencies: [
-                "ChatLive", "ChatHTTP", "ChatLogs", "ChatLogStore", "ChatArchive", "ChatOutput", "ChatPosix", "ChatStore",
+                "ChatLive", "ChatHTTP", "ChatLogs", "ChatLogStore", "ChatArchive", "ChatOutput", "ChatPosix",
+                "ChatStore",
                 "TwitchSession", "IRCWire",
             ],
             swiftSettings: dataPathSettings),
@@ -164,7 +165,8 @@ let package = Package(
         .executableTarget(
             name: "chatcap",
             dependencies: [
-                "ChatRun", "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs", "ChatLogStore",
+                "ChatRun", "ChatWatch", "ChatServe", "ChatHTTP", "ChatLive", "ChatOutput", "ChatLoad", "ChatLogs",
+                "ChatLogStore",
                 "ChatArchive", "ChatInput",
                 "ChatNet",
                 "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
@@ -255,7 +257,8 @@ let package = Package(
         .testTarget(
             name: "ChatLogsTests",
             dependencies: [
-                "ChatLogs", "ChatLogStore", "ChatHTTP", "ChatGzip", "ChatInput", "ChatStore", "IRCWire", "ChatTestSupport",
+                "ChatLogs", "ChatLogStore", "ChatHTTP", "ChatGzip", "ChatInput", "ChatStore", "IRCWire",
+                "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
         .testTarget(
@@ -267,7 +270,8 @@ let package = Package(
             name: "AllocationChecks",
             dependencies: [
                 "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
-                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "ChatLogStore", "WebSocketWire", "ChatTestSupport",
+                "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "ChatLogStore", "WebSocketWire",
+                "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Tests/AllocationChecks", exclude: ["limits.json"],

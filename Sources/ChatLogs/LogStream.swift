@@ -1,4 +1,5 @@
 import ChatLogStore
+
 /// The body of a logs answer in time order, produced as it is sent: the served lines of a store's
 /// cursor (``LineCursor``) that its ``LineFilter`` admits, encoded a block at a time when the listener asks for more, so the
 /// first bytes go out before the range is read and memory stays bounded whatever the range.

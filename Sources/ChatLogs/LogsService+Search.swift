@@ -1,5 +1,5 @@
-import ChatLogStore
 import ChatHTTP
+import ChatLogStore
 import ChatStore
 import IRCWire
 

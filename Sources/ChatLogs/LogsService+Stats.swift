@@ -1,6 +1,6 @@
-import ChatLogStore
 import ChatFormat
 import ChatHTTP
+import ChatLogStore
 import ChatStore
 import IRCWire
 

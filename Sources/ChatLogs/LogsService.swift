@@ -1,5 +1,5 @@
-public import ChatLogStore
 public import ChatHTTP
+public import ChatLogStore
 public import ChatStore
 import Synchronization
 

@@ -1,4 +1,5 @@
 import ChatLogStore
+
 /// The body of a reversed logs answer (newest first), produced as it is sent, one part at a time (a
 /// capture file, a day of the table; ``LogStore/parts(of:)``): the parts are read from the newest back,
 /// each part's admitted lines gathered (``LogAnswer``, newest first) and handed out before the next

@@ -1,7 +1,7 @@
 public import ChatHTTP
 public import ChatLive
-public import ChatLogs
 import ChatLogStore
+public import ChatLogs
 import ChatPosix
 public import ChatStore
 public import IRCWire

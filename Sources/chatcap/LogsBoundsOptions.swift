@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChatHTTP
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 
 /// `--max-connections`, `--request-timeout`, `--max-range-days`, `--max-limit`: what one logs API
 /// listener allows (docs/logs.md, Safety), the same options for `chatcap logs` and for `capture

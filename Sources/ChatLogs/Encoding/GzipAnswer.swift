@@ -1,6 +1,6 @@
-import ChatLogStore
 import ChatGzip
 public import ChatHTTP
+import ChatLogStore
 
 /// An answer sent with `Content-Encoding: gzip` to a client that accepts it, as rustlog's
 /// `CompressionLayer` (`src/web/mod.rs`, `CompressionLevel::Fastest`) sends it: ISA-L's fastest level

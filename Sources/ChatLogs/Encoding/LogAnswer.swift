@@ -1,4 +1,5 @@
 import ChatLogStore
+
 /// The body of a logs answer, gathered line by line: each line's encoding (``LogEncoder``) is kept
 /// in one byte array with its end offset, then ``reverse``, ``offset`` and ``limit`` choose which go
 /// out and in what order, as rustlog applies them (`src/db/mod.rs`: `ORDER BY timestamp ASC|DESC`,

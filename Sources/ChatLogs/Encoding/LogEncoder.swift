@@ -1,5 +1,5 @@
-public import ChatLogStore
 import ChatFormat
+public import ChatLogStore
 import ChatStore
 import IRCWire
 

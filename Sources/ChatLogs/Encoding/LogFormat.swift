@@ -1,4 +1,5 @@
 import ChatLogStore
+
 /// The response types of a logs answer, as rustlog chooses them from the query
 /// (`src/web/schema.rs`, `LogsParams::response_type`: `raw`, then `jsonBasic`, then `json`, then
 /// `ndjson`, else text), with the content types of `src/web/responders/logs/mod.rs`.

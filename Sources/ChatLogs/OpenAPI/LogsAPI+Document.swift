@@ -1,5 +1,5 @@
-import ChatLogStore
 public import ChatFormat
+import ChatLogStore
 
 extension LogsAPI {
     /// The OpenAPI 3.0 document of ``operations``, as `/openapi.json` serves it.

@@ -1,5 +1,5 @@
-import ChatLogStore
 public import ChatFormat
+import ChatLogStore
 
 /// The logs API's route table: every path ``LogsService`` answers, as an OpenAPI path template with
 /// its parameters and answers. The router is installed from it (``routerPaths``) and `/openapi.json`

@@ -1,5 +1,5 @@
-import ChatLogStore
 public import ChatHTTP
+import ChatLogStore
 
 /// The page at `/`: a viewer of the archive written against the API itself (`/channels`, `/list`,
 /// a day's or a user's month `?json`), served from the binary — no CDN, no build step.

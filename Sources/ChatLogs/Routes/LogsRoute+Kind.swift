@@ -1,4 +1,5 @@
 import ChatLogStore
+
 extension LogsRoute {
     /// Which route a request is, without its arguments: what the API's table (``LogsAPI``) describes
     /// and installs, one entry or more per kind.

@@ -1,4 +1,5 @@
 public import ChatLogStore
+
 /// What a request to the logs API asks, read from its path (and, for `/list`, its query) the way
 /// rustlog routes it (`src/web/mod.rs`): `/channels`, `/capabilities`, `/list`, `/namehistory/<id>`,
 /// `/{channel|channelid}/<c>`, `/<…>/<y>/<m>/<d>`, `/<…>/random`, `/<…>/{user|userid}/<u>`,
