@@ -3,8 +3,9 @@
 # DAYS days of one busy channel of LINES lines a day plus QUIET quiet channels), the requests issue #36
 # names, each ROUNDS times; prints each one's answer size, first byte and total (p50 and worst), and
 # for the day lines per second; then 100 concurrent clients (p50 and p99).
-# The files are in the page cache (just written): "first" is the first request of a fresh process,
-# not a cold disk. Then the same archive loaded (chatcap load --once) into a throwaway ClickHouse
+# The files are in the page cache (just written). The month indexes are built ahead in the background
+# from start (the time is printed); "first request of a new process" is a fresh process over the index
+# on disk, not a cold disk. Then the same archive loaded (chatcap load --once) into a throwaway ClickHouse
 # (Scripts/clickhouse_test_server.sh: Debian's 18.16 on free ports of 127.0.0.1) and the same requests
 # of `chatcap logs --clickhouse`, side by side; CLICKHOUSE=0 skips that side.
 set -euo pipefail
@@ -24,10 +25,14 @@ start=$(date +%s)
 python3 "$here/generate_logs_archive.py" "$dir/archive" "$days" "$lines" "$quiet"
 echo "archive: $(du -sh "$dir/archive" | cut -f1) gzip in $(( $(date +%s) - start )) s"
 
-"$bin" logs --dir "$dir/archive" --http-port 0 2> "$dir/err" &
-pid=$!
-for _ in $(seq 1 200); do grep -q "listening on" "$dir/err" 2>/dev/null && break; sleep 0.05; done
-url=$(grep -o 'http://[^ ]*/' "$dir/err")
+# start_dir: chatcap logs --dir over the archive in the background ($pid, $url).
+start_dir() {
+    "$bin" logs --dir "$dir/archive" --http-port 0 2> "$dir/err" &
+    pid=$!
+    for _ in $(seq 1 200); do grep -q "listening on" "$dir/err" 2>/dev/null && break; sleep 0.05; done
+    url=$(grep -o 'http://[^ ]*/' "$dir/err")
+}
+start_dir
 
 # measure NAME PATH [LINES]: ROUNDS requests of $url; p50 of the first byte, p50 and worst of the total, the
 # size, and with LINES the lines per second at the p50 total.
@@ -49,8 +54,17 @@ measure() {
 # A day in the middle of the archive (its last day is 2025-11-29).
 day=$(date -u -d "@$((1764460800 - (days / 2 + 1) * 86400))" +%Y/%-m/%-d)
 quietday=$day
+# The month indexes are built ahead in the background from start ("month index: built N in S s").
+for _ in $(seq 1 1200); do grep -q "month index: built" "$dir/err" 2>/dev/null && break; sleep 0.1; done
+echo "month indexes built ahead after start: $(grep -o 'built [0-9]* in [0-9.]* s' "$dir/err" | head -1)"
 first=$(curl -s -o /dev/null -w '%{time_total}' "${url}channel/busy/user/user1/2025/11")
 awk -v t="$first" 'BEGIN { printf "%-54s first request of the process: %.1f ms\n", "user'"'"'s month (user1, busy)", t * 1000 }'
+# Cold: a new process, the index on disk, its first request.
+kill -INT "$pid"
+wait "$pid" || true
+start_dir
+first=$(curl -s -o /dev/null -w '%{time_total}' "${url}channel/busy/user/user4242/2025/11")
+awk -v t="$first" 'BEGIN { printf "%-54s first request of a new process: %.1f ms\n", "user'"'"'s month (user4242, busy)", t * 1000 }'
 measure "user's month (user1, busy)" "channel/busy/user/user1/2025/11"
 measure "user's month (user4242, busy)" "channel/busy/user/user4242/2025/11"
 measure "channel's day (busy, text)" "channel/busy/$day" "$lines"
@@ -59,10 +73,13 @@ measure "channel's day (busy, ?reverse&limit=50)" "channel/busy/$day?reverse&lim
 measure "search in a user's logs (user1)" "channel/busy/user/user1/search?q=based"
 measure "quiet channel's day" "channel/quiet$(printf %03d $((7 % quiet)))/$day"
 
-# 100 concurrent clients: each asks for a quiet channel's day and the busy user's latest page.
-for i in $(seq 0 99); do printf 'quiet%03d\n' $((i % quiet)); done \
-    | xargs -P 100 -I{} curl -s -o /dev/null -w '%{time_total}\n' "${url}channel/{}/$quietday" 2>/dev/null \
-    | sort -n | awk '{ t[NR] = $1 } END { printf "%-54s p50 %.1f ms  p99 %.1f ms  (%d answers)\n", "100 concurrent clients (quiet days)", t[int((NR + 1) / 2)] * 1000, t[int(NR * 0.99 + 0.5)] * 1000, NR }'
+# concurrent NAME: 100 concurrent clients, each asking for a quiet channel's day.
+concurrent() {
+    for i in $(seq 0 99); do printf 'quiet%03d\n' $((i % quiet)); done \
+        | xargs -P 100 -I{} curl -s -o /dev/null -w '%{time_total}\n' "${url}channel/{}/$quietday" 2>/dev/null \
+        | sort -n | awk -v name="$1" '{ t[NR] = $1 } END { printf "%-54s p50 %.1f ms  p99 %.1f ms  (%d answers)\n", name, t[int((NR + 1) / 2)] * 1000, t[int(NR * 0.99 + 0.5)] * 1000, NR }'
+}
+concurrent "100 concurrent clients (quiet days)"
 echo "peak RSS of chatcap logs: $(grep VmHWM /proc/$pid/status | awk '{print $2 / 1024 " MiB"}')"
 kill -INT "$pid"
 wait "$pid" || true
@@ -101,6 +118,8 @@ for store in dir clickhouse; do
     measure "$store: channel's day (busy, ?json)" "channel/busy/$day?json" "$lines"
     measure "$store: channel's day (busy, ?reverse&limit=50)" "channel/busy/$day?reverse&limit=50"
     measure "$store: quiet channel's day" "channel/quiet$(printf %03d $((7 % quiet)))/$day"
+    measure "$store: search in a user's logs (user1)" "channel/busy/user/user1/search?q=based"
+    concurrent "$store: 100 concurrent clients (quiet days)"
 done
 echo "peak RSS of chatcap logs --clickhouse: $(grep VmHWM /proc/$chlogs/status | awk '{print $2 / 1024 " MiB"}')"
 kill -INT "$pid" "$chlogs"

@@ -10,3 +10,10 @@ int clinux_affinity_cpu_count(void) {
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
     return CPU_COUNT(&set);
 }
+
+#include <fcntl.h>
+#include <stdio.h>
+
+int clinux_rename_exchange(const char *first, const char *second) {
+    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+}

@@ -1,7 +1,8 @@
 public import ChatHTTP
-public import ChatLogs
 public import ChatLogStore
+public import ChatLogs
 public import ChatPosix
+import TwitchSession
 
 #if canImport(Glibc)
     import Glibc
@@ -48,14 +49,42 @@ public enum LogsRun {
     /// Answers on `listener` until `stop` is raised (``Interrupts`` raises it), then stops it. With
     /// `optOutFile`, a SIGHUP (``Hangups``, installed by the caller before the first read) reloads it
     /// into `service`. Looks every `pollMs` milliseconds.
+    ///
+    /// With `indexing` (a directory store that uses its month index), a thread of its own builds the
+    /// month indexes ahead (``DirectoryStore/indexAhead(while:)``) at start and then every
+    /// `indexEverySeconds`, so that a user's first request of a month finds its index; it says what it
+    /// built, and stops (mid-month too) with the run.
     public static func serve(
         _ listener: HTTPListener, service: LogsService, optOutFile: String?, stop: StopFlag, console: RunConsole,
-        pollMs: UInt32 = 50
+        indexing: DirectoryStore? = nil, indexEverySeconds: Int = 60, pollMs: UInt32 = 50
     ) {
+        let indexer = indexing.map { store in
+            PosixThread { indexAhead(store, every: indexEverySeconds, stop: stop, console: console, pollMs: pollMs) }
+        }
         while !stop.isRaised {
             usleep(pollMs * 1_000)
             if let optOutFile, Hangups.take() { reload(optOutFile, into: service, console: console) }
         }
+        indexer?.join()
         listener.stop()
+    }
+
+    /// The month indexes of `store` built ahead until `stop` is raised: now, then every `seconds`.
+    static func indexAhead(
+        _ store: DirectoryStore, every seconds: Int, stop: StopFlag, console: RunConsole, pollMs: UInt32
+    ) {
+        while !stop.isRaised {
+            let started = Moment.monotonicMilliseconds()
+            let built = store.indexAhead(while: { !stop.isRaised })
+            if built > 0 {
+                let elapsed = Moment.monotonicMilliseconds() - started
+                console.note("month index: built \(built) in \(elapsed / 1000).\(elapsed % 1000 / 100) s")
+            }
+            var waited = 0
+            while !stop.isRaised && waited < seconds * 1_000 {
+                usleep(pollMs * 1_000)
+                waited += Int(pollMs)
+            }
+        }
     }
 }

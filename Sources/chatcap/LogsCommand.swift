@@ -2,8 +2,8 @@ import ArgumentParser
 import ChatCurl
 import ChatHTTP
 import ChatLoad
-import ChatLogs
 import ChatLogStore
+import ChatLogs
 import ChatPosix
 import ChatRun
 import TwitchSession
@@ -20,8 +20,9 @@ struct LogsCommand: ParsableCommand {
         usage: "chatcap logs (--dir <dir> | --clickhouse <url>) --http-port <port> [...]",
         discussion: """
             Serves DIR/<channel>/*.log.gz (what capture --dir writes; never _session) over HTTP, never \
-            changing them, also while a capture writes into it (a user's month builds its month index in \
-            DIR/.chatcap-index on first use; --no-index never writes it), or the same lines from the \
+            changing them, also while a capture writes into it (the month index of a user's months and \
+            searches, DIR/.chatcap-index, is built ahead in the background at start and every minute, and \
+            on first use; --no-index never writes it), or the same lines from the \
             ClickHouse table chatcap load fills (--clickhouse, --table; the same answers byte for byte; \
             503 while ClickHouse cannot be reached, 500 with its message when it answers an error): GET /channels, /list?channel=<c>[&user=<u>], \
             /channel/<c>/<y>/<m>/<d>, /channel/<c>/user/<u>/<y>/<m>, /channel/<c> and /channel/<c>/user/<u> \
@@ -100,8 +101,9 @@ struct LogsCommand: ParsableCommand {
     @Flag(
         name: .customLong("no-index"),
         help: ArgumentHelp(
-            "Never write DIR/.chatcap-index (the month index that makes a user's month read one part of it; "
-                + "derived, rebuilt when a file changes): every user's month then reads the month's files."))
+            "Never write DIR/.chatcap-index (the month index that makes a user's month and search read one part "
+                + "of it; derived, rebuilt when a file changes, built ahead in the background): every user's "
+                + "month then reads the month's files."))
     var noIndex = false
 
     func validate() throws {
@@ -157,7 +159,9 @@ struct LogsCommand: ParsableCommand {
         let stop = StopFlag()
         Interrupts.install(stop)
         Diagnostics.note("listening on \(listener.url)/ (\(served))")
-        LogsRun.serve(listener, service: service, optOutFile: optOutFile, stop: stop, console: Diagnostics.console)
+        LogsRun.serve(
+            listener, service: service, optOutFile: optOutFile, stop: stop, console: Diagnostics.console,
+            indexing: (store as? DirectoryStore).flatMap { $0.usesIndex ? $0 : nil })
     }
 
     /// The store of a capture directory, and what it serves (`N channels in DIR`).

@@ -84,4 +84,39 @@ import Testing
         let after = try InputShell.run("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:\(port)/channels")
         #expect(after.output == Array("000".utf8), "the listener still answers after serve ended")
     }
+
+    @Test("with a directory store to index, serve builds the month indexes ahead, says so, and still stops on the flag")
+    func indexesAhead() throws {
+        let temp = try InputTempDirectory()
+        let dir = temp.path
+        let line =
+            "@time=2025-11-20T10:00:00.000Z;badges=;display-name=Bob;id=m1;room-id=1001;tmi-sent-ts=1763632800000;"
+            + "user-id=2001 :bob!bob@bob.tmi.twitch.tv PRIVMSG #alpha :hello\r\n"
+        try temp.write("alpha/2025-11-20.log", Array(line.utf8))
+        _ = try InputShell.run("gzip " + InputShell.quote(dir + "/alpha/2025-11-20.log"))
+        let store = DirectoryStore(archive: LogArchive(root: dir), now: { Timestamp(milliseconds: 1_764_400_000_000) })
+        let service = LogsService(
+            store: store, maxAnswerBytes: 1 << 20, bounds: LogsBounds(), now: { Timestamp(milliseconds: 0) })
+        var router = HTTPRouter()
+        service.install(into: &router, standalone: true)
+        let listener = try HTTPListener(host: "127.0.0.1", port: 0, router: router)
+        let stop = StopFlag()
+        let ended = DispatchSemaphore(value: 0)
+        let recorder = RunConsoleRecorder()
+        Thread {
+            LogsRun.serve(
+                listener, service: service, optOutFile: nil, stop: stop, console: recorder.console, indexing: store)
+            ended.signal()
+        }.start()
+        let manifest = dir + "/.chatcap-index/alpha/2025-11/manifest"
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: manifest) && waited < 30_000 {
+            usleep(20_000)
+            waited += 20
+        }
+        #expect(FileManager.default.fileExists(atPath: manifest), "no index built ahead in 30 s")
+        stop.raise()
+        #expect(ended.wait(timeout: .now() + 30) == .success, "serve did not end on the stop flag")
+        #expect(recorder.said.hasPrefix("chatcap: month index: built 1 in "), "\(recorder.said)")
+    }
 }

@@ -6,3 +6,7 @@
 
 /// The CPUs in this process's affinity mask (`taskset`, a cgroup's cpuset); 0 if it cannot be read.
 int clinux_affinity_cpu_count(void);
+
+/// Swaps the names `first` and `second` (both must exist) in one step (renameat2, RENAME_EXCHANGE):
+/// anyone opening either path sees one or the other, never neither. 0, or -1 with errno.
+int clinux_rename_exchange(const char *first, const char *second);

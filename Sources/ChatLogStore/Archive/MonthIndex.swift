@@ -1,6 +1,8 @@
 import ChatGzip
 import ChatInput
+import ChatPosix
 import IRCWire
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -13,9 +15,10 @@ import IRCWire
 /// Derived and rebuildable: deleting the folder loses nothing. It covers only days before today (a
 /// day still being written changes), and is used only while the manifest names exactly the month's
 /// covered files at exactly their sizes: a file that grew, appeared or went makes it stale, and the
-/// next request builds it again. It is built in a folder of its own and renamed into place with its
-/// manifest inside, so a crash leaves either the old index, the new one, or none — never a partial one
-/// that looks whole. The folder is hidden (`.`): replay, stats and load pass it by, and it is no
+/// next request builds it again. It is built in a folder of its own and swapped into place with its
+/// manifest inside (``PathExchange``), so a crash leaves either the old index, the new one, or none —
+/// never a partial one that looks whole — and a reader finds the old or the new one, never none. In a
+/// process one thread at a time builds a month (``ensureCurrent(for:)``). The folder is hidden (`.`): replay, stats and load pass it by, and it is no
 /// channel of the API.
 ///
 /// Lines are kept as stored (with capture's `time` tag), in the order the merge read them: a part is
@@ -63,9 +66,10 @@ struct MonthIndex {
     /// Makes the index of `files` (the month's files of days before today, in time order), replacing any.
     ///
     /// - Returns: whether it is in place (false when the folder cannot be written, e.g. a read-only
-    ///   archive, or a file changed while it was read: the caller reads the files themselves).
+    ///   archive, a file changed while it was read, or `going()` said stop: asked every 4,096 lines; the
+    ///   caller reads the files themselves).
     /// - Complexity: O(bytes of `files`). - Allocations: a compressor per part (about 25 MB together).
-    func build(from files: [LogArchive.File]) -> Bool {
+    func build(from files: [LogArchive.File], while going: () -> Bool = { true }) -> Bool {
         guard let before = Self.manifest(files) else { return false }
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         guard Self.makeFolders(parent) else { return false }
@@ -85,7 +89,13 @@ struct MonthIndex {
         }
         var failed = false
         var reader = ArchiveReader()
+        var lines = 0
         reader.read(files.map(\.path)) { line, bytes in
+            lines &+= 1
+            if lines & 0xFFF == 0 && !going() {
+                failed = true
+                return false
+            }
             guard let id = line.userId, !id.raw.isEmpty else { return true }
             var hash = FNV1a64()
             hash.add(bytes, id.raw.range)
@@ -107,16 +117,37 @@ struct MonthIndex {
             Self.removeFolder(building)
             return false
         }
-        let old = parent + "/.old-" + month + "-" + String(getpid())
-        // SAFETY (both): the paths are bridged to NUL-terminated C strings for the call.
-        _ = unsafe rename(path, old)
-        guard unsafe rename(building, path) == 0 else {
+        // In one step: a reader finds the old index or the new one, never none.
+        guard PathExchange.replace(path, with: building) else {
             Self.removeFolder(building)
             return false
         }
-        Self.removeFolder(old)
+        Self.removeFolder(building)  // the old index, if there was one
         return true
     }
+
+    /// Whether the index is current for `files`, building it when it is not, one build of a month at a
+    /// time in this process (threads asking for the same month wait for the one building it, then find
+    /// it current); another process builds in a folder of its own.
+    ///
+    /// - Returns: whether it is in place and current (see ``build(from:)``).
+    /// - Complexity: O(1) file checks when current; ``build(from:)`` otherwise.
+    func ensureCurrent(for files: [LogArchive.File], while going: () -> Bool = { true }) -> Bool {
+        let gate = Self.gates.withLock { gates in
+            if let gate = gates[path] { return gate }
+            let gate = BuildGate()
+            gates[path] = gate
+            return gate
+        }
+        return gate.lock.withLock { _ in isCurrent(for: files) || build(from: files, while: going) }
+    }
+
+    /// One lock per month folder (a few bytes each; the months of the archive's channels at most).
+    private final class BuildGate: Sendable {
+        let lock = Mutex(())
+    }
+
+    private static let gates = Mutex<[String: BuildGate]>([:])
 
     private static let lineEnd: [UInt8] = [0x0D, 0x0A]
 

@@ -132,26 +132,79 @@ public struct DirectoryStore: LogStore {
         return DirectoryCursor(paths: paths)
     }
 
-    /// The files to read for a selection of one user's month: the user's part of the month's index for
-    /// the days before today (built first when missing or stale), then the files of today and later as
-    /// they are; `nil` to read the month's files themselves (no index wanted, not one user id and exactly
-    /// one month, nothing before today, or an index that cannot be built here).
+    /// The files to read for a selection of one user: for each month the selection's days hold whole
+    /// (every month when it has no days: a search), the user's part of the month's index for the days
+    /// before today (built first when missing or stale), then the month's files of today and later as
+    /// they are; other months' files themselves. `nil` to read the files themselves (no index wanted, not
+    /// one user id, or no whole month with days before today whose index is current or can be built).
     ///
-    /// - Complexity: O(1) file checks when the index is current; a read of the month's covered files
+    /// - Complexity: O(1) file checks a month whose index is current; a read of the month's covered files
     ///   when it is built.
     func indexedPaths(_ channel: String, _ files: [LogArchive.File], _ selection: LogSelection) -> [String]? {
-        guard usesIndex, selection.userIds.count == 1, let days = selection.days,
-            days.lowerBound.day == 1, days.lowerBound.logMonth == days.upperBound.logMonth,
-            days.upperBound.day == LogDay.daysIn(month: days.upperBound.month, year: days.upperBound.year)
-        else { return nil }
-        let t = now().civil
-        guard let today = LogDay(year: t.year, month: t.month, day: t.day) else { return nil }
-        let covered = files.filter { $0.day < today }
-        guard !covered.isEmpty else { return nil }
-        let index = MonthIndex(archive: archive, channel: channel, month: days.lowerBound.logMonth)
-        if !index.isCurrent(for: covered) {
-            guard index.build(from: covered) else { return nil }
+        guard usesIndex, selection.userIds.count == 1, let today = today() else { return nil }
+        var paths: [String] = []
+        var indexed = false
+        for (month, group) in Self.byMonth(files) {
+            let covered = group.filter { $0.day < today }
+            let index = MonthIndex(archive: archive, channel: channel, month: month)
+            if !covered.isEmpty, Self.holdsWhole(month, selection.days), index.ensureCurrent(for: covered) {
+                paths.append(index.shardPath(for: selection.userIds[0]))
+                paths += group.filter { $0.day >= today }.map(\.path)
+                indexed = true
+            } else {
+                paths += group.map(\.path)
+            }
         }
-        return [index.shardPath(for: selection.userIds[0])] + files.filter { $0.day >= today }.map(\.path)
+        return indexed ? paths : nil
+    }
+
+    /// Builds the month index of every channel's months with days before today that lack a current one,
+    /// newest month first, while `going()` says so (asked between months and while a month is read), so
+    /// that a user's first request of a month finds it built (``LogsRun`` calls it in the background).
+    ///
+    /// - Returns: how many indexes it built.
+    /// - Complexity: O(files) checks; a read of each month it builds.
+    public func indexAhead(while going: () -> Bool) -> Int {
+        guard usesIndex, let today = today() else { return 0 }
+        var built = 0
+        for channel in channels() {
+            for (month, group) in Self.byMonth(archive.files(of: channel).filter { $0.day < today }).reversed() {
+                guard going() else { return built }
+                let index = MonthIndex(archive: archive, channel: channel, month: month)
+                if !index.isCurrent(for: group), index.ensureCurrent(for: group, while: going) { built += 1 }
+            }
+        }
+        return built
+    }
+
+    /// Today, UTC, by the wall clock.
+    private func today() -> LogDay? {
+        let t = now().civil
+        return LogDay(year: t.year, month: t.month, day: t.day)
+    }
+
+    /// `files` (in day order) grouped by month, in order.
+    private static func byMonth(_ files: [LogArchive.File]) -> [(LogMonth, [LogArchive.File])] {
+        var groups: [(LogMonth, [LogArchive.File])] = []
+        for file in files {
+            let month = file.day.logMonth
+            if groups.last?.0 == month {
+                groups[groups.count - 1].1.append(file)
+            } else {
+                groups.append((month, [file]))
+            }
+        }
+        return groups
+    }
+
+    /// Whether `days` (all days when `nil`) hold every day of `month`.
+    private static func holdsWhole(_ month: LogMonth, _ days: ClosedRange<LogDay>?) -> Bool {
+        guard let days else { return true }
+        guard let first = LogDay(year: month.year, month: month.month, day: 1),
+            let last = LogDay(
+                year: month.year, month: month.month,
+                day: LogDay.daysIn(month: month.month, year: month.year))
+        else { return false }
+        return days.lowerBound <= first && last <= days.upperBound
     }
 }
