@@ -187,6 +187,9 @@ public final class LogsService: Sendable {
         let found: String
         switch channel {
         case .name(let login):
+            // A listed login is refused as rustlog refuses it, also when no line of it was ever stored
+            // (capture --opt-out withholds them all).
+            if optOut.contains(login: login, id: nil) { throw .channelOptedOut }
             guard try store.hasChannel(login) else { throw .notFound }
             found = login
         case .id(let id):

@@ -52,6 +52,7 @@ extension CaptureRun {
                 + (writer.unjoinedLines > 0
                     ? ", \(writer.unjoinedLines) lines of channels not joined stored in _session" : "")
                 + (unusableLines > 0 ? ", \(unusableLines) lines too long or cut off (not stored)" : "")
+                + (settings.optOut.map { ", \($0.withheldLines) lines withheld by --opt-out (not stored)" } ?? "")
                 + ", back-pressure \(pressure.events) times (\(pressure.totalMs) ms)")
         if session.recentMessages != nil { console.note("backfill: " + session.backfillCounters.summary) }
         if let budget = http?.budget { console.note(budget.summary) }

@@ -29,6 +29,8 @@ public final class CaptureRun {
         public var statusIntervalMs: Int64 = 10_000
         /// The terminal's width in columns, asked at each status line.
         public var columns: () -> Int = { 80 }
+        /// `--opt-out`: the lines not written (nor served), the file read again on SIGHUP.
+        public var optOut: CaptureOptOut?
 
         public init(
             connection: LiveConnection, named: [String], directory: String, options: CaptureOptions
@@ -148,10 +150,12 @@ public final class CaptureRun {
     private func makeSession(writer: CaptureWriter, previous: CapturePreviousRun?) throws -> LiveSession {
         let http = self.http
         let connection = settings.connection
+        let optOut = settings.optOut
         let session = try LiveSession(
             channels: connection.channels, credentials: connection.credentials, endpoint: connection.endpoint,
             settings: connection.settings, stop: stop,
             onLine: { [firstFailure] bytes, message, receivedAt, _ in
+                if let optOut, optOut.withholds(bytes, message) { return }
                 http?.line(bytes, message, receivedAt: receivedAt)
                 guard firstFailure.error == nil else { return }
                 do throws(CaptureError) { try writer.append(bytes, message: message, receivedAt: receivedAt) } catch {
@@ -215,8 +219,10 @@ public final class CaptureRun {
     private func drive(_ session: LiveSession, writer: CaptureWriter) -> Ending {
         let http = self.http
         let service = self.service
-        // SIGHUP re-reads --channels-file (``ChannelReload/tick(now:session:writer:say:)``).
+        // SIGHUP re-reads --channels-file (``ChannelReload/tick(now:session:writer:say:)``) and the --opt-out file.
+        let optOut = settings.optOut
         reload?.install()
+        if optOut != nil { Hangups.install() }
         let started = Moment.now()
         var statusBoard = CaptureStatus(startedAt: started)
         var serviceBoard = CaptureStatus(startedAt: started)
@@ -256,9 +262,20 @@ public final class CaptureRun {
             if failure == nil {
                 do throws(CaptureError) { try writer.tick(now: now) } catch { failure = error }
             }
+            let hangup = reload != nil || optOut != nil ? Hangups.take() : false
             if failure == nil, let reload {
                 do throws(CaptureError) {
-                    try reload.tick(now: Moment.now(), session: session, writer: writer) { self.say($0) }
+                    try reload.tick(now: Moment.now(), session: session, writer: writer, signalled: hangup) {
+                        self.say($0)
+                    }
+                } catch { failure = error }
+            }
+            if failure == nil, hangup, let optOut {
+                let (text, list) = optOut.reload()
+                if let list { http?.setOptOut(list) }
+                say(text)
+                do throws(CaptureError) {
+                    try writer.note(event: list == nil ? "reload-failed" : "reload", text: text, at: Moment.now().wall)
                 } catch { failure = error }
             }
             if failure != nil {

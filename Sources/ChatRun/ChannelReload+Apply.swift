@@ -18,9 +18,9 @@ extension ChannelReload {
     /// - Throws: the writer's error (the run then stops, as for any).
     /// - Complexity: O(1) between looks (``poll(nowMs:)``); a reload O(channels).
     public func tick(
-        now: Moment, session: LiveSession, writer: CaptureWriter, say: (String) -> Void
+        now: Moment, session: LiveSession, writer: CaptureWriter, signalled: Bool? = nil, say: (String) -> Void
     ) throws(CaptureError) {
-        guard let outcome = poll(nowMs: now.monotonicMs) else { return }
+        guard let outcome = poll(nowMs: now.monotonicMs, signalled: signalled) else { return }
         let text = describe(outcome)
         say(text)
         switch outcome {

@@ -70,8 +70,11 @@ public final class ChannelReload {
     /// it reads the file there.
     ///
     /// - Complexity: O(1) between looks; a `stat(2)` per look. - Allocations: none between looks.
-    public func poll(nowMs: Int64) -> Outcome? {
-        if Hangups.take() {
+    ///
+    /// `signalled`: whether a SIGHUP came since the last call (`nil`: taken from ``Hangups`` here; a
+    /// caller that answers SIGHUP for more than the channel list takes it once and passes it on).
+    public func poll(nowMs: Int64, signalled: Bool? = nil) -> Outcome? {
+        if signalled ?? Hangups.take() {
             // Not at once: a file being rewritten (`cat new > list`, a script writing line by line)
             // would be read half, and half the channels parted. Read once it has stayed the same for
             // ``settleMs``, or after ``settleLimitMs`` whatever it does.

@@ -1,6 +1,6 @@
 public import ChatHTTP
 public import ChatLive
-import ChatLogStore
+public import ChatLogStore
 public import ChatLogs
 import ChatPosix
 public import ChatStore
@@ -38,6 +38,8 @@ public final class LiveHTTPService {
         public var logsDirectory: String? = nil
         /// The logs API's range and limit bounds (`--max-range-days`, `--max-limit`).
         public var logsBounds = LogsBounds()
+        /// capture's `--opt-out` list: the logs API never serves its channels' and users' lines.
+        public var logsOptOut = OptOutList()
         /// `--max-connections`: connections answered at once (``HTTPLimits/answering(_:)``), at most an
         /// eighth of the descriptor limit, so that the twice as many open at most stay within the
         /// quarter the listener may take; `nil`: ``HTTPLimits/init(descriptorLimit:)``'s.
@@ -61,6 +63,8 @@ public final class LiveHTTPService {
     public let metrics: IngestMetrics
     public let listener: HTTPListener
     private let board: IngestBoard
+    /// capture: the logs API over its directory.
+    private let logs: LogsService?
     private var snapshot: IngestSnapshot
     private var nextPublishMs: Int64 = 0
     private var stopped = false
@@ -92,14 +96,17 @@ public final class LiveHTTPService {
         RecentMessagesEndpoint(store: history.store, bound: history.limit) { history.isJoined($0) }
             .install(in: &router)
         // capture: the logs API over the directory it writes (docs/logs.md), read as any reader would.
-        if let logsDirectory = settings.logsDirectory {
+        logs = settings.logsDirectory.map { directory in
             LogsService(
-                archive: LogArchive(root: logsDirectory), bounds: settings.logsBounds, now: { Moment.now().wall }
-            )
-            .install(into: &router)
+                archive: LogArchive(root: directory), bounds: settings.logsBounds, optOut: settings.logsOptOut,
+                now: { Moment.now().wall })
         }
+        logs?.install(into: &router)
         listener = try HTTPListener(host: settings.host, port: settings.port, limits: limits, router: router)
     }
+
+    /// A reloaded `--opt-out` list, in force for the logs API's requests from now on.
+    public func setOptOut(_ list: OptOutList) { logs?.setOptOut(list) }
 
     /// The end-of-run line of what the listener did with its connections (served, shed, not accepted).
     public var summary: String { "http: " + listener.figures.summary }

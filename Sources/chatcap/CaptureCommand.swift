@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatArchive
 import ChatLive
+import ChatLogStore
 import ChatNet
 import ChatPosix
 import ChatRun
@@ -31,11 +32,13 @@ struct CaptureCommand: ParsableCommand {
             and exits 74. With --channels-file, SIGHUP reads the file again: channels added are joined at the \
             JOIN pace, channels removed are parted and their files finished, every other channel goes on \
             without a gap or a reconnect (--shard still applies); the change is said on stderr and stored as \
-            a reload record, and a file that no longer parses keeps the list in force and says why. Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
+            a reload record, and a file that no longer parses keeps the list in force and says why. --opt-out FILE \
+            withholds the lines of the channels and users it lists (counted; SIGHUP reads it again). Under systemd (NOTIFY_SOCKET set) it notifies READY=1 once every JOIN has its \
             outcome, STATUS=, WATCHDOG=1 (WatchdogSec=) and STOPPING=1. Format, records, status fields and \
             a unit file: docs/capture.md.
 
-            \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 74 write error.
+            \(ConnectionOptions.exitStatusHelp), \(ConnectionOptions.noChannelJoinedHelp), 66 an --opt-out file that \
+            cannot be read or holds an entry that is neither a login nor an id, 74 write error.
             """)
 
     enum StatusMode: String, ExpressibleByArgument, CaseIterable {
@@ -116,6 +119,17 @@ struct CaptureCommand: ParsableCommand {
     /// `--rotate` sizes: below 64K a file would be rotated at nearly every write to disk.
     static let rotateSizes: ClosedRange<UInt64> = (64 << 10)...(1024 << 30)
 
+    @Option(
+        name: .customLong("opt-out"),
+        help: ArgumentHelp(
+            "Do not write (nor serve over --http-port) the lines of these channels and users: a file of logins "
+                + "and numeric user ids, one a line (# comments), as chatcap logs --opt-out reads. A user's lines "
+                + "are their messages and notices, their timeouts and bans, deletions naming them; a channel's, "
+                + "all its lines. Counted in the end-of-run summary. SIGHUP reads it again.",
+            valueName: "file"),
+        completion: .file())
+    var optOutFile: String?
+
     @Flag(help: "Print no status and no notes on stderr (errors still).")
     var quiet = false
 
@@ -184,9 +198,18 @@ struct CaptureCommand: ParsableCommand {
                 "shard \(shard) keeps \(channels.count) of \(Self.distinct(named).count) channels "
                     + "(crc32(login) % \(shard.count) == \(shard.index - 1))")
         }
+        var optOut: CaptureOptOut? = nil
+        if let optOutFile {
+            do {
+                optOut = CaptureOptOut(path: optOutFile, list: try LogsRun.readOptOut(optOutFile))
+            } catch {
+                Diagnostics.error("\(error)")
+                throw ExitCode(.noInput)
+            }
+        }
         let http = try liveHTTP.start(
             command: "capture", quiet: quiet, budget: liveHTTP.http.httpPort == nil ? nil : memory.make(),
-            logsDirectory: dir, logsBounds: logsBounds)
+            logsDirectory: dir, logsBounds: logsBounds, logsOptOut: optOut?.list ?? OptOutList())
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.flushIntervalMs = Seconds.milliseconds(flushInterval)
@@ -201,6 +224,7 @@ struct CaptureCommand: ParsableCommand {
         settings.status = quiet ? .none : status == .json ? .json : status == .auto && isatty(2) == 1 ? .line : .none
         settings.statusIntervalMs = Seconds.milliseconds(statusInterval ?? 10)
         settings.columns = { TerminalWidth.columns(of: 2, environment: Environment.value) }
+        settings.optOut = optOut
         // SIGHUP re-reads --channels-file (CaptureCommand+Reload.swift).
         let reload = channelReloader(channels: channels, shard: shard)
         // systemd (Type=notify): READY=1 once every JOIN has its outcome, WATCHDOG=1 from the loop.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatHTTP
+import ChatLogStore
 import ChatRun
 import ChatStore
 
@@ -43,13 +44,14 @@ extension LiveHTTPOptions {
     /// - Throws: `ExitCode(.ioErr)` (said on stderr) when the address cannot be bound.
     func start(
         command: String, quiet: Bool, budget: MemoryBudget? = nil, logsDirectory: String? = nil,
-        logsBounds: LogsBoundsOptions? = nil
+        logsBounds: LogsBoundsOptions? = nil, logsOptOut: OptOutList = OptOutList()
     ) throws -> LiveHTTPService? {
         guard let port = http.httpPort else { return nil }
         var settings = LiveHTTPService.Settings(
             host: http.host, port: UInt16(port), history: httpHistory ?? Self.defaultHistory,
             channelMetrics: httpChannelMetrics, command: command, version: ChatcapVersion.string)
         settings.logsDirectory = logsDirectory
+        settings.logsOptOut = logsOptOut
         if let logsBounds {
             settings.logsBounds = logsBounds.bounds
             settings.maxConnections = logsBounds.maxConnections

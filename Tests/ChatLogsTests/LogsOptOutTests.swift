@@ -1,6 +1,7 @@
 import ChatHTTP
 import ChatLogStore
 import ChatLogs
+import IRCWire
 import Testing
 
 /// The opt-out list: channels and users on it are refused with rustlog's 403, and no answer holds a
@@ -82,5 +83,36 @@ import Testing
         #expect(T.get(service, "/channel/alpha/user/carol/2025/11").status == 403)
         service.setOptOut(OptOutList())
         #expect(T.text(T.get(service, "/channel/alpha/2025/11/20")) == T.nov20Text)
+    }
+
+    @Test("a listed login the archive has no folder of (capture --opt-out withheld it all) is refused, not missing")
+    func channelNeverStored() throws {
+        let fixture = try LogsFixture()
+        let service = try Self.service(fixture, "gamma")
+        #expect(T.get(service, "/channel/gamma/2025/11/20").status == 403)
+        #expect(T.get(service, "/channel/delta/2025/11/20").status == 404)
+    }
+
+    @Test("withholds: a line of a listed channel (its login or room-id) or about a listed user; nothing else")
+    func withholds() throws {
+        let line = { (text: String) -> Bool in
+            let bytes = Array(text.utf8)
+            let message = try! TwitchMessage.parse(bytes.span)
+            return OptOutFilter(try! OptOutList(parsing: "beta\n1003\ncarol\n2001"))
+                .withholds(StoredLine(message: message, received: nil), in: bytes.span)
+        }
+        let privmsg = { (login: String, id: Int, room: Int, channel: String) in
+            LogsFixture.privmsg(login, id: id, room: room, channel: channel, sent: LogsFixture.nov21, text: "hi")
+        }
+        #expect(line(privmsg("dave", 2004, 1002, "beta")), "the channel by login")
+        #expect(line(privmsg("dave", 2004, 1003, "gamma")), "the channel by room-id")
+        #expect(line(privmsg("carol", 2002, 1001, "alpha")), "the user by login")
+        #expect(line(privmsg("bobby", 2001, 1001, "alpha")), "the user by id")
+        #expect(!line(privmsg("dave", 2004, 1001, "alpha")))
+        #expect(!line(privmsg("betamax", 1002, 1001, "alpha")), "a login is compared whole")
+        #expect(line("@room-id=1001;target-user-id=2002 :tmi.twitch.tv CLEARCHAT #alpha :carol"), "a ban of the user")
+        #expect(!line("@room-id=1001 :tmi.twitch.tv CLEARCHAT #alpha"))
+        #expect(line(":tmi.twitch.tv ROOMSTATE #BETA"), "a channel's other lines too, in any case")
+        #expect(!line(":tmi.twitch.tv ROOMSTATE #alpha"))
     }
 }

@@ -32,6 +32,21 @@ public struct OptOutFilter: Sendable, Equatable {
         return false
     }
 
+    /// Whether `line` is of a channel on the list (its login, the channel it is addressed to, or its
+    /// `room-id`) or about a user on it (``excludes(_:in:)``): what capture does not write.
+    ///
+    /// - Complexity: O(channel + id + login length). - Allocations: none.
+    public func withholds(_ line: StoredLine, in bytes: Span<UInt8>) -> Bool {
+        if !logins.isEmpty, let channel = line.message.channel, let candidates = logins[Self.hash(bytes, channel.range)]
+        {
+            for candidate in candidates where bytes.equals(lowercased: candidate, at: channel.range) { return true }
+        }
+        if !ids.isEmpty, let room = line.roomId, let candidates = ids[Self.hash(bytes, room.raw.range)] {
+            for candidate in candidates where bytes.equals(candidate, at: room.raw.range) { return true }
+        }
+        return excludes(line, in: bytes)
+    }
+
     private static func hash(_ bytes: [UInt8]) -> UInt64 {
         var h = FNV1a64()
         for b in bytes { h.add(b.asciiLowercased) }
