@@ -277,6 +277,11 @@ public final class WriteSpool: @unchecked Sendable {
     /// The error of `file`'s first failed write or close, if any.
     ///
     /// - Complexity: O(1); takes the lock only once some file has failed.
+    /// Whether any file failed to write (then ``failure(of:)`` says which).
+    ///
+    /// - Complexity: O(1): one atomic load. - Allocations: none.
+    var hasFailures: Bool { failureCount.load(ordering: .acquiring) > 0 }
+
     public func failure(of file: File) -> GzipWriterError? {
         guard failureCount.load(ordering: .acquiring) > 0 else { return nil }
         lock()
