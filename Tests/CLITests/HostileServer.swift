@@ -1,6 +1,7 @@
 import ChatTestSupport
 import Foundation
 import Glibc
+import Synchronization
 
 /// `Tests/Support/hostile_server.py` in one of its modes on 127.0.0.1 (see the script's header),
 /// started by the test and stopped by PID (SIGKILL) when released; it also stops by itself after 20 s.
@@ -58,8 +59,11 @@ struct SampledRun {
     var peakKiB: Int
 
     /// Runs `chatcap arguments…` with `environment` added to this process's (never changed here:
-    /// other suites run in parallel).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SampledRun {
+    /// other suites run in parallel); with `until`, it is stopped (SIGINT) once its stderr holds every
+    /// one of those texts, so that a run lasts as long as the machine needs to get there, not a guess.
+    static func run(_ arguments: [String], environment: [String: String] = [:], until: [String] = []) throws
+        -> SampledRun
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = arguments
@@ -70,10 +74,17 @@ struct SampledRun {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let errData = Mutex(Data())
+        let reader = Thread {
+            while true {
+                let chunk = err.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                errData.withLock { $0.append(chunk) }
+            }
+        }
         reader.start()
         var peak = 0
+        var stopped = until.isEmpty
         let status = "/proc/\(process.processIdentifier)/status"
         while process.isRunning {
             if let text = try? String(contentsOfFile: status, encoding: .utf8),
@@ -82,11 +93,19 @@ struct SampledRun {
             {
                 peak = max(peak, kib)
             }
+            if !stopped {
+                let said = errData.withLock { String(decoding: $0, as: UTF8.self) }
+                if until.allSatisfy({ said.contains($0) }) {
+                    stopped = true
+                    kill(process.processIdentifier, SIGINT)
+                }
+            }
             usleep(20_000)
         }
         process.waitUntilExit()
         while !reader.isFinished { usleep(10_000) }
         return SampledRun(
-            status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self), peakKiB: peak)
+            status: process.terminationStatus, stderr: errData.withLock { String(decoding: $0, as: UTF8.self) },
+            peakKiB: peak)
     }
 }
