@@ -57,7 +57,12 @@ import Testing
                 "--status", "json", "--status-interval", "1",
             ])
         }
-        usleep(500_000)
+        // load needs the directory: wait for each capture to make it (0.5 s of sleep was not always
+        // enough beside three builds: "not a readable directory", exit 66).
+        let made = Date().addingTimeInterval(30)
+        while Date() < made && !captures.allSatisfy({ FileManager.default.fileExists(atPath: "\(dir)/\($0.name)") }) {
+            usleep(50_000)
+        }
         var loaders = try captures.map { try loader($0.name) }
         // A loader killed mid-stream and started again resumes from its acknowledged progress: killed
         // once it has some (its status says so; a busy machine may take longer than the usual second).

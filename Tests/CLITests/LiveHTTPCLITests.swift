@@ -380,11 +380,28 @@ import Testing
     /// for what it missed (`--recent-messages http://127.0.0.1:PORT`). With the forwarder
     /// `delay` seconds behind, A's answer holds lines B has not received live yet: they are written
     /// once, as recovered, and their live copies dropped and counted.
+    ///
+    /// The overlap needs A's answer to reach B within `delay`; on a loaded machine it may not (a run beside
+    /// three builds got none), so a run without it is repeated, at most three times, each audited whole.
     @Test(
         "a second capture's --recent-messages backfills its gap from a running capture's rings: 0 missing, 0 doubled",
         .timeLimit(.minutes(20)), arguments: [0.0, 0.2])
     func backfillFromCapture(delay: Double) throws {
-        let dir = try CLITempDirectory.make("http-backfill-\(delay)")
+        var overlapped = 0
+        for attempt in 1...(delay > 0 ? 3 : 1) {
+            overlapped = try Self.backfillRun(delay: delay, attempt: attempt)
+            if overlapped > 0 { break }
+        }
+        if delay > 0 {
+            // The case the run is for came: recovered lines that then arrived live (written once).
+            #expect(overlapped > 0, "no live line arrived after its recovered copy in three runs")
+        }
+    }
+
+    /// One run of ``backfillFromCapture(delay:)``: the audit, and how many live lines B dropped because
+    /// they were recovered already.
+    static func backfillRun(delay: Double, attempt: Int) throws -> Int {
+        let dir = try CLITempDirectory.make("http-backfill-\(delay)-\(attempt)")
         defer { CLITempDirectory.remove(dir) }
         let server = try ServeProcess([try BackfillCLITests.fixture(in: dir), "--loop", "--port", "0"])
         defer { _ = server.stop() }
@@ -428,12 +445,9 @@ import Testing
         #expect(audit.missing == 0, "\(audit)")
         #expect(audit.historical > 0, "\(audit)")
         #expect(audit.doubled == 0, "\(audit)")
-        if delay > 0 {
-            // The case the run is for came: recovered lines that then arrived live (written once).
-            let dropped = backfilled.stderr.firstMatch(of: /, (\d+) live lines? already recovered \(written once\)/)
-            #expect(dropped.map { Int($0.1)! > 0 } == true, "\(backfilled.stderr)")
-        }
         let recovered = gaps.compactMap { $0["recovered"] as? Int }.reduce(0, +)
         #expect(recovered == audit.historical)
+        let dropped = backfilled.stderr.firstMatch(of: /, (\d+) live lines? already recovered \(written once\)/)
+        return dropped.map { Int($0.1) ?? 0 } ?? 0
     }
 }
