@@ -128,14 +128,16 @@ public final class ViewModel {
 
     /// The tick: publishes the dirty channels (those whose own interval has passed, or all with
     /// `force`) and keeps the ones held back for the next tick. Without `force`, does nothing until
-    /// ``isTickDue(now:)``. `log` maps a channel index to its log.
+    /// ``isTickDue(now:)``. `log` maps a channel index to its log, unretained (the caller keeps every
+    /// log alive during the call): a retain and a release on each visited log's object were 2-3% of
+    /// replay's profile at 10,000 channels, atomic updates of lines no longer in cache.
     ///
     /// - Returns: change sets delivered.
     /// - Complexity: O(1) when no tick is due; O(dirty channels + their observers) otherwise —
     ///   never O(all channels).
     /// - Allocations: none in steady state.
     @discardableResult
-    public func publishDirty(now: Int64, force: Bool = false, log: (Int) -> ChannelLog?) -> Int {
+    public func publishDirty(now: Int64, force: Bool = false, log: (Int) -> Unmanaged<ChannelLog>?) -> Int {
         guard force || isTickDue(now: now) else { return 0 }
         lastTick = now
         guard !dirtyChannels.isEmpty else { return 0 }
@@ -145,7 +147,7 @@ public final class ViewModel {
             let channel = Int(c)
             states[channel].queued = false
             guard let l = log(channel) else { continue }
-            if publish(l, now: now, force: force) { delivered += 1 }
+            if unsafe l._withUnsafeGuaranteedRef({ publish($0, now: now, force: force) }) { delivered += 1 }
             if states[channel].dirty { markDirty(channel) }  // held back by its interval
         }
         spare.removeAll(keepingCapacity: true)
