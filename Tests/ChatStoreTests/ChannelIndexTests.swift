@@ -63,12 +63,23 @@ import Testing
             names.append(changed)
         }
         names += [base, base + [0], base + Array("x".utf8), base + Array("y".utf8), base + Array("xyz".utf8)]
+        // Twice: with the names' own hashes, and with one hash for all the names of up to 32 bytes,
+        // so that the slot's length and bytes alone must tell them apart.
+        for forced in [false, true] {
+            func key(_ name: [UInt8]) -> ChannelIndex.Key {
+                var k = ChannelIndex.key(for: name.span)
+                if forced && name.count <= ChannelIndex.inlineBytes { k.hash = 77 }
+                return k
+            }
+            var index = ChannelIndex()
+            for (i, name) in names.enumerated() { index.insert(key(name), Self.entry(i)) }
+            for (i, name) in names.enumerated() {
+                let found = index.entry(for: key(name)) { $0 == Self.entry(i) }
+                #expect(found == Self.entry(i), "\(name), forced \(forced)")
+            }
+        }
         var index = ChannelIndex()
         for (i, name) in names.enumerated() { index.insert(ChannelIndex.key(for: name.span), Self.entry(i)) }
-        for (i, name) in names.enumerated() {
-            let found = index.entry(for: ChannelIndex.key(for: name.span)) { $0 == Self.entry(i) }
-            #expect(found == Self.entry(i), "\(name)")
-        }
         // A key is the same wherever the name's bytes sit (here inside a longer line).
         let line = Array("@a=b :u PRIVMSG #abcdefghi :hi".utf8)
         let inLine = ChannelIndex.key(for: line.span.extracting(17..<26))

@@ -117,6 +117,10 @@ public final class ViewModel {
     /// Channels waiting for the next tick.
     public var dirtyCount: Int { dirtyChannels.count }
 
+    /// Whether any observer watches a channel (``observe(channel:)``): a tick without one delivers
+    /// to nobody, so a caller with nothing to show (replay, dump) may skip the ticks.
+    public var isObserved: Bool { !observers.isEmpty }
+
     /// Whether a tick at `now` would publish: the first one, and then one per ``interval``.
     ///
     /// - Complexity: O(1). - Allocations: none.
@@ -184,20 +188,23 @@ public final class ViewModel {
         if window != previous || log.hasModified { states[log.index].dirty = true }
         guard states[log.index].dirty else { return false }
         if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
-        let change: WindowChange
-        if let previous {
-            change = WindowChange(
-                window: window,
-                inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
-                evicted: previous.range
-                    .lowerBound..<max(
-                        previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
-                modified: log.modified, coalesced: 1)
-        } else {
-            change = WindowChange(
-                window: window, inserted: window.range, evicted: 0..<0, modified: ModifiedSeqs(), coalesced: 1)
+        // The change set only for observers: a replay has none, and builds no 273-byte set per visit.
+        if !observers.isEmpty {
+            let change: WindowChange
+            if let previous {
+                change = WindowChange(
+                    window: window,
+                    inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
+                    evicted: previous.range
+                        .lowerBound..<max(
+                            previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
+                    modified: log.modified, coalesced: 1)
+            } else {
+                change = WindowChange(
+                    window: window, inserted: window.range, evicted: 0..<0, modified: ModifiedSeqs(), coalesced: 1)
+            }
+            for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
         }
-        for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
         states[log.index].publish(window)
         states[log.index].lastDelivery = now
         states[log.index].dirty = false
