@@ -36,12 +36,6 @@ package struct ChannelIndex: ~Copyable {
         package var ring: UInt
         /// The channel's number in its store.
         package var channel: Int
-
-        package init(log: UInt, ring: UInt, channel: Int) {
-            self.log = log
-            self.ring = ring
-            self.channel = channel
-        }
     }
 
     /// One cache line: the key's hash (0: empty), the entry, and the name's first 32 bytes.
