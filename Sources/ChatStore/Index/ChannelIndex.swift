@@ -12,9 +12,10 @@
 ///
 /// ```
 ///  slot (64 bytes):  [ hash | log | ring | channel · length | name bytes 0 ..< 32, zero-padded ]
-///  hash 0 = empty; linear probing from the hash's home slot; at most half full (a hit is in its
-///  home slot or the next about 4 times in 5)
+///  hash 0 = empty; linear probing from the hash's home slot; at most three quarters full
 /// ```
+/// Three quarters, not half: at most half full, the table was 2 MB instead of 1 at 10,000 channels
+/// (peak RSS 1.8 MB above the 16-byte slots it replaced); a second probe reads the next line.
 ///
 /// Names are never removed (a store keeps every channel). Owner-only (one thread): readers find
 /// logs through the store's chunk directory, not here.
@@ -56,10 +57,10 @@ package struct ChannelIndex: ~Copyable {
     /// Names stored.
     package private(set) var count = 0
 
-    /// - Parameter minimumCapacity: names the first table holds (it has at least twice as many slots).
+    /// - Parameter minimumCapacity: names the first table holds (it has at least 4/3 as many slots).
     package init(minimumCapacity: Int = 64) {
         var size = 16
-        while size < minimumCapacity * 2 { size <<= 1 }
+        while size * 3 < minimumCapacity * 4 { size <<= 1 }
         unsafe slots = Self.makeSlots(size)
         mask = size - 1
     }
@@ -145,13 +146,13 @@ package struct ChannelIndex: ~Copyable {
     }
 
     /// Stores `entry` for `key`'s name, which must not be stored yet (``entry(for:confirm:)`` just
-    /// said `nil`), doubling the table first when it is half full.
+    /// said `nil`), doubling the table first when it is three quarters full.
     ///
     /// - Complexity: amortised O(1) expected. - Allocations: one per doubling.
     package mutating func insert(_ key: Key, _ entry: Entry) {
         precondition(entry.channel >= 0 && entry.channel <= Int(UInt32.max), "channel number out of range")
         precondition(key.length <= Int(UInt32.max), "name too long")
-        if (count + 1) * 2 > mask + 1 { grow() }
+        if (count + 1) * 4 > (mask + 1) * 3 { grow() }
         let slot = Slot(
             hash: key.hash, log: entry.log, ring: entry.ring, channel: UInt32(entry.channel),
             length: UInt32(key.length), words: key.words)
@@ -163,7 +164,7 @@ package struct ChannelIndex: ~Copyable {
     @unsafe
     private static func place(_ slot: Slot, in slots: UnsafeMutablePointer<Slot>, _ mask: Int) {
         var i = home(slot.hash, mask)
-        // SAFETY: `i` is masked to the table, which has an empty slot (at most half full).
+        // SAFETY: `i` is masked to the table, which has an empty slot (at most three quarters full).
         while unsafe slots[i].hash != 0 { i = (i &+ 1) & mask }
         unsafe slots[i] = slot
     }
