@@ -16,34 +16,28 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Index of this log in its ``ChatStore``.
     public let index: Int
     public let ring: EntryRing
+    /// The set behind ``modified``, out of line and made at this log's first moderation mark: 273
+    /// bytes inline would be most of what a quiet channel costs besides its lines, and most
+    /// channels are never moderated while they are watched. Declared with the fields above, in the
+    /// object's first cache line: the view model's tick reads them for every channel that changed.
+    private var modifiedBox: ModifiedBox? = nil
 
-    /// The name's bytes when they do not fit in ``shortName`` (empty otherwise: no second copy of
-    /// a name the inline bytes already hold).
+    /// The name's bytes when they are longer than ``ChannelIndex/inlineBytes`` (empty otherwise):
+    /// the store's channel index compares shorter names in its own slots, and a longer one here.
     private let longName: [UInt8]
-    /// The name's length and, up to 32 bytes (Twitch logins have at most 25), its bytes, inline in
-    /// this object: finding a line's log compares its channel against the object it loads anyway,
-    /// not against a separate array buffer (a cache miss per line with thousands of channels).
-    private let shortName: InlineArray<32, UInt8>
     /// `nil` when the store does not intern senders.
     private let interner: Interner?
     /// Sequence of the last whole-chat clear, if any.
     public private(set) var lastClear: UInt64? = nil
-    // Declared here, after the optional's tag byte, so that it fills its word's padding: the object
-    // then takes a 128-byte heap block instead of 144 (10,000 channels: 0.16 MB).
-    /// The name's length: a line's channel is a `ByteRange`, whose offsets are `UInt16`, so it fits.
-    private let nameLength: UInt16
     /// Entries whose tombstone changed since the view model last published (owner-side; appends and
     /// evictions need no record: they show in the window itself).
     var modified: ModifiedSeqs { modifiedBox?.seqs ?? ModifiedSeqs() }
     /// Whether ``modified`` holds anything. - Complexity: O(1).
     var hasModified: Bool { modifiedBox.map { !$0.seqs.isEmpty } ?? false }
-    /// The set behind ``modified``, out of line and made at this log's first moderation mark: 273
-    /// bytes inline would be most of what a quiet channel costs besides its lines, and most
-    /// channels are never moderated while they are watched.
+    /// ``modifiedBox``'s object.
     private final class ModifiedBox {
         var seqs = ModifiedSeqs()
     }
-    private var modifiedBox: ModifiedBox? = nil
 
     /// Empties ``modified`` (the view model published it). - Allocations: none.
     func clearModified() { modifiedBox?.seqs = ModifiedSeqs() }
@@ -51,23 +45,17 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?, pages: PageMapping?) {
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
-        longName = nameBytes.count > 32 ? nameBytes : []
-        nameLength = UInt16(nameBytes.count)  // traps if not, as a broken invariant should
-        var short = InlineArray<32, UInt8>(repeating: 0)
-        for i in 0..<min(nameBytes.count, 32) { short[i] = nameBytes[i] }
-        shortName = short
+        longName = nameBytes.count > ChannelIndex.inlineBytes ? nameBytes : []
         ring = EntryRing(capacity: capacity, keepsSenders: interner != nil, pages: pages)
         self.interner = interner
     }
 
-    /// Whether this is the log of channel `name` (its bytes, without `#`).
+    /// Whether this is the log of channel `name` (its bytes, without `#`), a name longer than
+    /// ``ChannelIndex/inlineBytes`` (the index tells shorter ones apart by itself).
     ///
     /// - Complexity: O(name). - Allocations: none.
-    @inline(__always)
     func hasName(_ name: Span<UInt8>) -> Bool {
-        let length = Int(nameLength)
-        guard name.count == length else { return false }
-        if length <= 32 { return shortName.span.extracting(0..<length).equals(name) }
+        guard name.count > ChannelIndex.inlineBytes else { return false }
         let long = longName
         return long.span.equals(name)
     }
@@ -89,16 +77,22 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Appends a parsed line, evicting the oldest entry first when the ring is full, and applies
     /// CLEARMSG/CLEARCHAT moderation to earlier entries in place.
     ///
+    /// `ring` must be this log's ``ring`` and `interner` its interner (`nil` when the store does not
+    /// intern senders): the store passes them from its channel index and its own state, so that the
+    /// common path of an append never loads this object (with thousands of channels, a cache miss
+    /// a line; only moderation reaches its fields).
+    ///
     /// - Complexity: O(line) for the copy in and the tags; a CLEARMSG, or a CLEARCHAT of a user, adds
     ///   O(1 + entries it marks) expected, whatever the ring holds; a CLEARCHAT of the whole chat one
     ///   pass over the live entries.
     /// - Allocations: none in steady state (one at the log's first moderation mark).
+    @inline(__always)
     func append(
         _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, isMirror: Bool, sourceIdHash: UInt64,
-        evicted: inout Evicted?
+        evicted: inout Evicted?, ring: EntryRing, interner: Interner?
     ) -> UInt64 {
         evicted = nil
-        if ring.isFull { evicted = evictOldest() }
+        if ring.isFull { evicted = Self.evictOldest(ring, interner) }
         let tags = message.tags
         var sender = SenderTokens()
         if let interner {
@@ -125,10 +119,10 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         return seq
     }
 
-    /// Evicts the ring's oldest entry, gives its sender tokens back to the interner, and tells what
+    /// Evicts `ring`'s oldest entry, gives its sender tokens back to `interner`, and tells what
     /// went: its sequence number, its marks, and its shared-chat key, taken again from its bytes
     /// (``ChatStore/sharedChatKey(_:in:)``) when it has one (slots keep a flag, not the hash).
-    private func evictOldest() -> Evicted {
+    private static func evictOldest(_ ring: EntryRing, _ interner: Interner?) -> Evicted {
         ring.evictOldest { eviction, bytes in
             if let interner {
                 interner.release(eviction.sender.login)
@@ -151,7 +145,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ///
     /// - Complexity: O(entries released × readers). - Allocations: none.
     func trim(keeping floor: Int, below keep: UInt64, _ body: (Evicted) -> Void) {
-        while ring.count > floor && ring.liveRange.lowerBound < keep { body(evictOldest()) }
+        while ring.count > floor && ring.liveRange.lowerBound < keep { body(Self.evictOldest(ring, interner)) }
     }
 
     // MARK: Moderation

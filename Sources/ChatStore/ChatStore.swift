@@ -52,8 +52,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
     private let logCount = Atomic<Int>(0)
-    /// Channel name (byte for byte) → the address of its log (kept alive by `chunks`).
-    private var byName: NameIndex
+    /// Channel name (byte for byte) → its log's and ring's addresses (kept alive by `chunks`) and number.
+    private var byName: ChannelIndex
     private var shared: HashIndex
 
     /// - Parameters:
@@ -97,7 +97,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         unsafe chunks = .allocate(capacity: Self.directorySize)
         unsafe chunks.initialize(repeating: nil, count: Self.directorySize)
         // Both grow (owner-only rehash) with the channels and the shared-chat messages kept.
-        byName = NameIndex(matching: .exact, minimumCapacity: 64)
+        byName = ChannelIndex(minimumCapacity: 64)
         shared = HashIndex(minimumCapacity: 64)
     }
 
@@ -156,41 +156,46 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     public func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Timestamp) throws(StoreError)
         -> Placement
     {
+        let entry = try channelEntry(message.channel, in: bytes)
         // Borrowed, not retained: with thousands of channels the log object is a cache miss, and an
-        // atomic increment of its count there stalls where a load would not.
-        // SAFETY: the store keeps every log alive as long as itself.
-        try unsafe logReference(channel: message.channel, in: bytes)._withUnsafeGuaranteedRef { log in
-            append(bytes, message: message, receivedAt: receivedAt.milliseconds, to: log)
+        // atomic increment of its count there stalls where a load would not. The ring comes from the
+        // channel index's slot, not from the log object: the common path never loads the log's lines.
+        // SAFETY: the index holds the addresses of logs and rings the store keeps alive as long as itself.
+        return unsafe Self.log(at: entry.log)._withUnsafeGuaranteedRef { log in
+            unsafe Self.ring(at: entry.ring)._withUnsafeGuaranteedRef { ring in
+                append(bytes, message: message, receivedAt: receivedAt.milliseconds, to: log, ring, entry.channel)
+            }
         }
     }
 
-    private func append(_ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, to log: ChannelLog)
-        -> Placement
-    {
+    private func append(
+        _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, to log: ChannelLog, _ ring: EntryRing,
+        _ channel: Int
+    ) -> Placement {
         let sourceIdHash = Self.sharedChatKey(message, in: bytes)
         var isMirror = false
         if sourceIdHash != 0 {
-            if let first = shared.value(for: sourceIdHash), Int(first >> 48) != log.index {
+            if let first = shared.value(for: sourceIdHash), Int(first >> 48) != channel {
                 isMirror = dedupeSharedChat
             } else {
-                shared.insert(UInt64(log.index) << 48 | (log.ring.nextSeq & 0xFFFF_FFFF_FFFF), for: sourceIdHash)
+                shared.insert(UInt64(channel) << 48 | (ring.nextSeq & 0xFFFF_FFFF_FFFF), for: sourceIdHash)
             }
         }
         var evicted: ChannelLog.Evicted? = nil
-        let reserved = budget == nil ? 0 : log.ring.reservedBytes
+        let reserved = budget == nil ? 0 : ring.reservedBytes
         let seq = log.append(
             bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
-            evicted: &evicted)
-        viewModel.markDirty(log.index)
-        if let e = evicted { forgetShared(e, of: log.index) }
+            evicted: &evicted, ring: ring, interner: internsSenders ? interner : nil)
+        viewModel.markDirty(channel)
+        if let e = evicted { forgetShared(e, of: channel) }
         if let budget {
-            let grown = log.ring.reservedBytes - reserved
+            let grown = ring.reservedBytes - reserved
             if grown != 0 { budget.add(grown) }
-            recency.touch(log.index)
+            recency.touch(channel)
             if budget.isOver { trimToBudget(budget) }
         }
         return Placement(
-            channel: log.index, seq: seq, evicted: evicted?.seq, evictedTombstone: evicted?.tombstone ?? .none,
+            channel: channel, seq: seq, evicted: evicted?.seq, evictedTombstone: evicted?.tombstone ?? .none,
             isMirror: isMirror)
     }
 
@@ -233,26 +238,39 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// - Complexity: O(1) when no tick is due; O(channels changed since the last tick) otherwise.
     /// - Allocations: none in steady state.
     public func publish(now: Int64, force: Bool = false) {
-        viewModel.publishDirty(now: now, force: force) { log(at: $0) }
+        viewModel.publishDirty(now: now, force: force) { index in
+            guard index >= 0 && index < logCount.load(ordering: .relaxed) else { return nil }
+            // SAFETY: below the owner's count: the chunk and the slot are written; a `ChannelLog?` is
+            // stored as the object's address (never nil there). Read unretained: the store keeps it alive.
+            let chunk = unsafe UnsafeRawPointer(chunks[index / Self.chunkSize]!)
+            let address = unsafe chunk.load(
+                fromByteOffset: index % Self.chunkSize * MemoryLayout<ChannelLog?>.stride, as: UnsafeRawPointer.self)
+            return unsafe Unmanaged<ChannelLog>.fromOpaque(address)
+        }
     }
 
     /// The log `message` goes to, created on first sight. Owner thread only.
     public func log(for message: TwitchMessage, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
-        try unsafe logReference(channel: message.channel, in: bytes).takeUnretainedValue()
+        let entry = try channelEntry(message.channel, in: bytes)
+        // SAFETY: the index holds the addresses of logs the store keeps alive as long as itself.
+        return unsafe Self.log(at: entry.log).takeUnretainedValue()
     }
 
-    /// The log of `channel`, created on first sight: unretained (the store keeps every log alive
-    /// as long as itself).
-    @unsafe
-    private func logReference(channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> Unmanaged<ChannelLog> {
+    /// The channel index's entry for `channel` (its log, ring and number), the log created on first
+    /// sight. Owner thread only.
+    ///
+    /// - Complexity: O(name) for the key, then O(1) expected: one slot of ``ChannelIndex`` (one cache
+    ///   line) confirms the name and gives the ring, without loading the log object.
+    /// - Allocations: none for a known channel; a new one allocates its log and ring, and its chunk
+    ///   of the directory and a doubling of the index now and then.
+    private func channelEntry(_ channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> ChannelIndex.Entry {
         let name = bytes.extracting(channel?.range ?? 0..<0)
-        let key = byName.key(for: name)
-        let found = byName.value(forKey: key) { address in
-            // SAFETY: `byName` holds the addresses of logs its chunks keep alive as long as the store.
-            unsafe Self.log(at: address)._withUnsafeGuaranteedRef { $0.hasName(name) }
+        let key = ChannelIndex.key(for: name)
+        let found = byName.entry(for: key) { entry in
+            // SAFETY: the index holds the addresses of logs its chunks keep alive as long as the store.
+            unsafe Self.log(at: entry.log)._withUnsafeGuaranteedRef { $0.hasName(name) }
         }
-        // SAFETY: as above.
-        if let found { return unsafe Self.log(at: found) }
+        if let found { return found }
         let index = logCount.load(ordering: .relaxed)
         guard index < channelLimit else { throw .tooManyChannels(channelLimit) }
         var nameBytes: [UInt8] = []
@@ -271,15 +289,25 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         unsafe chunks[c]![index % Self.chunkSize] = log
         budget?.add(log.ring.reservedBytes)
         logCount.store(index + 1, ordering: .releasing)
-        unsafe byName.insert(UInt64(UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque())), forKey: key)
-        return unsafe Unmanaged.passUnretained(log)
+        let entry = unsafe ChannelIndex.Entry(
+            log: UInt(bitPattern: Unmanaged.passUnretained(log).toOpaque()),
+            ring: UInt(bitPattern: Unmanaged.passUnretained(log.ring).toOpaque()), channel: index)
+        byName.insert(key, entry)
+        return entry
     }
 
-    /// The log whose address `byName` holds. Unsafe: `address` must be one `byName` holds.
+    /// The log whose address ``byName`` holds. Unsafe: `address` must be one ``byName`` holds.
     @unsafe
     @inline(__always)
-    private static func log(at address: UInt64) -> Unmanaged<ChannelLog> {
-        unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(address))!)
+    private static func log(at address: UInt) -> Unmanaged<ChannelLog> {
+        unsafe Unmanaged<ChannelLog>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
+    }
+
+    /// The ring whose address ``byName`` holds. Unsafe: `address` must be one ``byName`` holds.
+    @unsafe
+    @inline(__always)
+    private static func ring(at address: UInt) -> Unmanaged<EntryRing> {
+        unsafe Unmanaged<EntryRing>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
     }
 }
 

@@ -24,7 +24,9 @@ import Testing
         let store = ChatStore(capacity: 100, windowSize: 10, interval: 33)
         add(store, 0)
         let log = store.log(named: "c")!
+        #expect(!store.viewModel.isObserved)
         let mailbox = store.viewModel.observe(channel: log.index)
+        #expect(store.viewModel.isObserved)
         #expect(store.viewModel.publish(log, now: 0))
         let first = try #require(mailbox.take())
         #expect(first.window.range == 0..<1 && first.inserted == 0..<1)

@@ -1,6 +1,6 @@
 /// Names (short byte strings such as channel logins) → 64-bit values, found in O(1) whatever the
-/// number of names: the store's channel table (name → log) and capture's lanes (login → lane) are
-/// both this index.
+/// number of names: capture's lanes (login → lane) and stats' keys are this index (the store's
+/// channels have a ``ChannelIndex``, whose slots hold the names themselves).
 ///
 /// A name's key is a hash of its bytes (of its ASCII-lowercased bytes when ``Matching/asciiCaseInsensitive``),
 /// looked up in a ``HashIndex``. The index keeps no names: two names may share a hash, so a value

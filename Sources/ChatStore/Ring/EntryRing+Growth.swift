@@ -174,18 +174,20 @@ extension EntryRing {
         let from = unsafe old.pointee
         let to = unsafe next.pointee
         var seq = head
+        // Entry `seq`'s slots in both tables, stepped (and wrapped) along with it: no division a slot.
+        var a = from.slot(seq)
+        var b = to.slot(seq)
         while seq < self.tail {
-            // SAFETY: both slots are below their table's count; `seq` is live, so its meta is initialised.
-            unsafe (to.metas + to.slot(seq)).initialize(to: from.metas[from.slot(seq)])
+            // SAFETY: `a < from.count` and `b < to.count`; `seq` is live, so its meta is initialised.
+            unsafe (to.metas + b).initialize(to: from.metas[a])
             // Moderation's chains are built again (other buckets), oldest entry first.
-            let links = unsafe from.ids[from.slot(seq)]
-            to.link(seq, message: links.message, user: links.user, slot: to.slot(seq))
-            unsafe to.tombstones[to.slot(seq)].store(
-                from.tombstones[from.slot(seq)].load(ordering: .relaxed), ordering: .relaxed)
-            if let a = unsafe from.senders, let b = unsafe to.senders {
-                unsafe (b + to.slot(seq)).initialize(to: a[from.slot(seq)])
-            }
+            let links = unsafe from.ids[a]
+            to.link(seq, message: links.message, user: links.user, slot: b)
+            unsafe to.tombstones[b].store(from.tombstones[a].load(ordering: .relaxed), ordering: .relaxed)
+            if let x = unsafe from.senders, let y = unsafe to.senders { unsafe (y + b).initialize(to: x[a]) }
             seq += 1
+            a = a + 1 == from.count ? 0 : a + 1
+            b = b + 1 == to.count ? 0 : b + 1
         }
         self.table = unsafe next.pointee
         // Readers that see a sequence published after this load at least this table.

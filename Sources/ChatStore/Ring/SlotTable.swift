@@ -10,9 +10,10 @@ import Synchronization
 ///  ids block:    [ IdLinks × count | message heads × buckets | user heads × buckets ]
 ///  tombstones:   [ Atomic<UInt32> × count ]          senders (a store that interns them): [ SenderTokens × count ]
 /// ```
-/// Columns in blocks of their own, not one block per table: one block of every column was 6 MB more
-/// peak RSS at 10,000 channels (channels_bench): the heap reuses the small blocks a growing table
-/// frees for other small blocks, and could not reuse the large ones.
+/// A small table (below 1,637 slots, ``isSmall(_:)``) is one block, the columns one after another
+/// (one allocation and one free a growth: with 10,000 quiet channels, a dozen growths each); a larger
+/// one has its columns in blocks of their own: one block of every column was 6 MB more peak RSS at
+/// 10,000 channels (channels_bench) when the heap could not reuse the large blocks.
 ///
 /// A column of ``mappedBlockBytes`` or more comes from the ring's ``PageMapping`` when it has one:
 /// freed, it goes back to the system whatever the allocator's thresholds, and the slots not yet
@@ -38,11 +39,13 @@ struct SlotTable {
         unsafe UnsafeMutableRawPointer(ids + count).assumingMemoryBound(to: UInt32.self)
     }
 
-    /// - Allocations: three (descriptor with the metadata, id links with the bucket heads,
-    ///   tombstones), four with senders. The descriptor shares the metadata's block: a block of its
-    ///   own cost every channel a heap block (48 bytes). Blocks of ``mappedBlockBytes`` or more are
-    ///   mapped from `pages` when there are pages (and the system grants them).
+    /// - Allocations: one for a small table (every column in one block, ``isSmall(_:)``); three for a
+    ///   larger one (descriptor with the metadata, id links with the bucket heads, tombstones), four
+    ///   with senders. The descriptor shares the metadata's block: a block of its own cost every
+    ///   channel a heap block (48 bytes). Blocks of ``mappedBlockBytes`` or more are mapped from
+    ///   `pages` when there are pages (and the system grants them).
     static func make(count: Int, keepsSenders: Bool, pages: PageMapping? = nil) -> UnsafeMutablePointer<SlotTable> {
+        if isSmall(count) { return unsafe makeSmall(count: count, keepsSenders: keepsSenders) }
         var mapped: UInt8 = 0
         let tombstones = unsafe block(Self.tombstoneBytes(count), 1, &mapped, pages).bindMemory(
             to: Atomic<UInt32>.self, capacity: count)
@@ -67,6 +70,47 @@ struct SlotTable {
         return unsafe p
     }
 
+    /// Whether a table of `count` slots is made in one block: while its largest column (the
+    /// metadata) is below ``mappedBlockBytes``, so that no column would be mapped (1,636 slots).
+    /// A ring of thousands of quiet channels grows its small table a dozen times on the way to a
+    /// few dozen slots: one allocation and one free a growth instead of three (four with senders),
+    /// each on heap memory the other channels have pushed out of the caches (issue #39).
+    @inline(__always)
+    static func isSmall(_ count: Int) -> Bool { metaBytes(count) < mappedBlockBytes }
+
+    /// A small table: `[descriptor | metadata | id links | bucket heads | tombstones | senders]`
+    /// in one heap block (each column's offset a multiple of 4, the metadata's of 16), the same
+    /// bytes as the columns in blocks of their own. ``mappedColumns(_:)`` is ``oneBlock``.
+    ///
+    /// - Allocations: one.
+    @unsafe
+    private static func makeSmall(count: Int, keepsSenders: Bool) -> UnsafeMutablePointer<SlotTable> {
+        let heads = 2 << bucketBits(count)
+        let idsAt = metaBytes(count)
+        let tombstonesAt = idsAt + idBytes(count)
+        let sendersAt = tombstonesAt + tombstoneBytes(count)
+        let total = sendersAt + (keepsSenders ? senderBytes(count) : 0)
+        let head = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
+        // SAFETY: every column lies inside the `total` bytes, at offsets aligned for its type
+        // (`headerBytes` and the 40-byte metadata keep 8; links, heads and tombstones are 4-byte values).
+        let metas = unsafe (head + headerBytes).bindMemory(to: EntryMeta.self, capacity: count)
+        let ids = unsafe (head + idsAt).bindMemory(to: IdLinks.self, capacity: count)
+        unsafe (head + idsAt + count * MemoryLayout<IdLinks>.stride).bindMemory(to: UInt32.self, capacity: heads)
+            .initialize(repeating: 0, count: heads)
+        let tombstones = unsafe (head + tombstonesAt).bindMemory(to: Atomic<UInt32>.self, capacity: count)
+        for i in 0..<count { unsafe (tombstones + i).initialize(to: Atomic(0)) }
+        let senders =
+            keepsSenders ? unsafe (head + sendersAt).bindMemory(to: SenderTokens.self, capacity: count) : nil
+        unsafe (head + MemoryLayout<SlotTable>.stride).storeBytes(of: oneBlock, as: UInt8.self)
+        let p = unsafe head.bindMemory(to: SlotTable.self, capacity: 1)
+        unsafe p.initialize(
+            to: SlotTable(count: count, metas: metas, tombstones: tombstones, ids: ids, senders: senders))
+        return unsafe p
+    }
+
+    /// ``mappedColumns(_:)`` of a small table: every column in the descriptor's heap block.
+    static let oneBlock: UInt8 = 16
+
     /// Frees a table made by ``make(count:keepsSenders:pages:)``, with the `pages` it was made with
     /// (metas and senders are trivial values: nothing to deinitialise).
     @unsafe
@@ -74,6 +118,11 @@ struct SlotTable {
         let count = unsafe p.pointee.count
         let mapped = unsafe mappedColumns(p)
         unsafe p.pointee.tombstones.deinitialize(count: count)
+        if mapped == oneBlock {
+            unsafe p.deinitialize(count: 1)
+            unsafe UnsafeMutableRawPointer(p).deallocate()
+            return
+        }
         unsafe release(UnsafeMutableRawPointer(p.pointee.tombstones), tombstoneBytes(count), mapped & 1, pages)
         unsafe release(UnsafeMutableRawPointer(p.pointee.ids), idBytes(count), mapped & 2, pages)  // heads included
         if let senders = unsafe p.pointee.senders {
@@ -83,7 +132,8 @@ struct SlotTable {
         unsafe release(UnsafeMutableRawPointer(p), metaBytes(count), mapped & 8, pages)  // metadata included
     }
 
-    /// Which columns of table `p` are mapped: 1 tombstones, 2 links and heads, 4 senders, 8 metadata.
+    /// Which columns of table `p` are mapped: 1 tombstones, 2 links and heads, 4 senders, 8 metadata;
+    /// ``oneBlock`` for a small table (all in one heap block).
     @unsafe
     static func mappedColumns(_ p: UnsafeMutablePointer<SlotTable>) -> UInt8 {
         unsafe UnsafeRawPointer(p).load(fromByteOffset: MemoryLayout<SlotTable>.stride, as: UInt8.self)

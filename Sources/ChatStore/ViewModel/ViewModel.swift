@@ -117,6 +117,10 @@ public final class ViewModel {
     /// Channels waiting for the next tick.
     public var dirtyCount: Int { dirtyChannels.count }
 
+    /// Whether any observer watches a channel (``observe(channel:)``): a tick without one delivers
+    /// to nobody, so a caller with nothing to show (replay, dump) may skip the ticks.
+    public var isObserved: Bool { !observers.isEmpty }
+
     /// Whether a tick at `now` would publish: the first one, and then one per ``interval``.
     ///
     /// - Complexity: O(1). - Allocations: none.
@@ -128,14 +132,16 @@ public final class ViewModel {
 
     /// The tick: publishes the dirty channels (those whose own interval has passed, or all with
     /// `force`) and keeps the ones held back for the next tick. Without `force`, does nothing until
-    /// ``isTickDue(now:)``. `log` maps a channel index to its log.
+    /// ``isTickDue(now:)``. `log` maps a channel index to its log, unretained (the caller keeps every
+    /// log alive during the call): a retain and a release on each visited log's object were 2-3% of
+    /// replay's profile at 10,000 channels, atomic updates of lines no longer in cache.
     ///
     /// - Returns: change sets delivered.
     /// - Complexity: O(1) when no tick is due; O(dirty channels + their observers) otherwise —
     ///   never O(all channels).
     /// - Allocations: none in steady state.
     @discardableResult
-    public func publishDirty(now: Int64, force: Bool = false, log: (Int) -> ChannelLog?) -> Int {
+    public func publishDirty(now: Int64, force: Bool = false, log: (Int) -> Unmanaged<ChannelLog>?) -> Int {
         guard force || isTickDue(now: now) else { return 0 }
         lastTick = now
         guard !dirtyChannels.isEmpty else { return 0 }
@@ -145,7 +151,7 @@ public final class ViewModel {
             let channel = Int(c)
             states[channel].queued = false
             guard let l = log(channel) else { continue }
-            if publish(l, now: now, force: force) { delivered += 1 }
+            if unsafe l._withUnsafeGuaranteedRef({ publish($0, now: now, force: force) }) { delivered += 1 }
             if states[channel].dirty { markDirty(channel) }  // held back by its interval
         }
         spare.removeAll(keepingCapacity: true)
@@ -182,20 +188,23 @@ public final class ViewModel {
         if window != previous || log.hasModified { states[log.index].dirty = true }
         guard states[log.index].dirty else { return false }
         if !force, let last = states[log.index].lastDelivery, now - last < interval { return false }
-        let change: WindowChange
-        if let previous {
-            change = WindowChange(
-                window: window,
-                inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
-                evicted: previous.range
-                    .lowerBound..<max(
-                        previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
-                modified: log.modified, coalesced: 1)
-        } else {
-            change = WindowChange(
-                window: window, inserted: window.range, evicted: 0..<0, modified: ModifiedSeqs(), coalesced: 1)
+        // The change set only for observers: a replay has none, and builds no 273-byte set per visit.
+        if !observers.isEmpty {
+            let change: WindowChange
+            if let previous {
+                change = WindowChange(
+                    window: window,
+                    inserted: max(previous.range.upperBound, window.range.lowerBound)..<window.range.upperBound,
+                    evicted: previous.range
+                        .lowerBound..<max(
+                            previous.range.lowerBound, min(window.range.lowerBound, previous.range.upperBound)),
+                    modified: log.modified, coalesced: 1)
+            } else {
+                change = WindowChange(
+                    window: window, inserted: window.range, evicted: 0..<0, modified: ModifiedSeqs(), coalesced: 1)
+            }
+            for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
         }
-        for observer in observers where observer.channel == log.index { observer.mailbox.post(change) }
         states[log.index].publish(window)
         states[log.index].lastDelivery = now
         states[log.index].dirty = false

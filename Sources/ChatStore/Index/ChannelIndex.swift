@@ -1,0 +1,190 @@
+/// The store's channels by name: channel login → its log, its ring and its number, found by one
+/// probe into a table whose 64-byte slots (one cache line each) hold the name itself.
+///
+/// A line's channel used to be found through a ``NameIndex`` of 16-byte slots whose value was the
+/// log's address, confirmed against the name inside the log object, and only then did the append
+/// load the log's ring: three dependent loads before the ring, each a cache miss once thousands of
+/// channels have pushed the others' state out of the caches (issue #39: 12% of replay's profile at
+/// 10,000 channels, 3.7% at 1,000). Here the slot that the name hashes to holds the name's first
+/// 32 bytes (Twitch logins have at most 25), the log's and the ring's addresses and the channel
+/// number, so one line confirms the name and gives the ring. A longer name is confirmed by the
+/// caller (`confirm`, against the log's own copy).
+///
+/// ```
+///  slot (64 bytes):  [ hash | log | ring | channel · length | name bytes 0 ..< 32, zero-padded ]
+///  hash 0 = empty; linear probing from the hash's home slot; at most three quarters full
+/// ```
+/// Three quarters, not half: at most half full, the table was 2 MB instead of 1 at 10,000 channels
+/// (peak RSS 1.8 MB above the 16-byte slots it replaced); a second probe reads the next line.
+///
+/// Names are never removed (a store keeps every channel). Owner-only (one thread): readers find
+/// logs through the store's chunk directory, not here.
+/// - Allocations: one table at init; one per doubling in ``insert(_:_:)``; none otherwise.
+@safe
+package struct ChannelIndex: ~Copyable {
+    /// A name as the index compares it: its hash, its length and its first 32 bytes (zero-padded).
+    package struct Key {
+        package var hash: UInt64
+        package var length: Int
+        package var words: InlineArray<4, UInt64>
+    }
+
+    /// What the index keeps for a channel.
+    package struct Entry: Equatable {
+        /// The address of the channel's log (unretained: its owner keeps it alive).
+        package var log: UInt
+        /// The address of the log's ring (unretained).
+        package var ring: UInt
+        /// The channel's number in its store.
+        package var channel: Int
+    }
+
+    /// One cache line: the key's hash (0: empty), the entry, and the name's first 32 bytes.
+    private struct Slot {
+        var hash: UInt64
+        var log: UInt
+        var ring: UInt
+        var channel: UInt32
+        var length: UInt32
+        var words: InlineArray<4, UInt64>
+    }
+
+    /// The longest name compared inside the slot; a longer one also goes through `confirm`.
+    package static let inlineBytes = 32
+
+    private var slots: UnsafeMutablePointer<Slot>
+    private var mask: Int
+    /// Names stored.
+    package private(set) var count = 0
+
+    /// - Parameter minimumCapacity: names the first table holds (it has at least 4/3 as many slots).
+    package init(minimumCapacity: Int = 64) {
+        var size = 16
+        while size * 3 < minimumCapacity * 4 { size <<= 1 }
+        unsafe slots = Self.makeSlots(size)
+        mask = size - 1
+    }
+
+    deinit {
+        unsafe UnsafeMutableRawPointer(slots).deallocate()
+    }
+
+    private static func makeSlots(_ size: Int) -> UnsafeMutablePointer<Slot> {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size * MemoryLayout<Slot>.stride, alignment: 64)
+        let slots = unsafe raw.bindMemory(to: Slot.self, capacity: size)
+        unsafe slots.initialize(
+            repeating: Slot(hash: 0, log: 0, ring: 0, channel: 0, length: 0, words: InlineArray(repeating: 0)),
+            count: size)
+        return unsafe slots
+    }
+
+    /// Bytes of the table (for memory accounting and tests).
+    package var reservedBytes: Int { (mask + 1) * MemoryLayout<Slot>.stride }
+
+    /// The key of `name`: one pass over its bytes, eight at a time.
+    ///
+    /// - Complexity: O(`name.count` / 8). - Allocations: none.
+    @inline(__always)
+    package static func key(for name: Span<UInt8>) -> Key {
+        var words = InlineArray<4, UInt64>(repeating: 0)
+        let n = min(name.count, inlineBytes)
+        // SAFETY: whole words are read below `n - n % 8`, the tail byte by byte below `n`; `n <= name.count`.
+        unsafe name.withUnsafeBytes { raw in
+            var i = 0
+            while i &+ 8 <= n {
+                words[i >> 3] = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(unsafe raw[i]) << shift
+                shift &+= 8
+                i &+= 1
+            }
+            if shift != 0 { words[n >> 3] = tail }
+        }
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: name.count)
+        for k in 0..<4 {
+            h = (h ^ words[k]) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+        }
+        if name.count > inlineBytes { h ^= hashBytes(name, inlineBytes..<name.count) }
+        return Key(hash: h == 0 ? 1 : h, length: name.count, words: words)
+    }
+
+    @inline(__always)
+    private static func home(_ hash: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+    }
+
+    @inline(__always)
+    private static func matches(_ slot: Slot, _ key: Key) -> Bool {
+        slot.hash == key.hash && Int(slot.length) == key.length && slot.words[0] == key.words[0]
+            && slot.words[1] == key.words[1] && slot.words[2] == key.words[2] && slot.words[3] == key.words[3]
+    }
+
+    /// The entry stored under `key`'s name, or `nil`. A name longer than ``inlineBytes`` matches
+    /// only if `confirm(entry)` says the entry is its own (the slot holds its first 32 bytes only).
+    ///
+    /// - Complexity: O(1) expected: one slot (one cache line) almost always. - Allocations: none.
+    @inline(__always)
+    package func entry(for key: Key, confirm: (Entry) -> Bool) -> Entry? {
+        let slots = unsafe self.slots
+        let mask = self.mask
+        var i = Self.home(key.hash, mask)
+        while true {
+            // SAFETY: `i` is masked to the table.
+            let slot = unsafe slots[i]
+            if slot.hash == 0 { return nil }
+            if Self.matches(slot, key) {
+                let entry = Entry(log: slot.log, ring: slot.ring, channel: Int(slot.channel))
+                if key.length <= Self.inlineBytes || confirm(entry) { return entry }
+            }
+            i = (i &+ 1) & mask
+        }
+    }
+
+    /// Stores `entry` for `key`'s name, which must not be stored yet (``entry(for:confirm:)`` just
+    /// said `nil`), doubling the table first when it is three quarters full.
+    ///
+    /// - Complexity: amortised O(1) expected. - Allocations: one per doubling.
+    package mutating func insert(_ key: Key, _ entry: Entry) {
+        precondition(entry.channel >= 0 && entry.channel <= Int(UInt32.max), "channel number out of range")
+        precondition(key.length <= Int(UInt32.max), "name too long")
+        if (count + 1) * 4 > (mask + 1) * 3 { grow() }
+        let slot = Slot(
+            hash: key.hash, log: entry.log, ring: entry.ring, channel: UInt32(entry.channel),
+            length: UInt32(key.length), words: key.words)
+        unsafe Self.place(slot, in: slots, mask)
+        count += 1
+    }
+
+    /// Writes `slot` into the first empty slot from its home.
+    @unsafe
+    private static func place(_ slot: Slot, in slots: UnsafeMutablePointer<Slot>, _ mask: Int) {
+        var i = home(slot.hash, mask)
+        // SAFETY: `i` is masked to the table, which has an empty slot (at most three quarters full).
+        while unsafe slots[i].hash != 0 { i = (i &+ 1) & mask }
+        unsafe slots[i] = slot
+    }
+
+    /// Rehashes into a table twice the size.
+    private mutating func grow() {
+        let old = unsafe slots
+        let oldSize = mask + 1
+        let size = oldSize * 2
+        let next = unsafe Self.makeSlots(size)
+        for j in 0..<oldSize {
+            // SAFETY: `j < oldSize`, inside the old table.
+            let slot = unsafe old[j]
+            if slot.hash != 0 { unsafe Self.place(slot, in: next, size - 1) }
+        }
+        unsafe slots = next
+        mask = size - 1
+        unsafe UnsafeMutableRawPointer(old).deallocate()
+    }
+}
+
+@available(*, unavailable)
+extension ChannelIndex: Sendable {}
