@@ -339,6 +339,46 @@ let parseAheadStage: ParseAhead = {
     return sum
 }
 
+/// replay --format json's stage with renderers (OutputPipeline.renderer()): the same plain log, a
+/// second copy, its lines encoded where their blocks are parsed and lent with their JSON
+/// (next(rendered:events:)), `inputLines` a run. The interposer counts both threads' allocations.
+let renderPath = "/tmp/chatcap-alloc-parse-ahead-render-\(getpid()).log"
+let renderPipeline: OutputPipeline = {
+    var options = PipelineOptions()
+    options.format = .json
+    return OutputPipeline(
+        options: options, sink: OutputSink(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)), diagnose: { _ in })
+}()
+let renderStage: ParseAhead = {
+    let fd = open(renderPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    precondition(fd >= 0, "cannot create \(renderPath)")
+    for _ in 0..<8 {
+        let written = input.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        precondition(written == input.count, "short write to \(renderPath)")
+    }
+    close(fd)
+    return ParseAhead(MergeReader(paths: [renderPath]), renderer: renderPipeline.renderer())
+}()
+@MainActor func parseAheadRender() -> Int {
+    var sum = 0
+    var lent = 0
+    while lent < inputLines {
+        let more = renderStage.next(
+            rendered: { line, bytes, rendered in
+                precondition(!rendered.isEmpty, "parse-ahead-render: a line came without its JSON")
+                sum &+= rendered.count &+ bytes.count
+                lent += 1
+                return lent < inputLines
+            },
+            events: { _, _ in
+                lent += 1
+                return lent < inputLines
+            })
+        guard more else { fatalError("parse-ahead-render: the log ended; the count would mean nothing") }
+    }
+    return sum
+}
+
 /// replay without the stage: a MergeReader of the same log lends `inputLines` events a run through
 /// EventSource's line path (a parsed line as a LentLine, one event a call), as OutputPipeline.run reads it.
 let lineReader = MergeReader(paths: [parseAheadPath])
@@ -479,6 +519,7 @@ let scenarios = [
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "parse-ahead", unit: "line", units: inputLines, body: parseAheadLend),
+    Scenario(name: "parse-ahead-render", unit: "line", units: inputLines, body: parseAheadRender),
     Scenario(name: "replay-lines", unit: "line", units: inputLines, body: replayLines),
     Scenario(name: "stats-lines", unit: "line", units: inputLines, body: statsLines),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
@@ -545,4 +586,6 @@ try? liveWriter.close()
 liveListener.stop()
 _ = system("rm -rf '\(captureDirectory)' '\(liveDirectory)'")
 unlink(parseAheadPath)
+renderStage.finish()
+unlink(renderPath)
 exit(failed ? 1 : 0)
