@@ -28,6 +28,14 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
         needsComma = false
     }
 
+    /// Starts a new top-level value after the bytes written so far, with no separator before it
+    /// (NDJSON: the next line's object after a line's): ``reset()`` without emptying the buffer.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public mutating func beginDocument() {
+        needsComma = false
+    }
+
     /// Lends the bytes written so far.
     ///
     /// - Complexity: O(1). - Allocations: none.
@@ -58,8 +66,9 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     }
 
     /// Opens an object whose first members are known when the program is written: `opening` is a
-    /// literal that starts with `{` and ends with a key and its colon (`{"type":"privmsg","channel":`),
-    /// and the next value follows it. One check of the room and one short copy, where
+    /// literal that starts with `{` (or, inside an object, with a member's key and its `{`:
+    /// `"user":{"id":`) and ends with a key and its colon (`{"type":"privmsg","channel":`), and the
+    /// next value follows it. One check of the room and one short copy, where
     /// ``beginObject()``, ``key(_:)-(StaticString)`` and ``string(_:)-(StaticString)`` for each member
     /// would write them a piece at a time.
     ///

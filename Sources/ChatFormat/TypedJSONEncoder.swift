@@ -231,6 +231,30 @@ public enum TypedJSONEncoder: Sendable {
         out.string(bytes, p.text)
         out.member(p.isAction ? #""action":true"# : #""action":false"#)
         emotes(bytes, m, text: p.text, into: &out)
+        let firstMsg = tags.flag(.firstMsg, in: bytes)
+        let returning = tags.flag(.returningChatter, in: bytes)
+        if !firstMsg && !returning && tags[.bits] == nil && tags[.replyParentMsgId] == nil && tags[.msgId] == nil
+            && tags[.customRewardId] == nil
+        {
+            // What most chat carries, written whole: one copy where six members took a separator, a
+            // key and a value each.
+            out.member(
+                #""bits":null,"reply":null,"first_msg":false,"returning_chatter":false,"msg_id":null,"custom_reward_id":null"#
+            )
+        } else {
+            privmsgExtras(bytes, m, firstMsg: firstMsg, returning: returning, into: &out)
+        }
+        optionalTag("room_id", tags[.roomId], bytes, into: &out)
+        source(bytes, m, into: &out)
+    }
+
+    /// A PRIVMSG's members from `"bits"` to `"custom_reward_id"`, one at a time: for a message that
+    /// carries any of them (``privmsg(_:_:_:loginWritten:into:)`` writes the usual all-empty case
+    /// from one literal).
+    private static func privmsgExtras(
+        _ bytes: Span<UInt8>, _ m: TwitchMessage, firstMsg: Bool, returning: Bool, into out: inout JSONWriter
+    ) {
+        let tags = m.tags
         if let bits = m.bits(in: bytes) {
             out.key("bits")
             out.number(bits)
@@ -251,13 +275,10 @@ public enum TypedJSONEncoder: Sendable {
         } else {
             out.member(#""reply":null"#)
         }
-        out.member(tags.flag(.firstMsg, in: bytes) ? #""first_msg":true"# : #""first_msg":false"#)
-        out.member(
-            tags.flag(.returningChatter, in: bytes) ? #""returning_chatter":true"# : #""returning_chatter":false"#)
+        out.member(firstMsg ? #""first_msg":true"# : #""first_msg":false"#)
+        out.member(returning ? #""returning_chatter":true"# : #""returning_chatter":false"#)
         optionalTag("msg_id", tags[.msgId], bytes, into: &out)
         optionalTag("custom_reward_id", tags[.customRewardId], bytes, into: &out)
-        optionalTag("room_id", tags[.roomId], bytes, into: &out)
-        source(bytes, m, into: &out)
     }
 
     private static func userNotice(
@@ -293,9 +314,9 @@ public enum TypedJSONEncoder: Sendable {
         into out: inout JSONWriter
     ) {
         let tags = m.tags
-        out.key("user")
-        out.beginObject()
-        optionalTag("id", tags[.userId], bytes, into: &out)
+        // `"user":{"id":` in one copy, where a key, an object and a key took three writes.
+        out.beginObject(opening: #""user":{"id":"#)
+        if let id = tags[.userId] { out.string(bytes, tag: id) } else { out.null() }
         out.key("login")
         if let loginWritten { out.value(repeating: loginWritten) } else { out.string(bytes, login) }
         optionalTag("display_name", tags[.displayName], bytes, into: &out)

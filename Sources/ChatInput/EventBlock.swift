@@ -33,6 +33,10 @@ final class EventBlock {
         /// For a block that defers its times: the CRs of the warning lent right before the event
         /// (``PendingLine/warning``), else 0.
         var warning: Int32 = 0
+        /// For a line its ``renderer`` rendered: where its output starts in the renderer's output, and
+        /// how many bytes it holds (0: not rendered).
+        var outputStart: Int32 = 0
+        var outputCount: Int32 = 0
     }
 
     /// At most this many events.
@@ -52,6 +56,8 @@ final class EventBlock {
     private(set) var defersTiming = false
     /// Whether ``parse()`` ran since the block was emptied (or there was nothing to parse).
     private(set) var isParsed = true
+    /// Renders each line as it is parsed (or appended parsed), when the stage was given renderers.
+    private let renderer: (any LineRendering)?
     /// What ``parse()`` counted: lines, malformed lines, lines without a time of their own, unreadable
     /// time tags.
     private(set) var parseStatistics = MergeStatistics()
@@ -61,8 +67,9 @@ final class EventBlock {
     /// Bytes of lines copied in so far.
     private(set) var byteCount = 0
 
+    /// - Parameter renderer: renders each line where it is parsed (``LineRendering``); `nil` for none.
     /// - Allocations: the byte storage, the slots and the list of rare events, once.
-    init(byteCapacity: Int, eventCapacity: Int) {
+    init(byteCapacity: Int, eventCapacity: Int, renderer: (any LineRendering)? = nil) {
         precondition(byteCapacity > 0 && eventCapacity > 0, "a block holds something")
         precondition(byteCapacity <= Int(Int32.max), "a block's ranges are 32-bit")
         precondition(
@@ -70,6 +77,7 @@ final class EventBlock {
             "a slot is plain bytes: written and read without reference counts")
         self.byteCapacity = byteCapacity
         self.eventCapacity = eventCapacity
+        self.renderer = renderer
         unsafe storage = .allocate(byteCount: byteCapacity, alignment: 64)
         unsafe slots = .allocate(capacity: eventCapacity)
         unsafe lines = .allocate(capacity: eventCapacity)
@@ -102,6 +110,7 @@ final class EventBlock {
         self.defersTiming = defersTiming
         isParsed = !defersTiming
         parseStatistics = MergeStatistics()
+        renderer?.reset()
     }
 
     /// Grows the byte storage of an empty block to hold `byteCount` bytes (a line longer than the
@@ -147,6 +156,10 @@ final class EventBlock {
         // initialising over old ones leaks nothing.
         unsafe (lines + count).initialize(to: copy line)
         unsafe (slots + count).initialize(to: Slot(start: Int32(start), count: Int32(bytes.count), rare: -1))
+        if let renderer {
+            // SAFETY: both initialised just above; the copy of the bytes lies in the storage.
+            unsafe render(renderer, count, storage.assumingMemoryBound(to: UInt8.self))
+        }
         count += 1
     }
 
@@ -201,6 +214,8 @@ final class EventBlock {
                         message: message, timestamp: time.timestamp, lineNumber: at.lineNumber,
                         byteOffset: at.byteOffset, inputIndex: at.inputIndex, timeSource: source,
                         terminator: at.terminator))
+                // SAFETY: `lines[i]` and `slots[i]` are initialised (above, and by `appendPending`).
+                if let renderer { unsafe render(renderer, i, base) }
             } catch {
                 statistics.countMalformed()
                 let location = MergedLine(
@@ -212,6 +227,26 @@ final class EventBlock {
             }
         }
         parseStatistics = statistics
+    }
+
+    /// Renders line `i` (its ``LentLine`` and slot initialised, its bytes in the storage at `base`)
+    /// and notes where its output lies in the slot.
+    ///
+    /// - Complexity: O(line). - Allocations: none once the renderer's output has grown.
+    @unsafe
+    @inline(__always)
+    private func render(_ renderer: any LineRendering, _ i: Int, _ base: UnsafeMutablePointer<UInt8>) {
+        // SAFETY (caller): `i < count` or `i == count` right after its append: the slot and line are initialised.
+        let slot = unsafe slots[i]
+        // SAFETY: the slot's bytes lie in the storage (copied in by an append); the span lives for the call.
+        let bytes = unsafe Span(
+            _unsafeElements: UnsafeBufferPointer(start: base + Int(slot.start), count: Int(slot.count)))
+        let start = renderer.count
+        // SAFETY: as above.
+        guard unsafe renderer.render(lines[i], bytes) else { return }
+        precondition(renderer.count - start <= Int(Int32.max) && renderer.count <= Int(Int32.max), "output past 2 GiB")
+        unsafe slots[i].outputStart = Int32(start)
+        unsafe slots[i].outputCount = Int32(renderer.count - start)
     }
 
     /// Copies `bytes` after the block's bytes so far; where they start.
@@ -232,9 +267,10 @@ final class EventBlock {
         return start
     }
 
-    /// Lends the events from `index` on, in order: each parsed line in place to `line`, each other
-    /// event to `event` with its input's name from `names` (by ``MergedLine/inputIndex``), and their
-    /// bytes; until a call returns `false` or the block ends.
+    /// Lends the events from `index` on, in order: each parsed line in place to `line` with its
+    /// rendering (the bytes its ``LineRendering`` wrote for it; empty when it was not rendered), each
+    /// other event to `event` with its input's name from `names` (by ``MergedLine/inputIndex``), and
+    /// their bytes; until a call returns `false` or the block ends.
     ///
     /// In a block that defers its times (``defersTiming``) each event's time is resolved here, in
     /// order, as ``MergeLane`` does: a line's own time becomes `lastTimestamp`; a line without one,
@@ -248,7 +284,30 @@ final class EventBlock {
     @inline(__always)
     func lend(
         from index: Int, names: [String], lastTimestamp last: inout Timestamp?,
-        lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+        lines line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Int {
+        guard let renderer else {
+            // No renderings: every line's is the empty span at the storage's start.
+            // SAFETY: an empty span at an allocated address.
+            let none = unsafe Span(
+                _unsafeElements: UnsafeBufferPointer(
+                    start: UnsafePointer(storage.assumingMemoryBound(to: UInt8.self)), count: 0))
+            return lend(from: index, names: names, lastTimestamp: &last, output: none, lines: line, events: event)
+        }
+        var next = index
+        renderer.withOutput { output in
+            next = lend(from: index, names: names, lastTimestamp: &last, output: output, lines: line, events: event)
+        }
+        return next
+    }
+
+    /// ``lend(from:names:lastTimestamp:lines:events:)`` with the renderer's `output` at hand.
+    @inline(__always)
+    private func lend(
+        from index: Int, names: [String], lastTimestamp last: inout Timestamp?, output: Span<UInt8>,
+        lines line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Int {
         precondition(index >= 0 && index < count, "no such event in the block")
         precondition(isParsed, "a block is parsed before it is lent")
@@ -278,8 +337,10 @@ final class EventBlock {
                         go = event(.bareCarriageReturns(at, count: Int(slot.warning)), bytes.extracting(0..<0))
                     }
                 }
+                // A line's output lies in `output` (noted by `render`, which checked the renderer's count).
+                let rendered = output.extracting(Int(slot.outputStart)..<Int(slot.outputStart + slot.outputCount))
                 // SAFETY: a line's slot (`rare < 0`): `lines[i]` is initialised; it is lent in place.
-                go = unsafe line(lines[i], bytes) && go
+                go = unsafe line(lines[i], bytes, rendered) && go
             } else {
                 let whole = rare[Int(slot.rare)]
                 let name = names[whole.location.inputIndex]

@@ -21,6 +21,16 @@ public protocol EventSource: AnyObject {
         lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool
 
+    /// ``next(lines:events:)`` with each line's rendering: the bytes a ``LineRendering`` wrote for it
+    /// where it was parsed (``ParseAhead``), or an empty span when nobody rendered it (always, for a
+    /// ``MergeReader``). Lent with the line, under the same rules.
+    ///
+    /// - Complexity: as ``next(lines:events:)``. - Allocations: none per line.
+    func next(
+        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool
+
     /// The name of input `index` (``MergedLine/inputName``), for diagnostics about a ``LentLine``.
     func inputName(at index: Int) -> String
 
@@ -67,6 +77,15 @@ extension MergeReader: EventSource {
         } else {
             _ = event(e, bytes)
         }
+    }
+
+    /// ``EventSource/next(rendered:events:)``: nothing is rendered here; every line comes with an
+    /// empty rendering (its own bytes' first zero).
+    public func next(
+        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        next(lines: { l, bytes in line(l, bytes, bytes.extracting(0..<0)) }, events: event)
     }
 
     public func inputName(at index: Int) -> String {

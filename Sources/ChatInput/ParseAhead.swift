@@ -96,14 +96,20 @@ public final class ParseAhead {
     ///   - blockBytes: bytes of lines per block (a longer line grows its block once).
     ///   - blockEvents: events per block.
     ///   - blockCount: blocks in the pool: at most this many are filled ahead (at least 1).
+    ///   - renderer: makes each block's ``LineRendering`` (called `blockCount` times, here): every
+    ///     line is then rendered where it is parsed, and lent with its rendering
+    ///     (``next(rendered:events:)``); `nil` renders nothing.
     /// - Precondition: `reader` is not read by anyone else from now on; it suits (``suits(_:)``).
-    /// - Allocations: the blocks, the lock, the names and the thread, once; reading allocates nothing.
+    /// - Allocations: the blocks, the lock, the names and the thread, once; reading allocates nothing
+    ///   (a renderer's output grows to its largest block's, then stays).
     public convenience init(
         _ reader: MergeReader, blockBytes: Int = ParseAhead.defaultBlockBytes,
-        blockEvents: Int = ParseAhead.defaultBlockEvents, blockCount: Int = ParseAhead.defaultBlockCount
+        blockEvents: Int = ParseAhead.defaultBlockEvents, blockCount: Int = ParseAhead.defaultBlockCount,
+        renderer: (() -> any LineRendering)? = nil
     ) {
         self.init(
-            reader, blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount, sharing: .claimed)
+            reader, blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount, sharing: .claimed,
+            renderer: renderer)
     }
 
     /// ``init(_:blockBytes:blockEvents:blockCount:)`` with the parse shared as `sharing` says, when
@@ -111,7 +117,7 @@ public final class ParseAhead {
     package init(
         _ reader: MergeReader, blockBytes: Int = ParseAhead.defaultBlockBytes,
         blockEvents: Int = ParseAhead.defaultBlockEvents, blockCount: Int = ParseAhead.defaultBlockCount,
-        sharing: Sharing
+        sharing: Sharing, renderer: (() -> any LineRendering)? = nil
     ) {
         precondition(blockBytes > 0 && blockEvents > 0 && blockCount > 0, "blocks must hold something")
         // Copies with storage of their own (a name of 16 bytes or more is a reference-counted buffer).
@@ -120,7 +126,7 @@ public final class ParseAhead {
         }
         let shared = Shared(
             blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount,
-            sharing: reader.framesAlone ? sharing : .off)
+            sharing: reader.framesAlone ? sharing : .off, renderer: renderer)
         self.shared = shared
         // The reader thread inflates gzip inputs itself: two busy threads on two cores, not three.
         reader.inflatesInline()
@@ -157,6 +163,21 @@ public final class ParseAhead {
     ///   the reader thread is behind. - Allocations: none.
     public func next(
         lines line: (borrowing LentLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        next(rendered: { l, bytes, _ in line(l, bytes) }, events: event)
+    }
+
+    /// ``next(lines:events:)`` with each line's rendering (``LineRendering``): the bytes its block's
+    /// renderer wrote for it, lent with the line (empty when the line was not rendered, or the stage
+    /// has no renderers). The bytes are the block's and must not be used after the call returns.
+    ///
+    /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
+    ///   neither closure was called.
+    /// - Complexity: O(events lent), and one lock when a block is taken and given back; waits when
+    ///   the reader thread is behind. - Allocations: none.
+    public func next(
+        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
         if current == nil {
             guard !ended, let (block, parses) = shared.take() else {
@@ -235,8 +256,13 @@ public final class ParseAhead {
         let ring: HandOffRing
         let sharing: Sharing
 
-        init(blockBytes: Int, blockEvents: Int, blockCount: Int, sharing: Sharing) {
-            blocks = (0..<blockCount).map { _ in EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents) }
+        init(
+            blockBytes: Int, blockEvents: Int, blockCount: Int, sharing: Sharing,
+            renderer: (() -> any LineRendering)?
+        ) {
+            blocks = (0..<blockCount).map { _ in
+                EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents, renderer: renderer?())
+            }
             ring = HandOffRing(count: blockCount)
             self.sharing = sharing
         }

@@ -110,8 +110,8 @@ public final class OutputPipeline {
             // Lines go to `handleLine` borrowed where the source keeps them; the rare other events, in
             // their place between the lines, to `handle`.
             let more = input.next(
-                lines: { line, bytes in
-                    do throws(OutputError) { try handleLine(line, bytes) } catch {
+                rendered: { line, bytes, rendered in
+                    do throws(OutputError) { try handleLine(line, bytes, rendered: rendered, inputName: nil) } catch {
                         failure = error
                         return false
                     }
@@ -129,6 +129,22 @@ public final class OutputPipeline {
         input.finish()
         if let failure { throw failure }
         try finish()
+    }
+
+    /// What renders lines where a ``ParseAhead`` stage parses them (``ParseAhead/init(_:blockBytes:blockEvents:blockCount:renderer:)``),
+    /// so that ``run(_:)`` copies each line's output instead of encoding it: for the json, irc and
+    /// text formats written without moderation, where a line's output depends on the line alone (its
+    /// own time; no tombstone; a shared-chat mirror, whose output differs, is encoded here again).
+    /// `nil` when rendering ahead does not apply: raw output (the line itself), moderation (lines
+    /// are written with the marks later lines put on them), no sink (`dump`).
+    ///
+    /// - Complexity: O(1); the factory allocates a renderer and its output.
+    public func renderer() -> (() -> any LineRendering)? {
+        guard sink != nil, options.format != .raw, !options.applyModeration else { return nil }
+        let format = options.format
+        let json = options.json
+        let text = self.text
+        return { OutputRenderer(format: format, json: json, text: text) }
     }
 
     /// For idle points (a pacer wait, a follow poll, a live loop tick): flushes the output when its
@@ -183,6 +199,15 @@ public final class OutputPipeline {
     public func handleLine(_ line: borrowing LentLine, _ bytes: Span<UInt8>, inputName: String? = nil)
         throws(OutputError)
     {
+        try handleLine(line, bytes, rendered: bytes.extracting(0..<0), inputName: inputName)
+    }
+
+    /// ``handleLine(_:_:inputName:)`` with the line's rendering (``renderer()``; empty: none), which
+    /// is written as the line's output when it is what ``write(_:_:_:time:terminator:rendered:to:)``
+    /// would encode.
+    private func handleLine(
+        _ line: borrowing LentLine, _ bytes: Span<UInt8>, rendered: Span<UInt8>, inputName: String?
+    ) throws(OutputError) {
         try beginEvent()
         // `options.speed` first: an unpaced run (the common case) copies no `Pacer?` per line.
         // Only lines inside `--since`/`--until` are paced: the time the window excludes is skipped.
@@ -204,7 +229,7 @@ public final class OutputPipeline {
                 return
             }
         }
-        try ingest(bytes, line, inputName)
+        try ingest(bytes, line, inputName, rendered: rendered)
     }
 
     /// What every event does first: an output error met in ``idle()`` is thrown, and now and then the
@@ -263,7 +288,9 @@ public final class OutputPipeline {
         try sink.flush()
     }
 
-    private func ingest(_ bytes: Span<UInt8>, _ at: borrowing LentLine, _ inputName: String?) throws(OutputError) {
+    private func ingest(
+        _ bytes: Span<UInt8>, _ at: borrowing LentLine, _ inputName: String?, rendered: Span<UInt8>
+    ) throws(OutputError) {
         let holds = options.applyModeration && sink != nil
         let placement: ChatStore.Placement
         do throws(StoreError) {
@@ -306,7 +333,8 @@ public final class OutputPipeline {
         }
         let context = LineContext(
             timestamp: Self.ownTime(at.timeSource, at.timestamp), tombstone: nil, isMirror: placement.isMirror)
-        try write(bytes, at.message, context, time: at.timestamp, terminator: at.terminator, to: sink)
+        try write(
+            bytes, at.message, context, time: at.timestamp, terminator: at.terminator, rendered: rendered, to: sink)
     }
 
     /// Writes an entry read back from its ring, with its tombstone.
@@ -322,13 +350,22 @@ public final class OutputPipeline {
 
     /// Writes one line in the output format, if it passes the filters.
     ///
-    /// - Parameter time: the time `--since`/`--until` compare: the line's own time or, for a line
-    ///   without one (JOIN, NOTICE, …), the time of the line before it in its input.
+    /// - Parameters:
+    ///   - time: the time `--since`/`--until` compare: the line's own time or, for a line without
+    ///     one (JOIN, NOTICE, …), the time of the line before it in its input.
+    ///   - rendered: the line's output made ahead (``renderer()``) for a context without tombstone
+    ///     and mirror mark, copied instead of encoding the line when `context` is such; empty: none.
     func write(
         _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, time: Timestamp?,
-        terminator: LineTerminator, to sink: OutputSink
+        terminator: LineTerminator, rendered: Span<UInt8>? = nil, to sink: OutputSink
     ) throws(OutputError) {
         if filters { guard passes(bytes, message, context, time: time) else { return } }
+        if let rendered, !rendered.isEmpty, context.tombstone == nil, !context.isMirror {
+            try sink.write(rendered)
+            try sink.endLine()
+            summary.written += 1
+            return
+        }
         if options.format == .raw {
             // The line as it came, straight into the sink's buffer.
             try sink.write(bytes)
@@ -341,21 +378,34 @@ public final class OutputPipeline {
             return
         }
         writer.reset()
-        switch options.format {
+        Self.encode(bytes, message, context, format: options.format, json: options.json, text: text, into: &writer)
+        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
+        try sink.endLine()
+        summary.written += 1
+    }
+
+    /// Appends a line's output in `format` (and its newline) to `writer`; nothing for raw output,
+    /// which is the line itself. What ``write(_:_:_:time:terminator:rendered:to:)`` writes, and an
+    /// ``OutputRenderer`` renders ahead.
+    ///
+    /// - Complexity: O(line). - Allocations: none once the writer's buffer has grown.
+    @inline(__always)
+    static func encode(
+        _ bytes: Span<UInt8>, _ message: TwitchMessage, _ context: LineContext, format: OutputFormat,
+        json: JSONOptions, text: TextRenderer, into writer: inout JSONWriter
+    ) {
+        switch format {
         case .raw:
             break
         case .irc:
             IRCAtomsEncoder.encode(bytes, message, into: &writer)
             writer.raw(byte: 0x0A)
         case .json:
-            TypedJSONEncoder.encode(bytes, message, context, options: options.json, into: &writer)
+            TypedJSONEncoder.encode(bytes, message, context, options: json, into: &writer)
             writer.raw(byte: 0x0A)
         case .text:
             text.render(bytes, message, context, into: &writer.buffer)
         }
-        try writer.withBytes { bytes throws(OutputError) in try sink.write(bytes) }
-        try sink.endLine()
-        summary.written += 1
     }
 
     // MARK: Filters

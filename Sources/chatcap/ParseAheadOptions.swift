@@ -34,14 +34,17 @@ struct ParseAheadOptions: ParsableArguments {
     /// The stage that reads `reader` ahead, or `nil` to read it on the calling thread: off; with
     /// `auto`, on a single CPU (the hand-off would only add work) or when `worthwhile` is false (the
     /// owner's share of the work is too small to balance the reader's: stats, raw output of gzip files); or for
-    /// inputs it does not suit.
-    func stage(for reader: MergeReader, worthwhile: Bool) -> ParseAhead? {
+    /// inputs it does not suit. With `renderer` (``OutputPipeline/renderer()``) the stage renders each
+    /// line where it parses it.
+    func stage(
+        for reader: MergeReader, worthwhile: Bool, renderer: (() -> any LineRendering)? = nil
+    ) -> ParseAhead? {
         switch parseAhead {
         case .off: return nil
         case .on: break
         case .auto: guard worthwhile && Processors.available() >= 2 else { return nil }
         }
-        return ParseAhead.suits(reader) ? ParseAhead(reader) : nil
+        return ParseAhead.suits(reader) ? ParseAhead(reader, renderer: renderer) : nil
     }
 }
 

@@ -114,7 +114,9 @@ struct ReplayCommand: ParsableCommand {
         // the stage's reader thread would inflate and frame while raw's owner has little to do, and
         // one thread beside a prefetch thread is as fast (README, "Parse-ahead on a second core").
         let worthwhile = output.format != .raw || !reader.hasGzipInput
-        let stage = follow ? nil : threads.stage(for: reader, worthwhile: worthwhile)
+        // The stage renders the lines as it parses them, where the output allows it (not raw, not
+        // moderated): the encoding then runs beside the owner's appends instead of after them.
+        let stage = follow ? nil : threads.stage(for: reader, worthwhile: worthwhile, renderer: replay.renderer())
         let events: any EventSource = stage ?? reader
         try finish(strict: input.strict) {
             try replay.run(events)

@@ -311,23 +311,28 @@ let readAheadSource = PrefetchSource(wrapping: try GzipSource(wrapping: Repeatin
 /// its reader thread frames into recycled blocks and the two threads share the blocks' parses; each
 /// run lends `inputLines` of its events. The interposer counts both threads' allocations.
 let parseAheadPath = "/tmp/chatcap-alloc-parse-ahead-\(getpid()).log"
-let parseAheadStage: ParseAhead = {
-    let fd = open(parseAheadPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    precondition(fd >= 0, "cannot create \(parseAheadPath)")
+/// Writes the input 8 times over to `path` (a plain log for a stage to read ahead).
+func writeParseAheadLog(_ path: String) -> String {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    precondition(fd >= 0, "cannot create \(path)")
     for _ in 0..<8 {
         let written = input.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        precondition(written == input.count, "short write to \(parseAheadPath)")
+        precondition(written == input.count, "short write to \(path)")
     }
     close(fd)
-    return ParseAhead(MergeReader(paths: [parseAheadPath]))
-}()
-@MainActor func parseAheadLend() -> Int {
+    return path
+}
+let parseAheadStage = ParseAhead(MergeReader(paths: [writeParseAheadLog(parseAheadPath)]))
+/// Lends `inputLines` events of `stage` a run, each line with its rendering (which must not be empty
+/// when `rendered`); `scenario` names it when the log ends.
+@MainActor func lend(_ stage: ParseAhead, scenario: String, rendered: Bool) -> Int {
     var sum = 0
     var lent = 0
     while lent < inputLines {
-        let more = parseAheadStage.next(
-            lines: { line, bytes in
-                sum &+= line.lineNumber &+ bytes.count
+        let more = stage.next(
+            rendered: { line, bytes, output in
+                precondition(!rendered || !output.isEmpty, "a line came without its rendering")
+                sum &+= line.lineNumber &+ bytes.count &+ output.count
                 lent += 1
                 return lent < inputLines
             },
@@ -335,10 +340,25 @@ let parseAheadStage: ParseAhead = {
                 lent += 1
                 return lent < inputLines
             })
-        guard more else { fatalError("parse-ahead: the log ended; the count would mean nothing") }
+        guard more else { fatalError("\(scenario): the log ended; the count would mean nothing") }
     }
     return sum
 }
+@MainActor func parseAheadLend() -> Int { lend(parseAheadStage, scenario: "parse-ahead", rendered: false) }
+
+/// replay --format json's stage with renderers (OutputPipeline.renderer()): a second copy of the log,
+/// its lines encoded where their blocks are parsed and lent with their JSON (next(rendered:events:)),
+/// `inputLines` a run. The interposer counts both threads' allocations.
+let renderPath = "/tmp/chatcap-alloc-parse-ahead-render-\(getpid()).log"
+let renderPipeline: OutputPipeline = {
+    var options = PipelineOptions()
+    options.format = .json
+    return OutputPipeline(
+        options: options, sink: OutputSink(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)), diagnose: { _ in })
+}()
+let renderStage = ParseAhead(
+    MergeReader(paths: [writeParseAheadLog(renderPath)]), renderer: renderPipeline.renderer())
+@MainActor func parseAheadRender() -> Int { lend(renderStage, scenario: "parse-ahead-render", rendered: true) }
 
 /// replay without the stage: a MergeReader of the same log lends `inputLines` events a run through
 /// EventSource's line path (a parsed line as a LentLine, one event a call), as OutputPipeline.run reads it.
@@ -480,6 +500,7 @@ let scenarios = [
     Scenario(name: "gzip-read", unit: "line", units: inputLines, body: gzipRead),
     Scenario(name: "gzip-read-ahead", unit: "line", units: inputLines, body: gzipReadAhead),
     Scenario(name: "parse-ahead", unit: "line", units: inputLines, body: parseAheadLend),
+    Scenario(name: "parse-ahead-render", unit: "line", units: inputLines, body: parseAheadRender),
     Scenario(name: "replay-lines", unit: "line", units: inputLines, body: replayLines),
     Scenario(name: "stats-lines", unit: "line", units: inputLines, body: statsLines),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
@@ -546,4 +567,6 @@ try? liveWriter.close()
 liveListener.stop()
 _ = system("rm -rf '\(captureDirectory)' '\(liveDirectory)'")
 unlink(parseAheadPath)
+renderStage.finish()
+unlink(renderPath)
 exit(failed ? 1 : 0)
