@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Instructions per line of the parser's steps (valgrind's cachegrind, no cache simulation), from
 # ChatBench's rows run once each over the first N lines of a log: framing alone, then frame + parse,
-# + every tag split (spans plus each tag's key and raw value, the like-for-like row against tmi-rs's
-# parser), + Twitch tags (the tag slots every command reads), + the Twitch view. Reading the input is
-# subtracted (`--step read`). Deterministic, unlike wall time on a shared machine.
+# + every tag split (spans plus each tag's key and raw value, split in the parse's own pass over the
+# tag section: the like-for-like row against tmi-rs's parser), the same spans and tags in two passes
+# (parse, then a TagCursor walk), + Twitch tags (the tag slots every command reads), + the Twitch
+# view. Reading the input is subtracted (`--step read`). Deterministic, unlike wall time on a shared
+# machine.
 set -euo pipefail
 bench=${1:?usage: parser_instructions.sh CHATBENCH LOG [LINES]}
 log=${2:?usage: parser_instructions.sh CHATBENCH LOG [LINES]}
@@ -20,7 +22,7 @@ n=$(wc -l < "$work/sample.irc")
 base=$(count read)
 frame=$(count frame)
 echo "parser instructions per line: $n lines of $log (reading the input subtracted)"
-for step in frame parse split twitch view; do
+for step in frame parse split cursor twitch view; do
     total=$(count "$step")
     awk -v s="$step" -v t="$total" -v b="$base" -v f="$frame" -v n="$n" \
         'BEGIN { printf "%-8s %7.0f instructions/line  (%7.0f without framing)\n", s, (t - b) / n, (t - f) / n }'
