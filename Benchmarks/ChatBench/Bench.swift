@@ -14,8 +14,8 @@ struct BenchOptions {
     var passes = 5
     /// Run only the measurements whose section is named so (`parser`, `store`, `budget`).
     var only: String? = nil
-    /// Run one parser row once and print nothing else (`read`, `frame`, `parse`, `split`, `cursor`,
-    /// `twitch`, `view`): for counting its instructions under valgrind (`Benchmarks/parser_instructions.sh`).
+    /// Run one parser row once and print nothing else (`read`, `copy`, `frame`, `parse`, `split`,
+    /// `cursor`, `twitch`, `view`): for counting its instructions under valgrind (`Benchmarks/parser_instructions.sh`).
     var step: String? = nil
 }
 
@@ -80,9 +80,13 @@ struct Bench {
             case "view": Self.view
             default: nil
             }
+        if step == "copy" {
+            if copyAll() == 42 { print("") }  // keep the work observable
+            return
+        }
         guard let body else {
             if step != "read" {
-                print("unknown step \(step): read, frame, parse, split, cursor, twitch or view")
+                print("unknown step \(step): read, copy, frame, parse, split, cursor, twitch or view")
                 exit(64)
             }
             return
@@ -267,6 +271,25 @@ struct Bench {
         }
         ceiling("ceiling, --format raw", raw, target: 2e6)
         ceiling("ceiling, --format json", json, target: 1e6)
+    }
+
+    /// Copies the whole input into a framer's buffer, a buffer at a time, and frames nothing: the
+    /// copy ``frameAll(_:)`` makes (`feed`), which a real run leaves to `read(2)` (the kernel).
+    func copyAll() -> Int {
+        var framer = LineFramer()
+        var taken = 0
+        var sum = 0
+        while taken < data.count {
+            taken += unsafe framer.fill { free in
+                let n = min(free.count, data.count - taken)
+                unsafe data.withUnsafeBytes {
+                    unsafe free.baseAddress!.copyMemory(from: $0.baseAddress! + taken, byteCount: n)
+                }
+                return n
+            }
+            sum &+= framer.reset()
+        }
+        return sum
     }
 
     /// Runs the framer over the whole input; `body` sees each line.
