@@ -14,8 +14,8 @@ struct BenchOptions {
     var passes = 5
     /// Run only the measurements whose section is named so (`parser`, `store`, `budget`).
     var only: String? = nil
-    /// Run one parser row once and print nothing else (`read`, `frame`, `parse`, `split`, `twitch`,
-    /// `view`): for counting its instructions under valgrind (`Benchmarks/parser_instructions.sh`).
+    /// Run one parser row once and print nothing else (`read`, `copy`, `frame`, `parse`, `split`,
+    /// `cursor`, `twitch`, `view`): for counting its instructions under valgrind (`Benchmarks/parser_instructions.sh`).
     var step: String? = nil
 }
 
@@ -56,6 +56,7 @@ struct Bench {
         report("frame", best { frameAll(Self.frame) })
         report("frame + parse", best { frameAll(Self.parse) })
         report("frame + parse + tag split", best { frameAll(Self.split) })
+        report("frame + parse, tag cursor", best { frameAll(Self.cursor) })
         report("frame + parse + Twitch tags", best { frameAll(Self.twitch) })
         defer {
             if options.only != "parser" {
@@ -74,13 +75,18 @@ struct Bench {
             case "frame": Self.frame
             case "parse": Self.parse
             case "split": Self.split
+            case "cursor": Self.cursor
             case "twitch": Self.twitch
             case "view": Self.view
             default: nil
             }
+        if step == "copy" {
+            if copyAll() == 42 { print("") }  // keep the work observable
+            return
+        }
         guard let body else {
             if step != "read" {
-                print("unknown step \(step): read, frame, parse, split, twitch or view")
+                print("unknown step \(step): read, copy, frame, parse, split, cursor, twitch or view")
                 exit(64)
             }
             return
@@ -94,8 +100,16 @@ struct Bench {
         (try? ParsedLine.parse(bytes)).map { Int($0.paramCount) } ?? 0
     }
 
-    /// Spans plus every tag split (key and raw value), as tmi-rs's parser gives them.
+    /// Spans plus every tag split (key and raw value), as tmi-rs's parser gives them: in the parse's
+    /// own pass over the tag section (``ParsedLine/parse(_:eachTag:)``).
     static func split(_ bytes: Span<UInt8>) -> Int {
+        var n = 0
+        guard (try? ParsedLine.parse(bytes, eachTag: { n &+= $0.value.raw.count })) != nil else { return 0 }
+        return n
+    }
+
+    /// The same spans and tags in two passes: ``ParsedLine/parse(_:)``, then a ``TagCursor`` walk.
+    static func cursor(_ bytes: Span<UInt8>) -> Int {
         guard let p = try? ParsedLine.parse(bytes) else { return 0 }
         var cursor = p.tags
         var n = 0
@@ -257,6 +271,25 @@ struct Bench {
         }
         ceiling("ceiling, --format raw", raw, target: 2e6)
         ceiling("ceiling, --format json", json, target: 1e6)
+    }
+
+    /// Copies the whole input into a framer's buffer, a buffer at a time, and frames nothing: the
+    /// copy ``frameAll(_:)`` makes (`feed`), which a real run leaves to `read(2)` (the kernel).
+    func copyAll() -> Int {
+        var framer = LineFramer()
+        var taken = 0
+        var sum = 0
+        while taken < data.count {
+            taken += unsafe framer.fill { free in
+                let n = min(free.count, data.count - taken)
+                unsafe data.withUnsafeBytes {
+                    unsafe free.baseAddress!.copyMemory(from: $0.baseAddress! + taken, byteCount: n)
+                }
+                return n
+            }
+            sum &+= framer.reset()
+        }
+        return sum
     }
 
     /// Runs the framer over the whole input; `body` sees each line.

@@ -45,6 +45,19 @@ private func agree(_ bytes: Span<UInt8>) {
         for key in TwitchTagKey.allCases { precondition(fast.tags[key] == slow.tags[key], "slot \(key) apart") }
     default: preconditionFailure("one pass and two passes disagree on whether the line parses")
     }
+    // The parse that splits every tag in its own pass: the same line or error, and the cursor's tags.
+    var split: [Tag] = []
+    var splitPass: Result<ParsedLine, LineError>
+    do throws(LineError) { splitPass = .success(try ParsedLine.parse(bytes) { split.append($0) }) } catch {
+        splitPass = .failure(error)
+    }
+    precondition(splitPass == twoPass, "the splitting parse and the plain parse apart")
+    if case .success(let line) = twoPass {
+        var cursor = line.tags
+        var walked: [Tag] = []
+        while let tag = cursor.next(in: bytes) { walked.append(tag) }
+        precondition(split == walked, "the splitting parse and the tag cursor find different tags")
+    }
 }
 
 private func exercise(_ bytes: Span<UInt8>) {

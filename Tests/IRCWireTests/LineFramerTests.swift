@@ -127,6 +127,33 @@ import Testing
         }
     }
 
+    @Test("line ends at every offset around the 16- and 64-byte scan steps, CRLF and LF, with NULs and lone CRs")
+    func lineEndsAtEveryOffset() {
+        // Lines of every length 0 ..< 140 in turn, so that each line end falls at every offset mod 16,
+        // 32 and 64 from the buffer's start and from the line's; bodies hold NULs, lone CRs and a CR
+        // right before a CRLF.
+        var input: [UInt8] = []
+        for length in 0..<140 {
+            var body = (0..<length).map { UInt8(0x41 + $0 % 26) }
+            if length > 2 { body[length / 2] = 0x00 }
+            if length > 4 { body[1] = 0x0D }
+            if length > 6 { body[length - 1] = 0x0D }  // CR, then the terminator's CRLF or LF
+            input += body + (length % 3 == 0 ? [0x0A] : [0x0D, 0x0A])
+        }
+        let expected = FramerVerifier.oracleLines(input)
+        #expect(expected.count == 140)
+        for (label, output) in FramerVerifier.allChunkings(input) {
+            #expect(output.lines == expected, "\(label)")
+            #expect(output.errors.isEmpty, "\(label)")
+        }
+        // And from every starting offset of the buffer (a prefix line of each length before it).
+        for shift in 0..<64 {
+            let shifted = [UInt8](repeating: 0x00, count: shift) + [0x0A] + input
+            let output = FramerVerifier.frame(shifted, chunks: { shifted.count })
+            #expect(output.lines == FramerVerifier.oracleLines(shifted), "shift \(shift)")
+        }
+    }
+
     @Test("filling again before draining is a programming error")
     func fillBeforeDrain() async {
         await #expect(processExitsWith: .failure) {

@@ -61,6 +61,17 @@ import Testing
         do throws(LineError) { onePass = .success(try TwitchMessage.parse(bytes.span)) } catch {
             onePass = .failure(error)
         }
+        // The parse that splits the tags in its own pass: the same line or error as the two passes,
+        // and the cursor's tags (checked below against the walk).
+        var split: [Element] = []
+        var splitParse: Result<ParsedLine, LineError>
+        do throws(LineError) {
+            splitParse = .success(
+                try ParsedLine.parse(bytes.span) { tag in
+                    split.append(Element(key: tag.key.range, value: tag.value.raw.range, hasEquals: false))
+                })
+        } catch { splitParse = .failure(error) }
+        #expect(splitParse == twoPass, "\(text)", sourceLocation: sourceLocation)
         switch (twoPass, onePass) {
         case (.failure(let a), .failure(let b)):
             #expect(a == b, "\(text)", sourceLocation: sourceLocation)
@@ -87,6 +98,7 @@ import Testing
             #expect(
                 seen.map { [$0.key, $0.value] } == expected.map { [$0.key, $0.value] }, "\(text)",
                 sourceLocation: sourceLocation)
+            #expect(split == seen, "\(text)", sourceLocation: sourceLocation)
             // The slots: each documented key's last value; the counts; regularity.
             var last: [TwitchTagKey: Range<Int>] = [:]
             var repeated = false
@@ -149,6 +161,35 @@ import Testing
         ] {
             Self.check(tags + " :u PRIVMSG #c :hi")
             Self.check(tags + " PING")
+        }
+    }
+
+    @Test("NUL bytes, a CR without LF and other control bytes are plain bytes of keys and values")
+    func controlBytes() {
+        for pad in 0..<70 {
+            let x = String(repeating: "z", count: pad)
+            Self.check("@id=\u{0}\(x);a\u{0}b=\r;\r=\(x)\u{0}= :u PRIVMSG #c :\u{0}\r")
+            Self.check("@\u{0}\(x)\r;\t=\u{1};mod=\r\(x) PING")
+            Self.check("@\(x)\r")  // no space: the CR is the section's last byte
+        }
+    }
+
+    @Test("lines without tags: the splitting parse finds none and parses as parse(_:)")
+    func noTags() throws {
+        for text in [":u PRIVMSG #c :a=b;c", "PING :x=y;z", ":@ X", "PRIVMSG #c :@a=b", "  PING  a=1 "] {
+            let bytes = Array(text.utf8)
+            var tags = 0
+            let split = try ParsedLine.parse(bytes.span) { _ in tags += 1 }
+            #expect(split == (try ParsedLine.parse(bytes.span)), "\(text)")
+            #expect(tags == 0 && !split.hasTags, "\(text)")
+        }
+        for text in ["", "   ", "@", "@id=1", ":u", "@id=1 :u", " @id=1 PING", "x=1;y PING"] {
+            let bytes = Array(text.utf8)
+            var plain: LineError? = nil
+            do throws(LineError) { _ = try ParsedLine.parse(bytes.span) } catch { plain = error }
+            var splitError: LineError? = nil
+            do throws(LineError) { _ = try ParsedLine.parse(bytes.span) { _ in } } catch { splitError = error }
+            #expect(plain != nil && splitError == plain, "\(text)")
         }
     }
 

@@ -1,7 +1,8 @@
 /// The `=`, `;` and spaces of a line's tag section as one bit mask, 64 bytes at a time, found in the
-/// same pass that finds where the section ends: the tag passes (``TwitchTags``, ``TagCursor``) jump
-/// from one delimiter to the next with a trailing-zero count, read the byte there to tell which it
-/// is, and learn the section's end (its first space) when they get there. The section is read once,
+/// same pass that finds where the section ends: the tag passes (``TwitchTags``, ``TagCursor``,
+/// ``ParsedLine/parse(_:eachTag:)``) take the delimiters in order, each with a trailing-zero count
+/// and by clearing the lowest bit, read the byte there to tell which it is, and learn the section's
+/// end (its first space) when they get there. The section is read once,
 /// whether or not the parser already knew its end.
 ///
 /// ```
@@ -12,27 +13,30 @@
 /// A chunk's mask comes from three 16-byte vector compares per 16 bytes (the standard library's
 /// `SIMD16`), OR-ed and gathered into 16 bits with two multiplications (a "movemask" in portable
 /// Swift). One mask, not one per delimiter: halving the gathers is worth an extra step over the
-/// rare `=` inside a value (``nextEnd(from:)``). Delimiters after the first space are in the mask
+/// rare `=` inside a value (``nextEnd()``). Delimiters after the first space are in the mask
 /// but never reached: every walk stops at the first space. `limit` is always a stop (its bit is set
 /// when the chunk holds it, and bits past it are clear), so a walk ends even where the bytes hold
 /// no space at all.
 ///
 /// Owner: one tag pass, on the stack. Reads only `p[lower ..< limit]` (`limit <= count`).
 @safe
+@usableFromInline
 struct TagStops {
-    private let p: UnsafePointer<UInt8>
-    private let count: Int
+    @usableFromInline let p: UnsafePointer<UInt8>
+    @usableFromInline let count: Int
     /// Where the section ends at the latest: the parser's section end when it is known, else `count`.
-    private let limit: Int
+    @usableFromInline let limit: Int
     /// Start of the current chunk.
-    private(set) var base: Int
-    /// `=`, `;`, space, and `limit`, in the current chunk (bit `k` is byte `base + k`).
-    private(set) var stops: UInt64 = 0
+    @usableFromInline private(set) var base: Int
+    /// The stops of the current chunk not taken yet (bit `k` is byte `base + k`): `=`, `;`, space,
+    /// and `limit`. Every stop is taken in order, so the next one is always the lowest bit.
+    @usableFromInline private(set) var stops: UInt64 = 0
 
     /// A walk from `lower`.
     ///
     /// - Precondition: `p[0 ..< count]` is readable and `lower <= limit <= count`.
     @unsafe
+    @inlinable
     @inline(__always)
     init(_ p: UnsafePointer<UInt8>, count: Int, lower: Int, limit: Int) {
         assert(lower <= limit && limit <= count)
@@ -43,12 +47,13 @@ struct TagStops {
         unsafe load()
     }
 
-    /// A walk resumed in the chunk at `base`, whose mask was `stops` (``TagCursor`` keeps them
-    /// between tags).
+    /// A walk resumed in the chunk at `base` with the stops of it not taken yet (``TagCursor`` keeps
+    /// them between tags).
     ///
     /// - Precondition: as for a fresh walk, and `base`, `stops` were read from a walk over the same
-    ///   bytes and `limit`.
+    ///   bytes and `limit` that has not taken `limit` yet.
     @unsafe
+    @inlinable
     @inline(__always)
     init(_ p: UnsafePointer<UInt8>, count: Int, limit: Int, base: Int, stops: UInt64) {
         assert(base <= limit && limit <= count)
@@ -59,48 +64,50 @@ struct TagStops {
         self.stops = stops
     }
 
-    /// The first `=`, `;` or space at or after `i`, or `limit`.
+    /// Takes the next `=`, `;` or space of the walk (the first at or after `lower`, then the one after
+    /// the last taken), or `limit`.
     ///
-    /// - Precondition: `base <= i <= limit` (a walk only goes forward).
-    /// - Complexity: O(1) amortised.
+    /// - Precondition: `limit` has not been taken yet (a walk ends there).
+    /// - Complexity: O(1) amortised: a trailing-zero count and clearing the lowest bit; a new chunk
+    ///   every 64 bytes.
+    @inlinable
     @inline(__always)
-    mutating func nextStop(from i: Int) -> Int {
-        assert(base <= i && i <= limit)
-        while i >= base &+ 64 {
+    mutating func next() -> Int {
+        // Ends: `limit` is a stop not taken yet, so a chunk at or before it holds a bit; and a chunk
+        // that holds no bit ends before `limit`, so `base + 64 <= limit` for the next one.
+        while stops == 0 {
             base &+= 64
             unsafe load()
         }
-        var bits = stops & (~0 &<< UInt64(truncatingIfNeeded: i &- base))
-        // Ends: `limit` is a stop and `i <= limit`, so a chunk at or before it holds a bit.
-        while bits == 0 {
-            base &+= 64
-            unsafe load()
-            bits = stops
-        }
-        return base &+ bits.trailingZeroBitCount
+        let at = base &+ stops.trailingZeroBitCount
+        stops &= stops &- 1
+        return at
     }
 
-    /// The first `;` or space at or after `i`, or `limit`: the end of a value (an `=` inside it is
+    /// Takes stops up to the next `;` or space, or `limit`: the end of a value (an `=` inside it is
     /// stepped over).
     ///
-    /// - Precondition: as ``nextStop(from:)``.
+    /// - Precondition: as ``next()``.
+    @inlinable
     @inline(__always)
-    mutating func nextEnd(from i: Int) -> Int {
-        var at = nextStop(from: i)
+    mutating func nextEnd() -> Int {
+        var at = next()
         // SAFETY: `at < limit <= count` is checked before the read.
-        while at < limit, unsafe p[at] == UInt8(ascii: "=") { at = nextStop(from: at &+ 1) }
+        while at < limit, unsafe p[at] == UInt8(ascii: "=") { at = next() }
         return at
     }
 
     /// Computes the mask of the chunk at `base` (`base <= limit`).
     @unsafe
-    private mutating func load() { stops = unsafe Self.mask(p, count: count, base: base, limit: limit) }
+    @usableFromInline
+    mutating func load() { stops = unsafe Self.mask(p, count: count, base: base, limit: limit) }
 
     /// The stops of the 64 bytes from `base`: bit `k` set where byte `base + k` is `=`, `;` or a
     /// space, bits at or past `limit` clear, and `limit`'s own bit set.
     ///
     /// - Precondition: `p[0 ..< count]` is readable and `base <= limit <= count`.
     @unsafe
+    @usableFromInline
     static func mask(_ p: UnsafePointer<UInt8>, count: Int, base: Int, limit: Int) -> UInt64 {
         var bits: UInt64 = 0
         if base &+ 64 <= count {
@@ -145,5 +152,73 @@ struct TagStops {
     @inline(__always)
     private static func lanes(_ mask: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> {
         unsafe unsafeBitCast(mask, to: SIMD16<UInt8>.self)
+    }
+}
+
+@available(*, unavailable)
+extension TagStops: Sendable {}
+
+/// One element of a tag section as a walk takes it (``TagStops/element()``): `key=value`, `key`,
+/// `=value`, or nothing (`;;`). Offsets into the line; the element starts where the walk stood.
+@usableFromInline
+struct TagElement: Sendable {
+    /// The `=`, `;` or space after the key, or the walk's limit.
+    @usableFromInline var keyEnd: Int
+    /// `keyEnd + 1` after an `=`, else `keyEnd`.
+    @usableFromInline var valueStart: Int
+    /// The `;` or space after the value, or the walk's limit (`keyEnd` when there is no `=`).
+    @usableFromInline var valueEnd: Int
+
+    @inlinable
+    init(keyEnd: Int, valueStart: Int, valueEnd: Int) {
+        self.keyEnd = keyEnd
+        self.valueStart = valueStart
+        self.valueEnd = valueEnd
+    }
+
+    /// Whether the element that starts at `start` holds nothing: neither a key nor an `=`.
+    @inlinable
+    @inline(__always)
+    func isEmpty(at start: Int) -> Bool { keyEnd == start && valueStart == keyEnd }
+
+    /// The element that starts at `start` as a ``Tag``.
+    ///
+    /// - Precondition: `start <= keyEnd <= 65_535`, as in every line (at most 65,535 bytes).
+    @inlinable
+    @inline(__always)
+    func tag(at start: Int) -> Tag {
+        Tag(
+            key: ByteRange(UInt16(truncatingIfNeeded: start), UInt16(truncatingIfNeeded: keyEnd)),
+            value: TagValue(
+                raw: ByteRange(UInt16(truncatingIfNeeded: valueStart), UInt16(truncatingIfNeeded: valueEnd))))
+    }
+}
+
+extension TagStops {
+    /// Takes the stops of the element that starts at the byte after the last stop taken (or at
+    /// `lower`): its key up to the first `=`, `;` or space, and its value, when there is an `=`, up
+    /// to the next `;` or space (an `=` inside it is stepped over); either may end at `limit`.
+    ///
+    /// - Precondition: as ``next()``.
+    /// - Complexity: O(1) amortised. - Allocations: none.
+    @inlinable
+    @inline(__always)
+    mutating func element() -> TagElement {
+        let keyEnd = next()
+        // SAFETY: `keyEnd < limit <= count` is checked before the read.
+        if keyEnd < limit, unsafe p[keyEnd] == UInt8(ascii: "=") {
+            return TagElement(keyEnd: keyEnd, valueStart: keyEnd &+ 1, valueEnd: nextEnd())
+        }
+        return TagElement(keyEnd: keyEnd, valueStart: keyEnd, valueEnd: keyEnd)
+    }
+
+    /// Whether the element that ended at `valueEnd` was followed by a `;` (more elements follow);
+    /// `false` at a space or at `limit` (the section's end).
+    @inlinable
+    @inline(__always)
+    func continues(after valueEnd: Int) -> Bool {
+        guard valueEnd < limit else { return false }
+        // SAFETY: `valueEnd < limit <= count`.
+        return unsafe p[valueEnd] == UInt8(ascii: ";")
     }
 }

@@ -23,6 +23,12 @@ extension ParsedLine {
 public struct Tag: Sendable, Equatable {
     public var key: ByteRange
     public var value: TagValue
+
+    @inlinable
+    init(key: ByteRange, value: TagValue) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// The still-escaped value of a tag, as a range into the line. Unescape it with ``unescape(in:_:)``.
@@ -131,9 +137,9 @@ public struct TagValue: Sendable, Equatable {
 
 /// Walks the tag section `k=v;k2;k3=` of a line.
 ///
-/// Jumps from delimiter to delimiter with the section's `=` and `;` as a bit mask (``TagStops``, 64
-/// bytes at a time) and keeps the current chunk's mask between tags, so the section is read once
-/// however many tags are asked for.
+/// Takes the section's `=` and `;` in order from a bit mask (``TagStops``, 64 bytes at a time) and
+/// keeps the current chunk's stops not taken yet between tags, so the section is read once however
+/// many tags are asked for.
 ///
 /// - Complexity: O(1) per tag plus O(1) per 64 bytes of the section. - Allocations: none.
 public struct TagCursor: Sendable {
@@ -142,7 +148,7 @@ public struct TagCursor: Sendable {
     let end: UInt16
     /// Start of the 64 bytes ``stops`` describes; `UInt16.max` until the first read.
     private var base: UInt16 = .max
-    /// The delimiters of the chunk at ``base`` (``TagStops/mask(_:count:base:limit:)``).
+    /// The stops of the chunk at ``base`` not taken yet (``TagStops/next()``).
     private var stops: UInt64 = 0
 
     public init(_ line: ParsedLine) {
@@ -161,61 +167,39 @@ public struct TagCursor: Sendable {
     /// The next tag, or `nil` after the last. Empty elements (`;;`, a trailing `;`) are skipped; an
     /// element without `=` has an empty value, and one that starts with `=` an empty key.
     ///
-    /// - Precondition: `line` is the line the cursor's section was parsed from.
+    /// - Precondition: `line` is the line the cursor's section was parsed from (checked: the section
+    ///   lies within `line`).
+    /// - Complexity: O(1) amortised per tag, plus O(1) per 64 bytes of the section.
+    /// - Allocations: none.
     public mutating func next(in line: Span<UInt8>) -> Tag? {
         let end = Int(self.end)
         var i = Int(position)
-        while i < end {
-            let start = i
-            let keyEnd = nextStop(from: i, in: line)
-            var valueStart = keyEnd
-            var valueEnd = keyEnd
-            if keyEnd < end && line[keyEnd] == UInt8(ascii: "=") {
-                valueStart = keyEnd &+ 1
-                valueEnd = nextStop(from: valueStart, in: line)
-                // An `=` inside the value is stepped over.
-                while valueEnd < end && line[valueEnd] == UInt8(ascii: "=") {
-                    valueEnd = nextStop(from: valueEnd &+ 1, in: line)
-                }
-            }
-            i = valueEnd &+ 1  // past the `;` (or the end)
-            if keyEnd == start && valueStart == keyEnd { continue }  // empty element (`;;` or a trailing `;`)
-            position = UInt16(truncatingIfNeeded: Swift.min(i, end))
-            // `start <= keyEnd <= valueStart <= valueEnd <= end <= 65_535`: the offsets fit 16 bits.
-            return Tag(
-                key: ByteRange(UInt16(truncatingIfNeeded: start), UInt16(truncatingIfNeeded: keyEnd)),
-                value: TagValue(
-                    raw: ByteRange(UInt16(truncatingIfNeeded: valueStart), UInt16(truncatingIfNeeded: valueEnd))))
-        }
-        position = self.end
-        return nil
-    }
-
-    /// The first `=` or `;` at or after `i`, or the section's end.
-    @inline(__always)
-    private mutating func nextStop(from i: Int, in line: Span<UInt8>) -> Int {
-        var at = i
-        // `base == .max` (nothing read yet) takes the first branch: `i <= end < 65_535`.
-        if at < Int(base) || at >= Int(base) &+ 64 { load(at: at, in: line) }
-        var bits = stops & (~0 &<< UInt64(truncatingIfNeeded: at &- Int(base)))
-        while bits == 0 {
-            // `end` is a stop: a chunk without a bit ends before it.
-            at = Int(base) &+ 64
-            load(at: at, in: line)
-            bits = stops
-        }
-        return Int(base) &+ bits.trailingZeroBitCount
-    }
-
-    /// Reads the 64 bytes from `at` (fewer at the end of the line).
-    private mutating func load(at: Int, in line: Span<UInt8>) {
-        let end = Int(self.end)
-        precondition(at <= end && end <= line.count, "tag section outside the line")
+        guard i < end else { return nil }
         let count = line.count
-        // SAFETY: `at <= end <= count` (checked above); the mask reads only inside the line.
-        stops = unsafe line.withUnsafeBufferPointer { buffer in
-            unsafe TagStops.mask(buffer.baseAddress!, count: count, base: at, limit: end)
+        precondition(end <= count, "tag section outside the line")
+        // SAFETY: `i < end <= count`: the bytes are not empty, and every read of the walk is below
+        // `end` (``TagStops``).
+        return unsafe line.withUnsafeBufferPointer { buffer -> Tag? in
+            let p = buffer.baseAddress!
+            var walk =
+                base == .max
+                ? unsafe TagStops(p, count: count, lower: i, limit: end)
+                : unsafe TagStops(p, count: count, limit: end, base: Int(base), stops: stops)
+            defer {
+                // The walk stays at or below `end < 65_535`.
+                base = UInt16(truncatingIfNeeded: walk.base)
+                stops = walk.stops
+            }
+            while i < end {
+                let start = i
+                let element = walk.element()
+                i = element.valueEnd &+ 1  // past the `;` (or the end)
+                if element.isEmpty(at: start) { continue }  // `;;` or a trailing `;`
+                position = UInt16(truncatingIfNeeded: Swift.min(i, end))
+                return element.tag(at: start)
+            }
+            position = self.end
+            return nil
         }
-        base = UInt16(truncatingIfNeeded: at)
     }
 }

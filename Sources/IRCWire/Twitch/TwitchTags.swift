@@ -89,7 +89,7 @@ public struct TwitchTags: Sendable {
                 var i = lower
                 while true {
                     let keyStart = i
-                    let keyEnd = stops.nextStop(from: i)
+                    let keyEnd = stops.next()
                     var valueStart = keyEnd
                     var valueEnd = keyEnd
                     // What ended the element: `;` (more follow), a space or the limit (the section's end).
@@ -97,7 +97,7 @@ public struct TwitchTags: Sendable {
                     var stop = keyEnd < limit ? unsafe p[keyEnd] : space
                     if stop == UInt8(ascii: "=") {
                         valueStart = keyEnd &+ 1
-                        valueEnd = stops.nextEnd(from: valueStart)
+                        valueEnd = stops.nextEnd()
                         // SAFETY: `valueEnd < limit <= count` is checked before the read.
                         stop = valueEnd < limit ? unsafe p[valueEnd] : space
                     }
