@@ -184,25 +184,20 @@ public final class LogsService: Sendable {
     /// - Throws: ``LogsError/notFound`` when the store has no such channel,
     ///   ``LogsError/channelOptedOut`` when its login or id is on the opt-out list, a store's failure.
     func login(of channel: LogsRoute.Channel) throws(LogsError) -> String {
-        let found: String
         switch channel {
         case .name(let login):
-            // A listed login is refused as rustlog refuses it, also when no line of it was ever stored
-            // (capture --opt-out withholds them all).
-            if optOut.contains(login: login, id: nil) { throw .channelOptedOut }
+            // Asked before whether it exists: a listed channel none of whose lines was ever stored
+            // (capture --opt-out withholds them all) is refused too, as rustlog refuses it.
+            if try isOptedOut(channel: login) { throw .channelOptedOut }
             guard try store.hasChannel(login) else { throw .notFound }
-            found = login
+            return login
         case .id(let id):
-            var match: String? = nil
             for login in try store.channels() where try roomId(of: login) == id {
-                match = login
-                break
+                if try isOptedOut(channel: login) { throw .channelOptedOut }
+                return login
             }
-            guard let match else { throw .notFound }
-            found = match
+            throw .notFound
         }
-        if try isOptedOut(channel: found) { throw .channelOptedOut }
-        return found
     }
 
     /// Whether the channel `login` (or its id) is on the opt-out list.

@@ -39,13 +39,11 @@ public final class CaptureOptOut {
     ///
     /// - Returns: what to say, and the list now in force when it changed (`nil` when it was kept).
     public func reload() -> (text: String, list: OptOutList?) {
-        do throws(LogsRun.OptOutFailure) {
-            let list = try LogsRun.readOptOut(path)
+        let (list, text) = LogsRun.reread(path)
+        if let list {
             self.list = list
             filter = OptOutFilter(list)
-            return ("opt-out reloaded: \(list.logins.count) logins, \(list.ids.count) ids", list)
-        } catch {
-            return ("\(error); the opt-out list in force stays", nil)
         }
+        return (text, list)
     }
 }

@@ -37,12 +37,23 @@ public enum LogsRun {
     /// SIGHUP: the file at `path` again, put in force in `service`; a file that cannot be read or
     /// parsed keeps the list in force, and says why.
     public static func reload(_ path: String, into service: LogsService, console: RunConsole) {
+        let (list, text) = reread(path)
+        if let list {
+            service.setOptOut(list)
+            console.note(text)
+        } else {
+            console.warning(text)
+        }
+    }
+
+    /// The file at `path` read again for a reload (logs' and capture's): the new list, or `nil` when the
+    /// list in force stays; and what to say either way.
+    static func reread(_ path: String) -> (list: OptOutList?, text: String) {
         do throws(OptOutFailure) {
             let list = try readOptOut(path)
-            service.setOptOut(list)
-            console.note("opt-out reloaded: \(list.logins.count) logins, \(list.ids.count) ids")
+            return (list, "opt-out reloaded: \(list.logins.count) logins, \(list.ids.count) ids")
         } catch {
-            console.warning("\(error); the opt-out list in force stays")
+            return (nil, "\(error); the opt-out list in force stays")
         }
     }
 

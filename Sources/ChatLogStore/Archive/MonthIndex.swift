@@ -130,16 +130,25 @@ struct MonthIndex {
     /// time in this process (threads asking for the same month wait for the one building it, then find
     /// it current); another process builds in a folder of its own.
     ///
-    /// - Returns: whether it is in place and current (see ``build(from:)``).
-    /// - Complexity: O(1) file checks when current; ``build(from:)`` otherwise.
-    func ensureCurrent(for files: [LogArchive.File], while going: () -> Bool = { true }) -> Bool {
+    /// - Returns: whether it was current, has been built now, or is not in place (``build(from:while:)``
+    ///   failed: the caller reads the files themselves).
+    /// - Complexity: O(1) file checks when current; ``build(from:while:)`` otherwise.
+    func ensureCurrent(for files: [LogArchive.File], while going: () -> Bool = { true }) -> Readiness {
         let gate = Self.gates.withLock { gates in
             if let gate = gates[path] { return gate }
             let gate = BuildGate()
             gates[path] = gate
             return gate
         }
-        return gate.lock.withLock { _ in isCurrent(for: files) || build(from: files, while: going) }
+        return gate.lock.withLock { _ in
+            if isCurrent(for: files) { return .current }
+            return build(from: files, while: going) ? .built : .failed
+        }
+    }
+
+    /// What ``ensureCurrent(for:while:)`` found or did.
+    enum Readiness {
+        case current, built, failed
     }
 
     /// One lock per month folder (a few bytes each; the months of the archive's channels at most).

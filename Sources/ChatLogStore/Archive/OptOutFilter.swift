@@ -21,13 +21,12 @@ public struct OptOutFilter: Sendable, Equatable {
     ///
     /// - Complexity: O(id + login length). - Allocations: none.
     public func excludes(_ line: StoredLine, in bytes: Span<UInt8>) -> Bool {
-        if !ids.isEmpty, let id = line.userId, let candidates = ids[Self.hash(bytes, id.raw.range)] {
-            for candidate in candidates where bytes.equals(candidate, at: id.raw.range) { return true }
-        }
+        if let id = line.userId, Self.lists(ids, bytes, id.raw.range, lowercased: false) { return true }
+        // The login is looked for in the line only when some login is listed.
         if !logins.isEmpty, let login = line.userLogin(in: bytes),
-            let candidates = logins[Self.hash(bytes, login.range)]
+            Self.lists(logins, bytes, login.range, lowercased: true)
         {
-            for candidate in candidates where bytes.equals(lowercased: candidate, at: login.range) { return true }
+            return true
         }
         return false
     }
@@ -37,14 +36,25 @@ public struct OptOutFilter: Sendable, Equatable {
     ///
     /// - Complexity: O(channel + id + login length). - Allocations: none.
     public func withholds(_ line: StoredLine, in bytes: Span<UInt8>) -> Bool {
-        if !logins.isEmpty, let channel = line.message.channel, let candidates = logins[Self.hash(bytes, channel.range)]
-        {
-            for candidate in candidates where bytes.equals(lowercased: candidate, at: channel.range) { return true }
+        if let channel = line.message.channel, Self.lists(logins, bytes, channel.range, lowercased: true) {
+            return true
         }
-        if !ids.isEmpty, let room = line.roomId, let candidates = ids[Self.hash(bytes, room.raw.range)] {
-            for candidate in candidates where bytes.equals(candidate, at: room.raw.range) { return true }
-        }
+        if let room = line.roomId, Self.lists(ids, bytes, room.raw.range, lowercased: false) { return true }
         return excludes(line, in: bytes)
+    }
+
+    /// Whether `table` holds the bytes of `range` (compared in lower case with `lowercased`).
+    ///
+    /// - Complexity: O(range) to hash, O(1) candidates. - Allocations: none.
+    private static func lists(
+        _ table: [UInt64: [[UInt8]]], _ bytes: Span<UInt8>, _ range: Range<Int>, lowercased: Bool
+    ) -> Bool {
+        guard !table.isEmpty, let candidates = table[hash(bytes, range)] else { return false }
+        for candidate in candidates
+        where lowercased ? bytes.equals(lowercased: candidate, at: range) : bytes.equals(candidate, at: range) {
+            return true
+        }
+        return false
     }
 
     private static func hash(_ bytes: [UInt8]) -> UInt64 {

@@ -83,21 +83,12 @@ public struct DirectoryStore: LogStore {
 
     /// - Complexity: per month, its files newest first up to the user's first line.
     public func months(of channel: String, with selector: UserSelector) -> [LogMonth] {
-        var byMonth: [(LogMonth, [String])] = []
-        for file in archive.files(of: channel).reversed() {
-            let month = file.day.logMonth
-            if byMonth.last?.0 == month {
-                byMonth[byMonth.count - 1].1.append(file.path)
-            } else {
-                byMonth.append((month, [file.path]))
-            }
-        }
         var found: [LogMonth] = []
         var reader = ArchiveReader()
-        for (month, paths) in byMonth {
-            for path in paths {
+        for (month, files) in Self.byMonth(archive.files(of: channel)).reversed() {
+            for file in files.reversed() {
                 var hit = false
-                reader.read([path]) { line, bytes in
+                reader.read([file.path]) { line, bytes in
                     hit = selector.matches(line, in: bytes)
                     return !hit
                 }
@@ -147,7 +138,7 @@ public struct DirectoryStore: LogStore {
         for (month, group) in Self.byMonth(files) {
             let covered = group.filter { $0.day < today }
             let index = MonthIndex(archive: archive, channel: channel, month: month)
-            if !covered.isEmpty, Self.holdsWhole(month, selection.days), index.ensureCurrent(for: covered) {
+            if !covered.isEmpty, Self.holdsWhole(month, selection.days), index.ensureCurrent(for: covered) != .failed {
                 paths.append(index.shardPath(for: selection.userIds[0]))
                 paths += group.filter { $0.day >= today }.map(\.path)
                 indexed = true
@@ -171,7 +162,7 @@ public struct DirectoryStore: LogStore {
             for (month, group) in Self.byMonth(archive.files(of: channel).filter { $0.day < today }).reversed() {
                 guard going() else { return built }
                 let index = MonthIndex(archive: archive, channel: channel, month: month)
-                if !index.isCurrent(for: group), index.ensureCurrent(for: group, while: going) { built += 1 }
+                if index.ensureCurrent(for: group, while: going) == .built { built += 1 }
             }
         }
         return built
