@@ -4,8 +4,7 @@ import IRCWire
 /// ``StatsCollector``'s counts by byte string (channel names, msg-ids): a count per distinct key,
 /// the key's bytes kept once, at its first sight.
 ///
-/// A key is found through the store's ``NameIndex`` (the index of the store's channels and of
-/// capture's lanes): the index gives candidates by hash, and a candidate is confirmed against the
+/// A key is found through ChatStore's ``NameIndex`` (the index of capture's lanes too): the index gives candidates by hash, and a candidate is confirmed against the
 /// key's kept bytes, so different keys never merge. Counting a key seen before costs a hash, a
 /// probe, a compare and an increment: no String, no reference counted key, no allocation.
 ///
