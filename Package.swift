@@ -52,8 +52,11 @@ let package = Package(
         .target(name: "IRCWire", swiftSettings: dataPathSettings),
         // WebSocket (RFC 6455) frames decoded in place and encoded, and the Upgrade handshake as text.
         .target(name: "WebSocketWire", swiftSettings: dataPathSettings),
+        // Where the store's memory comes from: the system's page mapping and resident-memory reading
+        // (injected by ChatPosix).
+        .target(name: "ChatMemory", swiftSettings: dataPathSettings),
         // Entry rings, windows, moderation, interning, timestamps.
-        .target(name: "ChatStore", dependencies: ["IRCWire"], swiftSettings: dataPathSettings),
+        .target(name: "ChatStore", dependencies: ["IRCWire", "ChatMemory"], swiftSettings: dataPathSettings),
         // The Twitch connection state machine, credentials, logins, join pacing, session records
         // (whose descriptions write instants with ChatStore's `Timestamp`).
         .target(name: "TwitchSession", dependencies: ["IRCWire", "ChatStore"], swiftSettings: dataPathSettings),
@@ -66,7 +69,8 @@ let package = Package(
         // errno text, full writes, threads, the stop flag, the clocks behind `Moment.now()`, the CPUs
         // available (CLinux: sched_getaffinity).
         .target(
-            name: "ChatPosix", dependencies: ["ChatStore", "TwitchSession", "CLinux"], swiftSettings: dataPathSettings),
+            name: "ChatPosix", dependencies: ["ChatMemory", "ChatStore", "TwitchSession", "CLinux"],
+            swiftSettings: dataPathSettings),
         // epoll, TCP, TLS (the system OpenSSL), socket addresses, write queues.
         .target(
             name: "ChatNet",
@@ -185,7 +189,8 @@ let package = Package(
             dependencies: ["IRCWire", "ChatTestSupport", .product(name: "Yams", package: "Yams")],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatStoreTests", dependencies: ["ChatStore", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            name: "ChatStoreTests",
+            dependencies: ["ChatStore", "ChatMemory", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "TwitchSessionTests", dependencies: ["TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport"],
@@ -195,7 +200,7 @@ let package = Package(
             dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatPosixTests", dependencies: ["ChatPosix", "ChatTestSupport"],
+            name: "ChatPosixTests", dependencies: ["ChatPosix", "ChatMemory", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatGzipTests", dependencies: ["ChatGzip", "ChatInput", "ChatPosix", "ChatTestSupport", "CZlib"],

@@ -1,4 +1,4 @@
-public import ChatStore
+public import ChatMemory
 import Glibc
 
 extension PageMapping {

@@ -1,3 +1,4 @@
+import ChatMemory
 import IRCWire
 
 /// One channel's kept chat: an ``EntryRing``, whose slot table indexes its entries by message id

@@ -1,5 +1,5 @@
+import ChatMemory
 import ChatPosix
-import ChatStore
 import Glibc
 import Testing
 

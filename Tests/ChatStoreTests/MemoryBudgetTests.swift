@@ -1,3 +1,4 @@
+import ChatMemory
 import IRCWire
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+public import ChatMemory
 import Synchronization
 
 /// A process-wide bound on resident memory, kept by trimming channel rings, shared by every

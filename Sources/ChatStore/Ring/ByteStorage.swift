@@ -1,3 +1,5 @@
+import ChatMemory
+
 /// The bytes of a ring's entries, one generation of storage: a trivial descriptor of raw memory,
 /// itself kept in raw memory (``make(capacity:origin:)``) so that the ring's owner and its readers
 /// reach it without reference counting.

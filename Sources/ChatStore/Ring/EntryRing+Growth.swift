@@ -1,3 +1,4 @@
+import ChatMemory
 import Synchronization
 
 /// Growth and compaction: the byte storage and the slot table grow while the ring fills (and the

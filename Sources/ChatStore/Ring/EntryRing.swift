@@ -1,3 +1,4 @@
+public import ChatMemory
 import IRCWire
 import Synchronization
 

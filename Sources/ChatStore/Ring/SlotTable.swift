@@ -1,3 +1,4 @@
+import ChatMemory
 import Synchronization
 
 /// A ring's slot arrays, one generation: metadata, moderation's id links and the atomic tombstone of
