@@ -15,6 +15,9 @@
 # best and the median of the rounds' own ratios.
 # The runs alternate, REALCHAT_BENCH_ROUNDS rounds (default 5) of one run of each log, so that a busy
 # moment of a shared machine falls on every row alike; each row keeps its best CPU time.
+# Heap allocations a line (issue #39: at 10,000 within 1.2x of 1,000): one more run of each log outside the
+# timed rounds, under Benchmarks/malloc_count.c (an LD_PRELOAD counter of malloc, calloc, realloc and the
+# aligned allocators, built here with cc), less a run of an empty log, over the lines.
 # REALCHAT_BENCH_INSTRUCTIONS=1 adds instructions a line (valgrind's cachegrind, no cache simulation,
 # start-up subtracted; deterministic, but blind to the cache misses that make the 10,000 rows dearer;
 # about a minute a log). The logs are generated once into Fixtures/generated/ (never committed).
@@ -47,7 +50,19 @@ print(int((r.ru_utime + r.ru_stime) * 1e6), r.ru_maxrss)
 PY
 }
 
-declare -A cpu rss insn
+declare -A cpu rss insn allocs
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -shared -fPIC -o "$work/malloc_count.so" Benchmarks/malloc_count.c
+: > "$work/empty.irc"
+# Heap allocations of one replay of log $1 (the same options as measure's).
+allocations() {
+    MALLOC_COUNT_FILE="$work/count" LD_PRELOAD="$work/malloc_count.so" "$bin" replay "$1" --format json \
+        --capacity "$lines" > /dev/null 2>&1
+    cat "$work/count"
+}
+empty_allocations=$(allocations "$work/empty.irc")
+for run in "${runs[@]}"; do allocs[$run]=$(($(allocations "$(log_of "$run")") - empty_allocations)); done
 ratios_even="" ratios_skew=""
 for _ in $(seq 1 "$rounds"); do
     declare -A this
@@ -62,11 +77,8 @@ for _ in $(seq 1 "$rounds"); do
 done
 
 if [ "$instructions" = 1 ]; then
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
     # valgrind cannot read Swift's DWARF: a copy stripped of debug information (symbols kept).
     strip --strip-debug -o "$work/chatcap" "$bin"
-    : > "$work/empty.irc"
     count() {
         valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$work/chatcap" replay "$1" \
             --format json --capacity "$lines" 2>&1 > /dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
@@ -76,23 +88,27 @@ if [ "$instructions" = 1 ]; then
 fi
 
 echo "real-shaped chat: $lines lines (~377 bytes, ~14.8 tags each), replay --format json --capacity $lines, best of $rounds alternated rounds"
-printf '%-11s %8s %8s %9s %8s %8s %8s %s\n' log "cpu s" ns/line insn/line "RSS MB" "held MB" "goal MB" "(1.3 x held + 30)"
+printf '%-11s %8s %8s %9s %11s %8s %8s %8s %s\n' log "cpu s" ns/line insn/line allocs/line "RSS MB" "held MB" \
+    "goal MB" "(1.3 x held + 30)"
 for run in "${runs[@]}"; do
     held=$(sed -n 's/.*entries, \([0-9.]*\) MB of lines held.*/\1/p' "$dir/.realchat-memory-$run")
-    awk -v r="$run" -v cpu="${cpu[$run]}" -v n="$lines" -v kb="${rss[$run]}" -v held="$held" -v insn="${insn[$run]:-}" 'BEGIN {
+    awk -v r="$run" -v cpu="${cpu[$run]}" -v n="$lines" -v kb="${rss[$run]}" -v held="$held" -v insn="${insn[$run]:-}" \
+        -v allocs="${allocs[$run]}" 'BEGIN {
         rss = kb * 1024 / 1e6; goal = 1.3 * held + 30
-        printf "%-11s %8.3f %8.0f %9s %8.1f %8.1f %8.1f %s\n", r, cpu / 1e6, cpu * 1e3 / n,
-            (insn == "") ? "-" : sprintf("%.0f", insn / n), rss, held, goal, (rss <= goal) ? "met" : "not met" }'
+        printf "%-11s %8.3f %8.0f %9s %11.3f %8.1f %8.1f %8.1f %s\n", r, cpu / 1e6, cpu * 1e3 / n,
+            (insn == "") ? "-" : sprintf("%.0f", insn / n), allocs / n, rss, held, goal, (rss <= goal) ? "met" : "not met" }'
 done
 for shape in even skew; do
     ratios=ratios_$shape
     echo "${!ratios}" | tr ' ' '\n' | grep . | sort -n | awk -v shape="$shape" \
         -v best="$(awk -v a="${cpu[$shape-10000]}" -v b="${cpu[$shape-1000]}" 'BEGIN { printf "%.3f", a / b }')" \
         -v ia="${insn[$shape-10000]:-}" -v ib="${insn[$shape-1000]:-}" -v ra="${rss[$shape-10000]}" -v rb="${rss[$shape-1000]}" \
+        -v aa="${allocs[$shape-10000]}" -v ab="${allocs[$shape-1000]}" \
         '{ r[NR] = $1 } END {
             printf "%s: 10,000 against 1,000 channels (issue #39: CPU <= 1.15x): CPU best against best %sx, median of the rounds %.3fx (rounds: ", shape, best, r[int((NR + 1) / 2)]
             for (i = 1; i <= NR; i++) printf "%s%s", r[i], (i < NR ? " " : ")")
             printf "; RSS %.2fx", ra / rb
+            printf "; allocations a line %.2fx (<= 1.2x)", (ab > 0) ? aa / ab : 0
             if (ia != "") printf "; instructions %.3fx", ia / ib
             printf "\n" }'
 done
