@@ -189,6 +189,8 @@ let package = Package(
             dependencies: ["IRCWire", "ChatTestSupport", .product(name: "Yams", package: "Yams")],
             swiftSettings: commonSettings),
         .testTarget(
+            name: "ChatMemoryTests", dependencies: ["ChatMemory", "ChatPosix"], swiftSettings: commonSettings),
+        .testTarget(
             name: "ChatStoreTests",
             dependencies: ["ChatStore", "ChatMemory", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),

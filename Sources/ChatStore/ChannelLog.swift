@@ -43,11 +43,12 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Empties ``modified`` (the view model published it). - Allocations: none.
     func clearModified() { modifiedBox?.seqs = ModifiedSeqs() }
 
-    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?, pages: PageMapping?) {
+    /// - Parameter regions: the store's mapping and regions for its rings' bytes (``EntryRing``).
+    init(nameBytes: [UInt8], index: Int, capacity: Int, interner: Interner?, regions: PageRegions?) {
         name = String(decoding: nameBytes, as: UTF8.self)
         self.index = index
         longName = nameBytes.count > ChannelIndex.inlineBytes ? nameBytes : []
-        ring = EntryRing(capacity: capacity, keepsSenders: interner != nil, pages: pages)
+        ring = EntryRing(capacity: capacity, keepsSenders: interner != nil, firstSeq: 0, regions: regions)
         self.interner = interner
     }
 

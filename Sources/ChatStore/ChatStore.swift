@@ -38,6 +38,9 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     public let internsSenders: Bool
     /// Where busy channels' byte storage comes from (`nil`: allocated, moved when it grows).
     public let pages: PageMapping?
+    /// ``pages`` with the regions of ``EntryRing/regionBytes`` small channels' bytes grow in (every
+    /// ring holds it).
+    let regions: PageRegions?
     /// The process-wide bound on what rings reserve, if any (``ChatStore+Budget.swift``).
     public let budget: MemoryBudget?
     /// Entries the budget leaves in every channel: the view model's window (what `watch` shows and
@@ -65,7 +68,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///     compare by ``Token``). Four interner lookups, and four releases on eviction, per line: a
     ///     consumer that reads names from the entry bytes (replay, dump) turns it off.
     ///   - pages: where a channel's byte storage comes from once it is busy (``EntryRing/mappedBytesDefault``):
-    ///     mapped, it grows in place, never copied. The OS layer passes `PageMapping.system`.
+    ///     mapped, it grows in place, never copied; from 4 KB, in a region of ``EntryRing/regionBytes``
+    ///     carved from it (``PageRegions``). The OS layer passes `PageMapping.system`.
     ///   - budget: the process-wide bound on what rings reserve (shared by every store given it);
     ///     `nil`: each ring keeps up to `capacity` entries.
     public convenience init(
@@ -87,6 +91,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         budgetFloor: Int? = nil
     ) {
         self.pages = pages
+        regions = pages.map { PageRegions(pages: $0, regionBytes: EntryRing.regionBytes) }
         self.budget = budget
         self.budgetFloor = min(max(budgetFloor ?? windowSize, 1), capacity)
         self.capacity = capacity
@@ -278,7 +283,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         for i in name.indices { nameBytes.append(name[i]) }
         let log = ChannelLog(
             nameBytes: nameBytes, index: index, capacity: capacity, interner: internsSenders ? interner : nil,
-            pages: pages)
+            regions: regions)
         let c = index / Self.chunkSize
         // SAFETY: `c < directorySize` (`index < channelLimit <= maximumChannels`, checked above); a new chunk is initialised before use, and
         // both the chunk pointer and the slot are written before the count is released.

@@ -131,6 +131,42 @@ import Testing
         for s in small.liveRange { #expect(unpadded(text(small, s, reader)) == "message \(s)") }
     }
 
+    @Test(
+        "a store's ring moves its bytes into a region at 4 KiB and grows there in place, past it into a mapping; the region goes to the next ring"
+    )
+    func regionGrowth() throws {
+        let reader = try #require(registry.makeReader())
+        let regions = PageRegions(pages: .system, regionBytes: 16_384)
+        let ring = EntryRing(capacity: 300, initialBytes: 512, firstSeq: 3, regions: regions)
+        var region: UInt? = nil
+        var inPlace = 0
+        for k in 0..<200 {
+            let old = ring.storageAddress
+            let oldCapacity = ring.byteCapacity
+            append(ring, line(3 + UInt64(k), padding: 300))
+            let inRegion = ring.storageAddress.pointee.isInRegion
+            #expect(inRegion == (ring.byteCapacity >= EntryRing.regionEntryBytes && ring.byteCapacity < 16_384))
+            if inRegion, let region {
+                #expect(ring.byteStorageAddress == region, "moved inside its region, at entry \(k)")
+                if ring.byteCapacity > oldCapacity {
+                    inPlace += 1
+                    // The generation a reader may still hold keeps describing what it described.
+                    #expect(ring.storageAddress != old && old.pointee.capacity == oldCapacity)
+                }
+            } else if inRegion {
+                region = ring.byteStorageAddress
+            }
+            for s in ring.liveRange { #expect(unpadded(text(ring, s, reader)) == "message \(s)") }
+        }
+        #expect(region != nil && inPlace >= 3, "in a region from 4 KiB, then grown in place \(inPlace) times")
+        #expect(ring.byteStorageIsMapped && ring.byteStorageAddress != region, "past the region: a mapping of its own")
+        // The next ring to reach 4 KiB gets the region the first one left.
+        let next = EntryRing(capacity: 300, initialBytes: 512, firstSeq: 0, regions: regions)
+        for k in 0..<15 { append(next, line(UInt64(k), padding: 300)) }
+        #expect(next.byteStorageAddress == region)
+        for s in next.liveRange { #expect(unpadded(text(next, s, reader)) == "message \(s)") }
+    }
+
     @Test("without a page mapping, or when the system refuses one, byte storage is allocated and still grows")
     func unmappedGrowth() throws {
         let reader = try #require(registry.makeReader())

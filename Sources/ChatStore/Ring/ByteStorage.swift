@@ -13,7 +13,7 @@ import ChatMemory
 ///            [ newest lines … | free | oldest lines … | skipped ]  untouched: no pages
 /// ```
 ///
-/// Two kinds of memory back a generation:
+/// Three kinds of memory back a generation:
 /// - **allocated** (``make(capacity:origin:)``): exactly `capacity` bytes from the allocator, in one
 ///   block after the descriptor; growing
 ///   copies the live bytes into a larger generation. Small rings use it: most of thousands of
@@ -21,10 +21,16 @@ import ChatMemory
 /// - **mapped** (``makeMapped(capacity:origin:reserving:from:)``): `capacity` bytes at the start of a
 ///   larger reservation of address space, whose pages the kernel supplies on first touch. Growing
 ///   while the live bytes sit in one lap of the ring only makes a new descriptor over the same bytes
-///   (``extended(to:)``): nothing is copied, nothing is freed, and a reader still holding the old
-///   descriptor finds every entry it can see at the same address. Busy rings use it: copying on
-///   growth was most of the memory traffic of a replay of 1,000 channels (cachegrind: about two
+///   (``extended(to:lap:replacing:)``): nothing is copied, nothing is freed, and a reader still holding
+///   the old descriptor finds every entry it can see at the same address. Busy rings use it: copying
+///   on growth was most of the memory traffic of a replay of 1,000 channels (cachegrind: about two
 ///   thirds of its last-level cache misses).
+/// - **in a region** (``makeInRegion(_:regionBytes:capacity:origin:)``): mapped too, but a fixed-size
+///   region of a store's ``PageRegions`` (one system call per thousands of rings), its two descriptors
+///   at its head, so that growing in place allocates nothing. A store's small rings move their
+///   bytes there at their first growth and grow in place up to the region's end (issue #39: with
+///   10,000 channels of ~30 lines each, a ring's bytes moved 9 times, each a heap allocation, a copy
+///   and a free on memory the other channels had pushed out of the caches).
 @safe
 struct ByteStorage {
     let base: UnsafeMutableRawPointer
@@ -68,14 +74,61 @@ struct ByteStorage {
     /// same physical place for every virtual position in `lap ..< lap + self.capacity`. Free this
     /// one with ``freeDescriptor(_:)``: the bytes now belong to the new one.
     ///
+    /// In a region, the new descriptor takes the region's other descriptor slot (the one `current`,
+    /// this generation's descriptor, is not in): the generation before this one, which its replacer
+    /// freed once no reader could hold it.
+    ///
     /// - Precondition: mapped; `capacity` in `self.capacity ... reserved`; `lap` is `origin` plus a
     ///   whole number of laps.
-    /// - Allocations: one (the descriptor).
-    func extended(to capacity: Int, lap: UInt64) -> UnsafeMutablePointer<ByteStorage> {
+    /// - Allocations: one (the descriptor); none in a region.
+    func extended(
+        to capacity: Int, lap: UInt64, replacing current: UnsafeMutablePointer<ByteStorage>
+    ) -> UnsafeMutablePointer<ByteStorage> {
         precondition(reserved > 0 && capacity >= self.capacity && capacity <= reserved, "extend within the mapping")
         precondition((lap &- origin) % UInt64(self.capacity) == 0, "a new origin starts a lap")
-        return unsafe Self.describe(ByteStorage(base: base, capacity: capacity, origin: lap, reserved: reserved))
+        let next = ByteStorage(base: base, capacity: capacity, origin: lap, reserved: reserved)
+        guard isInRegion else { return unsafe Self.describe(next) }
+        // SAFETY: a region's two descriptor slots are the `regionHeaderBytes` before `base`.
+        let slots = unsafe (base - Self.regionHeaderBytes).assumingMemoryBound(to: ByteStorage.self)
+        let p = unsafe slots == current ? slots + 1 : slots
+        unsafe p.initialize(to: next)
+        return unsafe p
     }
+
+    /// A new generation of `capacity` bytes in `region` (``regionBytes(of:)`` of them, page-aligned,
+    /// from ``PageRegions``): the descriptor in the first of the region's two descriptor slots, the
+    /// bytes after both. It grows in place (``extended(to:lap:replacing:)``) up to the end of the
+    /// region, its descriptors alternating between the two slots. The region goes back to its
+    /// ``PageRegions`` (``EntryRing``'s growth recycles it), never through ``free(_:pages:)``.
+    ///
+    /// ```
+    ///  region:  [ descriptor | descriptor | bytes: capacity … reserved ]
+    /// ```
+    ///
+    /// - Precondition: `capacity <= regionBytes - regionHeaderBytes`.
+    /// - Complexity: O(1). - Allocations: none.
+    @unsafe
+    static func makeInRegion(
+        _ region: UnsafeMutableRawPointer, regionBytes: Int, capacity: Int, origin: UInt64
+    ) -> UnsafeMutablePointer<ByteStorage> {
+        let reserved = regionBytes - regionHeaderBytes
+        precondition(capacity <= reserved, "the bytes fit in the region")
+        let p = unsafe region.bindMemory(to: ByteStorage.self, capacity: 2)
+        unsafe p.initialize(
+            to: ByteStorage(base: region + regionHeaderBytes, capacity: capacity, origin: origin, reserved: reserved))
+        return unsafe p
+    }
+
+    /// The region this generation lives in (``isInRegion``), as ``PageRegions`` handed it out.
+    var region: UnsafeMutableRawPointer { unsafe base - Self.regionHeaderBytes }
+
+    /// Bytes before a region's storage: two descriptors (a generation and its replacement).
+    static var regionHeaderBytes: Int { 2 * MemoryLayout<ByteStorage>.stride }
+
+    /// Whether this generation lives in a region (``makeInRegion(_:regionBytes:capacity:origin:)``):
+    /// regions are page-aligned, so their bytes start ``regionHeaderBytes`` into a page, where a
+    /// mapping of its own starts a page and allocated bytes are not mapped at all.
+    var isInRegion: Bool { reserved > 0 && Int(bitPattern: base) & 4_095 == Self.regionHeaderBytes }
 
     private static func describe(_ storage: ByteStorage) -> UnsafeMutablePointer<ByteStorage> {
         let p = UnsafeMutablePointer<ByteStorage>.allocate(capacity: 1)
@@ -84,17 +137,22 @@ struct ByteStorage {
     }
 
     /// Frees a generation and its bytes (a mapped one back to `pages`, which mapped it; an allocated
-    /// one is one block with its descriptor).
+    /// one is one block with its descriptor). One in a region frees nothing: the region, descriptors
+    /// included, is its ``PageRegions``'s (``region``), which unmaps it when it goes.
     @unsafe
     static func free(_ p: UnsafeMutablePointer<ByteStorage>, pages: PageMapping?) {
-        if unsafe p.pointee.reserved > 0 { unsafe pages!.unmap(p.pointee.base, p.pointee.reserved) }
+        let storage = unsafe p.pointee
+        guard !storage.isInRegion else { return }
+        if storage.reserved > 0 { unsafe pages!.unmap(storage.base, storage.reserved) }
         unsafe p.deinitialize(count: 1)
         unsafe UnsafeMutableRawPointer(p).deallocate()
     }
 
-    /// Frees only a descriptor whose bytes an ``extended(to:lap:)`` generation took over.
+    /// Frees only a descriptor whose bytes an ``extended(to:lap:replacing:)`` generation took over
+    /// (in a region, nothing: its slot is taken again by the next extension).
     @unsafe
     static func freeDescriptor(_ p: UnsafeMutablePointer<ByteStorage>) {
+        guard unsafe !p.pointee.isInRegion else { return }
         unsafe p.deallocate()
     }
 

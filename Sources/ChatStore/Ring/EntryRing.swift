@@ -12,7 +12,8 @@ import Synchronization
 /// Memory follows the chat: the slot arrays (a ``SlotTable``) start small and grow by a quarter (by
 /// half once large) while the ring fills, until they hold `capacity` slots; the bytes (a
 /// ``ByteStorage``) grow the same way while small (by at least 1 KB), and once they reach
-/// ``mappedBytes`` move into a mapping that grows in place. Growing
+/// ``mappedBytes`` move into a mapping that grows in place (in a store, from 4 KB into a region of
+/// ``regionBytes`` that grows in place, and past it into a mapping). Growing
 /// makes a new generation (copying the live entries, unless the bytes grow in place; entry `seq`
 /// moves to slot `seq % newSlots`), publishes it, and frees what the old one alone held once no
 /// reader can still hold it. The slot table also holds moderation's index of the entries by message
@@ -94,11 +95,22 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     public static let initialBytes = 512
     /// Byte storage of this size or more is mapped and grows in place (see ``ByteStorage``).
     public static let mappedBytesDefault = 16 * 1_024
+    /// Bytes of the regions (``PageRegions``) a store's rings move their bytes into once they reach
+    /// 4 KB, to grow in place up to the region's end, then into a mapping of their own. Only written
+    /// pages cost memory: a ring's region holds at most a page more than it wrote. 128 KB, not
+    /// 16 KB: a channel of 300 lines of real chat (1,000 channels) stays in its region instead of
+    /// moving again at 16 KB (a copy, and the region's pages discarded: with 16 KB, replay of 1,000
+    /// channels took 3 to 9% more CPU than with heap storage; realchat_channels_bench).
+    public static let regionBytes = 128 * 1_024
     /// The longest line a ring expects (8,191 bytes of tags and a 512-byte message): sizes the
     /// address space a mapped storage reserves.
     static let longestLine = 8_704
-    /// Where mapped byte storage comes from; `nil`: always allocated (and moved when it grows).
-    let pages: PageMapping?
+    /// Where mapped byte storage comes from, and the regions a small ring's bytes grow in (a store's;
+    /// a ring of its own gets none); `nil`: always allocated (and moved when it grows). One reference,
+    /// a word less than the mapping's two function pointers it replaces in the object.
+    let memory: PageRegions?
+    /// Where mapped byte storage and large slot-table columns come from (``memory``'s mapping).
+    var pages: PageMapping? { memory?.pages }
     /// Byte storage of this size or more is mapped (``mappedBytesDefault`` unless a test lowers it).
     var mappedBytes: Int { Int(mappedBytesThreshold) }
 
@@ -121,23 +133,25 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     }
 
     /// A ring whose first entry gets sequence `firstSeq`, starting with `initialSlots` slots: lets
-    /// tests start at every wrap position and grow at every position.
+    /// tests start at every wrap position and grow at every position. `regions` (a store's, which
+    /// outlives none of its rings: each holds it) replaces `pages` with its own mapping.
     package init(
         capacity: Int, initialBytes: Int = EntryRing.initialBytes, initialSlots: Int = EntryRing.initialSlots,
         keepsSenders: Bool = true, firstSeq: UInt64,
-        pages: PageMapping? = nil, mappedBytes: Int = EntryRing.mappedBytesDefault
+        pages: PageMapping? = nil, regions: PageRegions? = nil, mappedBytes: Int = EntryRing.mappedBytesDefault
     ) {
         precondition(capacity > 0, "capacity must be positive")
         precondition(initialSlots > 0, "a ring starts with at least one slot")
         self.capacity = capacity
         self.keepsSenders = keepsSenders
-        self.pages = pages
+        memory = regions ?? pages.map { PageRegions(pages: $0, regionBytes: 0) }
         precondition(mappedBytes >= 0 && mappedBytes <= Int(UInt32.max), "mapping threshold out of range")
         mappedBytesThreshold = UInt32(mappedBytes)
         lowestLive.store(firstSeq, ordering: .relaxed)
         published.store(firstSeq, ordering: .relaxed)
         let storage = unsafe ByteStorage.make(capacity: max(initialBytes, 64), origin: 0)
-        let table = unsafe SlotTable.make(count: min(capacity, initialSlots), keepsSenders: keepsSenders, pages: pages)
+        let table = unsafe SlotTable.make(
+            count: min(capacity, initialSlots), keepsSenders: keepsSenders, pages: memory?.pages)
         currentStorage = Atomic(UInt(bitPattern: storage))
         currentTable = Atomic(UInt(bitPattern: table))
         pins = ReaderPins()
