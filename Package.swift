@@ -52,8 +52,9 @@ let package = Package(
         .target(name: "IRCWire", swiftSettings: dataPathSettings),
         // WebSocket (RFC 6455) frames decoded in place and encoded, and the Upgrade handshake as text.
         .target(name: "WebSocketWire", swiftSettings: dataPathSettings),
-        // Where the store's memory comes from: the system's page mapping and resident-memory reading
-        // (injected by ChatPosix).
+        // Where the store's memory comes from and how much it may take: the system's page mapping and
+        // resident-memory reading (injected by ChatPosix), the page regions a store's small rings grow
+        // their bytes in, and the memory budget.
         .target(name: "ChatMemory", swiftSettings: dataPathSettings),
         // Entry rings, windows, moderation, interning, timestamps.
         .target(name: "ChatStore", dependencies: ["IRCWire", "ChatMemory"], swiftSettings: dataPathSettings),
@@ -98,7 +99,9 @@ let package = Package(
         // encoders, the stdout sink; stats' counters.
         .target(
             name: "ChatOutput",
-            dependencies: ["ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession"],
+            dependencies: [
+                "ChatMemory", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession",
+            ],
             swiftSettings: dataPathSettings),
         // The one HTTP client (libcurl's easy interface): `load`'s POSTs, the backfill's GETs.
         .target(name: "ChatCurl", dependencies: ["CCurl", "ChatPosix"], swiftSettings: dataPathSettings),
@@ -121,13 +124,16 @@ let package = Package(
         // ingest counters of capture and tail and their Prometheus text exposition.
         .target(
             name: "ChatHTTP",
-            dependencies: ["ChatFormat", "ChatStore", "ChatPosix", "TwitchSession", "IRCWire", "CMicroHTTPD"],
+            dependencies: [
+                "ChatMemory", "ChatFormat", "ChatStore", "ChatPosix", "TwitchSession", "IRCWire", "CMicroHTTPD",
+            ],
             swiftSettings: dataPathSettings),
         // The terminal view (`watch`), over recordings and live chat.
         .target(
             name: "ChatWatch",
             dependencies: [
-                "ChatLive", "ChatOutput", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "TwitchSession",
+                "ChatLive", "ChatOutput", "ChatInput", "ChatFormat", "ChatPosix", "ChatMemory", "ChatStore",
+                "TwitchSession",
                 "IRCWire",
             ],
             swiftSettings: dataPathSettings),
@@ -161,7 +167,7 @@ let package = Package(
             name: "ChatRun",
             dependencies: [
                 "ChatLive", "ChatHTTP", "ChatLogs", "ChatLogStore", "ChatArchive", "ChatOutput", "ChatPosix",
-                "ChatStore",
+                "ChatMemory", "ChatStore",
                 "TwitchSession", "IRCWire",
             ],
             swiftSettings: dataPathSettings),
@@ -173,7 +179,7 @@ let package = Package(
                 "ChatLogStore",
                 "ChatArchive", "ChatInput",
                 "ChatNet",
-                "ChatPosix", "ChatFormat", "TwitchSession", "ChatStore", "IRCWire",
+                "ChatPosix", "ChatFormat", "TwitchSession", "ChatMemory", "ChatStore", "IRCWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: commonSettings),
@@ -223,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "ChatOutputTests",
             dependencies: [
-                "ChatOutput", "ChatPosix", "ChatTestSupport", "ChatInput", "ChatFormat", "ChatStore", "IRCWire",
+                "ChatOutput", "ChatPosix", "ChatTestSupport", "ChatInput", "ChatFormat", "ChatMemory", "ChatStore",
+                "IRCWire",
                 "TwitchSession",
             ],
             swiftSettings: commonSettings),
@@ -257,7 +264,8 @@ let package = Package(
         .testTarget(
             name: "ChatRunTests",
             dependencies: [
-                "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatOutput", "ChatServe", "ChatPosix", "ChatStore",
+                "ChatRun", "ChatHTTP", "ChatLive", "ChatArchive", "ChatOutput", "ChatServe", "ChatPosix", "ChatMemory",
+                "ChatStore",
                 "ChatLogs", "TwitchSession", "ChatTestSupport",
             ],
             swiftSettings: commonSettings),
@@ -276,7 +284,8 @@ let package = Package(
         .executableTarget(
             name: "AllocationChecks",
             dependencies: [
-                "IRCWire", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip", "ChatInput",
+                "IRCWire", "ChatMemory", "ChatStore", "TwitchSession", "ChatFormat", "ChatPosix", "ChatNet", "ChatGzip",
+                "ChatInput",
                 "ChatArchive", "ChatOutput", "ChatServe", "ChatHTTP", "ChatLogs", "ChatLogStore", "WebSocketWire",
                 "ChatTestSupport",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
@@ -288,7 +297,7 @@ let package = Package(
         // not the package and every test target as `swift test --sanitize=thread` would.
         .executableTarget(
             name: "StressChecks",
-            dependencies: ["ChatStore", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatMemory", "ChatStore", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport"],
             path: "Tests/StressChecks", swiftSettings: commonSettings),
         // Throughput figures for `make bench`.
         .executableTarget(

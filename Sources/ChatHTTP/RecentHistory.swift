@@ -1,4 +1,5 @@
 import ChatFormat
+public import ChatMemory
 import ChatPosix
 public import ChatStore
 package import IRCWire

@@ -1,4 +1,5 @@
 public import ChatFormat
+public import ChatMemory
 public import ChatStore
 
 /// What the ``OutputPipeline`` of `replay`, `dump` and `tail` does with the lines it reads. Not `Sendable` (it holds a

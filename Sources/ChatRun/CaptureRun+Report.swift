@@ -1,6 +1,7 @@
 public import ChatArchive
 import ChatHTTP
 import ChatLive
+import ChatMemory
 import ChatPosix
 import ChatStore
 import TwitchSession

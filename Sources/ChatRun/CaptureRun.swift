@@ -1,5 +1,6 @@
 public import ChatArchive
 public import ChatLive
+import ChatMemory
 public import ChatPosix
 import ChatStore
 public import TwitchSession

@@ -2,6 +2,7 @@ public import ChatHTTP
 public import ChatLive
 public import ChatLogStore
 public import ChatLogs
+public import ChatMemory
 import ChatPosix
 public import ChatStore
 public import IRCWire

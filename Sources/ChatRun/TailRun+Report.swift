@@ -1,5 +1,6 @@
 import ChatHTTP
 import ChatLive
+import ChatMemory
 import ChatOutput
 import ChatPosix
 import ChatStore

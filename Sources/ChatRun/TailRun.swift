@@ -1,4 +1,5 @@
 public import ChatLive
+public import ChatMemory
 public import ChatOutput
 public import ChatPosix
 public import ChatStore

@@ -1,3 +1,5 @@
+import ChatMemory
+
 /// The memory budget's trimming pass (see ``MemoryBudget``).
 extension ChatStore {
     /// Reads the process's resident memory (``MemoryBudget/sample()``), then releases the oldest

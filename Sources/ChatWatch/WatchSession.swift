@@ -1,3 +1,4 @@
+public import ChatMemory
 public import ChatPosix
 public import ChatStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatHTTP
 import ChatLogStore
+import ChatMemory
 import ChatRun
 import ChatStore
 

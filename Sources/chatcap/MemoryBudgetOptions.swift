@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatMemory
 import ChatPosix
 import ChatStore
 

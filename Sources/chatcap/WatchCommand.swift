@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatArchive
 import ChatInput
+import ChatMemory
 import ChatNet
 import ChatPosix
 import ChatStore

@@ -9,6 +9,7 @@ import ChatHTTP
 import ChatInput
 import ChatLogStore
 import ChatLogs
+import ChatMemory
 import ChatNet
 import ChatOutput
 import ChatPosix

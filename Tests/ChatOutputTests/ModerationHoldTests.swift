@@ -1,5 +1,6 @@
 import ChatFormat
 import ChatInput
+import ChatMemory
 import ChatOutput
 import ChatStore
 import Foundation

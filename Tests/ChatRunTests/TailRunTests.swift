@@ -1,4 +1,5 @@
 import ChatLive
+import ChatMemory
 import ChatOutput
 import ChatPosix
 import ChatRun

@@ -1,3 +1,4 @@
+import ChatMemory
 import ChatPosix
 import ChatStore
 import IRCWire

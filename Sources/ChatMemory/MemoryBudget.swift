@@ -1,11 +1,10 @@
-public import ChatMemory
-import Synchronization
+public import Synchronization
 
 /// A process-wide bound on resident memory, kept by trimming channel rings, shared by every
-/// ``ChatStore`` given it, and the count of what it trimmed.
+/// `ChatStore` given it, and the count of what it trimmed.
 ///
 /// What it counts (``countedBytes``) is what the rings reserve (their byte storage, slot tables and
-/// reader pins: ``EntryRing/reservedBytes``), exact and updated as they grow, plus the resident
+/// reader pins: `EntryRing.reservedBytes`), exact and updated as they grow, plus the resident
 /// memory of the rest of the process (``outsideBytes``: code, buffers, indexes, the allocator's free
 /// blocks), when the budget has a ``ResidentMemory`` to sample: at the start of each pass and each
 /// time the rings have grown by a sixty-fourth of the limit, never per line. Without one, only the
@@ -15,7 +14,7 @@ import Synchronization
 /// or a little under it when resident memory counts) after an append,
 /// that store releases the oldest entries of its least recently active channels (never below its
 /// floor, never a pinned entry or one a reader still needs), and gives their memory back
-/// (``EntryRing/compact()``), until the count is at most ``lowWater``. When the floors and the rest of
+/// (`EntryRing.compact()`), until the count is at most ``lowWater``. When the floors and the rest of
 /// the process alone hold more than the limit, the next pass waits until the count has grown by
 /// another ``slack``: a pass is never tried per line.
 ///
@@ -26,7 +25,7 @@ public final class MemoryBudget: Sendable {
     /// The bound in bytes.
     public let limit: Int
     /// Where the process's resident memory is read (`nil`: only the rings count).
-    private let resident: ResidentMemory?
+    @usableFromInline let resident: ResidentMemory?
     /// What a pass trims down to: `limit - slack`.
     public var lowWater: Int { limit - slack }
     /// Where a pass starts: ``limit``, less half a ``slack`` when resident memory counts. The rings'
@@ -41,12 +40,12 @@ public final class MemoryBudget: Sendable {
     /// channels (README: memory budget).
     public static let defaultLimit = 1 << 30
 
-    private let _held = Atomic<Int>(0)
+    @usableFromInline let _held = Atomic<Int>(0)
     private let _outside = Atomic<Int>(0)
     /// The rings' sum at which the process's resident memory is read again.
-    private let _nextSample = Atomic<Int>(0)
+    @usableFromInline let _nextSample = Atomic<Int>(0)
     /// The sum at which the next pass starts (`limit`, or more after a pass that could not reach `lowWater`).
-    private let _threshold: Atomic<Int>
+    @usableFromInline let _threshold: Atomic<Int>
     private let _trimmedEntries = Atomic<Int>(0)
     private let _trimmedBytes = Atomic<Int>(0)
     private let _releasedBytes = Atomic<Int>(0)
@@ -76,7 +75,7 @@ public final class MemoryBudget: Sendable {
     public var countedBytes: Int { heldBytes + outsideBytes }
     /// The rings' sum grows by this much between two readings of resident memory: a sixty-fourth of
     /// the limit (16 MiB of the default).
-    var sampleStep: Int { max(limit / 64, 1) }
+    package var sampleStep: Int { max(limit / 64, 1) }
     /// Entries released by the budget (not counting those a full ring evicted).
     public var trimmedEntries: Int { _trimmedEntries.load(ordering: .relaxed) }
     /// Bytes of the lines of those entries.
@@ -113,8 +112,8 @@ public final class MemoryBudget: Sendable {
     ///
     /// - Complexity: O(1) (a reading is a system call, once per ``sampleStep`` of growth).
     /// - Allocations: none.
-    @inline(__always)
-    func add(_ delta: Int) {
+    @inlinable
+    package func add(_ delta: Int) {
         let held = _held.add(delta, ordering: .relaxed).newValue
         if resident != nil && held >= _nextSample.load(ordering: .relaxed) { sample() }
     }
@@ -130,11 +129,11 @@ public final class MemoryBudget: Sendable {
     }
 
     /// Owner: whether a trimming pass is due.
-    @inline(__always)
-    var isOver: Bool { countedBytes > _threshold.load(ordering: .relaxed) }
+    @inlinable
+    package var isOver: Bool { countedBytes > _threshold.load(ordering: .relaxed) }
 
     /// Owner: a pass trimmed `entries` entries of `bytes` line bytes and gave `released` reserved bytes back.
-    func noteTrim(entries: Int, bytes: Int, released: Int) {
+    package func noteTrim(entries: Int, bytes: Int, released: Int) {
         _trimmedEntries.add(entries, ordering: .relaxed)
         _trimmedBytes.add(bytes, ordering: .relaxed)
         _releasedBytes.add(released, ordering: .relaxed)
@@ -142,7 +141,7 @@ public final class MemoryBudget: Sendable {
 
     /// Owner: a pass ended; the next starts past ``passStart``, or, if this one could not reach
     /// ``lowWater``, once the count has grown by another ``slack``.
-    func notePassEnded() {
+    package func notePassEnded() {
         _passes.add(1, ordering: .relaxed)
         let counted = countedBytes
         if counted > limit && counted > exceededBytes { _exceeded.store(counted, ordering: .relaxed) }
