@@ -37,9 +37,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
     /// Whether entries keep their ``SenderTokens`` (a store that interns senders).
     public let keepsSenders: Bool
     /// ``mappedBytes``, stored beside ``keepsSenders`` in one word (the object stays a word smaller).
-    /// With the owner's state and the reader pins inline below, a ring object is one 248-byte
-    /// object in a 256-byte heap block, where it was a 112-byte object and a 128-byte block for its
-    /// state, then a 216-byte object and an 80-byte block for the pins.
+    /// With the owner's state and the reader pins inline below, a ring object is one 240-byte
+    /// object in a 256-byte heap block (248 bytes while it held the mapping's two function pointers
+    /// instead of ``memory``), where it was a 112-byte object and a 128-byte block for its state,
+    /// then a 216-byte object and an 80-byte block for the pins.
     private let mappedBytesThreshold: UInt32
 
     // Owner-only state (one writer, no overlapping access), stored inline in the object: an append
