@@ -14,9 +14,11 @@ import ChatPosix
 /// stored block (`00 00 ff ff`, byte-aligned), `.finish` writes the final block and the trailer.
 ///
 /// Owns the engine's state (ISA-L: ~82 KiB of stream plus a level buffer of ~276–340 KiB; zlib:
-/// ~256 KiB), allocated once in `init`. Confined to its writer.
+/// ~256 KiB), allocated once in `init`. Confined to its writer, which holds it inline (a noncopyable
+/// value, not an object): a line reaches the library's state in one load fewer, which at 10,000
+/// channels is a cache miss fewer per line.
 @safe
-final class DeflateEngine {
+struct DeflateEngine: ~Copyable {
     enum Flush {
         /// Take the input; output follows as blocks fill.
         case none

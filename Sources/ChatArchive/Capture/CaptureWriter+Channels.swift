@@ -46,7 +46,7 @@ extension CaptureWriter {
             }
             guard let lane = existingLane(key) else { continue }
             lane.isParted = true
-            if lastLane === lane { lastLane = nil }
+            if unsafe lastLane?.toOpaque() == Unmanaged.passUnretained(lane).toOpaque() { unsafe lastLane = nil }
             try closeFile(of: lane)
         }
     }
