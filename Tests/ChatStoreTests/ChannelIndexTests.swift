@@ -107,4 +107,33 @@ import Testing
         }
         #expect(found == Self.entry(3) && asked == 0)
     }
+
+    @Test(
+        "a name's words lowercased are the words of its bytes lowercased one by one: every byte value, at every place")
+    func wordsLowercased() {
+        func lowered(_ b: UInt8) -> UInt8 { b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b }
+        for length in [1, 7, 8, 13, 25, 32] {
+            for value in 0...255 {
+                for place in 0..<length {
+                    var name = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+                    name[place] = UInt8(value)
+                    // A neighbour of each case beside it: a carry from one byte would show there.
+                    if place + 1 < length { name[place + 1] = value % 2 == 0 ? UInt8(ascii: "Z") : 0xC0 }
+                    let lower = name.map(lowered)
+                    #expect(Self.same(name, lower), "length \(length), byte \(value) at \(place)")
+                }
+            }
+        }
+        let mixed = Array("PixelHarbor_TV".utf8)
+        let lower = Array("pixelharbor_tv".utf8)
+        #expect(Self.same(mixed, lower))
+        #expect(!Self.same(mixed, Array("pixelharbor_tw".utf8)))
+    }
+
+    /// Whether `name` lowercased by words has the words of `lower`.
+    static func same(_ name: [UInt8], _ lower: [UInt8]) -> Bool {
+        let a = ChannelIndex.words(of: name.span, lowercasingASCII: true)
+        let b = ChannelIndex.words(of: lower.span)
+        return ChannelIndex.sameWords(a, b)
+    }
 }

@@ -1,4 +1,5 @@
 import ChatGzip
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -8,11 +9,12 @@ import TwitchSession
 final class CaptureLane {
     /// Lowercase login bytes (or `_session`), compared against each line's channel.
     let key: [UInt8]
-    /// `key`'s length and its bytes as ``pack(_:)`` packs them: a line's channel is compared with these,
-    /// in the lane's own first cache line, not with `key`'s storage (one cache miss fewer per line at
-    /// 10,000 channels, where the lane of the line before is almost never the line's).
+    /// `key`'s length and its words (``ChannelIndex/words(of:lowercasingASCII:)``): a line's channel is
+    /// compared with these, in the lane's own first cache line, not with `key`'s storage (one cache
+    /// miss fewer per line at 10,000 channels, where the lane of the line before is almost never the
+    /// line's).
     private let keyCount: Int
-    private let packedKey: PackedName?
+    private let keyWords: InlineArray<4, UInt64>
     let name: String
     let directory: String
     var writer: GzipWriter? = nil
@@ -47,7 +49,7 @@ final class CaptureLane {
     init(key: [UInt8], directory: String) {
         self.key = key
         keyCount = key.count
-        packedKey = Self.pack(key.span)
+        keyWords = ChannelIndex.words(of: key.span)
         name = String(decoding: key, as: UTF8.self)
         self.directory = directory
     }
@@ -57,44 +59,16 @@ final class CaptureLane {
 
     var uncompressedBytes: UInt64 { closedUncompressed + (writer?.uncompressedByteCount ?? 0) }
 
-    /// Whether `channel` (bytes of a login, any case), packed as `packed` (``pack(_:)``), names this lane.
-    /// A name of up to 32 bytes is compared as packed; only a longer one reads `key` itself.
+    /// Whether `channel` (bytes of a login, any case), whose lowercased words are `words`
+    /// (``ChannelIndex/words(of:lowercasingASCII:)``), names this lane. A name of up to
+    /// ``ChannelIndex/inlineBytes`` bytes is compared by its words; only a longer one reads `key`.
     ///
     /// - Complexity: O(1) up to 32 bytes, else O(`key.count`). - Allocations: none.
     @inline(__always)
-    func matches(_ channel: Span<UInt8>, packed: PackedName?) -> Bool {
+    func matches(_ channel: Span<UInt8>, words: InlineArray<4, UInt64>) -> Bool {
         if channel.count != keyCount { return false }
-        if let packed, let packedKey { return packed == packedKey }
+        if keyCount <= ChannelIndex.inlineBytes { return ChannelIndex.sameWords(words, keyWords) }
         return channel.equals(lowercased: key, at: channel.indices)
-    }
-
-    /// The first 32 bytes of `name`, ASCII-lowercased and zero-padded, or `nil` when it is longer (a
-    /// login has at most 25). Two names of the same length up to 32 bytes name the same lane exactly
-    /// when their packs are equal.
-    ///
-    /// - Complexity: O(`name.count`). - Allocations: none.
-    @inline(__always)
-    static func pack(_ name: Span<UInt8>) -> PackedName? {
-        guard name.count <= MemoryLayout<PackedName>.size else { return nil }
-        var packed = PackedName()
-        unsafe withUnsafeMutableBytes(of: &packed) { raw in
-            for i in name.indices {
-                let byte = name[i]
-                // SAFETY: `i < name.count <= 32`, the size of `packed`.
-                unsafe raw[i] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            }
-        }
-        return packed
-    }
-
-    /// A name's first 32 bytes as four words (``pack(_:)``): compared in four word compares. (A
-    /// `SIMD32<UInt8>` filled byte by byte cost a quarter of capture's time.)
-    struct PackedName: Equatable {
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-
-        static func == (a: PackedName, b: PackedName) -> Bool {
-            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
-        }
     }
 
     /// Whether `channel` can name a directory: a ``Login`` that does not start with `_` (Twitch logins

@@ -361,12 +361,12 @@ public final class CaptureWriter {
         guard let range else { return unsafe .passUnretained(sessionLane) }
         let channel = bytes.extracting(range.range)
         // Chat comes in runs from one channel: a lane's key is a valid login, so a match needs no check.
-        let packed = CaptureLane.pack(channel)
-        if let last = unsafe lastLane, unsafe last._withUnsafeGuaranteedRef({ $0.matches(channel, packed: packed) }) {
+        let words = ChannelIndex.words(of: channel, lowercasingASCII: true)
+        if let last = unsafe lastLane, unsafe last._withUnsafeGuaranteedRef({ $0.matches(channel, words: words) }) {
             return unsafe last
         }
         let hashKey = laneIndex.key(for: channel)
-        if let found = laneIndex.value(forKey: hashKey, where: { lanes[Int($0)].matches(channel, packed: packed) }) {
+        if let found = laneIndex.value(forKey: hashKey, where: { lanes[Int($0)].matches(channel, words: words) }) {
             let lane = unsafe Unmanaged.passUnretained(lanes[Int(found)])
             // Taken off the list at run time: what still comes (until the server has the PART) is unjoined.
             if unsafe lane._withUnsafeGuaranteedRef({ $0.isParted }) {
@@ -428,14 +428,13 @@ public final class CaptureWriter {
         }
         // A guaranteed reference: the lane keeps its writer for the call (nothing in `write` reaches the
         // lane), so a line costs no retain and release of the writer (about 4% of capture at 10,000 channels).
-        let failed = unsafe Unmanaged.passUnretained(lane.writer!)._withUnsafeGuaranteedRef {
-            writer -> GzipWriterError? in
-            do throws(GzipWriterError) { try writer.write(bytes) } catch { return error }
-            return nil
-        }
-        if let failed {
-            failure = .file(failed)
-            throw .file(failed)
+        try guarded { () throws(GzipWriterError) in
+            let failed = unsafe Unmanaged.passUnretained(lane.writer!)._withUnsafeGuaranteedRef {
+                writer -> GzipWriterError? in
+                do throws(GzipWriterError) { try writer.write(bytes) } catch { return error }
+                return nil
+            }
+            if let failed { throw failed }
         }
         lane.dirty = true
         useClock &+= 1

@@ -86,24 +86,7 @@ package struct ChannelIndex: ~Copyable {
     /// - Complexity: O(`name.count` / 8). - Allocations: none.
     @inline(__always)
     package static func key(for name: Span<UInt8>) -> Key {
-        var words = InlineArray<4, UInt64>(repeating: 0)
-        let n = min(name.count, inlineBytes)
-        // SAFETY: whole words are read below `n - n % 8`, the tail byte by byte below `n`; `n <= name.count`.
-        unsafe name.withUnsafeBytes { raw in
-            var i = 0
-            while i &+ 8 <= n {
-                words[i >> 3] = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                i &+= 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(unsafe raw[i]) << shift
-                shift &+= 8
-                i &+= 1
-            }
-            if shift != 0 { words[n >> 3] = tail }
-        }
+        let words = words(of: name)
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: name.count)
         for k in 0..<4 {
             h = (h ^ words[k]) &* 0xFF51_AFD7_ED55_8CCD
@@ -113,6 +96,55 @@ package struct ChannelIndex: ~Copyable {
         return Key(hash: h == 0 ? 1 : h, length: name.count, words: words)
     }
 
+    /// The first ``inlineBytes`` bytes of `name` as four words, zero-padded (bytes load
+    /// little-endian), ASCII letters lowercased when `lowercasingASCII`: a name's part of a ``Key``,
+    /// and capture's case-insensitive lane check (`CaptureLane`). Two names of one length up to
+    /// ``inlineBytes`` are equal (equal but for ASCII case, lowercased) exactly when their words are.
+    ///
+    /// - Complexity: O(`inlineBytes` / 8). - Allocations: none.
+    @inline(__always)
+    package static func words(of name: Span<UInt8>, lowercasingASCII: Bool = false) -> InlineArray<4, UInt64> {
+        var words = InlineArray<4, UInt64>(repeating: 0)
+        let n = min(name.count, inlineBytes)
+        // SAFETY: whole words are read below `n - n % 8`, the tail byte by byte below `n`; `n <= name.count`.
+        unsafe name.withUnsafeBytes { raw in
+            var i = 0
+            while i &+ 8 <= n {
+                let word = unsafe raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                words[i >> 3] = lowercasingASCII ? asciiLowercased(word) : word
+                i &+= 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(unsafe raw[i]) << shift
+                shift &+= 8
+                i &+= 1
+            }
+            if shift != 0 { words[n >> 3] = lowercasingASCII ? asciiLowercased(tail) : tail }
+        }
+        return words
+    }
+
+    /// Whether two names' ``words(of:lowercasingASCII:)`` are the same.
+    @inline(__always)
+    package static func sameWords(_ a: InlineArray<4, UInt64>, _ b: InlineArray<4, UInt64>) -> Bool {
+        a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3]
+    }
+
+    /// `word`'s eight bytes with `A`–`Z` made `a`–`z` and every other byte as it was, all at once: a
+    /// byte's low seven bits plus 0x3F reach 0x80 from `A`, plus 0x25 from past `Z`, neither carrying
+    /// into the next byte; a byte with its top bit set is not ASCII and stays.
+    @inline(__always)
+    static func asciiLowercased(_ word: UInt64) -> UInt64 {
+        let lows: UInt64 = 0x0101_0101_0101_0101
+        let heptets = word & (0x7F &* lows)
+        let fromA = heptets &+ (0x80 &- 0x41) &* lows
+        let pastZ = heptets &+ (0x80 &- 0x5B) &* lows
+        let upper = fromA & ~pastZ & ~word & (0x80 &* lows)
+        return word | upper >> 2
+    }
+
     @inline(__always)
     private static func home(_ hash: UInt64, _ mask: Int) -> Int {
         Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
@@ -120,8 +152,7 @@ package struct ChannelIndex: ~Copyable {
 
     @inline(__always)
     private static func matches(_ slot: Slot, _ key: Key) -> Bool {
-        slot.hash == key.hash && Int(slot.length) == key.length && slot.words[0] == key.words[0]
-            && slot.words[1] == key.words[1] && slot.words[2] == key.words[2] && slot.words[3] == key.words[3]
+        slot.hash == key.hash && Int(slot.length) == key.length && sameWords(slot.words, key.words)
     }
 
     /// The entry stored under `key`'s name, or `nil`. A name longer than ``inlineBytes`` matches
