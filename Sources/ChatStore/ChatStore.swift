@@ -37,7 +37,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// ``SenderTokens/init()`` and the interner stays empty.
     public let internsSenders: Bool
     /// Where busy channels' byte storage comes from (`nil`: allocated, moved when it grows).
-    public let pages: PageMapping?
+    public var pages: PageMapping? { regions?.pages }
     /// ``pages`` with the regions of ``EntryRing/regionBytes`` small channels' bytes grow in (every
     /// ring holds it).
     let regions: PageRegions?
@@ -90,7 +90,6 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         internsSenders: Bool = true, channelLimit: Int, pages: PageMapping? = nil, budget: MemoryBudget? = nil,
         budgetFloor: Int? = nil
     ) {
-        self.pages = pages
         regions = pages.map { PageRegions(pages: $0, regionBytes: EntryRing.regionBytes) }
         self.budget = budget
         self.budgetFloor = min(max(budgetFloor ?? windowSize, 1), capacity)
