@@ -24,28 +24,137 @@ enum UserNoticeParams {
         "anon_gift", "prior_gifter_anonymous", "should_share_streak", "was_gifted",
     ]
 
+    /// The `msg-param-*` tags ``write(_:_:into:)`` gathers on the stack; a line with more takes
+    /// ``writeUngathered(_:_:into:)`` (a USERNOTICE has a handful).
+    static let gatheredCapacity = 32
+
     /// Writes `"params": {…}`.
     ///
-    /// - Complexity: O(p² + p·k) for p params and k known keys (a USERNOTICE has a handful).
+    /// The params are gathered in one walk of the tags, then each is compared with the later ones
+    /// only: two keys of lowercase letters, digits, `-` and `_` alone (``isPlain(_:_:)``, what
+    /// Twitch sends) are the same key when their bytes are, `-` and `_` alike, without forming
+    /// their snake_case; any other pair is compared as ``SnakeCase/equalAfterRepair(_:_:_:)`` does.
+    ///
+    /// - Complexity: O(t + p² + p·k) for t tags, p params and k known keys.
     /// - Allocations: none once the writer's buffer has grown.
     static func write(_ bytes: Span<UInt8>, _ tags: TwitchTags, into out: inout JSONWriter) {
+        guard tags.msgParamCount <= gatheredCapacity else { return writeUngathered(bytes, tags, into: &out) }
+        var keys = InlineArray<32, ByteRange>(repeating: ByteRange(0, 0))
+        var values = InlineArray<32, TagValue>(repeating: TagValue(raw: ByteRange(0, 0)))
+        var plain: UInt32 = 0
+        var n = 0
+        var overflow = false
+        tags.forEachMsgParam(in: bytes) { tag in
+            guard n < gatheredCapacity else {
+                overflow = true
+                return
+            }
+            let key = ByteRange(tag.key.lower + 10, tag.key.upper)
+            keys[n] = key
+            values[n] = tag.value
+            if isPlain(bytes, key) { plain |= 1 << UInt32(n) }
+            n += 1
+        }
+        if overflow { return writeUngathered(bytes, tags, into: &out) }
+        out.key("params")
+        out.beginObject()
+        for i in 0..<n {
+            let key = keys[i]
+            let isPlainKey = plain & (1 << UInt32(i)) != 0
+            var last = true
+            var j = i + 1
+            while j < n {
+                let same =
+                    isPlainKey && plain & (1 << UInt32(j)) != 0
+                    ? plainEquals(bytes, key, keys[j]) : SnakeCase.equalAfterRepair(bytes, key, keys[j])
+                if same {
+                    last = false
+                    break
+                }
+                j += 1
+            }
+            guard last else { continue }
+            out.key(snakeCase: bytes, key)
+            value(values[i], key: key, plain: isPlainKey, bytes, into: &out)
+        }
+        out.endObject()
+    }
+
+    /// ``write(_:_:into:)`` for a line of more than ``gatheredCapacity`` params: each param looks
+    /// for a later one with its key in another walk of the tags.
+    ///
+    /// - Complexity: O(p·t + p·k). - Allocations: none once the writer's buffer has grown.
+    static func writeUngathered(_ bytes: Span<UInt8>, _ tags: TwitchTags, into out: inout JSONWriter) {
         out.key("params")
         out.beginObject()
         tags.forEachMsgParam(in: bytes) { tag in
             let key = ByteRange(tag.key.lower + 10, tag.key.upper)
             guard isLast(key, bytes, tags) else { return }
             out.key(snakeCase: bytes, key)
-            value(tag.value, key: key, bytes, into: &out)
+            value(tag.value, key: key, plain: isPlain(bytes, key), bytes, into: &out)
         }
         out.endObject()
     }
 
-    private static func value(_ v: TagValue, key: ByteRange, _ bytes: Span<UInt8>, into out: inout JSONWriter) {
-        if integerKeys.contains(where: { SnakeCase.equals(bytes, key, $0) }), let n = v.integer(in: bytes) {
+    /// Whether `bytes[key]` is lowercase ASCII letters, digits, `-` and `_` only: its snake_case form
+    /// is itself with `-` as `_`, the same length, valid UTF-8.
+    ///
+    /// - Complexity: O(`key.count`). - Allocations: none.
+    static func isPlain(_ bytes: Span<UInt8>, _ key: ByteRange) -> Bool {
+        for i in Int(key.lower)..<Int(key.upper) {
+            let b = bytes[i]
+            guard
+                b &- UInt8(ascii: "a") < 26 || b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: "-")
+                    || b == UInt8(ascii: "_")
+            else { return false }
+        }
+        return true
+    }
+
+    /// Whether two plain keys (``isPlain(_:_:)``) have the same snake_case form: the same bytes, `-`
+    /// and `_` alike.
+    private static func plainEquals(_ bytes: Span<UInt8>, _ a: ByteRange, _ b: ByteRange) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = Int(a.lower)
+        var j = Int(b.lower)
+        while i < Int(a.upper) {
+            guard snake(bytes[i]) == snake(bytes[j]) else { return false }
+            i += 1
+            j += 1
+        }
+        return true
+    }
+
+    /// A plain key's byte in snake_case: `-` as `_`, any other as it is.
+    @inline(__always)
+    private static func snake(_ b: UInt8) -> UInt8 { b == UInt8(ascii: "-") ? UInt8(ascii: "_") : b }
+
+    /// Whether plain `bytes[key]` (``isPlain(_:_:)``) in snake_case is `literal`: a length check,
+    /// then the bytes, `-` read as `_`.
+    private static func plainEquals(_ bytes: Span<UInt8>, _ key: ByteRange, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard key.count == count else { return false }
+        var k = 0
+        while k < count {
+            guard unsafe snake(bytes[Int(key.lower) + k]) == literal.utf8Start[k] else { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// - Parameter plain: whether `key` is plain (``isPlain(_:_:)``), compared with the known keys
+    ///   as bytes then.
+    private static func value(
+        _ v: TagValue, key: ByteRange, plain: Bool, _ bytes: Span<UInt8>, into out: inout JSONWriter
+    ) {
+        func isKnown(_ literal: StaticString) -> Bool {
+            plain ? plainEquals(bytes, key, literal) : SnakeCase.equals(bytes, key, literal)
+        }
+        if integerKeys.contains(where: isKnown), let n = v.integer(in: bytes) {
             out.number(n)
             return
         }
-        if booleanKeys.contains(where: { SnakeCase.equals(bytes, key, $0) }) {
+        if booleanKeys.contains(where: isKnown) {
             let raw = bytes.extracting(v.raw.range)
             if raw.equals("1") || raw.equals("true") {
                 out.bool(true)
