@@ -24,8 +24,9 @@ enum UserNoticeParams {
         "anon_gift", "prior_gifter_anonymous", "should_share_streak", "was_gifted",
     ]
 
-    /// The `msg-param-*` tags ``write(_:_:into:)`` gathers on the stack; a line with more takes
-    /// ``writeUngathered(_:_:into:)`` (a USERNOTICE has a handful).
+    /// The `msg-param-*` tags ``write(_:_:into:)`` gathers on the stack; a line with more is written
+    /// by ``writeUngathered(_:_:into:)`` once the gathering finds the one too many (a USERNOTICE has
+    /// a handful).
     static let gatheredCapacity = 32
 
     /// Writes `"params": {…}`.
@@ -38,7 +39,6 @@ enum UserNoticeParams {
     /// - Complexity: O(t + p² + p·k) for t tags, p params and k known keys.
     /// - Allocations: none once the writer's buffer has grown.
     static func write(_ bytes: Span<UInt8>, _ tags: TwitchTags, into out: inout JSONWriter) {
-        guard tags.msgParamCount <= gatheredCapacity else { return writeUngathered(bytes, tags, into: &out) }
         var keys = InlineArray<32, ByteRange>(repeating: ByteRange(0, 0))
         var values = InlineArray<32, TagValue>(repeating: TagValue(raw: ByteRange(0, 0)))
         var plain: UInt32 = 0
