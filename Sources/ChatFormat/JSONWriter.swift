@@ -12,8 +12,9 @@ public import IRCWire
 public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
     /// The bytes written so far. The text format writes into a ``ByteBuffer`` directly, without JSON.
     public var buffer: ByteBuffer
-    /// Whether the next member or element needs a comma first.
-    private var needsComma = false
+    /// Whether the next member or element needs a comma first (internal: the writers of
+    /// `JSONWriter+BadgeList.swift` set it).
+    var needsComma = false
 
     public init(capacity: Int = 4096) {
         buffer = ByteBuffer(capacity: capacity)
@@ -399,7 +400,7 @@ public struct JSONWriter: ~Copyable {  // not Sendable: one owner, one thread
 
     /// Whether any byte of `w` is not plain printable ASCII, or is `"` or `\\`.
     @inline(__always)
-    private static func needsAttention(_ w: UInt64) -> Bool {
+    static func needsAttention(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func hasZero(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }

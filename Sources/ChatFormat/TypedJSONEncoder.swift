@@ -102,7 +102,7 @@ public enum TypedJSONEncoder: Sendable {
             if let u = message.userState(in: bytes) {
                 optionalTag("display_name", u.displayName, bytes, into: &out)
                 color(u.color, bytes, into: &out)
-                badges(bytes, message.badges, key: "badges", empty: #""badges":[]"#, into: &out)
+                badges(bytes, tags[.badges], key: "badges", empty: #""badges":[]"#, into: &out)
                 out.key("emote_sets")
                 out.beginArray()
                 if let sets = u.emoteSets { commaList(bytes, sets.raw, into: &out) }
@@ -321,16 +321,20 @@ public enum TypedJSONEncoder: Sendable {
         if let loginWritten { out.value(repeating: loginWritten) } else { out.string(bytes, login) }
         optionalTag("display_name", tags[.displayName], bytes, into: &out)
         color(tags[.color], bytes, into: &out)
-        badges(bytes, m.badges, key: "badges", empty: #""badges":[]"#, into: &out)
-        badges(bytes, m.badgeInfo, key: "badge_info", empty: #""badge_info":[]"#, into: &out)
+        badges(bytes, tags[.badges], key: "badges", empty: #""badges":[]"#, into: &out)
+        badges(bytes, tags[.badgeInfo], key: "badge_info", empty: #""badge_info":[]"#, into: &out)
         out.endObject()
     }
 
-    /// `"key":[{"name","version"}…]`; `empty` (the member `"key":[]`, one copy) without badges.
+    /// `"key":[{"name","version"}…]` of a `badges`-shaped tag value; `empty` (the member `"key":[]`,
+    /// one copy) without one. A value of plain bytes, what Twitch sends, is written in one pass
+    /// (``JSONWriter/badgeList(_:_:key:)``), any other a badge at a time.
     private static func badges(
-        _ bytes: Span<UInt8>, _ cursor: BadgeCursor, key: StaticString, empty: StaticString, into out: inout JSONWriter
+        _ bytes: Span<UInt8>, _ value: TagValue?, key: StaticString, empty: StaticString, into out: inout JSONWriter
     ) {
-        var c = cursor
+        guard let value, !value.raw.isEmpty else { return out.member(empty) }
+        if out.badgeList(bytes, value.raw, key: key) { return }
+        var c = BadgeCursor(value)
         guard var b = c.next(in: bytes) else { return out.member(empty) }
         out.key(key)
         out.beginArray()
@@ -403,7 +407,7 @@ public enum TypedJSONEncoder: Sendable {
         out.key("room_id")
         out.string(bytes, tag: s.roomId)
         optionalTag("id", s.messageId, bytes, into: &out)
-        badges(bytes, s.badges, key: "badges", empty: #""badges":[]"#, into: &out)
+        badges(bytes, m.tags[.sourceBadges], key: "badges", empty: #""badges":[]"#, into: &out)
         out.key("only")
         out.bool(s.isSourceOnly)
         out.endObject()
