@@ -278,10 +278,8 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         if let found { return found }
         let index = logCount.load(ordering: .relaxed)
         guard index < channelLimit else { throw .tooManyChannels(channelLimit) }
-        var nameBytes: [UInt8] = []
-        for i in name.indices { nameBytes.append(name[i]) }
         let log = ChannelLog(
-            nameBytes: nameBytes, index: index, capacity: capacity, interner: internsSenders ? interner : nil,
+            name: name, index: index, capacity: capacity, interner: internsSenders ? interner : nil,
             regions: regions)
         let c = index / Self.chunkSize
         // SAFETY: `c < directorySize` (`index < channelLimit <= maximumChannels`, checked above); a new chunk is initialised before use, and

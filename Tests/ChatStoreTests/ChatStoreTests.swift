@@ -253,14 +253,14 @@ struct NotLive: Error { var seq: UInt64 }
         let m = store.memory
         #expect(m.channels == 3 && m.entries == 390 && m.heldBytes == held)
         #expect(m.byteCapacity >= m.heldBytes && m.byteCapacity <= m.heldBytes * 3 / 2 + 3 * 1_024)
-        // 130 entries per channel: 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27, 33, 41, 51, 63, 78, 97, 121, 151
-        // slots (doubling would give 256), each with the sender's tokens (the store interns senders),
-        // moderation's bucket heads: 32 of each chain (the power of two at or above 151 / 8), 4 bytes
+        // 130 entries per channel: 4, 8, 12, 16, 20, 25, 31, 38, 47, 58, 72, 90, 112, 140 slots (a quarter,
+        // at least 4; doubling would give 256), each with the sender's tokens (the store interns senders),
+        // moderation's bucket heads: 32 of each chain (the power of two at or above 140 / 8), 4 bytes
         // each, and the table's descriptor.
         let perSlot = EntryRing.metadataBytesPerEntry + EntryRing.senderBytesPerEntry
         let header = EntryRing.slotTableHeaderBytes
-        #expect(EntryRing.bucketHeadBytes(slots: 151) == 2 * 32 * 4 && header == 48)
-        #expect(m.slotBytes == 3 * (header + 151 * perSlot + 2 * 32 * 4))
+        #expect(EntryRing.bucketHeadBytes(slots: 140) == 2 * 32 * 4 && header == 48)
+        #expect(m.slotBytes == 3 * (header + 140 * perSlot + 2 * 32 * 4))
         #expect(m.reservedBytes == m.byteCapacity + m.slotBytes + m.otherBytes && m.otherBytes > 0)
         #expect(m.description.hasPrefix("3 channels, 390 entries, "))
         let small = ChatStore(capacity: 100)
@@ -270,7 +270,7 @@ struct NotLive: Error { var seq: UInt64 }
         // A store that does not intern senders (replay, dump) keeps no tokens: 16 bytes less a slot.
         let lean = ChatStore(internsSenders: false)
         for n in 0..<390 { _ = try lean.ingest(chat(n).span, receivedAt: .epoch) }
-        #expect(lean.memory.slotBytes == 3 * (header + 151 * EntryRing.metadataBytesPerEntry + 2 * 32 * 4))
+        #expect(lean.memory.slotBytes == 3 * (header + 140 * EntryRing.metadataBytesPerEntry + 2 * 32 * 4))
         #expect(EntryRing.senderBytesPerEntry == 16)
         let reader = try #require(lean.readers.makeReader())
         let log = try #require(lean.log(named: "ch0"))

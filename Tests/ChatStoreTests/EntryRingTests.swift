@@ -293,10 +293,14 @@ import Testing
         for k in 0..<4 { append(ring, line(7 + UInt64(k))) }
         #expect(ring.setTombstone(8, .banned))
         #expect(ring.setTombstone(10, .deleted))
-        append(ring, line(11))  // full at 4 slots: grows by a quarter, to 5
-        #expect(ring.slotCapacity == 5)
-        for k in 12..<60 { append(ring, line(UInt64(k))) }
-        #expect(ring.slotCapacity == 63)  // 5, 6, 7, 8, 10, 12, 15, 18, 22, 27, 33, 41, 51, 63 for 53 entries
+        append(ring, line(11))  // full at 4 slots: grows by a quarter but at least 4 slots, to 8
+        #expect(ring.slotCapacity == 8)
+        var sizes = [4, 8]
+        for k in 12..<60 {
+            append(ring, line(UInt64(k)))
+            if ring.slotCapacity != sizes.last { sizes.append(ring.slotCapacity) }
+        }
+        #expect(sizes == [4, 8, 12, 16, 20, 25, 31, 38, 47, 58])  // 53 entries
         func mark(_ seq: UInt64) -> Tombstone? {
             if case .found(let t) = ring.withEntry(seq, reader: reader, { info, _ in info.tombstone }) { return t }
             return nil

@@ -72,7 +72,7 @@ struct ByteStorage {
 
     /// A descriptor of the same mapped bytes, grown to `capacity` (at most ``reserved``), with the
     /// same physical place for every virtual position in `lap ..< lap + self.capacity`. Free this
-    /// one with ``freeDescriptor(_:)``: the bytes now belong to the new one.
+    /// one with ``freeDescriptor(_:of:)``: the bytes now belong to the new one.
     ///
     /// In a region, the new descriptor takes the region's other descriptor slot (the one `current`,
     /// this generation's descriptor, is not in): the generation before this one, which its replacer
@@ -141,7 +141,13 @@ struct ByteStorage {
     /// included, is its ``PageRegions``'s (``region``), which unmaps it when it goes.
     @unsafe
     static func free(_ p: UnsafeMutablePointer<ByteStorage>, pages: PageMapping?) {
-        let storage = unsafe p.pointee
+        unsafe free(p, of: p.pointee, pages: pages)
+    }
+
+    /// ``free(_:pages:)`` given `storage`, the value at `p` (the owner's copy: reading it at `p`
+    /// again is a cache miss).
+    @unsafe
+    static func free(_ p: UnsafeMutablePointer<ByteStorage>, of storage: ByteStorage, pages: PageMapping?) {
         guard !storage.isInRegion else { return }
         if storage.reserved > 0 { unsafe pages!.unmap(storage.base, storage.reserved) }
         unsafe p.deinitialize(count: 1)
@@ -150,9 +156,10 @@ struct ByteStorage {
 
     /// Frees only a descriptor whose bytes an ``extended(to:lap:replacing:)`` generation took over
     /// (in a region, nothing: its slot is taken again by the next extension).
+    /// `storage` is the value at `p` (the owner's copy: reading it at `p` is a cache miss).
     @unsafe
-    static func freeDescriptor(_ p: UnsafeMutablePointer<ByteStorage>) {
-        guard unsafe !p.pointee.isInRegion else { return }
+    static func freeDescriptor(_ p: UnsafeMutablePointer<ByteStorage>, of storage: ByteStorage) {
+        guard !storage.isInRegion else { return }
         unsafe p.deallocate()
     }
 

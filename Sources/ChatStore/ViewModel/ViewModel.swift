@@ -48,11 +48,6 @@ public final class ViewModel {
             get { flags & 2 != 0 }
             set { flags = newValue ? flags | 2 : flags & ~2 }
         }
-        /// In `dirtyChannels` (waiting for the next tick).
-        var queued: Bool {
-            get { flags & 4 != 0 }
-            set { flags = newValue ? flags | 4 : flags & ~4 }
-        }
         var lastDelivery: Int64? {
             get { delivered == .min ? nil : delivered }
             set { delivered = newValue ?? .min }
@@ -72,6 +67,11 @@ public final class ViewModel {
 
     private var observers: [Observer] = []
     private var states: [ChannelState] = []
+    /// Bit `c` (word `c / 64`): channel `c` is in `dirtyChannels` (waiting for the next tick). Apart
+    /// from ``states``: ``markDirty(_:)`` runs on every append and finds its channel already queued
+    /// almost always; 10,000 channels' bits are 1.25 KB that stay in cache, where their states are
+    /// 320 KB that do not (at 10,000 channels, 15% of the store's append was that one load).
+    private var queued: [UInt64] = []
     /// Channels marked since the last tick, each once; `spare` is the other buffer of the pair.
     /// `Int32`: a store holds at most ``ChatStore/maximumChannels`` (2^18).
     private var dirtyChannels: [Int32] = []
@@ -109,8 +109,9 @@ public final class ViewModel {
     @inline(__always)
     public func markDirty(_ channel: Int) {
         if channel >= states.count { ensureState(channel) }
-        guard !states[channel].queued else { return }
-        states[channel].queued = true
+        let bit = UInt64(1) << UInt64(channel & 63)
+        guard queued[channel >> 6] & bit == 0 else { return }
+        queued[channel >> 6] |= bit
         dirtyChannels.append(Int32(truncatingIfNeeded: channel))
     }
 
@@ -149,7 +150,7 @@ public final class ViewModel {
         var delivered = 0
         for c in spare {
             let channel = Int(c)
-            states[channel].queued = false
+            queued[channel >> 6] &= ~(UInt64(1) << UInt64(channel & 63))
             guard let l = log(channel) else { continue }
             if unsafe l._withUnsafeGuaranteedRef({ publish($0, now: now, force: force) }) { delivered += 1 }
             if states[channel].dirty { markDirty(channel) }  // held back by its interval
@@ -160,6 +161,7 @@ public final class ViewModel {
 
     private func ensureState(_ channel: Int) {
         while states.count <= channel { states.append(ChannelState()) }
+        while queued.count <= channel >> 6 { queued.append(0) }
     }
 
     /// The window of the last N entries of `log`, right now.
