@@ -361,7 +361,7 @@ final class MergeLane {
             }
             if let event = framer.nextLine() {
                 switch event {
-                // A second scan of the line (cached: it was just framed), for the CRs inside it.
+                // The CRs inside the line, counted by the framer's scan for its end.
                 case .line(let line):
                     return .line(line, carriageReturns: framer.carriageReturns(in: line))
                 case .skipped(let error): return .skipped(error)

@@ -18,12 +18,25 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard case .line(let line) = event else { return }
         lines += 1
         framer.withBytes(of: line) { bytes in exercise(bytes) }
+        checkCarriageReturns(line, framer)
     }
     if case .line(let line)? = framer.finish() {
         framer.withBytes(of: line) { bytes in exercise(bytes) }
+        checkCarriageReturns(line, framer)
     }
     precondition(framer.lineCount >= lines)
     return 0
+}
+
+/// The CRs the framer counted in the scan that found the line's end are the line's CRs.
+private func checkCarriageReturns(_ line: FramedLine, _ framer: borrowing LineFramer) {
+    let counted = framer.carriageReturns(in: line)
+    let actual = framer.withBytes(of: line) { bytes in
+        var n = 0
+        for i in 0..<bytes.count where bytes[i] == 0x0D { n += 1 }
+        return n
+    }
+    precondition(counted == actual, "the framer counted \(counted) CRs in a line that holds \(actual)")
 }
 
 /// The one-pass parse (``TwitchMessage/parse(_:)``: the tags sorted in the walk that finds their end)

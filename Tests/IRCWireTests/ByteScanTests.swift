@@ -37,6 +37,37 @@ import Testing
         }
     }
 
+    @Test("firstControlByte: the first byte below 14, every start, end and position up to 200 bytes")
+    func controlBytes() {
+        // Every byte below 14 is a match; 14, 0x7F, 0x80 and 0xFF (just past it, and bytes a signed or
+        // word trick could take for small ones) are not.
+        let decoys: [UInt8] = [0x0E, 0x41, 0x7F, 0x80, 0x8D, 0xFF, 0x20]
+        for byte: UInt8 in [0x00, 0x01, 0x09, 0x0A, 0x0C, 0x0D] {
+            for length in [0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200] {
+                var bytes = (0..<length).map { decoys[$0 % decoys.count] }
+                for position in [nil] + Array(0..<length) {
+                    if let position { bytes[position] = byte }
+                    defer { if let position { bytes[position] = decoys[position % decoys.count] } }
+                    for from in Set(
+                        [0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, length / 2, length].filter {
+                            $0 <= length
+                        })
+                    {
+                        for end in Set([
+                            from, length, max(from, length - 1), min(length, from + 32), min(length, from + 64),
+                        ]) {
+                            let expected = (from..<end).first { bytes[$0] < 0x0E }
+                            #expect(
+                                ByteScan.firstControlByte(in: bytes.span, from: from, to: end) == expected,
+                                "byte \(byte), length \(length), match \(String(describing: position)), \(from)..<\(end)"
+                            )
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the first of several matches, the second one at every distance after it")
     func firstOfSeveral() {
         for first in 0..<80 {

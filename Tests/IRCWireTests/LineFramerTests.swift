@@ -73,6 +73,69 @@ import Testing
         #expect(counts == [2, 0, 1, 0])
     }
 
+    @Test(
+        "carriageReturns(in:) is the line's count of CRs in every chunking: CRs at every offset, CRLF split across reads, CTCP and other control bytes, a CR at the end of the stream",
+        arguments: [1, 2, 3, 5, 31, 32, 33, 64, 4096, 1_000_000])
+    func carriageReturnsEveryChunking(chunk: Int) {
+        // Lines of every length 0 ..< 100 holding CRs (alone, doubled, right before the terminator),
+        // CTCP's 0x01, tabs, NULs, VT and FF; ended by LF or CRLF; then a last line with no terminator
+        // whose final byte is a CR.
+        var input: [UInt8] = []
+        var rng = SplitMix64(seed: 39)
+        for length in 0..<100 {
+            var body = (0..<length).map { _ in UInt8(0x41 + rng.next() % 26) }
+            for _ in 0..<(length / 8) {
+                let controls: [UInt8] = [0x0D, 0x0D, 0x01, 0x09, 0x00, 0x0B, 0x0C]
+                body[Int(rng.next() % UInt64(length))] = controls[Int(rng.next() % UInt64(controls.count))]
+            }
+            input += body + (rng.next() % 2 == 0 ? [0x0A] : [0x0D, 0x0A])
+        }
+        input += Self.bytes("tail\r\rend\r")
+        var counts: [Int] = []
+        var expected: [Int] = []
+        var framer = LineFramer()
+        func drain(_ framer: inout LineFramer, _ event: FramerEvent?) {
+            guard case .line(let line) = event else { return }
+            counts.append(framer.carriageReturns(in: line))
+            expected.append(
+                framer.withBytes(of: line) { bytes in
+                    var n = 0
+                    for i in 0..<bytes.count where bytes[i] == 0x0D { n += 1 }
+                    return n
+                })
+        }
+        var taken = 0
+        while taken < input.count {
+            taken += unsafe framer.fill { free in
+                let n = min(free.count, chunk, input.count - taken)
+                unsafe input.withUnsafeBytes {
+                    unsafe free.baseAddress!.copyMemory(from: $0.baseAddress! + taken, byteCount: n)
+                }
+                return n
+            }
+            while let event = framer.nextLine() { drain(&framer, event) }
+        }
+        drain(&framer, framer.finish())
+        #expect(counts.count == 101)
+        #expect(counts == expected)
+        #expect(counts.last == 3)  // `tail\r\rend\r`: the final CR ends no line
+        #expect(counts.reduce(0, +) > 50)
+    }
+
+    @Test("carriageReturns(in:) of a line handed out before the last one counts its bytes")
+    func carriageReturnsOfEarlierLine() {
+        var framer = LineFramer()
+        var lines: [FramedLine] = []
+        framer.feed(Self.bytes("a\rb\rc\nplain\nd\re\n").span) { event, framer in
+            guard case .line(let line) = event else { return }
+            lines.append(line)
+            if lines.count == 3 {
+                #expect(lines.map { framer.carriageReturns(in: $0) } == [2, 0, 1])
+            }
+        }
+        #expect(lines.count == 3)
+    }
+
     @Test("a line of exactly the limit passes; one byte more is skipped", arguments: [1, 3, 64, 100_000])
     func limitBoundary(chunk: Int) {
         let exact = [UInt8](repeating: UInt8(ascii: "a"), count: 100)

@@ -3,6 +3,45 @@ import IRCWire
 import Testing
 
 @Suite struct ParsedLineTests {
+    /// The verb's rule (ASCII letters and digits up to a space or the end) as a byte loop.
+    static func expectedVerb(_ line: [UInt8], from start: Int) -> Result<Range<Int>, LineError> {
+        var k = start
+        while k < line.count, (line[k] | 0x20) &- 0x61 < 26 || line[k] &- 0x30 < 10 { k += 1 }
+        if k < line.count && line[k] != 0x20 { return .failure(.invalidCommand(offset: k)) }
+        return .success(start..<k)
+    }
+
+    @Test(
+        "the verb: every byte value at every place of verbs of 1 to 20 bytes, at every alignment, ended by a space or the line"
+    )
+    func verbEveryByte() {
+        var checked = 0
+        for prefix in 0..<9 {
+            let source = [UInt8(ascii: ":")] + [UInt8](repeating: UInt8(ascii: "s"), count: prefix + 1) + [0x20]
+            for length in 1...20 {
+                for place in 0..<length {
+                    for value in 0...255 {
+                        let byte = UInt8(value)
+                        if byte == 0x20 && place == 0 { continue }  // a space there is not in the verb
+                        var verb = (0..<length).map { UInt8(ascii: "A") + UInt8(($0 * 7) % 26) | UInt8($0 % 2) << 5 }
+                        if length > 3 { verb[length / 2] = UInt8(ascii: "0") + UInt8(length % 10) }
+                        verb[place] = byte
+                        for tail in [[], [0x20, UInt8(ascii: "x")]] {
+                            let line = source + verb + tail
+                            let expected = Self.expectedVerb(line, from: source.count)
+                            let got = Result { () throws(LineError) -> Range<Int> in
+                                try ParsedLine.parse(line.span).verbRange.range
+                            }
+                            #expect(got == expected, "prefix \(prefix), length \(length), place \(place), byte \(byte)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 900_000)
+    }
+
     static func parse(_ s: String) -> Result<ParsedLine, LineError> {
         let bytes = Array(s.utf8)
         do throws(LineError) { return .success(try ParsedLine.parse(bytes.span)) } catch { return .failure(error) }

@@ -55,6 +55,68 @@ public enum ByteScan: Sendable {
         return nil
     }
 
+    /// The index of the first byte below 14 (`0x0E`) in `span[from..<end]`, or `nil`: every `\n`
+    /// and `\r` (0x0A, 0x0D), and the rarer control bytes below them (NUL, tab, CTCP's 0x01), which
+    /// the caller steps over. The framer's one pass over a line: its end and the CRs inside it, where
+    /// a newline scan and then a CR scan read each line twice.
+    ///
+    /// One unsigned minimum of the two 16-byte halves and one compare per 32 bytes (a newline scan
+    /// alone takes two compares and an OR), then the "has a byte less than n" bit trick eight bytes
+    /// at a time.
+    ///
+    /// - Precondition: `0 <= from <= end <= span.count`.
+    /// - Complexity: O(`end - from`), 32 bytes per step.
+    /// - Allocations: none.
+    @inlinable
+    public static func firstControlByte(in span: Span<UInt8>, from: Int, to end: Int) -> Int? {
+        precondition(from >= 0 && from <= end && end <= span.count, "scan range out of bounds")
+        // SAFETY: `[from, end)` lies within the span's bytes (checked above), which stay valid for the call.
+        return unsafe span.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress else { return nil }  // no bytes: `from == end == 0`
+            return unsafe firstControlByte(at: base, from: from, to: end)
+        }
+    }
+
+    /// ``firstControlByte(in:from:to:)`` over the bytes at `base`, for a caller that holds them
+    /// (the framer scans its own buffer): no closure between the caller's loop and this one.
+    ///
+    /// - Precondition: `base[from ..< end]` is readable (`from <= end`).
+    /// - Complexity: O(`end - from`), 32 bytes per step. - Allocations: none.
+    @unsafe
+    @inlinable
+    @inline(__always)
+    public static func firstControlByte(at base: UnsafeRawPointer, from: Int, to end: Int) -> Int? {
+        var i = from
+        let bound = SIMD16<UInt8>(repeating: 0x0D)
+        // `i <= last`, not `i + 32 <= end`: one add and one compare a step.
+        let last = end &- 32
+        while i <= last {
+            let low = unsafe base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            let high = unsafe base.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
+            // A byte of either half is below 14 when the smaller of the two is. The minimum by hand
+            // (a select LLVM makes one `pminub`): the standard library's `pointwiseMin` is an
+            // outlined generic call per step.
+            let lower = unsafe unsafeBitCast(low .< high, to: SIMD16<UInt8>.self)
+            let least = high ^ ((low ^ high) & lower)
+            let hits = unsafe unsafeBitCast(least .<= bound, to: SIMD2<UInt64>.self)
+            if hits[0] | hits[1] != 0 { break }
+            i &+= 32
+        }
+        while i &+ 8 <= end {
+            let word = unsafe base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            // The lowest flagged byte is the first below 14 (a false positive can only appear above
+            // a true one, never below it).
+            let hit = (word &- lows &* 0x0E) & ~word & highs
+            if hit != 0 { return i &+ (hit.trailingZeroBitCount >> 3) }
+            i &+= 8
+        }
+        while i < end {
+            if unsafe base.load(fromByteOffset: i, as: UInt8.self) < 0x0E { return i }
+            i &+= 1
+        }
+        return nil
+    }
+
     /// The index of the first `byte` in `span[from...]`, or `nil`.
     ///
     /// - Complexity: O(`span.count - from`). - Allocations: none.

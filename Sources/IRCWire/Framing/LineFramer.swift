@@ -36,6 +36,17 @@ public struct LineFramer: ~Copyable {
     private var lineNumber = 1
     /// Bytes of an over-long line already dropped; `nil` outside discard mode.
     private var discarded: Int? = nil
+    // The scan's CR state, small and declared here to sit in the padding after `discarded`: a
+    // framer past 128 bytes is copied by a `memcpy` call where `feed` lends it to its body.
+    /// Whether the byte before `scanFrom` is a CR the scan met at the end of the bytes taken in: a
+    /// CR alone, or the first half of a CRLF, as the next byte will tell.
+    private var carriageReturnAtEnd = false
+    /// The CRs that no LF follows in the last line handed out (``carriageReturns(in:)``; a line
+    /// holds at most 65,535 bytes).
+    private var lastLineCarriageReturns: UInt16 = 0
+    /// CRs that no LF follows in `[lineStart, scanFrom)`, counted by the scan that finds the line's
+    /// end (outside discard mode, at most `maxLineLength + 1`; an over-long line counts its CRs apart).
+    private var lineCarriageReturns: UInt32 = 0
     private var discardOffset: UInt64 = 0
     /// CRs among the bytes of the over-long line dropped so far.
     private var discardedCarriageReturns = 0
@@ -75,6 +86,9 @@ public struct LineFramer: ~Copyable {
         lineNumber = 1
         discarded = nil
         discardedCarriageReturns = 0
+        lineCarriageReturns = 0
+        carriageReturnAtEnd = false
+        lastLineCarriageReturns = 0
         lineCount = 0
         skippedCount = 0
         return dropped
@@ -132,6 +146,8 @@ public struct LineFramer: ~Copyable {
 
     /// The next complete line, or a skipped over-long one; `nil` when more bytes are needed.
     ///
+    /// One pass over the bytes finds the line's end and counts the CRs inside it (``carriageReturns(in:)``).
+    ///
     /// - Complexity: amortised O(bytes newly scanned); every byte is scanned once.
     /// - Allocations: none.
     public mutating func nextLine() -> FramerEvent? {
@@ -140,7 +156,12 @@ public struct LineFramer: ~Copyable {
         // borrowed; the span does not outlive this call.
         let span = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base, count: end))
         while true {
-            guard let newline = ByteScan.firstIndex(of: UInt8(ascii: "\n"), in: span, from: scanFrom, to: end) else {
+            if carriageReturnAtEnd && scanFrom < end {
+                // The CR the last bytes ended with: a CR alone unless an LF follows it.
+                carriageReturnAtEnd = false
+                if span[scanFrom] != UInt8(ascii: "\n") { lineCarriageReturns &+= 1 }
+            }
+            guard let newline = nextNewline(in: span) else {
                 scanFrom = end
                 // Drop the bytes of an over-long line, but keep a final `\r`: it may be half of the
                 // `\r\n` that ends the line, and must not count towards the line's length.
@@ -166,6 +187,8 @@ public struct LineFramer: ~Copyable {
             }
             let start = lineStart
             let number = lineNumber
+            let carriageReturns = lineCarriageReturns
+            lineCarriageReturns = 0
             lineStart = newline + 1
             scanFrom = lineStart
             lineNumber += 1
@@ -189,10 +212,43 @@ public struct LineFramer: ~Copyable {
                 )
             }
             lineCount += 1
+            lastLineCarriageReturns = UInt16(truncatingIfNeeded: carriageReturns)  // the line is within the limit
             return .line(
                 FramedLine(
                     range: start..<lineEnd, number: number, offset: baseOffset + UInt64(start), terminator: terminator))
         }
+    }
+
+    /// The next `\n` from `scanFrom` (`nil` when the bytes end first, `scanFrom` then at `end`), in
+    /// the one pass that counts the CRs no LF follows on the way (``lineCarriageReturns``; a CR at
+    /// the very end waits for the next byte: ``carriageReturnAtEnd``). Leaves `scanFrom` at the
+    /// newline or at `end`.
+    ///
+    /// - Complexity: O(bytes scanned), 32 bytes per step (``ByteScan/firstControlByte(in:from:to:)``).
+    @inline(__always)
+    private mutating func nextNewline(in span: Span<UInt8>) -> Int? {
+        // SAFETY: `[scanFrom, end)` lies in the initialised bytes of the buffer (`end <= capacity`).
+        let base = unsafe UnsafeRawPointer(storage.baseAddress!)
+        while let at = unsafe ByteScan.firstControlByte(at: base, from: scanFrom, to: end) {
+            let byte = span[at]
+            if byte == UInt8(ascii: "\n") {
+                scanFrom = at
+                return at
+            }
+            scanFrom = at + 1
+            guard byte == UInt8(ascii: "\r") else { continue }  // a NUL, tab, CTCP's 0x01: not a line end
+            guard at + 1 < end else {
+                carriageReturnAtEnd = true
+                break
+            }
+            if span[at + 1] == UInt8(ascii: "\n") {  // a CRLF: the line's end
+                scanFrom = at + 1
+                return at + 1
+            }
+            lineCarriageReturns &+= 1  // wraps only in discard mode, where it is not read
+        }
+        scanFrom = end
+        return nil
     }
 
     /// At end of stream: the last line if it had no terminator (or was too long), then `nil`.
@@ -204,6 +260,8 @@ public struct LineFramer: ~Copyable {
             lineStart = end
             scanFrom = end
             discarded = nil
+            lineCarriageReturns = 0
+            carriageReturnAtEnd = false
         }
         let base = unsafe storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
         // SAFETY: `[0, end)` is initialised; the span does not outlive this call.
@@ -221,6 +279,8 @@ public struct LineFramer: ~Copyable {
         guard end > lineStart else { return nil }
         let number = lineNumber
         lineNumber += 1
+        // A CR that ended the stream ends no line: it is inside this one.
+        let carriageReturns = lineCarriageReturns &+ (carriageReturnAtEnd ? 1 : 0)
         if end - lineStart > maxLineLength {
             skippedCount += 1
             return .skipped(
@@ -229,6 +289,7 @@ public struct LineFramer: ~Copyable {
                     limit: maxLineLength, carriageReturns: Self.carriageReturns(in: span, from: lineStart, to: end)))
         }
         lineCount += 1
+        lastLineCarriageReturns = UInt16(truncatingIfNeeded: carriageReturns)  // the line is within the limit
         return .line(
             FramedLine(
                 range: lineStart..<end, number: number, offset: baseOffset + UInt64(lineStart), terminator: .none))
@@ -238,10 +299,15 @@ public struct LineFramer: ~Copyable {
     /// line here, so a line that holds CRs is, most likely, several lines of an input whose lines
     /// end in CR alone (classic Mac OS text, some legacy IRC logs).
     ///
+    /// For the last line handed out, the count the scan that found its end made (the line is not
+    /// read again); for an earlier one, a scan of its bytes.
+    ///
     /// - Precondition: `line` came from this framer and no ``fill(_:)`` happened since.
-    /// - Complexity: O(line length), eight bytes per step. - Allocations: none.
+    /// - Complexity: O(1) for the last line handed out, else O(line length). - Allocations: none.
     public func carriageReturns(in line: FramedLine) -> Int {
-        withBytes(of: line) { Self.carriageReturns(in: $0, from: 0, to: $0.count) }
+        // The last event handed out, a line: `lineNumber` moved past it, and past nothing else since.
+        if line.number == lineNumber - 1 { return Int(lastLineCarriageReturns) }
+        return withBytes(of: line) { Self.carriageReturns(in: $0, from: 0, to: $0.count) }
     }
 
     /// The CRs in `span[from..<end]`.

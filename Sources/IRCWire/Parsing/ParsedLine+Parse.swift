@@ -119,15 +119,10 @@ extension ParsedLine {
             throw .missingCommand(offset: i)
         }
         let verbStart = i
-        while i < n {
-            let b = line[i]
-            if b == space { break }
-            // ASCII letters and digits only: binary garbage stops here instead of becoming a "verb".
-            guard (b | 0x20) &- UInt8(ascii: "a") < 26 || b &- UInt8(ascii: "0") < 10 else {
-                throw .invalidCommand(offset: i)
-            }
-            i += 1
-        }
+        // ASCII letters and digits only, up to a space or the end: binary garbage stops here instead
+        // of becoming a "verb".
+        i = endOfAlphanumerics(line, from: i)
+        if i < n && line[i] != space { throw .invalidCommand(offset: i) }
         let verb = ByteRange(verbStart..<i)
         i = skipSpaces(line, from: i)
         let paramsStart = i
@@ -146,6 +141,50 @@ extension ParsedLine {
         return ParsedLine(
             length: UInt16(n), tags: tags, source: source, verb: verb, paramsStart: UInt16(paramsStart),
             trailingStart: trailingStart, paramCount: UInt8(count))
+    }
+
+    /// The first byte at or after `start` that is not an ASCII letter or digit, or `line.count`.
+    ///
+    /// Eight bytes a step: each byte is flagged where it lies strictly between two bounds, exactly
+    /// and without carries between bytes (the "has a byte between m and n" bit trick: bit 7 of
+    /// `127 + n - low7` is `low7 < n`, of `low7 + 127 - m` is `low7 > m`, and `~x` leaves out bytes
+    /// of 128 and more), once for the digits and once for the letters with bit 5 set (either case);
+    /// the lowest byte flagged as neither is the first. A verb (`PRIVMSG` and its space) is one step
+    /// where a byte loop took eight.
+    ///
+    /// - Complexity: O(result - start), eight bytes per step. - Allocations: none.
+    @inline(__always)
+    static func endOfAlphanumerics(_ line: Span<UInt8>, from start: Int) -> Int {
+        let n = line.count
+        // SAFETY: every load reads `i ..< i + 8` with `i + 8 <= n`, the span's count.
+        // The word loop's answer is final (the byte loop below only takes the last bytes, fewer than
+        // eight): an early stop would show as a wrong verb.
+        var (i, found) = unsafe line.withUnsafeBytes { raw -> (Int, Bool) in
+            var i = start
+            guard let base = raw.baseAddress else { return (i, false) }
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i &+ 8 <= n {
+                let x = unsafe base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let y = x | (ones &* 0x20)
+                let low7x = x & (ones &* 0x7F)
+                let low7y = y & (ones &* 0x7F)
+                // 0x2F < byte < 0x3A, and 0x60 < (byte | 0x20) < 0x7B.
+                let digits = ((ones &* (127 + 0x3A)) &- low7x) & ~x & (low7x &+ (ones &* (127 - 0x2F)))
+                let letters = ((ones &* (127 + 0x7B)) &- low7y) & ~y & (low7y &+ (ones &* (127 - 0x60)))
+                let other = ~(digits | letters) & highs
+                if other != 0 { return (i &+ (other.trailingZeroBitCount >> 3), true) }
+                i &+= 8
+            }
+            return (i, false)
+        }
+        if found { return i }
+        while i < n {
+            let b = line[i]
+            guard (b | 0x20) &- UInt8(ascii: "a") < 26 || b &- UInt8(ascii: "0") < 10 else { return i }
+            i &+= 1
+        }
+        return i
     }
 
     @inline(__always)
