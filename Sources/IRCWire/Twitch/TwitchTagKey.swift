@@ -112,8 +112,10 @@ public enum TwitchTagKey: UInt8, CaseIterable, Sendable {
 
 /// Collision-free table from a tag key to its ``TwitchTagKey``; built once per process.
 ///
-/// A key is hashed from its length and its first and last eight bytes, with a seed chosen when the
-/// table is built so that no two documented keys share a bucket. A lookup is then one bucket: the
+/// A key is hashed from its length and its first and last eight bytes, folded into one word and
+/// multiplied by a constant chosen when the table is built so that no two documented keys share a
+/// bucket (one multiplication per key: the three of a general-purpose mix were a fifth of the
+/// scan's work per tag, issue 39). A lookup is then one bucket: the
 /// bucket holds those two words and the length, which spell any key of up to 16 bytes completely,
 /// so one comparison decides (a longer key also compares its middle words with the name). An unknown
 /// key lands in an empty bucket or fails that comparison. No probing, no byte loop: the probing
@@ -142,8 +144,13 @@ struct TagKeyTable: @unchecked Sendable {  // immutable after init; the pointers
     private let buckets: UnsafeMutablePointer<Bucket>
     private let starts: UnsafeMutablePointer<Int>
     private let names: UnsafeMutablePointer<UInt8>
-    /// Mixed into every hash; the first seed (from 0) under which the documented keys do not collide.
+    /// Where the seed search starts: the first seed from 0 that gives today's keys a bucket each.
+    static let firstSeed: UInt64 = 5846
+    /// The first seed (from ``firstSeed``) whose ``multiplier(seed:)`` gives every documented key a
+    /// bucket of its own.
     let seed: UInt64
+    /// The hash's multiplier, ``multiplier(seed:)`` of ``seed``.
+    let multiplier: UInt64
 
     init() {
         let keys = TwitchTagKey.allCases
@@ -161,16 +168,19 @@ struct TagKeyTable: @unchecked Sendable {  // immutable after init; the pointers
             offset += name.utf8CodeUnitCount
         }
         // Find a seed that gives every key its own bucket: with 59 keys in 256 buckets about one
-        // seed in a thousand does, so the search takes microseconds.
-        var seed: UInt64 = 0
+        // seed in a thousand does. The search starts at the first that does for the keys of today
+        // (found from 0), so that it ends at once instead of after some 3 M instructions; keys added
+        // or renamed make it search on from there.
+        var seed = Self.firstSeed
         var used = [Bool](repeating: false, count: Self.size)
         search: while true {
-            precondition(seed < 1 << 24, "no collision-free seed for the tag keys")
+            precondition(seed < Self.firstSeed + 1 << 24, "no collision-free seed for the tag keys")
             for k in used.indices { used[k] = false }
+            let multiplier = Self.multiplier(seed: seed)
             for key in keys {
                 let (first, last, count) = unsafe Self.words(
                     names + starts[Int(key.rawValue)], key.name.utf8CodeUnitCount)
-                let slot = Self.bucket(first, last, count, seed: seed)
+                let slot = Self.bucket(first, last, count, multiplier: multiplier)
                 if used[slot] {
                     seed &+= 1
                     continue search
@@ -180,32 +190,43 @@ struct TagKeyTable: @unchecked Sendable {  // immutable after init; the pointers
             break
         }
         self.seed = seed
+        multiplier = Self.multiplier(seed: seed)
         unsafe buckets.initialize(repeating: Bucket(), count: Self.size)
         for key in keys {
             let (first, last, count) = unsafe Self.words(names + starts[Int(key.rawValue)], key.name.utf8CodeUnitCount)
-            unsafe buckets[Self.bucket(first, last, count, seed: seed)] = Bucket(
+            unsafe buckets[Self.bucket(first, last, count, multiplier: multiplier)] = Bucket(
                 first: first, last: last, count: UInt32(count), index: UInt32(key.rawValue))
         }
     }
 
     /// The first and last eight bytes of the `count` bytes at `key` (a key under 8 bytes: its bytes
-    /// in the first word, the rest zero, and a zero last word).
+    /// in the top of the first word, shifted there by one left shift that also drops the bytes read
+    /// past it, and a zero last word).
     ///
-    /// - Precondition (caller): `key[0 ..< max(count, 8)]` is readable.
+    /// - Precondition (caller): `count > 0` and `key[0 ..< max(count, 8)]` is readable.
     @unsafe
     @inline(__always)
     static func words(_ key: UnsafePointer<UInt8>, _ count: Int) -> (UInt64, UInt64, Int) {
         if count >= 8 { return unsafe (Words.load(key, 0), Words.load(key, count &- 8), count) }
-        return unsafe (Words.load(key, 0) & ((1 << (UInt64(count) &* 8)) &- 1), 0, count)
+        // Little-endian: byte k of the key is bits 8k ..< 8k + 8, so a shift by 64 - 8 * count keeps
+        // exactly the key's bytes (`&<<` takes the amount modulo 64: one shift instruction).
+        return unsafe (Words.load(key, 0) &<< UInt64(truncatingIfNeeded: 64 &- count &* 8), 0, count)
     }
 
+    /// The bucket of a key's words under `multiplier`: the words and the length folded into one
+    /// word (a rotation and two XORs), then one multiplication whose top byte is the bucket.
     @inline(__always)
-    static func bucket(_ first: UInt64, _ last: UInt64, _ count: Int, seed: UInt64) -> Int {
-        var h =
-            (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F)
-            ^ (UInt64(truncatingIfNeeded: count) &+ seed)
-        h = (h ^ (h >> 31)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: h >> 56)
+    static func bucket(_ first: UInt64, _ last: UInt64, _ count: Int, multiplier: UInt64) -> Int {
+        let folded = first ^ (last &<< 32 | last &>> 32) ^ UInt64(truncatingIfNeeded: count)
+        return Int(truncatingIfNeeded: (folded &* multiplier) &>> 56)
+    }
+
+    /// The `seed`th candidate multiplier: odd, its bits spread by SplitMix64's finaliser.
+    static func multiplier(seed: UInt64) -> UInt64 {
+        var z = seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
+        return (z ^ (z &>> 31)) | 1
     }
 
     /// The index (``TwitchTagKey`` raw value) of the key spelled by the `count` bytes at `key`.
@@ -217,7 +238,7 @@ struct TagKeyTable: @unchecked Sendable {  // immutable after init; the pointers
     func lookup(_ key: UnsafePointer<UInt8>, count: Int) -> Int? {
         let (first, last, _) = unsafe Self.words(key, count)
         // SAFETY: `bucket` is in `0 ..< size`.
-        let b = unsafe buckets[Self.bucket(first, last, count, seed: seed)]
+        let b = unsafe buckets[Self.bucket(first, last, count, multiplier: multiplier)]
         guard (b.first ^ first) | (b.last ^ last) | UInt64(truncatingIfNeeded: Int(b.count) ^ count) == 0 else {
             return nil
         }
