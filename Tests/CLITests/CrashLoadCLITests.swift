@@ -73,7 +73,16 @@ import Testing
             runs.append(try ChatcapProcess(capture))
         }
         try waitForChat()
+        // The last run goes on until the files hold enough chat for the test to mean something (each run
+        // before it kept only what it flushed before its kill, which on a busy machine can be little:
+        // a loaded clean-clone run stored 728 messages in all), within 120 s.
+        let enough = Date().addingTimeInterval(120)
         usleep(1_500_000)
+        while Self.messages(in: "\(dir)/cap", requireWhole: false).count <= Self.enoughMessages
+            && runs.last!.isRunning && Date() < enough
+        {
+            usleep(500_000)
+        }
         #expect(runs.last!.stop(with: SIGINT) == 0, "the last run stops cleanly: \(runs.last!.stderr)")
         // The repairs dropped lines (else no ghost could arise and the test proves nothing).
         let dropped = runs.flatMap { $0.stderr.split(separator: "\n") }.compactMap { line -> Int? in
@@ -87,17 +96,8 @@ import Testing
         // never reads the files after it, which made every row of those files look like a ghost (a
         // version of this test whose last run never connected found 19,791). Every file must be whole:
         // the last run finished the members the runs before it left open.
-        var stored = Set<String>()
-        for channel in Self.channels {
-            let folder = "\(dir)/cap/\(channel)"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".gz")
-            {
-                let file = try CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))")
-                #expect(file.status == 0, "\(folder)/\(name) was left unfinished: \(file.stderr)")
-                stored.formUnion(ServedLog(text: file.text).messages.map { "\($0.channel) \($0.tags["id"]!)" })
-            }
-        }
-        try #require(stored.count > 1_000, "only \(stored.count) messages stored")
+        let stored = Self.messages(in: "\(dir)/cap", requireWhole: true)
+        try #require(stored.count > Self.enoughMessages, "only \(stored.count) messages stored")
         _ = try? server.poll(until: { Int($0) ?? 0 >= stored.count }, distinct)
         #expect(loader.stop(with: SIGTERM) == 0, "load: \(loader.stderr)")
         let once = try CLI.run(["load", "\(dir)/cap", "--clickhouse", server.url, "--once", "--status", "none"])
@@ -112,6 +112,32 @@ import Testing
             "\(ghosts.count) rows no capture file holds: \(ghosts.prefix(5)); load: \(loader.stderr); capture runs: \(runs.map(\.stderr))"
         )
         #expect(missing.isEmpty, "\(missing.count) stored messages not loaded: \(missing.prefix(5))")
+    }
+
+    /// The stored messages that make a run of the test mean something: rows enough for ghosts to arise.
+    static let enoughMessages = 1_000
+
+    /// `channel id` of every message the capture files under `directory` hold, each file read on its
+    /// own. With `requireWhole`, every file must be whole (an expectation fails for one that is not);
+    /// without, a file still being written counts up to its last flush point.
+    static func messages(in directory: String, requireWhole: Bool) -> Set<String> {
+        var stored = Set<String>()
+        for channel in channels {
+            let folder = "\(directory)/\(channel)"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".gz")
+            {
+                guard let file = try? CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))") else { continue }
+                if requireWhole { #expect(file.status == 0, "\(folder)/\(name) was left unfinished: \(file.stderr)") }
+                // A file being written may end inside a line (past its last flush point): only whole lines count.
+                // (By bytes: a CR LF is one Character.)
+                let text =
+                    requireWhole
+                    ? file.text
+                    : file.text.utf8.lastIndex(of: UInt8(ascii: "\n")).map { String(file.text[...$0]) } ?? ""
+                stored.formUnion(ServedLog(text: text).messages.map { "\($0.channel) \($0.tags["id"]!)" })
+            }
+        }
+        return stored
     }
 
     /// Stops `capture` (SIGSTOP) at a moment when one of its files ends past its last flush point (not
