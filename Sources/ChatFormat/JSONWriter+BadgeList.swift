@@ -37,14 +37,12 @@ extension JSONWriter {
         guard plain else { return false }
         self.key(key)
         // A badge of one byte and its comma, two bytes of the value, write `,{"name":"x","version":""}`,
-        // 26 bytes: at most 13 a byte of the value, the brackets, and 8 bytes of slack for a copy's
-        // last word.
+        // 26 bytes: at most 13 a byte of the value, the brackets, and slack.
         let most = 13 &* (upper &- lower) &+ 36
         if buffer.capacity - buffer.count < most { buffer.grow(most) }
-        // SAFETY: at most `most` bytes are written at `base + count` (a copy stores whole words but
-        // advances by its length, within the 8 bytes of slack), with `count + most <= capacity` after
-        // the growth above; reads stay within `[0, source.count)`: the searches and copies load a word
-        // at `k` only when `k + 8 <= source.count`.
+        // SAFETY: at most `most` bytes are written at `base + count`, with `count + most <= capacity`
+        // after the growth above; reads stay within `[0, source.count)`: a copy reads only its bytes
+        // (inside the value), the searches load a word at `k` only when `k + 8 <= source.count`.
         unsafe span.withUnsafeBufferPointer { source in
             let p = source.baseAddress!
             let end = source.count
@@ -54,19 +52,9 @@ extension JSONWriter {
                 unsafe ByteBuffer.copyShort(UnsafeRawPointer(literal.utf8Start), n, to: UnsafeMutableRawPointer(o))
                 unsafe o += n
             }
-            // The `n` bytes at `from`: a word at a time, the last word whole when it can be read.
+            // The `n` bytes at `from`: ByteBuffer's word copy, every load and store within the `n` bytes.
             @inline(__always) func copy(_ from: Int, _ n: Int) {
-                var k = 0
-                while k < n {
-                    if from &+ k &+ 8 <= end {
-                        unsafe UnsafeMutableRawPointer(o + k).storeBytes(
-                            of: UnsafeRawPointer(p + (from &+ k)).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                        k &+= 8
-                    } else {
-                        unsafe o[k] = p[from &+ k]
-                        k &+= 1
-                    }
-                }
+                unsafe ByteBuffer.copyShort(UnsafeRawPointer(p + from), n, to: UnsafeMutableRawPointer(o))
                 unsafe o += n
             }
             // The first `byte` in `[from, to)`, or `to`.
