@@ -208,7 +208,7 @@ let package = Package(
             dependencies: ["ChatNet", "ChatPosix", "TwitchSession", "IRCWire", "WebSocketWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "ChatPosixTests", dependencies: ["ChatPosix", "ChatMemory", "ChatTestSupport"],
+            name: "ChatPosixTests", dependencies: ["ChatPosix", "ChatMemory", "ChatTestSupport", "TwitchSession"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatGzipTests", dependencies: ["ChatGzip", "ChatInput", "ChatPosix", "ChatTestSupport", "CZlib"],

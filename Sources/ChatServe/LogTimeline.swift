@@ -187,8 +187,10 @@ final class LogTimeline {
     /// - Allocations: none per line once the writer's buffer has grown (a file pass opens its reader).
     func pump(now: Int64) {
         guard !isFinished, !isIdle, listenerCount > 0 else { return }
-        let clock = Moment.now()
-        let wallOffset = clock.wall.milliseconds - clock.monotonicMs
+        // From both clocks to the nanosecond: the same offset in every turn, so that `tmi-sent-ts` never
+        // goes back from one turn to the next (two clocks cut to the millisecond first were a
+        // millisecond apart in about half the turns).
+        let wallOffset = Moment.wallMinusMonotonicMs()
         self.wallOffset = wallOffset
         if passStart == nil { passStart = now }
         var looked = 0
