@@ -31,7 +31,7 @@ import Testing
     /// What a capture directory holds against what the service recorded of serve's timeline: per
     /// channel, the ids served but not captured while capture was joined (except those the service
     /// received inside `excused` intervals: gaps recorded as not filled, each starting earlier by
-    /// capture's delivery lag then), and ids captured more than once.
+    /// capture's delivery lag then, and 100 ms wider on each side), and ids captured more than once.
     ///
     /// A channel is accountable from its first `joined` record (messages serve stamped in a later
     /// millisecond) to its `parted` record (then up to its last message captured before it) or to
@@ -108,12 +108,14 @@ import Testing
             let ids = byChannel[channel] ?? [:]
             // A gap starts when capture noticed the connection was gone, which on a busy machine is a
             // delivery lag after serve stopped sending to it: each excused interval starts that much
-            // earlier (the largest lag of the messages stored in the 2 s before it).
-            let holes = (excused[channel] ?? []).map { hole in
+            // earlier (the largest lag of the messages stored in the 2 s up to its start, the start
+            // included: after a stall the last lines before a drop come in one late burst, and it is
+            // their lag that tells how far behind capture was), and 100 ms wider on each side.
+            let holes = (excused[channel] ?? []).map { gap in
                 let lag =
-                    lags.lazy.filter { $0.at <= hole.lowerBound && $0.at >= hole.lowerBound - 2_000 }
-                    .map(\.lag).max() ?? 0
-                return (hole.lowerBound - max(lag, 0))...hole.upperBound
+                    lags.lazy.filter { $0.at <= gap.lowerBound && $0.at >= gap.lowerBound - 2_000 }.map(\.lag).max()
+                    ?? 0
+                return (gap.lowerBound - 100 - max(lag, 0))...(gap.upperBound + 100)
             }
             // After a part, up to the last message captured before it.
             let partEnd = parted[channel].map { part in
@@ -167,12 +169,13 @@ import Testing
         gaps.filter { $0["backfill"] as? String != "closed" }
     }
 
-    /// The intervals of `gaps`, per channel, widened by 100 ms: what an audit excuses.
+    /// The intervals of `gaps` (`from...to`, capture's clock), per channel: what an audit excuses, once
+    /// ``audit(_:served:excused:)`` has widened them.
     static func excused(_ gaps: [[String: Any]]) -> [Substring: [ClosedRange<Int64>]] {
         var excused: [Substring: [ClosedRange<Int64>]] = [:]
         for gap in gaps {
             let channel = Substring(gap["channel"] as? String ?? "")
-            excused[channel, default: []].append((Self.wallMs(gap["from"]) - 100)...(Self.wallMs(gap["to"]) + 100))
+            excused[channel, default: []].append(Self.wallMs(gap["from"])...Self.wallMs(gap["to"]))
         }
         return excused
     }
