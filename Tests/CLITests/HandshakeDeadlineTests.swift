@@ -38,8 +38,14 @@ import Testing
         let silent = try HostileServer(.silent)
         let tail = try ChatcapProcess(
             ["tail", "pixelharbor", "--host", "127.0.0.1", "--port", "\(silent.port)"] + transport)
-        usleep(1_000_000)
-        #expect(tail.isRunning, "still in the handshake after 1 s: \(tail.stderr)")
+        // Until the server has the client's first bytes (the ClientHello or the Upgrade request): a fixed
+        // second was not always enough on a busy machine for a debug build to start and connect, and a
+        // SIGINT before any attempt leaves no reason to say.
+        let deadline = Date().addingTimeInterval(30)
+        while silent.count("<received>") == 0 && tail.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(silent.count("<received>") == 1, "the server never heard the handshake: \(tail.stderr)")
+        usleep(200_000)
+        #expect(tail.isRunning, "still in the handshake: \(tail.stderr)")
         let interrupted = Date()
         tail.signal(SIGINT)
         let status = tail.exitStatus(within: 5)

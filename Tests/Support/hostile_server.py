@@ -21,7 +21,8 @@ so that a token never reaches a file. Modes:
                  client goes away
   unconfirmed    log in and welcome, never confirm a JOIN; then quiet until the client goes away
   silent         accept, read and drop what comes (a TLS ClientHello, an Upgrade request), never
-                 write a byte: a handshake that never ends
+                 write a byte: a handshake that never ends; logs "<received>" when the first bytes
+                 of a connection come
 """
 import socket
 import sys
@@ -212,11 +213,15 @@ def serve_many_channels(c, end):
     c.wait_closed(end - time.monotonic())
 
 
-def serve_silent(sock, end):
+def serve_silent(sock, end, number):
+    # Logs "<received>" once the client's first bytes came: it is in its handshake, waiting.
     sock.settimeout(max(0.1, end - time.monotonic()))
+    said = False
     try:
         while sock.recv(65536):
-            pass
+            if not said:
+                record(number, b"<received>")
+                said = True
     except OSError:
         pass
 
@@ -262,7 +267,7 @@ def main():
             if MODE == "ping-flood":
                 serve_ping_flood(sock, end)
             elif MODE == "silent":
-                serve_silent(sock, end)
+                serve_silent(sock, end, number)
             else:
                 c = Client(sock, number)
                 {"garbage": serve_garbage, "reconnect": serve_reconnect,
