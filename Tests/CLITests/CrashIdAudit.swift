@@ -18,7 +18,10 @@ import Testing
 /// to the moment the test killed it, and for every run after the first from its `start` record (a
 /// restart's gap ends when the channel is joined again: what serve played between a run's start and
 /// its JOIN is inside it); for the run stopped last, up to the last message it stored, in
-/// serve's order (what serve played after that was still on its way when the run stopped). A run
+/// serve's order (what serve played after that was still on its way when the run stopped), and in the
+/// last second before its `stop` record only up to the channel's own last stored message (its
+/// connection may be read after the others': seen, two ids of a channel played 9 ms before the stop
+/// and not yet read while another channel's later one was). A run
 /// whose `joined` record itself was lost with its unflushed tail is not counted; neither is what serve
 /// played while no run was joined (counted apart, ``Result/unjoined``).
 ///
@@ -71,6 +74,8 @@ struct CrashIdAudit {
     var joined: [Substring: [Int64]] = [:]
     /// `start` records (one per run), ms since 1970.
     var starts: [Int64] = []
+    /// `stop` records (the run stopped last has one), ms since 1970.
+    var stops: [Int64] = []
 
     /// Takes one stored line (without CR LF) of a channel file or of `_session`.
     mutating func take(_ line: Substring) {
@@ -81,7 +86,8 @@ struct CrashIdAudit {
         let isCapture = words[1] == "CAPTURE" && words[0] == ":chatcap" && words.count == 4
         let isRecord = isCapture && (words[2] == "joined" || words[2] == "gap") && words[3].hasPrefix("#")
         let isStart = isCapture && words[2] == "start"
-        guard isChat || isRecord || isStart else { return }
+        let isStop = isCapture && words[2] == "stop"
+        guard isChat || isRecord || isStart || isStop else { return }
         // One pass over the tags for the few this needs.
         var values: [Substring: Substring] = [:]
         for tag in line[line.index(after: line.startIndex)..<space].split(separator: ";") {
@@ -92,8 +98,8 @@ struct CrashIdAudit {
             }
         }
         guard let received = values["time"].flatMap(Self.milliseconds) else { return }
-        if isStart {
-            starts.append(received)
+        if isStart || isStop {
+            if isStart { starts.append(received) } else { stops.append(received) }
             return
         }
         if isChat {
@@ -129,8 +135,12 @@ struct CrashIdAudit {
             lagAt[from] = lag
             result.largestLag = max(result.largestLag, lag)
         }
-        // The last run: up to the last message stored, in serve's order.
+        // The last run: up to the last message stored, in serve's order; in its last second only up to
+        // the channel's own last stored message.
         let lastStored = played.lastIndex { stored[$0.id] != nil } ?? -1
+        var ownLast: [Substring: Int] = [:]
+        for (index, message) in played.enumerated() where stored[message.id] != nil { ownLast[message.channel] = index }
+        let stopMs = stops.max()
         // Every run after the first is accountable from its start: its channels are in a gap until joined.
         let restarts = starts.sorted().dropFirst()
         let windows = joined.mapValues { joins in
@@ -141,7 +151,11 @@ struct CrashIdAudit {
             // serve played in the very millisecond capture received the JOIN echo may have gone out
             // before the JOIN took effect (seen: played at .062, `joined` at .062, not sent to capture).
             let joinedThen = (windows[message.channel] ?? []).contains { start, kill in
-                message.sentMs > start && (kill.map { message.sentMs <= $0 } ?? (index <= lastStored))
+                message.sentMs > start
+                    && (kill.map { message.sentMs <= $0 }
+                        ?? (index <= lastStored
+                            && (index <= (ownLast[message.channel] ?? -1)
+                                || stopMs.map { message.sentMs < $0 - 1_000 } ?? true)))
             }
             guard joinedThen else {
                 result.unjoined += 1
