@@ -46,10 +46,5 @@ extension Moment {
         return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
-    fileprivate static func milliseconds(_ clock: clockid_t) -> Int64 {
-        var spec = timespec()
-        // SAFETY: `clock_gettime` writes one `timespec` into the local.
-        _ = unsafe clock_gettime(clock, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-    }
+    fileprivate static func milliseconds(_ clock: clockid_t) -> Int64 { nanoseconds(clock) / 1_000_000 }
 }

@@ -78,7 +78,7 @@ import Testing
         // a loaded clean-clone run stored 728 messages in all), within 120 s.
         let enough = Date().addingTimeInterval(120)
         usleep(1_500_000)
-        while Self.messages(in: "\(dir)/cap", requireWhole: false).count <= Self.enoughMessages
+        while try Self.messages(in: "\(dir)/cap", requireWhole: false).count <= Self.enoughMessages
             && runs.last!.isRunning && Date() < enough
         {
             usleep(500_000)
@@ -96,7 +96,7 @@ import Testing
         // never reads the files after it, which made every row of those files look like a ghost (a
         // version of this test whose last run never connected found 19,791). Every file must be whole:
         // the last run finished the members the runs before it left open.
-        let stored = Self.messages(in: "\(dir)/cap", requireWhole: true)
+        let stored = try Self.messages(in: "\(dir)/cap", requireWhole: true)
         try #require(stored.count > Self.enoughMessages, "only \(stored.count) messages stored")
         _ = try? server.poll(until: { Int($0) ?? 0 >= stored.count }, distinct)
         #expect(loader.stop(with: SIGTERM) == 0, "load: \(loader.stderr)")
@@ -120,13 +120,13 @@ import Testing
     /// `channel id` of every message the capture files under `directory` hold, each file read on its
     /// own. With `requireWhole`, every file must be whole (an expectation fails for one that is not);
     /// without, a file still being written counts up to its last flush point.
-    static func messages(in directory: String, requireWhole: Bool) -> Set<String> {
+    static func messages(in directory: String, requireWhole: Bool) throws -> Set<String> {
         var stored = Set<String>()
         for channel in channels {
             let folder = "\(directory)/\(channel)"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".gz")
             {
-                guard let file = try? CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))") else { continue }
+                let file = try CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))")
                 if requireWhole { #expect(file.status == 0, "\(folder)/\(name) was left unfinished: \(file.stderr)") }
                 // A file being written may end inside a line (past its last flush point): only whole lines count.
                 // (By bytes: a CR LF is one Character.)
