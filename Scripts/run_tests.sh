@@ -33,7 +33,7 @@ fi
 # failures LOG: the failing tests and their issues in LOG.
 failures() {
 	# Swift Testing marks a failed test and each recorded issue with ✘; XCTest prints "error:".
-	grep -n -E '✘|: error:|Fatal error|Test Case .* failed|Expectation failed|crashed|signal code' "$1" |
+	grep -n -E '✘|: error:|Fatal error|Test Case .* failed|Expectation failed|crashed|signal code|reap_children: stopped' "$1" |
 		grep -v -E '^[0-9]+:✘ Test run with' | head -n 14
 }
 
@@ -43,13 +43,16 @@ failures() {
 # Every part runs under `timeout PART_LIMIT` (seconds, default 2400): many in-process suites have no
 # time limit of their own (they take milliseconds), so a hang anywhere ends the part, marked as timed
 # out, well inside CI's 90 minutes, instead of holding the run until CI kills it without a word.
+# Each part runs under Scripts/reap_children.py: the peers a test leaves running when it traps (or
+# when `timeout` ends the bundle) are stopped by PID when the part ends, and named at the end of its
+# log ("reap_children: stopped pid …"), instead of running on, adopted by init, beside the next parts.
 PART_LIMIT=${PART_LIMIT:-2400}
 part() {
 	local name=$1
 	shift
 	local start=$SECONDS
-	timeout --kill-after=30 "$PART_LIMIT" "$bundle" --testing-library swift-testing "$@" </dev/null \
-		>".build/test-output-$name.log" 2>&1
+	python3 Scripts/reap_children.py timeout --kill-after=30 "$PART_LIMIT" "$bundle" --testing-library swift-testing \
+		"$@" </dev/null >".build/test-output-$name.log" 2>&1
 	finished "$name" $? "$start"
 }
 
