@@ -83,7 +83,7 @@ final class NotifyListener: @unchecked Sendable {
     }
 
     @Test(
-        "capture: STATUS while joining, READY=1 after the last JOIN, WATCHDOG=1 every ~200 ms, STATUS= every 0.5 s, STOPPING=1 after SIGINT",
+        "capture: STATUS while joining, READY=1 after the last JOIN, WATCHDOG=1 every ~700 ms, STATUS= every 0.5 s, STOPPING=1 after SIGINT",
         .timeLimit(.minutes(20)))
     func capture() throws {
         let dir = try CLITempDirectory.make("systemd-capture")
@@ -100,7 +100,11 @@ final class NotifyListener: @unchecked Sendable {
                 "capture", "pixelharbor", "quietgarden", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port",
                 "\(server.port)", "--plain", "--channels-per-connection", "1", "--connect-interval", "1",
                 "--status-interval", "0.5",
-            ], environment: ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "400000"])
+            ],
+            // 1.4 s (ticks every 700 ms, apart from the 0.5 s status): the gaps are measured where the
+            // test receives the datagrams, and with 400 ms one gap of 405 ms (a tick 205 ms late, the
+            // machine busy with CI's parallel parts) failed.
+            environment: ["NOTIFY_SOCKET": listener.name, "WATCHDOG_USEC": "1400000"])
         let ready = try #require(
             listener.wait(seconds: 10) { $0.hasPrefix("READY=1\n") }, "no READY=1: \(capture.stderr)")
         #expect(ready.timeIntervalSince(started) >= 0.9, "READY=1 after the second connection's JOIN")
@@ -127,12 +131,13 @@ final class NotifyListener: @unchecked Sendable {
         #expect(statuses.count >= 3 && statuses.count <= 6, "\(statuses.map(\.text))")
         let counts = statuses.compactMap { $0.text.firstMatch(of: #/joined; (\d+) lines  /#).map { Int($0.1)! } }
         #expect(counts.count == statuses.count && counts == counts.sorted() && (counts.last ?? 0) > 0, "\(counts)")
-        // WATCHDOG=1 at half of WATCHDOG_USEC: never sooner, and always well within the 400 ms.
+        // WATCHDOG=1 at half of WATCHDOG_USEC (not with the 0.5 s status): never much sooner, and
+        // always within the 1,400 ms.
         let gaps = Self.spacing(all.filter { $0.at < interrupted }, of: "WATCHDOG=1")
-        #expect(gaps.count >= 10, "about 3 s at ~200 ms: \(gaps)")
+        #expect(gaps.count >= 3, "about 3 s at ~700 ms: \(gaps)")
         let sorted = gaps.sorted()
-        #expect(sorted.first ?? 0 >= 150 && sorted[sorted.count / 2] <= 260, "\(gaps)")
-        #expect(sorted.last ?? 0 < 400, "a gap past WATCHDOG_USEC would have systemd kill it: \(gaps)")
+        #expect(sorted.first ?? 0 >= 550 && sorted[sorted.count / 2] <= 900, "\(gaps)")
+        #expect(sorted.last ?? 0 < 1_400, "a gap past WATCHDOG_USEC would have systemd kill it: \(gaps)")
         // STOPPING=1 once, after the SIGINT, and nothing after it.
         let stopping = all.filter { $0.text.hasPrefix("STOPPING=1") }
         #expect(stopping.count == 1 && (stopping.first?.at ?? .distantPast) >= interrupted, "\(texts.suffix(3))")
