@@ -126,6 +126,12 @@ for name in unit "${names[@]}"; do
 	read -r status seconds <".build/test-output-$name.status"
 	echo "── $name: exit $status after $seconds s ──"
 done
+# What the parts left running, whether or not they failed (a passing test that leaks a peer too).
+left=$(grep -h 'reap_children: stopped pid' .build/test-output-*.log)
+if [ -n "$left" ]; then
+	echo "── processes the tests left running, stopped when their part ended ──"
+	echo "$left"
+fi
 if [ "${#failed[@]}" -gt 0 ]; then
 	echo "── swift test failed in: ${failed[*]} ──"
 	for name in "${failed[@]}"; do
