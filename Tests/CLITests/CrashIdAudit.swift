@@ -53,6 +53,9 @@ struct CrashIdAudit {
         /// Not in the files nor inside a gap: `sentMs id channel`, the first few.
         var missing: [String] = []
         var missingCount = 0
+        /// For each of the first few missing ids, what surrounds it (``neighbourhood(of:at:in:kills:lagAt:)``):
+        /// a failure explains itself in a CI log whose test directory is gone.
+        var neighbourhoods: [String] = []
         /// Played while no run was joined (not counted).
         var unjoined = 0
         var gaps = 0
@@ -63,6 +66,7 @@ struct CrashIdAudit {
             "\(required) ids played while a run was joined: \(stored) stored, \(inGap) inside a gap, "
                 + "\(missingCount) missing \(missing); \(unjoined) played while no run was joined; \(gaps) gaps, "
                 + "largest lag at a gap's start \(largestLag) ms"
+                + neighbourhoods.map { "\n  " + $0 }.joined()
         }
     }
 
@@ -172,10 +176,37 @@ struct CrashIdAudit {
                 result.missingCount += 1
                 if result.missing.count < 5 {
                     result.missing.append("\(message.sentMs) \(message.id) #\(message.channel)")
+                    result.neighbourhoods.append(
+                        neighbourhood(of: message, at: index, in: played, kills: kills, lagAt: lagAt))
                 }
             }
         }
         return result
+    }
+
+    /// What surrounds a missing id, in ms from when serve played it: its channel's nearest stored ids
+    /// in serve's order (played, then received by capture), the channel's gaps (with the lag that
+    /// widened each one's start), `joined` records, and the kills, starts and stops, within 5 s.
+    func neighbourhood(of message: Played, at index: Int, in played: [Played], kills: [Int64], lagAt: [Int64: Int64])
+        -> String
+    {
+        let t = message.sentMs
+        func near(_ ms: Int64) -> Bool { abs(ms - t) <= 5_000 }
+        func stored(_ range: some Sequence<Int>) -> String {
+            for i in range where played[i].channel == message.channel {
+                if let s = self.stored[played[i].id] { return "played \(s.sentMs - t), received \(s.receivedMs - t)" }
+            }
+            return "none"
+        }
+        let before = stored(stride(from: index - 1, through: 0, by: -1))
+        let after = stored(index + 1..<played.count)
+        func list(_ items: [String]) -> String { "[" + items.joined(separator: ", ") + "]" }
+        func offsets(_ times: [Int64]) -> String { list(times.filter(near).map { "\($0 - t)" }) }
+        let gaps = (self.gaps[message.channel] ?? []).filter { near($0.from) || near($0.to) }
+            .map { "\($0.from - t)...\($0.to - t) (lag \(lagAt[$0.from] ?? 0))" }
+        return "#\(message.channel) \(message.id): stored before it \(before); after it \(after); gaps \(list(gaps)); "
+            + "joined \(offsets(joined[message.channel] ?? [])); kills \(offsets(kills)); starts \(offsets(starts)); "
+            + "stops \(offsets(stops))"
     }
 
     /// The recorder's rows: `<tmi-sent-ts>\t<id>\t<channel>`.
