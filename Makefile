@@ -31,7 +31,7 @@ FUZZ_SECONDS ?= 1500
 RUN_FIXTURE ?= Fixtures/lines/privmsg.irc
 PREFIX ?= /usr/local
 
-.PHONY: all deps deps-build install-packages build release install run test tsan bench bench-budget bench-http bench-logs instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn cluster cluster-stop test-cluster
+.PHONY: all deps deps-build install-packages build release install run test tsan bench bench-budget bench-http bench-logs instructions alloc fuzz fixtures golden check format lint clean crashloop clickhouse-docs autobahn cluster cluster-stop test-cluster suite-times
 
 all: build
 
@@ -97,6 +97,13 @@ TSAN_BUILD := -c release --sanitize=thread --scratch-path .build-tsan \
 tsan: deps
 	$(SWIFT) build $(TSAN_BUILD) -j $(JOBS) --product StressChecks
 	TSAN_OPTIONS=halt_on_error=1 .build-tsan/release/StressChecks $(STRESS)
+
+# Each process-driving suite's time run alone, into Scripts/cli_suite_seconds.txt: the weights `make
+# test` deals its side-by-side parts by (Scripts/run_tests.sh). About 20 minutes; run it on a quiet
+# machine when suites were added or changed much, and commit the file.
+suite-times: deps
+	$(SWIFT) build --build-tests -j $(JOBS)
+	SWIFT=$(SWIFT) Scripts/suite_seconds.sh
 
 # The kill -9 loop of issue 23 at length: capture killed CRASH_CYCLES times mid-stream (levels 1 and 6,
 # TCP and WebSocket), every line of every file checked whole (the suite runs 4 cycles of each).
