@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 bundle="$("$SWIFT" build --show-bin-path)/chatcapPackageTests.xctest"
 out=${1:-Scripts/cli_suite_seconds.txt}
+# The suites make test leaves out (run_tests.sh's SEPARATE_SUITES) are left out here too.
+SEPARATE_SUITES=${SEPARATE_SUITES:-ClusterLoadTests}
 mapfile -t suites < <("$bundle" --testing-library swift-testing --list-tests 2>/dev/null |
-	sed -n -E 's/^CLITests\.([A-Za-z0-9_]+)\/.*/\1/p' | sort -u)
+	sed -n -E 's/^CLITests\.([A-Za-z0-9_]+)\/.*/\1/p' | sort -u | grep -v -x -E "${SEPARATE_SUITES// /|}")
 work=$(mktemp)
 trap 'rm -f "$work"' EXIT
 for suite in "${suites[@]}"; do
