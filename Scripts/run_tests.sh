@@ -8,7 +8,7 @@
 # children run, mostly waiting: in one invocation, second-long unit suites queued behind them for
 # 10 minutes and failed their limits on a busy machine, and the cores sat idle. So:
 #   1. the in-process suites run first, alone;
-#   2. then CLITests, its suites dealt round-robin to CLI_SHARDS invocations that run side by side
+#   2. then CLITests, its suites dealt by their times to CLI_SHARDS invocations that run side by side
 #      (each its own process and pool), every suite whole in one of them; beside them the command
 #      in $TSAN if set (`make test` gives `make tsan`: the ThreadSanitizer build of Tests/StressChecks
 #      and its run, which fill the cores the process-driving tests leave idle).
