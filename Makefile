@@ -99,7 +99,7 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 .build-tsan/release/StressChecks $(STRESS)
 
 # Each process-driving suite's time run alone, into Scripts/cli_suite_seconds.txt: the weights `make
-# test` deals its side-by-side parts by (Scripts/run_tests.sh). About 20 minutes; run it on a quiet
+# test` deals its side-by-side parts by (Scripts/run_tests.sh). About 17 minutes; run it on a quiet
 # machine when suites were added or changed much, and commit the file.
 suite-times: deps
 	$(SWIFT) build --build-tests -j $(JOBS)

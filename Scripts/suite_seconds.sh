@@ -4,7 +4,7 @@
 # Scripts/run_tests.sh deals the suites to its side-by-side parts by. A suite's wall time in a part
 # cannot be read from its log or event stream: Swift Testing stamps a test when it is scheduled, not
 # when a thread takes it up, and the parts' suites wait for each other's threads. Run it (`make
-# suite-times`, about 20 minutes on a quiet machine) when suites were added or changed much; a suite
+# suite-times`, about 17 minutes on a quiet machine) when suites were added or changed much; a suite
 # missing from the file is dealt with the median weight.
 set -euo pipefail
 cd "$(dirname "$0")/.."
