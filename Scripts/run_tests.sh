@@ -33,7 +33,7 @@ fi
 # failures LOG: the failing tests and their issues in LOG.
 failures() {
 	# Swift Testing marks a failed test and each recorded issue with ✘; XCTest prints "error:".
-	grep -n -E '✘|: error:|Fatal error|Test Case .* failed|Expectation failed|crashed|signal code|reap_children: stopped' "$1" |
+	grep -n -E '✘|: error:|Fatal error|Test Case .* failed|Expectation failed|crashed|signal code' "$1" |
 		grep -v -E '^[0-9]+:✘ Test run with' | head -n 14
 }
 
@@ -91,9 +91,8 @@ part unit --skip '^CLITests\.' "$@"
 report unit || failed+=(unit)
 
 # Suites with a make target of their own, too long for every run: left out here by name.
-SEPARATE_SUITES=${SEPARATE_SUITES:-ClusterLoadTests}
-mapfile -t suites < <("$bundle" --testing-library swift-testing --list-tests 2>/dev/null |
-	sed -n -E 's/^CLITests\.([A-Za-z0-9_]+)\/.*/\1/p' | sort -u | grep -v -x -E "${SEPARATE_SUITES// /|}")
+export SEPARATE_SUITES=${SEPARATE_SUITES:-ClusterLoadTests}
+mapfile -t suites < <(Scripts/cli_suites.sh "$bundle")
 echo "── left out (own make targets): $SEPARATE_SUITES ──"
 if [ "${#suites[@]}" -eq 0 ]; then
 	echo "── no CLITests suite found by swift test list ──"

@@ -11,10 +11,8 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 bundle="$("$SWIFT" build --show-bin-path)/chatcapPackageTests.xctest"
 out=${1:-Scripts/cli_suite_seconds.txt}
-# The suites make test leaves out (run_tests.sh's SEPARATE_SUITES) are left out here too.
-SEPARATE_SUITES=${SEPARATE_SUITES:-ClusterLoadTests}
-mapfile -t suites < <("$bundle" --testing-library swift-testing --list-tests 2>/dev/null |
-	sed -n -E 's/^CLITests\.([A-Za-z0-9_]+)\/.*/\1/p' | sort -u | grep -v -x -E "${SEPARATE_SUITES// /|}")
+# The suites make test runs (Scripts/cli_suites.sh: SEPARATE_SUITES left out, as there).
+mapfile -t suites < <(Scripts/cli_suites.sh "$bundle")
 work=$(mktemp)
 trap 'rm -f "$work"' EXIT
 for suite in "${suites[@]}"; do
