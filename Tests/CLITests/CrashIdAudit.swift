@@ -102,8 +102,12 @@ struct CrashIdAudit {
             }
         }
         guard let received = values["time"].flatMap(Self.milliseconds) else { return }
-        if isStart || isStop {
-            if isStart { starts.append(received) } else { stops.append(received) }
+        if isStart {
+            starts.append(received)
+            return
+        }
+        if isStop {
+            stops.append(received)
             return
         }
         if isChat {
@@ -141,9 +145,9 @@ struct CrashIdAudit {
         }
         // The last run: up to the last message stored, in serve's order; in its last second only up to
         // the channel's own last stored message.
-        let lastStored = played.lastIndex { stored[$0.id] != nil } ?? -1
         var ownLast: [Substring: Int] = [:]
         for (index, message) in played.enumerated() where stored[message.id] != nil { ownLast[message.channel] = index }
+        let lastStored = ownLast.values.max() ?? -1
         let stopMs = stops.max()
         // Every run after the first is accountable from its start: its channels are in a gap until joined.
         let restarts = starts.sorted().dropFirst()
@@ -192,14 +196,14 @@ struct CrashIdAudit {
     {
         let t = message.sentMs
         func near(_ ms: Int64) -> Bool { abs(ms - t) <= 5_000 }
-        func stored(_ range: some Sequence<Int>) -> String {
+        func nearestStored(_ range: some Sequence<Int>) -> String {
             for i in range where played[i].channel == message.channel {
-                if let s = self.stored[played[i].id] { return "played \(s.sentMs - t), received \(s.receivedMs - t)" }
+                if let s = stored[played[i].id] { return "played \(s.sentMs - t), received \(s.receivedMs - t)" }
             }
             return "none"
         }
-        let before = stored(stride(from: index - 1, through: 0, by: -1))
-        let after = stored(index + 1..<played.count)
+        let before = nearestStored(stride(from: index - 1, through: 0, by: -1))
+        let after = nearestStored(index + 1..<played.count)
         func list(_ items: [String]) -> String { "[" + items.joined(separator: ", ") + "]" }
         func offsets(_ times: [Int64]) -> String { list(times.filter(near).map { "\($0 - t)" }) }
         let gaps = (self.gaps[message.channel] ?? []).filter { near($0.from) || near($0.to) }
