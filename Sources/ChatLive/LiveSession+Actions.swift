@@ -1,5 +1,6 @@
 import ChatNet
 import ChatPosix
+import IRCWire
 import TwitchSession
 
 /// Performing what a connection's machine asks for (sends, connects, closes, records), a lost
@@ -121,7 +122,10 @@ extension LiveSession {
         guard let old = c.retiring else { return }
         c.retiring = nil
         c.overlapUntil = Moment.now().monotonicMs + Self.overlapLingerMs
-        drainRetired(old)
+        if c.overlap?.caughtUp != true { drainRetired(old) }
+        // Read past a line the replacement carried after joining everything: what the retiring
+        // connection still holds or sends, a partial line included, the replacement carries too.
+        if c.overlap?.caughtUp == true { old.framer.reset() }
         close(old, because: .serverRequestedReconnect)
     }
 
@@ -130,7 +134,7 @@ extension LiveSession {
     /// (``ConnectionSettings/retiredDrainMs`` at most, or until its end comes or the session stops).
     ///
     /// The machine closes a retiring connection when a line has come on both (all it had before is
-    /// read: this reads nothing new), after the settle time, or when the replacement is sent
+    /// read: this is not called), after the settle time, or when the replacement is sent
     /// RECONNECT in its turn. In the last two it can still hold chat the replacement never carried,
     /// sent before the replacement joined, unread behind the per-wake-up read budget on a busy
     /// machine: one budget's read before the close lost it. The ingest loop waits here at most
@@ -141,8 +145,9 @@ extension LiveSession {
         while let stream = old.stream, !stop.isRaised {
             old.hasMore = false
             service(old, [])
-            // Its end came (closed in `lost`), or the budget ran out: read on while time is left.
-            guard old.stream != nil else { return }
+            // Its end came (closed in `lost`), or it has been read past a line the replacement
+            // carried after joining everything, or the budget ran out: read on while time is left.
+            guard old.stream != nil, old.owner?.overlap?.caughtUp != true else { return }
             let left = end - Moment.now().monotonicMs
             guard left > 0 else { return }
             if old.hasMore { continue }

@@ -67,6 +67,14 @@ extension LiveSession {
                 c.closedWhileDraining = nil
                 discardPartialLine(of: c, closedBecause: reason)
             }
+            // A retiring connection that delivered a copy of a line its replacement carried after
+            // joining everything: the handover is confirmed here, after its framer's loop (closing
+            // it reads nothing more).
+            if let owner = c.owner, owner.retiring === c, owner.overlap?.caughtUp == true {
+                actions.removeAll(keepingCapacity: true)
+                owner.machine.handle(.overlapConfirmed, at: now, into: &actions, sharing: &pace)
+                perform(actions, on: owner)
+            }
         }
         while let event = c.framer.nextLine() {
             switch event {
@@ -148,13 +156,16 @@ extension LiveSession {
         // Computed once when the overlap or the backfill needs it, never on a plain live line.
         let fingerprint = owner.overlap != nil || backfill != nil ? LineFingerprint.of(bytes, message) : 0
         if owner.overlap != nil {
-            guard owner.overlap!.admit(fingerprint, from: c.owner == nil ? .replacement : .retiring) else {
+            let side: OverlapFilter.Side = c.owner == nil ? .replacement : .retiring
+            // From the replacement's first line after it joined every channel on, a line on both
+            // connections tells how far the retiring one has been read (``OverlapFilter/caughtUp``).
+            if side == .replacement, c.retiring != nil, c.machine.isHandoverSettled { owner.overlap!.settle() }
+            let kept = owner.overlap!.admit(fingerprint, from: side, identified: LineFingerprint.hasId(message))
+            guard kept else {
                 overlapDuplicates += 1
-                // The replacement delivered a line the retiring connection had already delivered:
-                // the retiring one has been read that far (its actions run after the line's). Only a
-                // line with an id says so: an id-less one can be sent to each connection on its own
-                // (the ROOMSTATE that answers every JOIN), and a copy of it proves nothing.
-                if c.owner == nil, c.retiring != nil, LineFingerprint.hasId(message) {
+                // Read far enough: the retiring connection is closed after this line's actions (a
+                // copy on the retiring connection confirms at the end of its read: ``drain``).
+                if side == .replacement, c.retiring != nil, owner.overlap!.caughtUp {
                     c.machine.handle(.overlapConfirmed, at: now, into: &actions, sharing: &pace)
                 }
                 return

@@ -104,6 +104,9 @@ public struct ConnectionMachine: Sendable {
     /// Every channel is joined on the replacement: the retiring connection is closed at the first
     /// line seen on both, or at this time.
     var handoverSettleDeadline: Int64?
+    /// A retiring connection is open and the replacement has joined every channel it was
+    /// delivering: a line on both connections from now on confirms the handover.
+    public var isHandoverSettled: Bool { isHandingOver && handoverSettleDeadline != nil }
     /// Channel indices to JOIN, in order, from `joinQueueHead`.
     var joinQueue: [Int] = []
     var joinQueueHead = 0

@@ -69,6 +69,17 @@ import TwitchSession
             }
         }
 
+        /// Whether the client has closed its end (what it sent meanwhile is read and dropped);
+        /// does not wait.
+        func closedByClient() -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if n == 0 { return true }
+                if n < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+            }
+        }
+
         private let closed = Mutex(false)
 
         /// Closes the socket once, however often it is called: a second close would close whatever
@@ -245,5 +256,62 @@ import TwitchSession
         settings.handoverSettleMs = 60_000
         Self.check(
             try Self.capture(channel, port: listener.port, until: "c0", collected, settings: settings), expected)
+    }
+
+    @Test(
+        "a retiring connection read behind its replacement (its copies come second, chat going on) is closed once it delivers a line the replacement carried after joining, not at the settle time; none lost, none doubled"
+    )
+    func retiringBehindIsClosedWhenCaughtUp() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let channel = "lunafrost"
+        let collected = Collected()
+        defer { collected.done.withLock { $0 = true } }
+        let sent = Mutex<[String]>([])
+        let closedByClient = Mutex<Bool?>(nil)
+        let server = Thread {
+            let first = Peer(listener.accept())
+            defer { first.close() }
+            guard let nick1 = first.register(channel: channel) else { return }
+            first.send(Self.joined(nick1, channel), Self.chat("a0", channel), ":tmi.twitch.tv RECONNECT")
+            let second = Peer(listener.accept())
+            defer { second.close() }
+            guard let nick2 = second.register(channel: channel) else { return }
+            second.send(Self.joined(nick2, channel))
+            usleep(100_000)
+            // Chat goes on, each line to the replacement 30 ms before the retiring connection: it is behind.
+            // p0 was said before the replacement joined: only the retiring connection carries it.
+            second.send(Self.chat("m0", channel))
+            usleep(50_000)
+            first.send(Self.chat("p0", channel), Self.chat("m0", channel))
+            var ids = ["a0", "p0", "m0"]
+            // As Twitch (and serve's grace), the retiring connection plays on until it is closed:
+            // here until the client closes it, or 10 s.
+            let start = Date()
+            var n = 0
+            while Date().timeIntervalSince(start) < 10 {
+                if first.closedByClient() {
+                    closedByClient.withLock { $0 = true }
+                    break
+                }
+                let id = "l\(n)"
+                n += 1
+                ids.append(id)
+                second.send(Self.chat(id, channel))
+                usleep(30_000)
+                first.send(Self.chat(id, channel))
+            }
+            closedByClient.withLock { if $0 == nil { $0 = false } }
+            sent.withLock { $0 = ids + ["c0"] }
+            second.send(Self.chat("c0", channel))
+            while collected.done.withLock({ !$0 }) { usleep(20_000) }
+        }
+        server.start()
+        // Only a line on both may end the handover here: not the settle time.
+        var settings = ConnectionSettings()
+        settings.handoverSettleMs = 60_000
+        let ids = try Self.capture(channel, port: listener.port, until: "c0", collected, settings: settings)
+        #expect(closedByClient.withLock { $0 } == true, "the retiring connection was closed by the client")
+        Self.check(ids, sent.withLock { $0 })
     }
 }

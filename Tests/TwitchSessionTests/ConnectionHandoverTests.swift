@@ -138,8 +138,10 @@ import TwitchSession
 
 @Suite struct OverlapFilterTests {
     /// What `filter` answers to each (fingerprint, side), in order.
-    static func admit(_ lines: [(UInt64, OverlapFilter.Side)], into filter: inout OverlapFilter) -> [Bool] {
-        lines.map { filter.admit($0.0, from: $0.1) }
+    static func admit(
+        _ lines: [(UInt64, OverlapFilter.Side)], identified: Bool = false, into filter: inout OverlapFilter
+    ) -> [Bool] {
+        lines.map { filter.admit($0.0, from: $0.1, identified: identified) }
     }
 
     @Test("a line on both sides is written once, whichever side comes first")
@@ -173,6 +175,51 @@ import TwitchSession
         #expect(
             Self.admit([(2, .retiring), (3, .retiring), (3, .replacement)], into: &filter) == [false, true, false])
         #expect(filter.duplicates == 3)
+    }
+
+    @Test("caught up once a line with an id that the replacement delivered after settling comes on both, whichever copy comes second")
+    func caughtUpEitherWay() {
+        var behind = OverlapFilter()
+        #expect(Self.admit([(1, .retiring)], into: &behind) == [true])
+        behind.settle()
+        #expect(Self.admit([(2, .replacement)], identified: true, into: &behind) == [true])
+        #expect(!behind.caughtUp, "one copy proves nothing")
+        #expect(Self.admit([(2, .retiring)], identified: true, into: &behind) == [false])
+        #expect(behind.caughtUp, "the retiring connection's copy came second")
+
+        var ahead = OverlapFilter()
+        ahead.settle()
+        #expect(Self.admit([(3, .retiring)], identified: true, into: &ahead) == [true])
+        #expect(Self.admit([(3, .replacement)], identified: true, into: &ahead) == [false])
+        #expect(ahead.caughtUp, "the replacement's copy came second")
+    }
+
+    @Test("not caught up by an id-less line, by a line the replacement delivered before settling, or before a settle at all; a handover starts again")
+    func caughtUpOnlyByProof() {
+        var filter = OverlapFilter()
+        #expect(Self.admit([(9, .replacement), (9, .retiring)], into: &filter) == [true, false])
+        #expect(!filter.caughtUp, "not settled")
+        #expect(Self.admit([(1, .replacement)], identified: true, into: &filter) == [true])
+        filter.settle()
+        #expect(filter.isSettled)
+        #expect(Self.admit([(1, .retiring)], identified: true, into: &filter) == [false])
+        #expect(!filter.caughtUp, "the replacement delivered 1 before it had joined everything")
+        #expect(Self.admit([(2, .replacement), (2, .retiring)], into: &filter) == [true, false])
+        #expect(!filter.caughtUp, "an id-less line (a JOIN's ROOMSTATE) can come on each connection on its own")
+        #expect(Self.admit([(3, .replacement)], identified: true, into: &filter) == [true])
+        #expect(Self.admit([(3, .retiring)], identified: true, into: &filter) == [false])
+        #expect(filter.caughtUp)
+        #expect(Self.admit([(5, .retiring)], identified: true, into: &filter) == [true])
+        filter.handOver()
+        #expect(!filter.caughtUp && !filter.isSettled, "a new overlap")
+        filter.settle()
+        // The old replacement, now retiring, delivers its late copy of 5: no line of the new
+        // replacement's has come on both.
+        #expect(Self.admit([(5, .retiring)], identified: true, into: &filter) == [false])
+        #expect(!filter.caughtUp, "5 came on the connection before, not on the new replacement")
+        #expect(Self.admit([(4, .replacement)], identified: true, into: &filter) == [true])
+        #expect(Self.admit([(4, .retiring)], identified: true, into: &filter) == [false])
+        #expect(filter.caughtUp)
     }
 
     @Test("bounded: the oldest fingerprints are forgotten past the capacity")
