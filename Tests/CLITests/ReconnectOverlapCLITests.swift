@@ -91,7 +91,8 @@ import Testing
         // A line on both connections closes the old one within milliseconds of the joins, whichever
         // connection is read first: not serve's grace (a RECONNECT every grace, not every 300 lines,
         // when only the replacement's second copy counted).
-        #expect(kept.closedByServer == 0, "\(kept.closedByServer) of \(kept.reconnects) old connections closed by serve")
+        #expect(
+            kept.closedByServer == 0, "\(kept.closedByServer) of \(kept.reconnects) old connections closed by serve")
         #expect((kept.writtenOnce ?? 0) > 0, "the overlaps carried lines on both connections, said in the summary")
 
         #expect(lost.reconnects >= 10, "\(lost.reconnects) RECONNECTs")

@@ -177,7 +177,9 @@ import TwitchSession
         #expect(filter.duplicates == 3)
     }
 
-    @Test("caught up once a line with an id that the replacement delivered after settling comes on both, whichever copy comes second")
+    @Test(
+        "caught up once a line with an id that the replacement delivered after settling comes on both, whichever copy comes second"
+    )
     func caughtUpEitherWay() {
         var behind = OverlapFilter()
         #expect(Self.admit([(1, .retiring)], into: &behind) == [true])
@@ -194,7 +196,9 @@ import TwitchSession
         #expect(ahead.caughtUp, "the replacement's copy came second")
     }
 
-    @Test("not caught up by an id-less line, by a line the replacement delivered before settling, or before a settle at all; a handover starts again")
+    @Test(
+        "not caught up by an id-less line, by a line the replacement delivered before settling, or before a settle at all; a handover starts again"
+    )
     func caughtUpOnlyByProof() {
         var filter = OverlapFilter()
         #expect(Self.admit([(9, .replacement), (9, .retiring)], into: &filter) == [true, false])
