@@ -97,6 +97,9 @@ extension LiveSession {
     /// on delivering chat; `c` is left without a stream for its replacement.
     func handOver(_ c: Connection) {
         guard let stream = c.stream else { return }
+        // The connection before the retiring one, still read on: read to its end first, so that the
+        // overlap filter turns to the new pair only once it is done.
+        drainClosingRetired(of: c)
         let old = Connection(machine: c.machine)
         old.owner = c
         old.stream = stream
@@ -115,43 +118,5 @@ extension LiveSession {
         // before it delivered: the filter goes on, sides swapped, rather than starting empty.
         if c.overlap != nil { c.overlap!.handOver() } else { c.overlap = OverlapFilter() }
         c.overlapUntil = nil
-    }
-
-    /// `.closeRetired`: reads what the retiring connection holds (``drainRetired(_:)``), then closes it.
-    private func closeRetired(of c: Connection) {
-        guard let old = c.retiring else { return }
-        c.retiring = nil
-        c.overlapUntil = Moment.now().monotonicMs + Self.overlapLingerMs
-        if c.overlap?.caughtUp != true { drainRetired(old) }
-        // Read past a line the replacement carried after joining everything: what the retiring
-        // connection still holds or sends, a partial line included, the replacement carries too.
-        if c.overlap?.caughtUp == true { old.framer.reset() }
-        close(old, because: .serverRequestedReconnect)
-    }
-
-    /// Reads a retiring connection that is about to be closed to the end of what it holds, and on
-    /// for as long as more comes within ``ConnectionSettings/retiredQuietMs``
-    /// (``ConnectionSettings/retiredDrainMs`` at most, or until its end comes or the session stops).
-    ///
-    /// The machine closes a retiring connection when a line has come on both (all it had before is
-    /// read: this is not called), after the settle time, or when the replacement is sent
-    /// RECONNECT in its turn. In the last two it can still hold chat the replacement never carried,
-    /// sent before the replacement joined, unread behind the per-wake-up read budget on a busy
-    /// machine: one budget's read before the close lost it. The ingest loop waits here at most
-    /// ``ConnectionSettings/retiredDrainMs``, at most once per RECONNECT; other connections' lines
-    /// wait in their sockets meanwhile.
-    private func drainRetired(_ old: Connection) {
-        let end = Moment.now().monotonicMs + settings.retiredDrainMs
-        while let stream = old.stream, !stop.isRaised {
-            old.hasMore = false
-            service(old, [])
-            // Its end came (closed in `lost`), or it has been read past a line the replacement
-            // carried after joining everything, or the budget ran out: read on while time is left.
-            guard old.stream != nil, old.owner?.overlap?.caughtUp != true else { return }
-            let left = end - Moment.now().monotonicMs
-            guard left > 0 else { return }
-            if old.hasMore { continue }
-            guard waitReadable(stream.fileDescriptor, timeoutMs: min(left, settings.retiredQuietMs)) else { return }
-        }
     }
 }

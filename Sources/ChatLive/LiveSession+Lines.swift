@@ -35,7 +35,10 @@ extension LiveSession {
             switch outcome {
             case .bytes:
                 c.receivedAny = true
-                drain(c, receivedAt: Moment.now())
+                let now = Moment.now()
+                // A connection read on after `.closeRetired` is closed once nothing comes for a while.
+                if c.drainEnd != nil { c.quietUntil = now.monotonicMs + settings.retiredQuietMs }
+                drain(c, receivedAt: now)
             case .wouldBlock:
                 updateInterest(c)
                 return

@@ -58,6 +58,15 @@ public final class LiveSession {
         /// retiring connection is gone (the replacement may still hold copies it had not read).
         var overlap: OverlapFilter? = nil
         var overlapUntil: Int64? = nil
+        /// A retiring connection the machine has closed, still read on by the loop until it is quiet,
+        /// caught up or out of time (``LiveSession/closeRetired(of:)``).
+        var closingRetired: Connection? = nil
+        /// Set on a connection read on after `.closeRetired`: its last moment, and when it is closed
+        /// if nothing more comes (each read moves it on).
+        var drainEnd: Int64? = nil
+        var quietUntil: Int64 = 0
+        /// When a connection read on after `.closeRetired` is closed unless it has ended before.
+        var closingDeadline: Int64 { min(quietUntil, drainEnd ?? .max) }
         init(machine: ConnectionMachine) { self.machine = machine }
     }
 
@@ -198,7 +207,8 @@ public final class LiveSession {
             let now = Moment.now()
             if let deadline, now.monotonicMs >= deadline { break }
             for c in connections {
-                if let until = c.overlapUntil, until <= now.monotonicMs, c.retiring == nil {
+                checkClosingRetired(of: c, at: now.monotonicMs)
+                if let until = c.overlapUntil, until <= now.monotonicMs, c.retiring == nil, c.closingRetired == nil {
                     c.overlap = nil
                     c.overlapUntil = nil
                 }
@@ -220,10 +230,12 @@ public final class LiveSession {
                 busy = busy || c.hasMore
             }
             for c in connections {
-                guard let old = c.retiring, old.hasMore else { continue }
-                old.hasMore = false
-                service(old, [])
-                busy = busy || old.hasMore
+                for old in [c.retiring, c.closingRetired] {
+                    guard let old, old.hasMore else { continue }
+                    old.hasMore = false
+                    service(old, [])
+                    busy = busy || old.hasMore
+                }
             }
             backfill?.poll(now: now)
             onTick?()
@@ -231,6 +243,7 @@ public final class LiveSession {
             for c in connections {
                 if let at = c.connectAt { timeout = min(timeout, at - now.monotonicMs) }
                 if let due = c.machine.nextDeadline(sharing: pace) { timeout = min(timeout, due - now.monotonicMs) }
+                if let old = c.closingRetired { timeout = min(timeout, old.closingDeadline - now.monotonicMs) }
             }
             if let deadline { timeout = min(timeout, deadline - now.monotonicMs) }
             if let due = backfill?.nextDeadline { timeout = min(timeout, due - now.monotonicMs) }
@@ -249,7 +262,10 @@ public final class LiveSession {
         let end = Moment.now()
         backfill?.poll(now: end)
         backfill?.finishAll(now: end)
-        for c in connections { perform(c.machine.stop(at: end), on: c) }
+        for c in connections {
+            perform(c.machine.stop(at: end), on: c)
+            if let old = c.closingRetired { finishRetired(old, of: c) }
+        }
         let ending: Ending =
             if let loopFailure { .loopFailed(loopFailure) } else if let fatal { .fatal(fatal) } else if stop.isRaised {
                 .stopped

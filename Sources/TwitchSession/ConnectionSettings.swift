@@ -53,7 +53,8 @@ public struct ConnectionSettings: Sendable, Equatable {
     /// replacement was sent RECONNECT in its turn) is first read on while more comes within this
     /// long…
     public var retiredQuietMs: Int64 = 500
-    /// …for at most this long in all, or until its end comes (the ingest loop waits meanwhile).
+    /// …for at most this long in all, or until its end comes (by the ingest loop, beside the other
+    /// connections; it waits only when the replacement is sent RECONNECT meanwhile).
     public var retiredDrainMs: Int64 = 3_000
     /// Whether a server certificate that fails verification (``DisconnectReason/certificateRejected(_:)``)
     /// is retried with back-off like any failed connect. By default it ends the session: a

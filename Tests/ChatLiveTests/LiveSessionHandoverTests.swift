@@ -314,4 +314,56 @@ import TwitchSession
         #expect(closedByClient.withLock { $0 } == true, "the retiring connection was closed by the client")
         Self.check(ids, sent.withLock { $0 })
     }
+
+    @Test(
+        "a quiet retiring connection closed at the settle time is read on beside its replacement, not by a wait that holds the replacement's lines back; its late line is still read"
+    )
+    func retiredDrainDoesNotHoldTheLoop() throws {
+        let listener = try SocketLoopbackListener()
+        defer { listener.close() }
+        let channel = "lunafrost"
+        let collected = Collected()
+        defer { collected.done.withLock { $0 = true } }
+        // Whether r0, sent on the replacement while the retiring connection was still being read
+        // on (not yet closed by the client), was delivered while that lasted.
+        let deliveredMeanwhile = Mutex<Bool?>(nil)
+        let server = Thread {
+            let first = Peer(listener.accept())
+            defer { first.close() }
+            guard let nick1 = first.register(channel: channel) else { return }
+            first.send(Self.joined(nick1, channel), Self.chat("a0", channel), ":tmi.twitch.tv RECONNECT")
+            let second = Peer(listener.accept())
+            defer { second.close() }
+            guard let nick2 = second.register(channel: channel) else { return }
+            // Nothing comes on both: the settle time (200 ms) closes the retiring connection, which
+            // is then read on for as long as more comes within 30 s.
+            second.send(Self.joined(nick2, channel))
+            usleep(600_000)
+            second.send(Self.chat("r0", channel))
+            let start = Date()
+            var delivered = false
+            while Date().timeIntervalSince(start) < 10, !first.closedByClient() {
+                if collected.ids.withLock({ $0.contains("r0") }) {
+                    delivered = true
+                    break
+                }
+                usleep(10_000)
+            }
+            deliveredMeanwhile.withLock { $0 = delivered }
+            // Chat said before the replacement joined, late on the retiring connection: still read.
+            first.send(Self.chat("late0", channel))
+            usleep(300_000)
+            first.close()
+            second.send(Self.chat("c0", channel))
+            while collected.done.withLock({ !$0 }) { usleep(20_000) }
+        }
+        server.start()
+        var settings = ConnectionSettings()
+        settings.handoverSettleMs = 200
+        settings.retiredQuietMs = 30_000
+        settings.retiredDrainMs = 60_000
+        let ids = try Self.capture(channel, port: listener.port, until: "c0", collected, settings: settings)
+        #expect(deliveredMeanwhile.withLock { $0 } == true, "r0 delivered while the retiring connection was read on")
+        Self.check(ids, ["a0", "r0", "late0", "c0"])
+    }
 }
