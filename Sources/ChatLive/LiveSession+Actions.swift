@@ -102,6 +102,7 @@ extension LiveSession {
         drainClosingRetired(of: c)
         let old = Connection(machine: c.machine)
         old.owner = c
+        old.retires = true
         old.stream = stream
         old.registered = c.registered
         old.receivedAny = c.receivedAny

@@ -52,6 +52,14 @@ extension LiveSession {
         }
     }
 
+    /// Services `c` again, its read budget having run out on the last wake-up; whether it still has
+    /// more (the loop's wait then does not block).
+    func serviceAgain(_ c: Connection) -> Bool {
+        c.hasMore = false
+        service(c, [])
+        return c.hasMore
+    }
+
     /// Hands every complete line to the machine and to `onLine`, all stamped with the time of the
     /// read that completed them.
     ///
@@ -73,7 +81,7 @@ extension LiveSession {
             // A retiring connection that delivered a copy of a line its replacement carried after
             // joining everything: the handover is confirmed here, after its framer's loop (closing
             // it reads nothing more).
-            if let owner = c.owner, owner.retiring === c, owner.overlap?.caughtUp == true {
+            if c.retires, let owner = c.owner, owner.retiring === c, owner.overlap?.caughtUp == true {
                 actions.removeAll(keepingCapacity: true)
                 owner.machine.handle(.overlapConfirmed, at: now, into: &actions, sharing: &pace)
                 perform(actions, on: owner)
@@ -87,7 +95,7 @@ extension LiveSession {
                 c.lines += 1
                 // Emptied before the parse: a rejected line must perform nothing, in particular not
                 // the actions of the line before it again.
-                actions.removeAll(keepingCapacity: true)
+                if !actions.isEmpty { actions.removeAll(keepingCapacity: true) }
                 var answersHTTP = false
                 c.framer.withBytes(of: line) { bytes in
                     let message: TwitchMessage
@@ -100,12 +108,16 @@ extension LiveSession {
                         onProblem(.malformed(lineNumber: line.number, error))
                         return
                     }
-                    if c.owner != nil {
+                    if c.retires {
                         // A retiring connection: chat only, but its PINGs are answered while it plays.
                         if case .ping(let token) = c.machine.classify(message, in: bytes), let stream = c.stream {
                             try? stream.enqueue(.pong(token))
                             _ = try? stream.flush()
                         }
+                    } else if message.command == .privmsg || message.command == .usernotice {
+                        // Chat, most lines: it proves the connection alive and steers nothing (the
+                        // loop's tick runs the machine's timers when they are due).
+                        c.machine.chatReceived(at: now)
                     } else {
                         // Every line counts for liveness; control lines also drive the session.
                         c.machine.handle(
@@ -129,7 +141,7 @@ extension LiveSession {
                     lost(c, .failed("the server answered in HTTP: a WebSocket port? (--transport websocket)"))
                     return
                 }
-                perform(actions, on: c)
+                if !actions.isEmpty { perform(actions, on: c) }
             }
         }
     }
@@ -155,11 +167,11 @@ extension LiveSession {
     /// Hands a line to the backfill or `onLine`, once: during a RECONNECT overlap a copy the other
     /// side already delivered is dropped (and counted in ``overlapDuplicates``).
     private func deliver(_ bytes: Span<UInt8>, _ message: TwitchMessage, from c: Connection, receivedAt now: Moment) {
-        let owner = c.owner ?? c
+        let owner = c.retires ? c.owner ?? c : c
         // Computed once when the overlap or the backfill needs it, never on a plain live line.
         let fingerprint = owner.overlap != nil || backfill != nil ? LineFingerprint.of(bytes, message) : 0
         if owner.overlap != nil {
-            let side: OverlapFilter.Side = c.owner == nil ? .replacement : .retiring
+            let side: OverlapFilter.Side = c.retires ? .retiring : .replacement
             // From the replacement's first line after it joined every channel on, a line on both
             // connections tells how far the retiring one has been read (``OverlapFilter/caughtUp``).
             if side == .replacement, c.retiring != nil, c.machine.isHandoverSettled { owner.overlap!.settle() }

@@ -52,6 +52,9 @@ public final class LiveSession {
         /// Set on a retiring connection: the connection it hands over to. Its lines are chat only
         /// (PINGs answered); its end is told to the owner's machine.
         weak var owner: Connection? = nil
+        /// Whether this is a retiring connection (``owner`` was set): asked per line without loading
+        /// the weak reference (a `swift_weakLoadStrong` and a release each time).
+        var retires = false
         /// `.handOver` came while draining: the stream moves to a retiring connection when the drain ends.
         var handOverRequested = false
         /// Writes the lines of an overlap once; dropped ``LiveSession/overlapLingerMs`` after the
@@ -224,18 +227,10 @@ public final class LiveSession {
             }
             // Connections whose read budget ran out go first, and the wait below does not block.
             var busy = false
-            for c in connections where c.hasMore {
-                c.hasMore = false
-                service(c, [])
-                busy = busy || c.hasMore
-            }
             for c in connections {
-                for old in [c.retiring, c.closingRetired] {
-                    guard let old, old.hasMore else { continue }
-                    old.hasMore = false
-                    service(old, [])
-                    busy = busy || old.hasMore
-                }
+                if c.hasMore { busy = serviceAgain(c) || busy }
+                if let old = c.retiring, old.hasMore { busy = serviceAgain(old) || busy }
+                if let old = c.closingRetired, old.hasMore { busy = serviceAgain(old) || busy }
             }
             backfill?.poll(now: now)
             onTick?()

@@ -30,6 +30,17 @@ extension ConnectionMachine {
         actions.append(.send(.user(nick)))
     }
 
+    /// A chat line (PRIVMSG, USERNOTICE) came: what ``handle(_:at:into:sharing:)`` does for it
+    /// (``ServerLine/other``: the connection is alive, a probe is answered), without classifying it
+    /// and without running the timers, which a `.tick` runs when ``nextDeadline(sharing:)`` says.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public mutating func chatReceived(at now: Moment) {
+        guard phase == .registering || phase == .ready else { return }
+        lastReceived = now
+        probeSentAt = nil
+    }
+
     mutating func didReceive(_ line: ServerLine, at now: Moment, _ actions: inout [ConnectionAction]) {
         guard phase == .registering || phase == .ready else { return }
         // Any line proves the connection alive and answers our probe.

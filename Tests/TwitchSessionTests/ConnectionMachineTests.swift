@@ -147,6 +147,24 @@ import TwitchSession
         #expect(driver.advance(by: 1).sentVerbs == ["PING"])
     }
 
+    @Test(
+        "chatReceived (the session's path for PRIVMSG and USERNOTICE) resets the idle timer and answers a probe as a chat line does"
+    )
+    func chatReceivedAsAChatLine() {
+        var driver = SessionDriver(channels: ["a"])
+        driver.startMachine()
+        driver.connectAndRegister()
+        driver.echoJoins(["a"])
+        driver.advance(by: 50_000)
+        driver.machine.chatReceived(at: driver.now)
+        #expect(driver.advance(by: 59_999).sent.isEmpty)
+        #expect(driver.advance(by: 1).sentVerbs == ["PING"], "idle 60 s after the chat line")
+        driver.advance(by: 5_000)
+        driver.machine.chatReceived(at: driver.now)
+        let later = driver.advance(by: 30_000)
+        #expect(later.closeReasons.isEmpty && later.sent.isEmpty, "the chat line answered the probe")
+    }
+
     @Test("no reply to our PING within 10 s: the connection is dead, closed and reconnected")
     func deadConnection() {
         var settings = ConnectionSettings()
