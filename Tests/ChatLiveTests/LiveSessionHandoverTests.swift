@@ -139,6 +139,25 @@ import TwitchSession
         ":\(nick)!\(nick)@\(nick).tmi.twitch.tv JOIN #\(channel)"
     }
 
+    /// The first connection joins `channel`, gets line a0 and RECONNECT; the second joins it. Both
+    /// connections, open (the caller closes them), or `nil` when a client went away.
+    static func reconnectOnce(_ listener: SocketLoopbackListener, _ channel: String) -> (Peer, Peer)? {
+        let first = Peer(listener.accept())
+        guard let nick1 = first.register(channel: channel) else {
+            first.close()
+            return nil
+        }
+        first.send(joined(nick1, channel), chat("a0", channel), ":tmi.twitch.tv RECONNECT")
+        let second = Peer(listener.accept())
+        guard let nick2 = second.register(channel: channel) else {
+            first.close()
+            second.close()
+            return nil
+        }
+        second.send(joined(nick2, channel))
+        return (first, second)
+    }
+
     static func chat(_ id: String, _ channel: String) -> String {
         "@id=\(id);tmi-sent-ts=1 :u!u@u.tmi.twitch.tv PRIVMSG #\(channel) :message \(id) "
             + String(repeating: "x", count: 300)
@@ -270,14 +289,11 @@ import TwitchSession
         let sent = Mutex<[String]>([])
         let closedByClient = Mutex<Bool?>(nil)
         let server = Thread {
-            let first = Peer(listener.accept())
-            defer { first.close() }
-            guard let nick1 = first.register(channel: channel) else { return }
-            first.send(Self.joined(nick1, channel), Self.chat("a0", channel), ":tmi.twitch.tv RECONNECT")
-            let second = Peer(listener.accept())
-            defer { second.close() }
-            guard let nick2 = second.register(channel: channel) else { return }
-            second.send(Self.joined(nick2, channel))
+            guard let (first, second) = Self.reconnectOnce(listener, channel) else { return }
+            defer {
+                first.close()
+                second.close()
+            }
             usleep(100_000)
             // Chat goes on, each line to the replacement 30 ms before the retiring connection: it is behind.
             // p0 was said before the replacement joined: only the retiring connection carries it.
@@ -328,16 +344,13 @@ import TwitchSession
         // on (not yet closed by the client), was delivered while that lasted.
         let deliveredMeanwhile = Mutex<Bool?>(nil)
         let server = Thread {
-            let first = Peer(listener.accept())
-            defer { first.close() }
-            guard let nick1 = first.register(channel: channel) else { return }
-            first.send(Self.joined(nick1, channel), Self.chat("a0", channel), ":tmi.twitch.tv RECONNECT")
-            let second = Peer(listener.accept())
-            defer { second.close() }
-            guard let nick2 = second.register(channel: channel) else { return }
             // Nothing comes on both: the settle time (200 ms) closes the retiring connection, which
             // is then read on for as long as more comes within 30 s.
-            second.send(Self.joined(nick2, channel))
+            guard let (first, second) = Self.reconnectOnce(listener, channel) else { return }
+            defer {
+                first.close()
+                second.close()
+            }
             usleep(600_000)
             second.send(Self.chat("r0", channel))
             let start = Date()
