@@ -114,7 +114,7 @@ extension LiveSession {
                             try? stream.enqueue(.pong(token))
                             _ = try? stream.flush()
                         }
-                    } else if message.command == .privmsg || message.command == .usernotice {
+                    } else if !ServerLine.mayControl(message.command) {
                         // Chat, most lines: it proves the connection alive and steers nothing (the
                         // loop's tick runs the machine's timers when they are due).
                         c.machine.chatReceived(at: now)

@@ -30,8 +30,9 @@ extension LiveSession {
             finishRetired(old, of: c)
             return
         }
-        // One at a time (``handOver(_:)`` has finished the one before; this holds whatever calls).
-        drainClosingRetired(of: c)
+        // One at a time: a retiring connection exists only after ``handOver(_:)``, which finished
+        // the one before.
+        assert(c.closingRetired == nil, "a connection is still read on from the handover before")
         old.drainEnd = now + settings.retiredDrainMs
         old.quietUntil = now + settings.retiredQuietMs
         // What its socket already holds is read on the next turn of the loop.

@@ -30,9 +30,10 @@ extension ConnectionMachine {
         actions.append(.send(.user(nick)))
     }
 
-    /// A chat line (PRIVMSG, USERNOTICE) came: what ``handle(_:at:into:sharing:)`` does for it
-    /// (``ServerLine/other``: the connection is alive, a probe is answered), without classifying it
-    /// and without running the timers, which a `.tick` runs when ``nextDeadline(sharing:)`` says.
+    /// A chat line came (one ``ServerLine/mayControl(_:)`` says is ``ServerLine/other``): what
+    /// ``handle(_:at:into:sharing:)`` does for it (the connection is alive, a probe is answered),
+    /// without classifying it and without running the timers, which a `.tick` runs when
+    /// ``nextDeadline(sharing:)`` says.
     ///
     /// - Complexity: O(1). - Allocations: none.
     public mutating func chatReceived(at now: Moment) {

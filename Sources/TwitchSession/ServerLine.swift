@@ -26,6 +26,20 @@ public enum ServerLine: Sendable, Equatable {
     /// Any other line: it only proves the connection is alive.
     case other
 
+    /// Whether a line with `command` can be anything but ``other``: the commands
+    /// ``init(_:in:ownNick:)`` looks at. A session hands every other line (PRIVMSG, USERNOTICE,
+    /// CLEARCHAT, ROOMSTATE, …: chat, most lines) to ``ConnectionMachine/chatReceived(at:)`` without
+    /// classifying it.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    public static func mayControl(_ command: TwitchCommand) -> Bool {
+        switch command {
+        case .ping, .pong, .cap, .numeric(1), .join, .notice, .reconnect: true
+        default: false
+        }
+    }
+
     /// Classifies `message` (parsed from `bytes`) for a session logged in as `ownNick`.
     ///
     /// - Complexity: O(line length) for control lines; O(nick length) for other JOINs; O(1) otherwise.

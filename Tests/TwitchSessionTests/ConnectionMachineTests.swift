@@ -165,6 +165,39 @@ import TwitchSession
         #expect(later.closeReasons.isEmpty && later.sent.isEmpty, "the chat line answered the probe")
     }
 
+    @Test(
+        "ServerLine.mayControl: a line whose command it leaves out classifies as other; each command it names has a line that is not"
+    )
+    func mayControlMatchesTheClassifier() throws {
+        func line(_ raw: String) throws -> (command: TwitchCommand, kind: ServerLine) {
+            let bytes = Array(raw.utf8)
+            let message = try TwitchMessage.parse(bytes.span)
+            return (message.command, ServerLine(message, in: bytes.span, ownNick: "me"))
+        }
+        let chat = [
+            "@id=1 :u!u@u.tmi.twitch.tv PRIVMSG #a :hello", "@msg-id=sub :tmi.twitch.tv USERNOTICE #a :hi",
+            ":tmi.twitch.tv CLEARCHAT #a :u", "@target-msg-id=1 :tmi.twitch.tv CLEARMSG #a :x",
+            "@slow=0 :tmi.twitch.tv ROOMSTATE #a", ":tmi.twitch.tv USERSTATE #a", ":tmi.twitch.tv GLOBALUSERSTATE",
+            ":u!u@u.tmi.twitch.tv PART #a", ":tmi.twitch.tv 002 me :Your host is tmi.twitch.tv",
+            ":me.tmi.twitch.tv 353 me = #a :me", ":tmi.twitch.tv HOSTTARGET #a :b 3",
+        ]
+        for raw in chat {
+            let (command, kind) = try line(raw)
+            #expect(!ServerLine.mayControl(command), "\(raw)")
+            #expect(kind == .other, "\(raw)")
+        }
+        let control = [
+            "PING :tmi.twitch.tv", ":tmi.twitch.tv PONG tmi.twitch.tv :x", ":tmi.twitch.tv CAP * ACK :twitch.tv/tags",
+            ":tmi.twitch.tv 001 me :Welcome, GLHF!", ":me!me@me.tmi.twitch.tv JOIN #a",
+            "@msg-id=msg_banned :tmi.twitch.tv NOTICE #a :banned", ":tmi.twitch.tv RECONNECT",
+        ]
+        for raw in control {
+            let (command, kind) = try line(raw)
+            #expect(ServerLine.mayControl(command), "\(raw)")
+            #expect(kind != .other, "\(raw)")
+        }
+    }
+
     @Test("no reply to our PING within 10 s: the connection is dead, closed and reconnected")
     func deadConnection() {
         var settings = ConnectionSettings()
