@@ -45,6 +45,8 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CIsal", path: "Sources/CIsal", linkerSettings: [.linkedLibrary("isal")]),
         .target(name: "CLinux", path: "Sources/CLinux"),
+        // CPU hints the standard library does not spell (a prefetch), in one header.
+        .systemLibrary(name: "CHint", path: "Sources/CHint"),
 
         // The pure core: no I/O, no clocks, no C. Data flows left to right:
         //   IRCWire ─▶ ChatStore ─▶ ChatFormat        ChatStore ─▶ TwitchSession (events in, actions out)
@@ -56,8 +58,12 @@ let package = Package(
         // resident-memory reading (injected by ChatPosix), the page regions a store's small rings grow
         // their bytes in, and the memory budget.
         .target(name: "ChatMemory", swiftSettings: dataPathSettings),
+        // Hash indexes over bytes: a store's channels by name (one cache line a lookup), 64-bit keys to
+        // values, names to numbers (capture's lanes, stats' keys), and the byte hashes behind them.
+        .target(name: "ChatIndex", swiftSettings: dataPathSettings),
         // Entry rings, windows, moderation, interning, timestamps.
-        .target(name: "ChatStore", dependencies: ["IRCWire", "ChatMemory"], swiftSettings: dataPathSettings),
+        .target(
+            name: "ChatStore", dependencies: ["IRCWire", "ChatMemory", "ChatIndex"], swiftSettings: dataPathSettings),
         // The Twitch connection state machine, credentials, logins, join pacing, session records
         // (whose descriptions write instants with ChatStore's `Timestamp`).
         .target(name: "TwitchSession", dependencies: ["IRCWire", "ChatStore"], swiftSettings: dataPathSettings),
@@ -92,7 +98,8 @@ let package = Package(
         .target(
             name: "ChatArchive",
             dependencies: [
-                "ChatGzip", "ChatInput", "ChatPosix", "IRCWire", "ChatStore", "ChatFormat", "TwitchSession",
+                "ChatIndex", "ChatGzip", "ChatInput", "ChatPosix", "IRCWire", "ChatStore", "ChatFormat",
+                "TwitchSession",
             ],
             swiftSettings: dataPathSettings),
         // The output pipeline of replay, dump and tail (live lines through `OutputPipeline+Live`): filters, store,
@@ -100,7 +107,8 @@ let package = Package(
         .target(
             name: "ChatOutput",
             dependencies: [
-                "ChatMemory", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire", "TwitchSession",
+                "CHint", "ChatIndex", "ChatMemory", "ChatInput", "ChatFormat", "ChatPosix", "ChatStore", "IRCWire",
+                "TwitchSession",
             ],
             swiftSettings: dataPathSettings),
         // The one HTTP client (libcurl's easy interface): `load`'s POSTs, the backfill's GETs.
@@ -196,9 +204,10 @@ let package = Package(
             swiftSettings: commonSettings),
         .testTarget(
             name: "ChatMemoryTests", dependencies: ["ChatMemory", "ChatPosix"], swiftSettings: commonSettings),
+        .testTarget(name: "ChatIndexTests", dependencies: ["ChatIndex", "IRCWire"], swiftSettings: commonSettings),
         .testTarget(
             name: "ChatStoreTests",
-            dependencies: ["ChatStore", "ChatMemory", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            dependencies: ["ChatStore", "ChatIndex", "ChatMemory", "ChatPosix", "IRCWire", "ChatTestSupport"],
             swiftSettings: commonSettings),
         .testTarget(
             name: "TwitchSessionTests", dependencies: ["TwitchSession", "ChatStore", "IRCWire", "ChatTestSupport"],

@@ -11,7 +11,7 @@ SWIFT=${SWIFT:-swift}
 $SWIFT build --build-tests -j "${JOBS:-2}" --explicit-target-dependency-import-check error > /dev/null
 
 # 2. The pure core: standard library, Synchronization and other pure modules only.
-pure="IRCWire WebSocketWire ChatMemory ChatStore TwitchSession ChatFormat"
+pure="IRCWire WebSocketWire ChatMemory ChatIndex ChatStore TwitchSession ChatFormat"
 status=0
 for module in $pure; do
     while IFS= read -r line; do

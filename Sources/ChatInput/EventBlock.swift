@@ -281,10 +281,14 @@ final class EventBlock {
     /// - Returns: the index after the last event lent.
     /// - Precondition: `index < count`; the block is parsed (``isParsed``).
     /// - Complexity: O(events lent). - Allocations: none.
+    /// Before a line is lent, the channel of the event ``ParseAhead/aheadDistance`` after it (when that
+    /// is a line of the block) is shown to `ahead` with its bytes: a caller that prefetches what that
+    /// line will need (``ChatStore/lookahead(_:in:_:)``) has it near when it comes.
     @inline(__always)
     func lend(
         from index: Int, names: [String], lastTimestamp last: inout Timestamp?,
         lines line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        ahead: (ByteRange?, Span<UInt8>) -> Void,
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Int {
         guard let renderer else {
@@ -293,11 +297,14 @@ final class EventBlock {
             let none = unsafe Span(
                 _unsafeElements: UnsafeBufferPointer(
                     start: UnsafePointer(storage.assumingMemoryBound(to: UInt8.self)), count: 0))
-            return lend(from: index, names: names, lastTimestamp: &last, output: none, lines: line, events: event)
+            return lend(
+                from: index, names: names, lastTimestamp: &last, output: none, lines: line, ahead: ahead, events: event)
         }
         var next = index
         renderer.withOutput { output in
-            next = lend(from: index, names: names, lastTimestamp: &last, output: output, lines: line, events: event)
+            next = lend(
+                from: index, names: names, lastTimestamp: &last, output: output, lines: line, ahead: ahead,
+                events: event)
         }
         return next
     }
@@ -307,6 +314,7 @@ final class EventBlock {
     private func lend(
         from index: Int, names: [String], lastTimestamp last: inout Timestamp?, output: Span<UInt8>,
         lines line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        ahead: (ByteRange?, Span<UInt8>) -> Void,
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Int {
         precondition(index >= 0 && index < count, "no such event in the block")
@@ -326,6 +334,19 @@ final class EventBlock {
             // after this call. The span does not outlive the call it is lent to.
             let bytes = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: base + start, count: length))
             var go = true
+            let shown = i &+ ParseAhead.aheadDistance
+            if shown < count {
+                // SAFETY: below `count`: initialised as the slot above; a line's (`rare < 0`) bytes
+                // lie in the block (checked as the line's own are when it is lent).
+                let next = unsafe slots[shown]
+                if next.rare < 0, Int(next.start) + Int(next.count) <= byteCount {
+                    unsafe ahead(
+                        lines[shown].message.channel,
+                        Span(
+                            _unsafeElements: UnsafeBufferPointer(start: base + Int(next.start), count: Int(next.count)))
+                    )
+                }
+            }
             if slot.rare < 0 {
                 if defers {
                     // SAFETY: a line's slot (`rare < 0`): an append or the parse initialised `lines[i]`;

@@ -1,3 +1,4 @@
+public import IRCWire
 /// Recorded chat handed out one event at a time, in merged order, on the caller's thread: a
 /// ``MergeReader`` read there, or a ``ParseAhead`` stage that reads one on a thread of its own. The
 /// commands and the output pipeline take either through this one path.
@@ -28,6 +29,18 @@ public protocol EventSource: AnyObject {
     /// - Complexity: as ``next(lines:events:)``. - Allocations: none per line.
     func next(
         rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool
+
+    /// ``next(rendered:events:)`` that also shows lines still to come to `ahead` (their channel and
+    /// bytes), ``ParseAhead/aheadDistance`` lines before their turn, for a caller that prefetches what they will need: a
+    /// ``ParseAhead`` stage shows the lines of its blocks; a ``MergeReader``, which holds no line
+    /// ahead, none.
+    ///
+    /// - Complexity: as ``next(lines:events:)``. - Allocations: none per line.
+    func next(
+        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        ahead: (ByteRange?, Span<UInt8>) -> Void,
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool
 
@@ -86,6 +99,15 @@ extension MergeReader: EventSource {
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
         next(lines: { l, bytes in line(l, bytes, bytes.extracting(0..<0)) }, events: event)
+    }
+
+    /// ``EventSource/next(rendered:ahead:events:)``: no line is read ahead, so `ahead` is never called.
+    public func next(
+        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        ahead: (ByteRange?, Span<UInt8>) -> Void,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
+        next(rendered: line, events: event)
     }
 
     public func inputName(at index: Int) -> String {

@@ -1,5 +1,6 @@
 public import ChatPosix
 import ChatStore
+public import IRCWire
 
 /// Runs a ``MergeReader`` on a thread of its own, a few blocks ahead of its owner: the reader thread
 /// reads and frames the lines into blocks (``EventBlock``), parsed by either thread (below), and the owner lends
@@ -179,6 +180,17 @@ public final class ParseAhead {
         rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
+        next(rendered: line, ahead: { _, _ in }, events: event)
+    }
+
+    /// ``next(rendered:events:)`` that shows each line's channel, ``aheadDistance`` events before it
+    /// is lent, to `ahead` (``EventSource/next(rendered:ahead:events:)``); a block's first lines are
+    /// not shown.
+    public func next(
+        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        ahead: (ByteRange?, Span<UInt8>) -> Void,
+        events event: (MergeEvent, Span<UInt8>) -> Bool
+    ) -> Bool {
         if current == nil {
             guard !ended, let (block, parses) = shared.take() else {
                 ended = true
@@ -194,13 +206,18 @@ public final class ParseAhead {
             index = 0
         }
         let block = current.unsafelyUnwrapped
-        index = block.lend(from: index, names: names, lastTimestamp: &lastTimestamp, lines: line, events: event)
+        index = block.lend(
+            from: index, names: names, lastTimestamp: &lastTimestamp, lines: line, ahead: ahead, events: event)
         if index == block.count {
             current = nil
             shared.ring.giveBack()
         }
         return true
     }
+
+    /// How many events before its turn ``next(rendered:ahead:events:)`` shows a line: what
+    /// ``ChatStore/lookahead(_:in:_:)`` prefetches in three steps, a line apart.
+    public static let aheadDistance = 3
 
     public func inputName(at index: Int) -> String { names[index] }
 

@@ -1,3 +1,4 @@
+import CHint
 import ChatFormat
 public import ChatInput
 public import ChatPosix
@@ -117,6 +118,7 @@ public final class OutputPipeline {
                     }
                     return stop?.isRaised != true
                 },
+                ahead: { channel, bytes in store.lookahead(channel, in: bytes) { chint_prefetch_write($0) } },
                 events: { event, bytes in
                     do throws(OutputError) { try handle(event, bytes) } catch {
                         failure = error

@@ -1,3 +1,4 @@
+import ChatIndex
 package import ChatStore
 import IRCWire
 

@@ -1,3 +1,4 @@
+import ChatIndex
 public import ChatMemory
 public import IRCWire
 import Synchronization
@@ -52,12 +53,14 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     public var budgetKeeps: ((Int) -> UInt64)? = nil
     /// Channels by last append, for the budget (kept only with one).
     var recency = ChannelRecency()
+    /// What ``lookahead(_:in:_:)`` found for the lines it was shown, for their appends.
+    var lookahead = ChannelLookahead()
 
     /// `directorySize` chunk pointers (nil until a chunk's first channel), each `chunkSize` logs.
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ChannelLog?>?>
     private let logCount = Atomic<Int>(0)
     /// Channel name (byte for byte) → its log's and ring's addresses (kept alive by `chunks`) and number.
-    private var byName: ChannelIndex
+    private(set) var byName: ChannelIndex
     private var shared: HashIndex
 
     /// - Parameters:
@@ -270,7 +273,9 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ///   of the directory and a doubling of the index now and then.
     private func channelEntry(_ channel: ByteRange?, in bytes: Span<UInt8>) throws(StoreError) -> ChannelIndex.Entry {
         let name = bytes.extracting(channel?.range ?? 0..<0)
-        let key = ChannelIndex.key(for: name)
+        let ahead = lookahead.take(name)
+        if let entry = ahead?.entry { return entry }
+        let key = ahead?.key ?? ChannelIndex.key(for: name)
         let found = byName.entry(for: key) { entry in
             // SAFETY: the index holds the addresses of logs its chunks keep alive as long as the store.
             unsafe Self.log(at: entry.log)._withUnsafeGuaranteedRef { $0.hasName(name) }
@@ -309,7 +314,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// The ring whose address ``byName`` holds. Unsafe: `address` must be one ``byName`` holds.
     @unsafe
     @inline(__always)
-    private static func ring(at address: UInt) -> Unmanaged<EntryRing> {
+    static func ring(at address: UInt) -> Unmanaged<EntryRing> {
         unsafe Unmanaged<EntryRing>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
     }
 }

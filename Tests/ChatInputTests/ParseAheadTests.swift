@@ -77,6 +77,51 @@ import Testing
         Self.expectSame { MergeReader(paths: [a]) }
     }
 
+    @Test("ahead is shown each line's channel three events before the line, within its block; never another event")
+    func showsLinesAhead() throws {
+        let dir = try InputTempDirectory()
+        var text = ""
+        let line = { (i: Int) in "@tmi-sent-ts=\(i);id=\(i) :u!u@u PRIVMSG #c\(i) :hi\r\n" }
+        for i in 0..<95 { text += line(i) }
+        text += ":prefix.only\r\n"  // a malformed event (no command) among the lines
+        for i in 95..<100 { text += line(i) }
+        let path = try dir.write("a.log", Array(text.utf8))
+        let stage = ParseAhead(MergeReader(paths: [path]), blockBytes: 1 << 20, blockEvents: 10, blockCount: 2)
+        defer { stage.finish() }
+        // The transcript: "+c7" shown ahead, "c5" a line lent, "!" another event.
+        var got: [String] = []
+        var ready = true
+        while ready {
+            ready = stage.next(
+                rendered: { line, bytes, _ in
+                    got.append(string(bytes, line.message.channel!))
+                    return true
+                },
+                ahead: { channel, bytes in
+                    got.append("+" + string(bytes, channel!))
+                },
+                events: { _, _ in
+                    got.append("!")
+                    return true
+                })
+        }
+        let events = got.filter { !$0.hasPrefix("+") }
+        #expect(events.count == 101 && events.filter { $0 == "!" }.count == 1)
+        // Each "+x" comes right before the event three events before x, in the block of ten that holds both.
+        let d = ParseAhead.aheadDistance
+        #expect(d == 3)
+        var shown = 0
+        for (k, entry) in got.enumerated() where entry.hasPrefix("+") {
+            shown += 1
+            let position = got[..<k].filter { !$0.hasPrefix("+") }.count  // the event lent next
+            #expect(position + d < events.count && events[position + d] == String(entry.dropFirst()))
+            #expect(position / 10 == (position + d) / 10, "within one block")
+        }
+        // Every line but the first three of each block (ten of ten events, the last of one), and not
+        // the malformed event (the sixth of its block).
+        #expect(shown == 101 - (3 * 10 + 1) - 1)
+    }
+
     @Test("malformed, over-long and bare-CR lines keep their places, positions and bytes")
     func problems() throws {
         let dir = try InputTempDirectory()

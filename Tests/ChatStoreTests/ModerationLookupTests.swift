@@ -1,3 +1,4 @@
+import ChatIndex
 import IRCWire
 import Testing
 

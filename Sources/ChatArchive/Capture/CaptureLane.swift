@@ -1,4 +1,5 @@
 import ChatGzip
+import ChatIndex
 import ChatStore
 import IRCWire
 import TwitchSession

@@ -1,5 +1,6 @@
 import ChatFormat
 import ChatGzip
+import ChatIndex
 import ChatPosix
 import ChatStore
 public import IRCWire

@@ -1,3 +1,5 @@
+import ChatIndex
+
 /// One process-wide table of the strings that repeat across chat lines — logins, display names,
 /// colours, badge sets — handing out small ``Token``s so that renderers compare and cache by token.
 ///

@@ -20,16 +20,16 @@
 /// them); inserting and removing are `mutating`, so an owner holds it in a `var`.
 /// - Allocations: one buffer at init; one per doubling in ``insert(_:for:)``; none otherwise.
 @safe
-struct HashIndex: ~Copyable {
+package struct HashIndex: ~Copyable {
     private struct Slot {
         var key: UInt64
         var value: UInt64
     }
     private var slots: UnsafeMutablePointer<Slot>
     private var mask: Int
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init(minimumCapacity: Int) {
+    package init(minimumCapacity: Int) {
         var size = 8
         while size * 3 < minimumCapacity * 4 { size <<= 1 }
         unsafe slots = Self.makeSlots(size)
@@ -46,12 +46,12 @@ struct HashIndex: ~Copyable {
         return unsafe slots
     }
 
-    var capacity: Int { mask + 1 }
+    package var capacity: Int { mask + 1 }
     /// The most keys a table of `size` slots takes before ``set(_:for:)`` refuses.
     @inline(__always)
     private static func limit(_ size: Int) -> Int { size - size / 4 }
     /// Bytes of the slot table (for memory accounting).
-    var reservedBytes: Int { capacity * MemoryLayout<Slot>.stride }
+    package var reservedBytes: Int { capacity * MemoryLayout<Slot>.stride }
 
     // SAFETY (all methods): `slots` lives from init (or the `grow` that replaced it) to deinit; every
     // slot index is masked to `0 ... mask`, inside the current `slots` buffer of `mask + 1` slots.
@@ -62,7 +62,7 @@ struct HashIndex: ~Copyable {
     }
 
     /// - Complexity: O(1) expected. - Allocations: none.
-    func value(for key: UInt64) -> UInt64? {
+    package func value(for key: UInt64) -> UInt64? {
         precondition(key != 0, "key 0 is reserved")
         let slots = unsafe self.slots
         let mask = self.mask
@@ -79,7 +79,7 @@ struct HashIndex: ~Copyable {
     ///
     /// - Complexity: O(1) expected. - Allocations: none.
     @discardableResult
-    mutating func set(_ value: UInt64, for key: UInt64) -> Bool {
+    package mutating func set(_ value: UInt64, for key: UInt64) -> Bool {
         precondition(key != 0, "key 0 is reserved")
         let slots = unsafe self.slots
         let mask = self.mask
@@ -105,7 +105,7 @@ struct HashIndex: ~Copyable {
     /// - Complexity: amortised O(1) expected. - Allocations: one per doubling (the table follows the
     ///   most keys it has held; none in steady state).
     @inline(__always)
-    mutating func insert(_ value: UInt64, for key: UInt64) {
+    package mutating func insert(_ value: UInt64, for key: UInt64) {
         if !set(value, for: key) {
             grow()
             set(value, for: key)
@@ -135,7 +135,7 @@ struct HashIndex: ~Copyable {
     /// Removes `key` if present.
     ///
     /// - Complexity: O(1) expected. - Allocations: none.
-    mutating func remove(_ key: UInt64) {
+    package mutating func remove(_ key: UInt64) {
         precondition(key != 0, "key 0 is reserved")
         let slots = unsafe self.slots
         let mask = self.mask
@@ -171,7 +171,7 @@ extension HashIndex: Sendable {}
 ///
 /// - Complexity: O(`range.count` / 8). - Allocations: none.
 @inline(__always)
-func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
+package func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
     hashBytes(bytes, range, lowercasingASCII: false)
 }
 
@@ -180,7 +180,7 @@ func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
 ///
 /// - Complexity: O(`range.count` / 8). - Allocations: none.
 @inline(__always)
-func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>, lowercasingASCII: Bool) -> UInt64 {
+package func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>, lowercasingASCII: Bool) -> UInt64 {
     precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "hash range outside the bytes")
     var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: range.count)
     // SAFETY: every load reads `i ..< i + 8` with `i + 8 <= range.upperBound <= bytes.count`; the
@@ -216,7 +216,7 @@ func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>, lowercasingASCII: Bool
 ///
 /// - Complexity: O(1). - Allocations: none.
 @inline(__always)
-func lowercasedASCII(_ word: UInt64) -> UInt64 {
+package func lowercasedASCII(_ word: UInt64) -> UInt64 {
     let highs: UInt64 = 0x8080_8080_8080_8080
     let low7 = word & ~highs
     let atLeastA = low7 &+ 0x3F3F_3F3F_3F3F_3F3F

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ChatStore
+@testable import ChatIndex
 
 @Suite struct HashIndexTests {
     @Test(

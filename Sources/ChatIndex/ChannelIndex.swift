@@ -27,6 +27,12 @@ package struct ChannelIndex: ~Copyable {
         package var hash: UInt64
         package var length: Int
         package var words: InlineArray<4, UInt64>
+
+        package init(hash: UInt64, length: Int, words: InlineArray<4, UInt64>) {
+            self.hash = hash
+            self.length = length
+            self.words = words
+        }
     }
 
     /// What the index keeps for a channel.
@@ -37,6 +43,12 @@ package struct ChannelIndex: ~Copyable {
         package var ring: UInt
         /// The channel's number in its store.
         package var channel: Int
+
+        package init(log: UInt, ring: UInt, channel: Int) {
+            self.log = log
+            self.ring = ring
+            self.channel = channel
+        }
     }
 
     /// One cache line: the key's hash (0: empty), the entry, and the name's first 32 bytes.
@@ -174,6 +186,16 @@ package struct ChannelIndex: ~Copyable {
             }
             i = (i &+ 1) & mask
         }
+    }
+
+    /// The address of `key`'s home slot: the one cache line ``entry(for:confirm:)`` almost always
+    /// reads, for a caller that sees the name coming and prefetches it (``ChatStore/lookahead``).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    package func homeSlot(of key: Key) -> UnsafeRawPointer {
+        // SAFETY: the home index is masked to the table; only the address is formed, nothing is read.
+        unsafe UnsafeRawPointer(slots + Self.home(key.hash, mask))
     }
 
     /// Stores `entry` for `key`'s name, which must not be stored yet (``entry(for:confirm:)`` just

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ChatStore
+@testable import ChatIndex
 
 @Suite struct ChannelIndexTests {
     /// The entry a test stores for name number `i` (fake addresses: the index never dereferences them).

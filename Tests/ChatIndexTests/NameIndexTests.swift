@@ -1,7 +1,7 @@
 import IRCWire
 import Testing
 
-@testable import ChatStore
+@testable import ChatIndex
 
 @Suite struct NameIndexTests {
     /// `count` distinct logins of 1 to 25 bytes (letters, digits, `_`), in mixed case.

@@ -1,0 +1,94 @@
+import ChatIndex
+public import IRCWire
+
+/// Where the append of a line still to come will read first, for a caller that sees lines ahead (a
+/// block of parsed lines) and prefetches them. With thousands of channels a line's channel state
+/// (its slot of the channel index, its log and ring objects, then its ring's next slot and byte
+/// storage) has left the caches since that channel's previous line: loaded in the append, each is a
+/// wait for memory in the middle of the line (issue #39). The store only names the addresses: it is
+/// pure Swift, and a prefetch is the caller's.
+extension ChatStore {
+    /// Lends `prefetch` the addresses the appends of the next lines will read first, given the
+    /// `channel` (in `bytes`) of the line three lines before its append; called once a line, in order:
+    /// - that line's slot of the channel index, where its name will be looked up;
+    /// - the log's and the ring's objects of the line the previous call showed, found through its
+    ///   slot (which that call brought near; nothing for a channel not seen yet);
+    /// - the next slot and the next bytes of the ring found by the previous call (brought near by it).
+    ///
+    /// A hint only: nothing is created, and an append whose line was shown takes the key and the
+    /// entry found here (``ChannelLookahead/take(_:)``) instead of finding them again; a line not
+    /// shown, or shown out of turn, is looked up as always. Owner thread only.
+    ///
+    /// - Complexity: O(name length / 8) for the key, then one slot probed. - Allocations: none.
+    public func lookahead(_ channel: ByteRange?, in bytes: Span<UInt8>, _ prefetch: (UnsafeRawPointer) -> Void) {
+        let key = ChannelIndex.key(for: bytes.extracting(channel?.range ?? 0..<0))
+        prefetch(byName.homeSlot(of: key))
+        if lookahead.ring != 0 {
+            // SAFETY: an address of a ring the store keeps alive (from its index).
+            unsafe Self.ring(at: lookahead.ring)._withUnsafeGuaranteedRef { $0.appendTargets(prefetch) }
+            lookahead.ring = 0
+        }
+        let previous = lookahead.shown &- 1
+        lookahead.show(key)
+        guard previous >= 0, let entry = lookahead.find(previous, in: byName) else { return }
+        // SAFETY: addresses of objects the store keeps alive; only lent as hints, never read here.
+        let log = unsafe UnsafeRawPointer(bitPattern: entry.log)!
+        let ring = unsafe UnsafeRawPointer(bitPattern: entry.ring)!
+        // The log's fields an append reads lie in its first line; the ring's (its indexes, the owner's
+        // copies of its byte storage and slot table) in its first three.
+        prefetch(log)
+        unsafe prefetch(ring)
+        unsafe prefetch(ring + 64)
+        unsafe prefetch(ring + 128)
+        lookahead.ring = entry.ring
+    }
+}
+
+/// The look-ahead's memory: the keys of the last lines ``ChatStore/lookahead(_:in:_:)`` was shown and
+/// the index entries it found for them, by the order they were shown, for their appends to take.
+struct ChannelLookahead {
+    /// Lines remembered: the one three lines ahead, the two before it, and the one being appended.
+    static let depth = 4
+    private var keys = InlineArray<4, ChannelIndex.Key>(
+        repeating: ChannelIndex.Key(hash: 0, length: -1, words: InlineArray(repeating: 0)))
+    private var entries = InlineArray<4, ChannelIndex.Entry?>(repeating: nil)
+    /// Lines shown so far.
+    private(set) var shown = 0
+    /// The ring found for the line shown before the last one, whose next slot and bytes the next call
+    /// lends (0: none).
+    var ring: UInt = 0
+
+    /// Remembers the key of the line just shown.
+    mutating func show(_ key: ChannelIndex.Key) {
+        keys[shown & 3] = key
+        entries[shown & 3] = nil
+        shown &+= 1
+    }
+
+    /// Finds the entry of line `number` (shown earlier, still remembered) in `index`, and remembers it.
+    /// Names longer than ``ChannelIndex/inlineBytes`` are not looked up (their lookup confirms them
+    /// against the log).
+    mutating func find(_ number: Int, in index: borrowing ChannelIndex) -> ChannelIndex.Entry? {
+        let key = keys[number & 3]
+        guard key.length >= 0 && key.length <= ChannelIndex.inlineBytes,
+            let entry = index.entry(for: key, confirm: { _ in true })
+        else { return nil }
+        entries[number & 3] = entry
+        return entry
+    }
+
+    /// What the look-ahead knows of the line being appended now, `name`'s (shown `depth` calls ago,
+    /// when each line between was shown in turn): its key, and its entry when it found one. `nil`
+    /// when that line was not `name`'s (a line not shown, or shown out of turn).
+    ///
+    /// - Complexity: O(1): a comparison of the names' first 32 bytes. - Allocations: none.
+    @inline(__always)
+    func take(_ name: Span<UInt8>) -> (key: ChannelIndex.Key, entry: ChannelIndex.Entry?)? {
+        let slot = shown & 3
+        let key = keys[slot]
+        guard key.length == name.count, key.length <= ChannelIndex.inlineBytes,
+            ChannelIndex.sameWords(key.words, ChannelIndex.words(of: name))
+        else { return nil }
+        return (key, entries[slot])
+    }
+}
