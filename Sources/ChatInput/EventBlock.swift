@@ -278,12 +278,13 @@ final class EventBlock {
     /// ``MergedLine/TimeSource/none`` before any). A line's ``MergeEvent/bareCarriageReturns(_:count:)``
     /// warning is lent right before it (and the line after it, whatever the warning's call returned).
     ///
-    /// - Returns: the index after the last event lent.
-    /// - Precondition: `index < count`; the block is parsed (``isParsed``).
-    /// - Complexity: O(events lent). - Allocations: none.
     /// Before a line is lent, the channel of the event ``ParseAhead/aheadDistance`` after it (when that
     /// is a line of the block) is shown to `ahead` with its bytes: a caller that prefetches what that
     /// line will need (``ChatStore/lookahead(_:in:_:)``) has it near when it comes.
+    ///
+    /// - Returns: the index after the last event lent.
+    /// - Precondition: `index < count`; the block is parsed (``isParsed``).
+    /// - Complexity: O(events lent). - Allocations: none.
     @inline(__always)
     func lend(
         from index: Int, names: [String], lastTimestamp last: inout Timestamp?,

@@ -1,4 +1,5 @@
 public import IRCWire
+
 /// Recorded chat handed out one event at a time, in merged order, on the caller's thread: a
 /// ``MergeReader`` read there, or a ``ParseAhead`` stage that reads one on a thread of its own. The
 /// commands and the output pipeline take either through this one path.
@@ -33,9 +34,9 @@ public protocol EventSource: AnyObject {
     ) -> Bool
 
     /// ``next(rendered:events:)`` that also shows lines still to come to `ahead` (their channel and
-    /// bytes), ``ParseAhead/aheadDistance`` lines before their turn, for a caller that prefetches what they will need: a
-    /// ``ParseAhead`` stage shows the lines of its blocks; a ``MergeReader``, which holds no line
-    /// ahead, none.
+    /// bytes), ``ParseAhead/aheadDistance`` events before their turn, for a caller that prefetches
+    /// what they will need: a ``ParseAhead`` stage shows the lines of its blocks; a ``MergeReader``,
+    /// which holds no line ahead, none.
     ///
     /// - Complexity: as ``next(lines:events:)``. - Allocations: none per line.
     func next(

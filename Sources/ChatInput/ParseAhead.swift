@@ -215,9 +215,9 @@ public final class ParseAhead {
         return true
     }
 
-    /// How many events before its turn ``next(rendered:ahead:events:)`` shows a line: what
-    /// ``ChatStore/lookahead(_:in:_:)`` prefetches in three steps, a line apart.
-    public static let aheadDistance = 3
+    /// How many events before its turn ``next(rendered:ahead:events:)`` shows a line: as far ahead as
+    /// ``ChatStore/lookahead(_:in:_:)`` wants it.
+    public static let aheadDistance = ChatStore.lookaheadDistance
 
     public func inputName(at index: Int) -> String { names[index] }
 

@@ -8,6 +8,10 @@ public import IRCWire
 /// wait for memory in the middle of the line (issue #39). The store only names the addresses: it is
 /// pure Swift, and a prefetch is the caller's.
 extension ChatStore {
+    /// How many lines before its append ``lookahead(_:in:_:)`` is shown a line: one step a line, three
+    /// steps (its index slot, its log and ring, its ring's next slot and bytes).
+    public static let lookaheadDistance = 3
+
     /// Lends `prefetch` the addresses the appends of the next lines will read first, given the
     /// `channel` (in `bytes`) of the line three lines before its append; called once a line, in order:
     /// - that line's slot of the channel index, where its name will be looked up;
@@ -47,8 +51,9 @@ extension ChatStore {
 /// The look-ahead's memory: the keys of the last lines ``ChatStore/lookahead(_:in:_:)`` was shown and
 /// the index entries it found for them, by the order they were shown, for their appends to take.
 struct ChannelLookahead {
-    /// Lines remembered: the one three lines ahead, the two before it, and the one being appended.
-    static let depth = 4
+    /// Lines remembered: the one ``ChatStore/lookaheadDistance`` lines ahead, those between, and the
+    /// one being appended (a power of two: the slots are taken modulo it).
+    private static let depth = ChatStore.lookaheadDistance + 1
     private var keys = InlineArray<4, ChannelIndex.Key>(
         repeating: ChannelIndex.Key(hash: 0, length: -1, words: InlineArray(repeating: 0)))
     private var entries = InlineArray<4, ChannelIndex.Entry?>(repeating: nil)
@@ -60,8 +65,9 @@ struct ChannelLookahead {
 
     /// Remembers the key of the line just shown.
     mutating func show(_ key: ChannelIndex.Key) {
-        keys[shown & 3] = key
-        entries[shown & 3] = nil
+        assert(keys.count == Self.depth && Self.depth & (Self.depth - 1) == 0, "depth slots, a power of two")
+        keys[shown & (Self.depth - 1)] = key
+        entries[shown & (Self.depth - 1)] = nil
         shown &+= 1
     }
 
@@ -69,11 +75,11 @@ struct ChannelLookahead {
     /// Names longer than ``ChannelIndex/inlineBytes`` are not looked up (their lookup confirms them
     /// against the log).
     mutating func find(_ number: Int, in index: borrowing ChannelIndex) -> ChannelIndex.Entry? {
-        let key = keys[number & 3]
+        let key = keys[number & (Self.depth - 1)]
         guard key.length >= 0 && key.length <= ChannelIndex.inlineBytes,
             let entry = index.entry(for: key, confirm: { _ in true })
         else { return nil }
-        entries[number & 3] = entry
+        entries[number & (Self.depth - 1)] = entry
         return entry
     }
 
@@ -84,7 +90,7 @@ struct ChannelLookahead {
     /// - Complexity: O(1): a comparison of the names' first 32 bytes. - Allocations: none.
     @inline(__always)
     func take(_ name: Span<UInt8>) -> (key: ChannelIndex.Key, entry: ChannelIndex.Entry?)? {
-        let slot = shown & 3
+        let slot = shown & (Self.depth - 1)  // line `shown - depth`
         let key = keys[slot]
         guard key.length == name.count, key.length <= ChannelIndex.inlineBytes,
             ChannelIndex.sameWords(key.words, ChannelIndex.words(of: name))
