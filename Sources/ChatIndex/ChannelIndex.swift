@@ -17,18 +17,23 @@
 /// Three quarters, not half: at most half full, the table was 2 MB instead of 1 at 10,000 channels
 /// (peak RSS 1.8 MB above the 16-byte slots it replaced); a second probe reads the next line.
 ///
+/// The three index types of this module are `public` (their members `package`): Swift 6.3 does not
+/// serialize the `@inlinable` members of a `package` type, so the store's per-line lookups would be
+/// calls across the module boundary (measured: 4% more instructions a line in replay when the
+/// indexes left ChatStore).
+///
 /// Names are never removed (a store keeps every channel). Owner-only (one thread): readers find
 /// logs through the store's chunk directory, not here.
 /// - Allocations: one table at init; one per doubling in ``insert(_:_:)``; none otherwise.
 @safe
-package struct ChannelIndex: ~Copyable {
+public struct ChannelIndex: ~Copyable {
     /// A name as the index compares it: its hash, its length and its first 32 bytes (zero-padded).
-    package struct Key {
-        package var hash: UInt64
-        package var length: Int
-        package var words: InlineArray<4, UInt64>
+    public struct Key {
+        public var hash: UInt64
+        public var length: Int
+        public var words: InlineArray<4, UInt64>
 
-        package init(hash: UInt64, length: Int, words: InlineArray<4, UInt64>) {
+        public init(hash: UInt64, length: Int, words: InlineArray<4, UInt64>) {
             self.hash = hash
             self.length = length
             self.words = words
@@ -36,15 +41,15 @@ package struct ChannelIndex: ~Copyable {
     }
 
     /// What the index keeps for a channel.
-    package struct Entry: Equatable {
+    public struct Entry: Equatable {
         /// The address of the channel's log (unretained: its owner keeps it alive).
-        package var log: UInt
+        public var log: UInt
         /// The address of the log's ring (unretained).
-        package var ring: UInt
+        public var ring: UInt
         /// The channel's number in its store.
-        package var channel: Int
+        public var channel: Int
 
-        package init(log: UInt, ring: UInt, channel: Int) {
+        public init(log: UInt, ring: UInt, channel: Int) {
             self.log = log
             self.ring = ring
             self.channel = channel
@@ -52,20 +57,33 @@ package struct ChannelIndex: ~Copyable {
     }
 
     /// One cache line: the key's hash (0: empty), the entry, and the name's first 32 bytes.
-    private struct Slot {
-        var hash: UInt64
-        var log: UInt
-        var ring: UInt
-        var channel: UInt32
-        var length: UInt32
-        var words: InlineArray<4, UInt64>
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var hash: UInt64
+        @usableFromInline var log: UInt
+        @usableFromInline var ring: UInt
+        @usableFromInline var channel: UInt32
+        @usableFromInline var length: UInt32
+        @usableFromInline var words: InlineArray<4, UInt64>
+
+        @usableFromInline
+        init(hash: UInt64, log: UInt, ring: UInt, channel: UInt32, length: UInt32, words: InlineArray<4, UInt64>) {
+            self.hash = hash
+            self.log = log
+            self.ring = ring
+            self.channel = channel
+            self.length = length
+            self.words = words
+        }
     }
 
     /// The longest name compared inside the slot; a longer one also goes through `confirm`.
-    package static let inlineBytes = 32
+    @inlinable package static var inlineBytes: Int { 32 }
 
-    private var slots: UnsafeMutablePointer<Slot>
-    private var mask: Int
+    // `@usableFromInline` (and the lookup `@inlinable`): the store finds a line's channel here on
+    // every line, from another module.
+    @usableFromInline var slots: UnsafeMutablePointer<Slot>
+    @usableFromInline var mask: Int
     /// Names stored.
     package private(set) var count = 0
 
@@ -96,6 +114,7 @@ package struct ChannelIndex: ~Copyable {
     /// The key of `name`: one pass over its bytes, eight at a time.
     ///
     /// - Complexity: O(`name.count` / 8). - Allocations: none.
+    @inlinable
     @inline(__always)
     package static func key(for name: Span<UInt8>) -> Key {
         let words = words(of: name)
@@ -114,6 +133,7 @@ package struct ChannelIndex: ~Copyable {
     /// ``inlineBytes`` are equal (equal but for ASCII case, lowercased) exactly when their words are.
     ///
     /// - Complexity: O(`inlineBytes` / 8). - Allocations: none.
+    @inlinable
     @inline(__always)
     package static func words(of name: Span<UInt8>, lowercasingASCII: Bool = false) -> InlineArray<4, UInt64> {
         var words = InlineArray<4, UInt64>(repeating: 0)
@@ -139,6 +159,7 @@ package struct ChannelIndex: ~Copyable {
     }
 
     /// Whether two names' ``words(of:lowercasingASCII:)`` are the same.
+    @inlinable
     @inline(__always)
     package static func sameWords(_ a: InlineArray<4, UInt64>, _ b: InlineArray<4, UInt64>) -> Bool {
         a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3]
@@ -147,6 +168,7 @@ package struct ChannelIndex: ~Copyable {
     /// `word`'s eight bytes with `A`–`Z` made `a`–`z` and every other byte as it was, all at once: a
     /// byte's low seven bits plus 0x3F reach 0x80 from `A`, plus 0x25 from past `Z`, neither carrying
     /// into the next byte; a byte with its top bit set is not ASCII and stays.
+    @inlinable
     @inline(__always)
     static func asciiLowercased(_ word: UInt64) -> UInt64 {
         let lows: UInt64 = 0x0101_0101_0101_0101
@@ -157,13 +179,15 @@ package struct ChannelIndex: ~Copyable {
         return word | upper >> 2
     }
 
+    @inlinable
     @inline(__always)
-    private static func home(_ hash: UInt64, _ mask: Int) -> Int {
+    static func home(_ hash: UInt64, _ mask: Int) -> Int {
         Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
     }
 
+    @inlinable
     @inline(__always)
-    private static func matches(_ slot: Slot, _ key: Key) -> Bool {
+    static func matches(_ slot: Slot, _ key: Key) -> Bool {
         slot.hash == key.hash && Int(slot.length) == key.length && sameWords(slot.words, key.words)
     }
 
@@ -171,6 +195,7 @@ package struct ChannelIndex: ~Copyable {
     /// only if `confirm(entry)` says the entry is its own (the slot holds its first 32 bytes only).
     ///
     /// - Complexity: O(1) expected: one slot (one cache line) almost always. - Allocations: none.
+    @inlinable
     @inline(__always)
     package func entry(for key: Key, confirm: (Entry) -> Bool) -> Entry? {
         let slots = unsafe self.slots
@@ -192,6 +217,7 @@ package struct ChannelIndex: ~Copyable {
     /// reads, for a caller that sees the name coming and prefetches it (``ChatStore/lookahead``).
     ///
     /// - Complexity: O(1). - Allocations: none.
+    @inlinable
     @inline(__always)
     package func homeSlot(of key: Key) -> UnsafeRawPointer {
         // SAFETY: the home index is masked to the table; only the address is formed, nothing is read.

@@ -20,13 +20,22 @@
 /// them); inserting and removing are `mutating`, so an owner holds it in a `var`.
 /// - Allocations: one buffer at init; one per doubling in ``insert(_:for:)``; none otherwise.
 @safe
-package struct HashIndex: ~Copyable {
-    private struct Slot {
-        var key: UInt64
-        var value: UInt64
+public struct HashIndex: ~Copyable {
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var key: UInt64
+        @usableFromInline var value: UInt64
+
+        @usableFromInline
+        init(key: UInt64, value: UInt64) {
+            self.key = key
+            self.value = value
+        }
     }
-    private var slots: UnsafeMutablePointer<Slot>
-    private var mask: Int
+    // `@usableFromInline` (and the lookups `@inlinable`): the store, the interner and capture look
+    // keys up on every line, from other modules.
+    @usableFromInline var slots: UnsafeMutablePointer<Slot>
+    @usableFromInline var mask: Int
     package private(set) var count = 0
 
     package init(minimumCapacity: Int) {
@@ -56,12 +65,14 @@ package struct HashIndex: ~Copyable {
     // SAFETY (all methods): `slots` lives from init (or the `grow` that replaced it) to deinit; every
     // slot index is masked to `0 ... mask`, inside the current `slots` buffer of `mask + 1` slots.
 
+    @inlinable
     @inline(__always)
-    private func home(_ key: UInt64, _ mask: Int) -> Int {
+    func home(_ key: UInt64, _ mask: Int) -> Int {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
     }
 
     /// - Complexity: O(1) expected. - Allocations: none.
+    @inlinable
     package func value(for key: UInt64) -> UInt64? {
         precondition(key != 0, "key 0 is reserved")
         let slots = unsafe self.slots
@@ -170,6 +181,7 @@ extension HashIndex: Sendable {}
 /// ``HashIndex`` slot).
 ///
 /// - Complexity: O(`range.count` / 8). - Allocations: none.
+@inlinable
 @inline(__always)
 package func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
     hashBytes(bytes, range, lowercasingASCII: false)
@@ -179,6 +191,7 @@ package func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>) -> UInt64 {
 /// at a time, by ``lowercasedASCII(_:)``): names equal but for case hash alike.
 ///
 /// - Complexity: O(`range.count` / 8). - Allocations: none.
+@inlinable
 @inline(__always)
 package func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>, lowercasingASCII: Bool) -> UInt64 {
     precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "hash range outside the bytes")
@@ -215,6 +228,7 @@ package func hashBytes(_ bytes: Span<UInt8>, _ range: Range<Int>, lowercasingASC
 /// `0x7F + 0x3F`); a capital is `>= "A"`, not `> "Z"`, and ASCII (high bit clear), and gets `0x20`.
 ///
 /// - Complexity: O(1). - Allocations: none.
+@inlinable
 @inline(__always)
 package func lowercasedASCII(_ word: UInt64) -> UInt64 {
     let highs: UInt64 = 0x8080_8080_8080_8080

@@ -22,9 +22,9 @@
 /// - Allocations: one table at init; one per doubling of the table in ``insert(_:for:)``; none
 ///   otherwise.
 @safe
-package struct NameIndex: ~Copyable {
+public struct NameIndex: ~Copyable {
     /// How names compare: what a confirming `isName` closure must agree with.
-    package enum Matching: Sendable, Equatable {
+    public enum Matching: Sendable, Equatable {
         /// Byte for byte (the store's channels).
         case exact
         /// ASCII letters in either case name the same thing (capture's logins): the key hashes the
@@ -32,8 +32,8 @@ package struct NameIndex: ~Copyable {
         case asciiCaseInsensitive
     }
 
-    package let matching: Matching
-    private var table: HashIndex
+    public let matching: Matching
+    @usableFromInline var table: HashIndex
 
     /// - Parameter minimumCapacity: names the first table holds (it has at least 4/3 as many slots).
     package init(matching: Matching, minimumCapacity: Int = 64) {
@@ -50,6 +50,7 @@ package struct NameIndex: ~Copyable {
     /// The first probe key of `name`.
     ///
     /// - Complexity: O(`name.count` / 8). - Allocations: none.
+    @inlinable
     @inline(__always)
     package func key(for name: Span<UInt8>) -> UInt64 {
         if name.isEmpty { return 1 }
@@ -59,8 +60,9 @@ package struct NameIndex: ~Copyable {
     }
 
     /// The probe key after `key`, for a name whose earlier probes hold other names' values.
+    @inlinable
     @inline(__always)
-    private static func nextProbe(after key: UInt64) -> UInt64 { key &* 0x9E37_79B9_7F4A_7C15 | 2 }
+    static func nextProbe(after key: UInt64) -> UInt64 { key &* 0x9E37_79B9_7F4A_7C15 | 2 }
 
     /// The value stored for `name`: the first candidate under its probe keys that `isName` confirms
     /// (`isName(value)` says whether `value` stands for `name`, as ``matching`` compares), or `nil`.
@@ -68,6 +70,7 @@ package struct NameIndex: ~Copyable {
     /// - Complexity: O(`name.count` / 8) for the key, then O(1) expected probes, each one `isName`
     ///   call (one per name sharing the hash; almost always only the one that matches).
     /// - Allocations: none.
+    @inlinable
     @inline(__always)
     package func value(for name: Span<UInt8>, where isName: (UInt64) -> Bool) -> UInt64? {
         value(forKey: key(for: name), where: isName)
@@ -77,6 +80,7 @@ package struct NameIndex: ~Copyable {
     /// give every name the same key to exercise the probes.
     ///
     /// - Complexity: O(1) expected probes. - Allocations: none.
+    @inlinable
     @inline(__always)
     package func value(forKey key: UInt64, where isName: (UInt64) -> Bool) -> UInt64? {
         var probe = key

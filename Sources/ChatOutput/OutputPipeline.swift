@@ -118,7 +118,12 @@ public final class OutputPipeline {
                     }
                     return stop?.isRaised != true
                 },
-                ahead: { channel, bytes in store.lookahead(channel, in: bytes) { chint_prefetch_write($0) } },
+                ahead: { channel, bytes in
+                    store.lookahead(channel, in: bytes) { lines in
+                        // SAFETY: a prefetch only hints; it reads nothing and never faults.
+                        for i in lines.indices { unsafe chint_prefetch_write(UnsafeRawPointer(bitPattern: lines[i])) }
+                    }
+                },
                 events: { event, bytes in
                     do throws(OutputError) { try handle(event, bytes) } catch {
                         failure = error

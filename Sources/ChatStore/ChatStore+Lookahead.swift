@@ -12,8 +12,9 @@ extension ChatStore {
     /// steps (its index slot, its log and ring, its ring's next slot and bytes).
     public static let lookaheadDistance = 3
 
-    /// Lends `prefetch` the addresses the appends of the next lines will read first, given the
-    /// `channel` (in `bytes`) of the line three lines before its append; called once a line, in order:
+    /// Lends `prefetch` the addresses the appends of the next lines will read first (at most
+    /// ``CacheLineList/capacity``, in one call), given the `channel` (in `bytes`) of the line three
+    /// lines before its append; called once a line, in order:
     /// - that line's slot of the channel index, where its name will be looked up;
     /// - the log's and the ring's objects of the line the previous call showed, found through its
     ///   slot (which that call brought near; nothing for a channel not seen yet);
@@ -24,28 +25,53 @@ extension ChatStore {
     /// shown, or shown out of turn, is looked up as always. Owner thread only.
     ///
     /// - Complexity: O(name length / 8) for the key, then one slot probed. - Allocations: none.
-    public func lookahead(_ channel: ByteRange?, in bytes: Span<UInt8>, _ prefetch: (UnsafeRawPointer) -> Void) {
+    public func lookahead(_ channel: ByteRange?, in bytes: Span<UInt8>, _ prefetch: (Span<UInt>) -> Void) {
+        var lines = CacheLineList()
         let key = ChannelIndex.key(for: bytes.extracting(channel?.range ?? 0..<0))
-        prefetch(byName.homeSlot(of: key))
+        unsafe lines.add(byName.homeSlot(of: key))
         if lookahead.ring != 0 {
             // SAFETY: an address of a ring the store keeps alive (from its index).
-            unsafe Self.ring(at: lookahead.ring)._withUnsafeGuaranteedRef { $0.appendTargets(prefetch) }
+            unsafe Self.ring(at: lookahead.ring)._withUnsafeGuaranteedRef { $0.appendTargets(into: &lines) }
             lookahead.ring = 0
         }
         let previous = lookahead.shown &- 1
         lookahead.show(key)
-        guard previous >= 0, let entry = lookahead.find(previous, in: byName) else { return }
-        // SAFETY: addresses of objects the store keeps alive; only lent as hints, never read here.
-        let log = unsafe UnsafeRawPointer(bitPattern: entry.log)!
-        let ring = unsafe UnsafeRawPointer(bitPattern: entry.ring)!
-        // The log's fields an append reads lie in its first line; the ring's (its indexes, the owner's
-        // copies of its byte storage and slot table) in its first three.
-        prefetch(log)
-        unsafe prefetch(ring)
-        unsafe prefetch(ring + 64)
-        unsafe prefetch(ring + 128)
-        lookahead.ring = entry.ring
+        if previous >= 0, let entry = lookahead.find(previous, in: byName) {
+            // SAFETY: addresses of objects the store keeps alive; only lent as hints, never read here.
+            let log = unsafe UnsafeRawPointer(bitPattern: entry.log)!
+            let ring = unsafe UnsafeRawPointer(bitPattern: entry.ring)!
+            // The log's fields an append reads lie in its first line; the ring's (its indexes, the
+            // owner's copies of its byte storage and slot table) in its first three.
+            unsafe lines.add(log)
+            unsafe lines.add(ring)
+            unsafe lines.add(ring + 64)
+            unsafe lines.add(ring + 128)
+            lookahead.ring = entry.ring
+        }
+        lines.withAddresses(prefetch)
     }
+}
+
+/// The addresses one ``ChatStore/lookahead(_:in:_:)`` call lends, gathered on the stack and lent in
+/// one call: a call per address through the caller's closure cost about as many instructions as the
+/// look-ahead's own work.
+struct CacheLineList {
+    /// The most one call gathers: an index slot, a log and three lines of a ring, and six lines of
+    /// another ring's next append.
+    static let capacity = 11
+    private var addresses = InlineArray<11, UInt>(repeating: 0)
+    private var count = 0
+
+    /// Adds `address` (the list holds fewer than ``capacity``).
+    @inline(__always)
+    mutating func add(_ address: UnsafeRawPointer) {
+        addresses[count] = UInt(bitPattern: address)
+        count &+= 1
+    }
+
+    /// Lends `body` the addresses added, in order.
+    @inline(__always)
+    func withAddresses(_ body: (Span<UInt>) -> Void) { body(addresses.span.extracting(0..<count)) }
 }
 
 /// The look-ahead's memory: the keys of the last lines ``ChatStore/lookahead(_:in:_:)`` was shown and

@@ -17,7 +17,12 @@ import Testing
         let bytes = line(channel)
         let message = try TwitchMessage.parse(bytes.span)
         var addresses: [UnsafeRawPointer] = []
-        store.lookahead(message.channel, in: bytes.span) { addresses.append($0) }
+        var calls = 0
+        store.lookahead(message.channel, in: bytes.span) { lines in
+            calls += 1
+            for i in lines.indices { addresses.append(UnsafeRawPointer(bitPattern: lines[i])!) }
+        }
+        #expect(calls == 1)  // every address in one call
         return addresses
     }
 

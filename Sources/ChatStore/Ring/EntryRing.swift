@@ -266,24 +266,24 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         return seq
     }
 
-    /// Lends `prefetch` what the next ``append(_:meta:ids:sender:)`` will write first: the next
-    /// slot's metadata, id links and tombstone, and the first two cache lines at the write position
+    /// Adds to `lines` what the next ``append(_:meta:ids:sender:)`` will write first: the next slot's
+    /// metadata, id links and tombstone, and the first two cache lines at the write position
     /// (``ChatStore/lookahead(_:in:_:)``). Addresses only: nothing is read behind them. Owner only.
     ///
     /// - Complexity: O(1). - Allocations: none.
-    func appendTargets(_ prefetch: (UnsafeRawPointer) -> Void) {
+    func appendTargets(into lines: inout CacheLineList) {
         let table = self.table
         let s = table.slot(self.tail)
         // SAFETY: `s < table.count`: addresses inside the table's columns, and inside the storage
         // (`physical` is below its capacity); none is read here.
-        unsafe prefetch(table.metas + s)
-        unsafe prefetch(UnsafeRawPointer(table.metas + s) + (MemoryLayout<EntryMeta>.size - 1))
-        unsafe prefetch(table.ids + s)
-        unsafe prefetch(table.tombstones + s)
+        unsafe lines.add(table.metas + s)
+        unsafe lines.add(UnsafeRawPointer(table.metas + s) + (MemoryLayout<EntryMeta>.size - 1))
+        unsafe lines.add(table.ids + s)
+        unsafe lines.add(table.tombstones + s)
         let storage = self.storage
         let p = storage.physical(self.writePosition)
-        unsafe prefetch(storage.base + p)
-        unsafe prefetch(storage.base + min(p + 64, storage.capacity - 1))
+        unsafe lines.add(storage.base + p)
+        unsafe lines.add(storage.base + min(p + 64, storage.capacity - 1))
     }
 
     /// Finds room for `count` contiguous bytes, growing the storage if the live bytes need it.
