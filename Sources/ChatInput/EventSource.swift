@@ -25,18 +25,10 @@ public protocol EventSource: AnyObject {
 
     /// ``next(lines:events:)`` with each line's rendering: the bytes a ``LineRendering`` wrote for it
     /// where it was parsed (``ParseAhead``), or an empty span when nobody rendered it (always, for a
-    /// ``MergeReader``). Lent with the line, under the same rules.
-    ///
-    /// - Complexity: as ``next(lines:events:)``. - Allocations: none per line.
-    func next(
-        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
-        events event: (MergeEvent, Span<UInt8>) -> Bool
-    ) -> Bool
-
-    /// ``next(rendered:events:)`` that also shows lines still to come to `ahead` (their channel and
-    /// bytes), ``ParseAhead/aheadDistance`` events before their turn, for a caller that prefetches
-    /// what they will need: a ``ParseAhead`` stage shows the lines of its blocks; a ``MergeReader``,
-    /// which holds no line ahead, none.
+    /// ``MergeReader``). Lent with the line, under the same rules. Lines still to come are shown to
+    /// `ahead` (their channel and bytes), ``ParseAhead/aheadDistance`` events before their turn, for
+    /// a caller that prefetches what they will need: a ``ParseAhead`` stage shows the lines of its
+    /// blocks; a ``MergeReader``, which holds no line ahead, none.
     ///
     /// - Complexity: as ``next(lines:events:)``. - Allocations: none per line.
     func next(
@@ -93,22 +85,15 @@ extension MergeReader: EventSource {
         }
     }
 
-    /// ``EventSource/next(rendered:events:)``: nothing is rendered here; every line comes with an
-    /// empty rendering (its own bytes' first zero).
+    /// ``EventSource/next(rendered:ahead:events:)``: nothing is rendered here; every line comes with
+    /// an empty rendering (its own bytes' first zero), and no line is read ahead, so `ahead` is never
+    /// called.
     public func next(
         rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
+        ahead: (ByteRange?, Span<UInt8>) -> Void = { _, _ in },
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
         next(lines: { l, bytes in line(l, bytes, bytes.extracting(0..<0)) }, events: event)
-    }
-
-    /// ``EventSource/next(rendered:ahead:events:)``: no line is read ahead, so `ahead` is never called.
-    public func next(
-        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
-        ahead: (ByteRange?, Span<UInt8>) -> Void,
-        events event: (MergeEvent, Span<UInt8>) -> Bool
-    ) -> Bool {
-        next(rendered: line, events: event)
     }
 
     public func inputName(at index: Int) -> String {

@@ -4,7 +4,7 @@
 /// A ``ParseAhead`` stage made with a renderer factory gives each of its blocks a renderer of its
 /// own. The block renders each line it parses (or, for a merge of several lanes, each line as it
 /// is appended) into the renderer's output, one line after another, and lends the line with its
-/// bytes there (``ParseAhead/next(rendered:events:)``). What a renderer writes for a line may depend on that
+/// bytes there (``ParseAhead/next(rendered:ahead:events:)``). What a renderer writes for a line may depend on that
 /// line alone (its bytes, its message, its own time), never on the lines around it or on the owner's
 /// state (the store): the owner decides whether to use it.
 ///

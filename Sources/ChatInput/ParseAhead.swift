@@ -99,7 +99,7 @@ public final class ParseAhead {
     ///   - blockCount: blocks in the pool: at most this many are filled ahead (at least 1).
     ///   - renderer: makes each block's ``LineRendering`` (called `blockCount` times, here): every
     ///     line is then rendered where it is parsed, and lent with its rendering
-    ///     (``next(rendered:events:)``); `nil` renders nothing.
+    ///     (``next(rendered:ahead:events:)``); `nil` renders nothing.
     /// - Precondition: `reader` is not read by anyone else from now on; it suits (``suits(_:)``).
     /// - Allocations: the blocks, the lock, the names and the thread, once; reading allocates nothing
     ///   (a renderer's output grows to its largest block's, then stays).
@@ -171,6 +171,8 @@ public final class ParseAhead {
     /// ``next(lines:events:)`` with each line's rendering (``LineRendering``): the bytes its block's
     /// renderer wrote for it, lent with the line (empty when the line was not rendered, or the stage
     /// has no renderers). The bytes are the block's and must not be used after the call returns.
+    /// Each line's channel is shown to `ahead` ``aheadDistance`` events before the line is lent
+    /// (``EventSource/next(rendered:ahead:events:)``); a block's first lines are not shown.
     ///
     /// - Returns: `false` when the reader handed out everything (or ``finish()`` was called), and
     ///   neither closure was called.
@@ -178,17 +180,7 @@ public final class ParseAhead {
     ///   the reader thread is behind. - Allocations: none.
     public func next(
         rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
-        events event: (MergeEvent, Span<UInt8>) -> Bool
-    ) -> Bool {
-        next(rendered: line, ahead: { _, _ in }, events: event)
-    }
-
-    /// ``next(rendered:events:)`` that shows each line's channel, ``aheadDistance`` events before it
-    /// is lent, to `ahead` (``EventSource/next(rendered:ahead:events:)``); a block's first lines are
-    /// not shown.
-    public func next(
-        rendered line: (borrowing LentLine, Span<UInt8>, Span<UInt8>) -> Bool,
-        ahead: (ByteRange?, Span<UInt8>) -> Void,
+        ahead: (ByteRange?, Span<UInt8>) -> Void = { _, _ in },
         events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
         if current == nil {

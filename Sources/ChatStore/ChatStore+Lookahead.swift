@@ -26,12 +26,14 @@ extension ChatStore {
     ///
     /// - Complexity: O(name length / 8) for the key, then one slot probed. - Allocations: none.
     public func lookahead(_ channel: ByteRange?, in bytes: Span<UInt8>, _ prefetch: (Span<UInt>) -> Void) {
-        var lines = CacheLineList()
+        // The look-ahead's own list, emptied in place: a fresh one a call zeroed its eleven words (a
+        // call of its own, about 15 instructions a line).
+        lookahead.lines.removeAll()
         let key = ChannelIndex.key(for: bytes.extracting(channel?.range ?? 0..<0))
-        unsafe lines.add(byName.homeSlot(of: key))
+        unsafe lookahead.lines.add(byName.homeSlot(of: key))
         if lookahead.ring != 0 {
             // SAFETY: an address of a ring the store keeps alive (from its index).
-            unsafe Self.ring(at: lookahead.ring)._withUnsafeGuaranteedRef { $0.appendTargets(into: &lines) }
+            unsafe Self.ring(at: lookahead.ring)._withUnsafeGuaranteedRef { $0.appendTargets(into: &lookahead.lines) }
             lookahead.ring = 0
         }
         let previous = lookahead.shown &- 1
@@ -42,13 +44,13 @@ extension ChatStore {
             let ring = unsafe UnsafeRawPointer(bitPattern: entry.ring)!
             // The log's fields an append reads lie in its first line; the ring's (its indexes, the
             // owner's copies of its byte storage and slot table) in its first three.
-            unsafe lines.add(log)
-            unsafe lines.add(ring)
-            unsafe lines.add(ring + 64)
-            unsafe lines.add(ring + 128)
+            unsafe lookahead.lines.add(log)
+            unsafe lookahead.lines.add(ring)
+            unsafe lookahead.lines.add(ring + 64)
+            unsafe lookahead.lines.add(ring + 128)
             lookahead.ring = entry.ring
         }
-        lines.withAddresses(prefetch)
+        lookahead.lines.withAddresses(prefetch)
     }
 }
 
@@ -62,9 +64,14 @@ struct CacheLineList {
     private var addresses = InlineArray<11, UInt>(repeating: 0)
     private var count = 0
 
+    /// Empties the list (the words stay as they were: only `count` says what is in).
+    @inline(__always)
+    mutating func removeAll() { count = 0 }
+
     /// Adds `address` (the list holds fewer than ``capacity``).
     @inline(__always)
     mutating func add(_ address: UnsafeRawPointer) {
+        assert(count < Self.capacity, "at most capacity addresses a call")
         addresses[count] = UInt(bitPattern: address)
         count &+= 1
     }
@@ -88,6 +95,8 @@ struct ChannelLookahead {
     /// The ring found for the line shown before the last one, whose next slot and bytes the next call
     /// lends (0: none).
     var ring: UInt = 0
+    /// The addresses of a call, kept between calls so that none zeroes a list of its own.
+    var lines = CacheLineList()
 
     /// Remembers the key of the line just shown.
     mutating func show(_ key: ChannelIndex.Key) {

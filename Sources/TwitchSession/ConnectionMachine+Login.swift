@@ -44,9 +44,8 @@ extension ConnectionMachine {
 
     mutating func didReceive(_ line: ServerLine, at now: Moment, _ actions: inout [ConnectionAction]) {
         guard phase == .registering || phase == .ready else { return }
-        // Any line proves the connection alive and answers our probe.
-        lastReceived = now
-        probeSentAt = nil
+        // Any line proves the connection alive and answers our probe, as a chat line does.
+        chatReceived(at: now)
         switch line {
         case .other, .pong:
             break

@@ -348,7 +348,7 @@ let parseAheadStage = ParseAhead(MergeReader(paths: [writeParseAheadLog(parseAhe
 @MainActor func parseAheadLend() -> Int { lend(parseAheadStage, scenario: "parse-ahead", rendered: false) }
 
 /// replay --format json's stage with renderers (OutputPipeline.renderer()): a second copy of the log,
-/// its lines encoded where their blocks are parsed and lent with their JSON (next(rendered:events:)),
+/// its lines encoded where their blocks are parsed and lent with their JSON (next(rendered:ahead:events:)),
 /// `inputLines` a run. The interposer counts both threads' allocations.
 let renderPath = "/tmp/chatcap-alloc-parse-ahead-render-\(getpid()).log"
 let renderPipeline: OutputPipeline = {
