@@ -51,7 +51,10 @@ let package = Package(
         // The pure core: no I/O, no clocks, no C. Data flows left to right:
         //   IRCWire ─▶ ChatStore ─▶ ChatFormat        ChatStore ─▶ TwitchSession (events in, actions out)
         // bytes → lines → parsed views. Standard library only.
-        .target(name: "IRCWire", swiftSettings: dataPathSettings),
+        // Its byte scans gather vector compares into bit masks with the compiler's own vector builtins
+        // (`ByteMask`): the standard library's SIMD types have no movemask.
+        .target(
+            name: "IRCWire", swiftSettings: dataPathSettings + [.enableExperimentalFeature("BuiltinModule")]),
         // WebSocket (RFC 6455) frames decoded in place and encoded, and the Upgrade handshake as text.
         .target(name: "WebSocketWire", swiftSettings: dataPathSettings),
         // Where the store's memory comes from and how much it may take: the system's page mapping and

@@ -1,8 +1,8 @@
 /// Word-at-a-time byte search over a `Span`, the one hot loop the framer and parser share.
 ///
-/// Scans 32 bytes per step with one vector compare (the standard library's `SIMD32`) until a block
-/// holds a match, then eight bytes per step with the classic "has zero byte" bit trick (SWAR), which
-/// keeps the framer and parser close to `memchr` without leaving the standard library.
+/// Scans 32 bytes per step with one vector compare gathered into a bit mask (``ByteMask``), whose
+/// lowest bit is the match, and the last bytes eight per step with the classic "has zero byte" bit
+/// trick (SWAR), which keeps the framer and parser close to `memchr` without leaving Swift.
 #if _endian(big)
     #error("ByteScan assumes little-endian word loads")
 #endif
@@ -21,18 +21,15 @@ public enum ByteScan: Sendable {
         precondition(from >= 0 && from <= end && end <= span.count, "scan range out of bounds")
         var i = from
         let pattern = lows &* UInt64(byte)
-        // SAFETY: every load reads bytes `i ..< i + 8` with `i + 8 <= end <= span.count`, checked by
-        // the loop condition; `unsafeLoadUnaligned` has no alignment requirement.
+        // SAFETY: every load reads bytes `i ..< i + 32` or `i ..< i + 8` below `end <= span.count`,
+        // checked by its loop's condition; unaligned loads have no alignment requirement.
         let found: Int? = unsafe span.withUnsafeBytes { raw -> Int? in
-            // 32 bytes per step while no byte matches (one vector compare; the word loop below then
-            // finds the match within those 32 bytes).
-            let vector = SIMD32<UInt8>(repeating: byte)
+            // 32 bytes per step: one vector compare gathered into a bit mask (``ByteMask``), whose
+            // lowest bit is the first match; the word loop below takes the last bytes.
+            guard let base = raw.baseAddress else { return nil }  // no bytes: `from == end == 0`
             while i &+ 32 <= end {
-                let block = unsafe raw.loadUnaligned(fromByteOffset: i, as: SIMD32<UInt8>.self)
-                // Not `any(_:)`: it is an outlined call per block; OR-ing the mask's words compiles to
-                // two compares, an OR and a mask test.
-                let hits = unsafe unsafeBitCast(block .== vector, to: SIMD4<UInt64>.self)
-                if hits[0] | hits[1] | hits[2] | hits[3] != 0 { break }
+                let hits = unsafe ByteMask.equal32(base + i, byte)
+                if hits != 0 { return i &+ hits.trailingZeroBitCount }
                 i &+= 32
             }
             while i &+ 8 <= end {
@@ -60,9 +57,9 @@ public enum ByteScan: Sendable {
     /// the caller steps over. The framer's one pass over a line: its end and the CRs inside it, where
     /// a newline scan and then a CR scan read each line twice.
     ///
-    /// One unsigned minimum of the two 16-byte halves and one compare per 32 bytes (a newline scan
-    /// alone takes two compares and an OR), then the "has a byte less than n" bit trick eight bytes
-    /// at a time.
+    /// One unsigned compare per 32 bytes gathered into a bit mask (``ByteMask/below32(_:_:)``), whose
+    /// lowest bit is the answer; the last bytes (fewer than 32) with the "has a byte less than n" bit
+    /// trick eight bytes at a time.
     ///
     /// - Precondition: `0 <= from <= end <= span.count`.
     /// - Complexity: O(`end - from`), 32 bytes per step.
@@ -87,19 +84,13 @@ public enum ByteScan: Sendable {
     @inline(__always)
     public static func firstControlByte(at base: UnsafeRawPointer, from: Int, to end: Int) -> Int? {
         var i = from
-        let bound = SIMD16<UInt8>(repeating: 0x0D)
         // `i <= last`, not `i + 32 <= end`: one add and one compare a step.
         let last = end &- 32
         while i <= last {
-            let low = unsafe base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-            let high = unsafe base.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
-            // A byte of either half is below 14 when the smaller of the two is. The minimum by hand
-            // (a select LLVM makes one `pminub`): the standard library's `pointwiseMin` is an
-            // outlined generic call per step.
-            let lower = unsafe unsafeBitCast(low .< high, to: SIMD16<UInt8>.self)
-            let least = high ^ ((low ^ high) & lower)
-            let hits = unsafe unsafeBitCast(least .<= bound, to: SIMD2<UInt64>.self)
-            if hits[0] | hits[1] != 0 { break }
+            // The block's bytes below 14 as bits: the lowest is the first (one compare and two
+            // movemasks, where the word loop below takes up to four steps to place it).
+            let hits = unsafe ByteMask.below32(base + i, 0x0E)
+            if hits != 0 { return i &+ hits.trailingZeroBitCount }
             i &+= 32
         }
         while i &+ 8 <= end {

@@ -10,9 +10,8 @@
 ///  stops:  0 0 0 0 0 0 1 1 0 0 0 0 0 1 0 0 0 1 0 0 1 0 …          ("=", ";" or " "; bit k = byte base + k)
 /// ```
 ///
-/// A chunk's mask comes from three 16-byte vector compares per 16 bytes (the standard library's
-/// `SIMD16`), OR-ed and gathered into 16 bits with two multiplications (a "movemask" in portable
-/// Swift). One mask, not one per delimiter: halving the gathers is worth an extra step over the
+/// A chunk's mask comes from three vector compares of its 64 bytes, OR-ed and gathered into 64
+/// bits by a movemask (``ByteMask``). One mask, not one per delimiter: halving the gathers is worth an extra step over the
 /// rare `=` inside a value (``nextEnd()``). Delimiters after the first space are in the mask
 /// but never reached: every walk stops at the first space. `limit` is always a stop (its bit is set
 /// when the chunk holds it, and bits past it are clear), so a walk ends even where the bytes hold
@@ -99,59 +98,47 @@ struct TagStops {
 
     /// Computes the mask of the chunk at `base` (`base <= limit`).
     @unsafe
-    @usableFromInline
+    @inlinable
+    @inline(__always)
     mutating func load() { stops = unsafe Self.mask(p, count: count, base: base, limit: limit) }
 
     /// The stops of the 64 bytes from `base`: bit `k` set where byte `base + k` is `=`, `;` or a
     /// space, bits at or past `limit` clear, and `limit`'s own bit set.
     ///
+    /// Inlined into the walk (a call per chunk cost a fifth of what the chunk's mask does); the
+    /// last bytes of the line, fewer than 64, are ``tailMask(_:base:limit:)``'s.
+    ///
     /// - Precondition: `p[0 ..< count]` is readable and `base <= limit <= count`.
     @unsafe
-    @usableFromInline
+    @inlinable
+    @inline(__always)
     static func mask(_ p: UnsafePointer<UInt8>, count: Int, base: Int, limit: Int) -> UInt64 {
-        var bits: UInt64 = 0
-        if base &+ 64 <= count {
-            for k in 0..<4 {
-                // SAFETY: `base + 64 <= count`: every 16-byte load is inside the bytes.
-                bits |= unsafe mask16(UnsafeRawPointer(p + (base &+ 16 &* k))) &<< UInt64(16 &* k)
-            }
-        } else {
-            // The last bytes (fewer than 64): one at a time, up to the limit.
-            var k = 0
-            while k < 64 && base &+ k < limit {
-                // SAFETY: `base + k < limit <= count`.
-                let byte = unsafe p[base &+ k]
-                if byte == UInt8(ascii: ";") || byte == UInt8(ascii: "=") || byte == UInt8(ascii: " ") {
-                    bits |= 1 &<< UInt64(k)
-                }
-                k &+= 1
-            }
-        }
+        guard base &+ 64 <= count else { return unsafe tailMask(p, base: base, limit: limit) }
+        // SAFETY: `base + 64 <= count`: the 64-byte block is inside the bytes.
+        let bits = unsafe ByteMask.equal64(
+            UnsafeRawPointer(p + base), UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "="))
         let room = limit &- base
         return room >= 64 ? bits : (bits & ((1 &<< UInt64(room)) &- 1)) | (1 &<< UInt64(room))
     }
 
-    /// Bit `k` set where byte `k` of the 16 at `p` is `=`, `;` or a space.
+    /// ``mask(_:count:base:limit:)`` of the last bytes (fewer than 64 from `base` to the bytes' end):
+    /// one at a time, up to the limit.
+    ///
+    /// - Precondition: `p[base ..< limit]` is readable and `limit - base < 64`.
     @unsafe
-    @inline(__always)
-    private static func mask16(_ p: UnsafeRawPointer) -> UInt64 {
-        let block = unsafe p.loadUnaligned(as: SIMD16<UInt8>.self)
-        // The compares as bytes (0xFF or 0), OR-ed as plain vectors: `SIMDMask`'s own `.|` is not
-        // lowered to one vector instruction (it cost ten times the whole pass).
-        let hits =
-            lanes(block .== SIMD16(repeating: UInt8(ascii: ";"))) | lanes(block .== SIMD16(repeating: 0x20))
-            | lanes(block .== SIMD16(repeating: UInt8(ascii: "=")))
-        // Each lane keeps one bit of its byte's weight, and a multiplication sums (ORs: the bits are
-        // distinct) the eight bytes of each half into its top byte.
-        let weights = SIMD16<UInt8>(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128)
-        let halves = unsafe unsafeBitCast(hits & weights, to: SIMD2<UInt64>.self)
-        let spread: UInt64 = 0x0101_0101_0101_0101
-        return (halves[0] &* spread) >> 56 | ((halves[1] &* spread) >> 56) << 8
-    }
-
-    @inline(__always)
-    private static func lanes(_ mask: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> {
-        unsafe unsafeBitCast(mask, to: SIMD16<UInt8>.self)
+    @usableFromInline
+    static func tailMask(_ p: UnsafePointer<UInt8>, base: Int, limit: Int) -> UInt64 {
+        var bits: UInt64 = 0
+        var k = 0
+        while base &+ k < limit {
+            // SAFETY: `base + k < limit`, readable.
+            let byte = unsafe p[base &+ k]
+            if byte == UInt8(ascii: ";") || byte == UInt8(ascii: "=") || byte == UInt8(ascii: " ") {
+                bits |= 1 &<< UInt64(k)
+            }
+            k &+= 1
+        }
+        return bits | (1 &<< UInt64(limit &- base))
     }
 }
 
