@@ -13,11 +13,16 @@ import Testing
         let dir = try CLITempDirectory.make("reap")
         defer { CLITempDirectory.remove(dir) }
         // A background child, and a grandchild whose parent has already exited (a daemon's double fork).
+        // The command ends only once both run `sleep`: a process caught between its fork and its exec
+        // still has bash's command line, and is named so (a full make test beside a TSan build did).
         let run = try CLI.shell(
             """
             python3 Scripts/reap_children.py bash -c '
                 sleep 300 & echo $! > \(dir)/child
                 (sleep 301 & echo $! > \(dir)/grandchild)
+                for pid in $(cat \(dir)/child \(dir)/grandchild); do
+                    while [ "$(cat /proc/$pid/comm 2>/dev/null)" != sleep ]; do sleep 0.01; done
+                done
                 exit 3'
             """)
         #expect(run.status == 3, "the command's own exit status: \(run.stderr)")
