@@ -175,6 +175,43 @@ import Testing
         #expect(Timestamp(decimalMilliseconds: bytes.span)?.milliseconds == milliseconds)
     }
 
+    /// The plain reading of a `tmi-sent-ts`: digits only, at most 15, no later than `latest`.
+    static func decimalReference(_ bytes: [UInt8]) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= 15, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let value = bytes.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
+        return value <= Timestamp.latest.milliseconds ? value : nil
+    }
+
+    @Test(
+        "tmi-sent-ts of every length from 1 to 16 digits, with every byte value at every place, against a plain reading"
+    )
+    func tmiSentTsEverywhere() {
+        var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for length in 1...16 {
+            for _ in 0..<4 {
+                var digits = (0..<length).map { _ -> UInt8 in
+                    rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return 0x30 + UInt8(rng >> 60 % 10)
+                }
+                #expect(Timestamp(decimalMilliseconds: digits.span)?.milliseconds == Self.decimalReference(digits))
+                for place in 0..<length {
+                    let kept = digits[place]
+                    for value in UInt8.min...UInt8.max {
+                        digits[place] = value
+                        let parsed = Timestamp(decimalMilliseconds: digits.span)?.milliseconds
+                        #expect(parsed == Self.decimalReference(digits), "\(digits) at \(place)")
+                    }
+                    digits[place] = kept
+                }
+            }
+        }
+        // The largest and the first too large, and leading zeros.
+        for text in ["253402300799999", "253402300800000", "000000000000001", "100000000", "99999999", "00000000"] {
+            let bytes = Array(text.utf8)
+            #expect(Timestamp(decimalMilliseconds: bytes.span)?.milliseconds == Self.decimalReference(bytes), "\(text)")
+        }
+    }
+
     @Test("time of day as HH:MM:SS, in UTC or shifted by an offset")
     func timeOfDay() {
         let t = Timestamp(milliseconds: 1_763_699_201_971)

@@ -19,18 +19,75 @@ extension Timestamp {
 
     /// Parses a `tmi-sent-ts` value: decimal milliseconds since the epoch, digits only.
     ///
+    /// Eight digits a step from 8 digits on (a `tmi-sent-ts` has 13): the first eight as one word, the
+    /// rest as the value's last eight bytes with the ones already read turned into leading zeros
+    /// (``eightDigits(_:)``); shorter values a digit at a time.
+    ///
     /// - Returns: `nil` for an empty value, any byte that is not a digit, or an instant after ``latest``.
     /// - Complexity: O(`bytes.count`). - Allocations: none.
     public init?(decimalMilliseconds bytes: Span<UInt8>) {
-        guard !bytes.isEmpty, bytes.count <= 15 else { return nil }  // `latest` has 15 digits
+        let n = bytes.count
+        guard n > 0, n <= 15 else { return nil }  // `latest` has 15 digits
         var value: Int64 = 0
-        for i in bytes.indices {
-            let d = bytes[i] &- UInt8(ascii: "0")
-            guard d < 10 else { return nil }
-            value = value * 10 + Int64(d)
+        if n >= 8 {
+            // SAFETY: both 8-byte loads lie in the span's `n >= 8` bytes.
+            let words = unsafe bytes.withUnsafeBytes { raw in
+                unsafe (
+                    raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                )
+            }
+            guard let high = Self.eightDigits(words.0) else { return nil }
+            value = Int64(high)
+            if n > 8 {
+                // The last 8 bytes, their first `16 - n` (read above) made "0": little-endian, byte k is
+                // bits 8k ..< 8k + 8, and the first byte is the most significant digit.
+                let known = UInt64(truncatingIfNeeded: 16 &- n) &* 8
+                let zeros: UInt64 = 0x3030_3030_3030_3030 & ((1 &<< known) &- 1)
+                guard let low = Self.eightDigits(words.1 & ~((1 &<< known) &- 1) | zeros) else { return nil }
+                value = value &* Self.powerOfTen(n &- 8) &+ Int64(low)
+            }
+        } else {
+            for i in bytes.indices {
+                let d = bytes[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                value = value &* 10 &+ Int64(d)
+            }
         }
         guard value <= Self.latest.milliseconds else { return nil }
         self.init(milliseconds: value)
+    }
+
+    /// The number the 8 ASCII digits of `word` spell (its first byte, the lowest, most significant),
+    /// or `nil` when a byte is not a digit: a check of every byte at once, then three multiplications
+    /// that join digits in pairs, pairs in fours, fours in eights.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    static func eightDigits(_ word: UInt64) -> UInt64? {
+        // A byte is a digit when its high nibble is 3 and adding 6 to it does not carry into that nibble.
+        let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        guard (word & highs) | (((word &+ 0x0606_0606_0606_0606) & highs) &>> 4) == 0x3333_3333_3333_3333 else {
+            return nil
+        }
+        var v = word & 0x0F0F_0F0F_0F0F_0F0F
+        v = (v &* (10 << 8 + 1)) &>> 8  // pairs: 10 × first + second, in every other byte
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* (100 << 16 + 1)) &>> 16  // fours, in every other 16 bits
+        return ((v & 0x0000_FFFF_0000_FFFF) &* (10_000 << 32 + 1)) &>> 32
+    }
+
+    /// 10 to the `exponent` (1 … 7): the scale of the high eight digits over the digits after them.
+    @inline(__always)
+    static func powerOfTen(_ exponent: Int) -> Int64 {
+        switch exponent {
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        default: 10_000_000
+        }
     }
 
     /// Parses RFC 3339 text; see ``init(rfc3339:)-(Span<UInt8>)``.
