@@ -50,9 +50,9 @@ let package = Package(
 
         // The pure core: no I/O, no clocks, no C. Data flows left to right:
         //   IRCWire ─▶ ChatStore ─▶ ChatFormat        ChatStore ─▶ TwitchSession (events in, actions out)
-        // bytes → lines → parsed views. Standard library only.
-        // Its byte scans gather vector compares into bit masks with the compiler's own vector builtins
-        // (`ByteMask`): the standard library's SIMD types have no movemask.
+        // bytes → lines → parsed views. Standard library only, and the compiler's vector builtins: its
+        // byte scans gather vector compares into bit masks (`ByteMask`), as the standard library's own
+        // SIMD types are written, which have no movemask.
         .target(
             name: "IRCWire", swiftSettings: dataPathSettings + [.enableExperimentalFeature("BuiltinModule")]),
         // WebSocket (RFC 6455) frames decoded in place and encoded, and the Upgrade handshake as text.
