@@ -11,11 +11,11 @@
 /// ```
 ///
 /// A chunk's mask comes from three vector compares of its 64 bytes, OR-ed and gathered into 64
-/// bits by a movemask (``ByteMask``). One mask, not one per delimiter: halving the gathers is worth an extra step over the
-/// rare `=` inside a value (``nextEnd()``). Delimiters after the first space are in the mask
-/// but never reached: every walk stops at the first space. `limit` is always a stop (its bit is set
-/// when the chunk holds it, and bits past it are clear), so a walk ends even where the bytes hold
-/// no space at all.
+/// bits by a movemask (``ByteMask``). One mask, not one per delimiter: halving the gathers is worth
+/// an extra step over the rare `=` inside a value (``nextEnd()``). Delimiters after the first space
+/// are in the mask but never reached: every walk stops at the first space. `limit` is always a stop
+/// (its bit is set when the chunk holds it, and bits past it are clear), so a walk ends even where
+/// the bytes hold no space at all.
 ///
 /// Owner: one tag pass, on the stack. Reads only `p[lower ..< limit]` (`limit <= count`).
 @safe
