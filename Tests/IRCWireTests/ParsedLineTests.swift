@@ -136,6 +136,35 @@ import Testing
         #expect(try ParsedLine.parse(none.span).sourceNick(in: none.span) == nil)
     }
 
+    @Test(
+        "the source's nick ends at its first ! or @, for sources of 1 to 80 bytes in lines ending right after them or far later"
+    )
+    func sourceNickAgainstLoop() throws {
+        var random = SplitMix64(seed: 0x21C4)
+        for length in 1...80 {
+            for _ in 0..<40 {
+                // Mostly letters, so that the first `!` or `@` falls anywhere, or nowhere.
+                let source = (0..<length).map { _ -> UInt8 in
+                    switch random.next() % 40 {
+                    case 0: UInt8(ascii: "!")
+                    case 1: UInt8(ascii: "@")
+                    default: UInt8(ascii: "a") + UInt8(random.next() % 26)
+                    }
+                }
+                let expected = source.firstIndex { $0 == UInt8(ascii: "!") || $0 == UInt8(ascii: "@") } ?? length
+                // A short rest (the line ends within a block of the source) and a long one; `!` and `@`
+                // after the source must not count.
+                for rest in [" PING", " PRIVMSG #c :" + String(repeating: "!@", count: 40)] {
+                    let bytes = Array(":".utf8) + source + Array(rest.utf8)
+                    let parsed = try ParsedLine.parse(bytes.span)
+                    #expect(
+                        parsed.sourceNick(in: bytes.span) == ByteRange(1..<(1 + expected)),
+                        "\(String(decoding: bytes, as: UTF8.self))")
+                }
+            }
+        }
+    }
+
     @Test("source parts match the split by first `@`, then first `!` before it, on 5,000 random sources")
     func sourcePartsAgainstSplit() throws {
         for bytes in Self.randomSourceLines(seed: 0x5_0C5) {

@@ -21,9 +21,10 @@ extension ParsedLine {
         return paramCount == 0 ? nil : param(Int(paramCount) - 1, in: line)
     }
 
-    /// The nick of the source (``sourceParts(in:)``'s `nick`): up to its first `!` or `@`. One
-    /// short byte loop over the nick alone (every chat line's sender login), where the split scans the
-    /// whole source twice.
+    /// The nick of the source (``sourceParts(in:)``'s `nick`): up to its first `!` or `@`. The
+    /// nick alone is read (every chat line's sender login), 32 bytes a step while the line holds
+    /// them: the block's `!`s and `@`s as bits (``ByteMask``), the lowest before the source's end
+    /// ends the nick; a byte loop for the last bytes of a line.
     ///
     /// - Complexity: O(nick length). - Allocations: none.
     public func sourceNick(in line: Span<UInt8>) -> ByteRange? {
@@ -31,12 +32,23 @@ extension ParsedLine {
         let lo = Int(sourceRange.lower)
         let hi = Int(sourceRange.upper)
         var i = lo
+        while i < hi && i &+ 32 <= line.count {
+            // SAFETY: `i + 32 <= line.count`: the block is inside the line.
+            let bits = unsafe line.withUnsafeBytes { raw in
+                unsafe ByteMask.equal32(raw.baseAddress! + i, UInt8(ascii: "!"))
+                    | ByteMask.equal32(raw.baseAddress! + i, UInt8(ascii: "@"))
+            }
+            let room = hi &- i
+            let within = room >= 32 ? bits : bits & ((1 &<< UInt32(room)) &- 1)
+            if within != 0 { return ByteRange(lo..<(i &+ within.trailingZeroBitCount)) }
+            i &+= 32
+        }
         while i < hi {
             let b = line[i]
             if b == UInt8(ascii: "!") || b == UInt8(ascii: "@") { break }
             i &+= 1
         }
-        return ByteRange(lo..<i)
+        return ByteRange(lo..<min(i, hi))
     }
 
     /// The source split into nick, user and host (`nick!user@host`); parts that are absent are `nil`.
