@@ -266,6 +266,7 @@ format:
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	SWIFT=$(SWIFT) JOBS=$(JOBS) Scripts/check_modules.sh
+	Scripts/check_time_limits.sh
 
 clean:
 	rm -rf .build .build-tsan

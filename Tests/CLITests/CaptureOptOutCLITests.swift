@@ -27,7 +27,7 @@ import Testing
 
     @Test(
         "listed channels and users are never written nor served; SIGHUP adds a channel from then on; the control capture got them all; a bad file is exit 66",
-        .timeLimit(.minutes(10)))
+        .timeLimit(.minutes(20)))
     func withheld() throws {
         let dir = try CLITempDirectory.make("optout")
         defer { CLITempDirectory.remove(dir) }

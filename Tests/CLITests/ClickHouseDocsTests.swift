@@ -6,7 +6,7 @@ import Testing
 /// runs docs/clickhouse.sql, its documented migration, `load` of a capture with gaps and backfilled
 /// lines, and every `sql` block of the docs on a server started by Scripts/clickhouse_test_server.sh.
 /// `make clickhouse-docs` runs the same and the current release (chdb-core), which must answer alike.
-@Suite(.timeLimit(.minutes(10))) struct ClickHouseDocsTests {
+@Suite(.timeLimit(.minutes(20))) struct ClickHouseDocsTests {
     @Test(
         "every sql block of the docs, the schema and its migration run on ClickHouse 18.16 (clickhouse_docs.py --fast)")
     func docsOn1816() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Scripts/deal_suites.py, which deals the process-driving suites to `make test`'s side-by-side parts
 /// (Scripts/run_tests.sh): by their times alone, longest first, each to the part with the least so far.
-@Suite(.timeLimit(.minutes(5))) struct DealSuitesScriptTests {
+@Suite(.timeLimit(.minutes(20))) struct DealSuitesScriptTests {
     /// The script's lines for `suites` dealt to `shards` with `weights` (`seconds suite` lines; `nil`:
     /// no weights file).
     static func deal(_ suites: [String], shards: Int, weights: String?) throws -> [String] {

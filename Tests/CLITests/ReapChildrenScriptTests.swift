@@ -4,7 +4,7 @@ import Testing
 
 /// Scripts/reap_children.py, which every part of `make test` runs under (Scripts/run_tests.sh): what a
 /// test bundle leaves running when it traps or is timed out is stopped, by PID, and named.
-@Suite(.timeLimit(.minutes(5))) struct ReapChildrenScriptTests {
+@Suite(.timeLimit(.minutes(20))) struct ReapChildrenScriptTests {
     /// Whether process `pid` exists at all (a zombie still does).
     static func exists(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno != ESRCH }
 

@@ -10,7 +10,7 @@ import Testing
 @Suite struct ServeSentTimeCLITests {
     @Test(
         "serve's tmi-sent-ts never decreases in the order it sends lines, and lies between the connect and the read",
-        .timeLimit(.minutes(5)))
+        .timeLimit(.minutes(20)))
     func sentTimesInOrder() throws {
         let dir = try CLITempDirectory.make("serve-sent-time")
         defer { CLITempDirectory.remove(dir) }
