@@ -66,6 +66,65 @@ import Testing
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
+    @Test(
+        "growth moves every column of the live entries, wrapped anywhere, with the bucket count changing or not",
+        arguments: [0, 1_000, 1_001, 1_002, 1_003, UInt64(UInt32.max) - 40])
+    func growthKeepsEveryColumn(first: UInt64) throws {
+        // A ring of 300 grows 4, 8, 12, 16, 20, 25, 31, 38… (its bucket count 1, 1, 1, 2, 2, 4, 4, 8…):
+        // both kinds of growth. Evicting every third step moves the oldest entry's slot, so the live
+        // entries sit in one run or wrap, at every size; every fifth entry gets a mark.
+        let registry = ReaderRegistry()
+        let reader = try #require(registry.makeReader())
+        let ring = EntryRing(capacity: 300, initialBytes: 64, initialSlots: 4, firstSeq: first)
+        var model: [UInt64: (ids: IdHashes, sender: SenderTokens, mark: Tombstone)] = [:]
+        var growths = 0
+        var failures: [String] = []
+        for k in 0..<UInt64(400) {
+            if k % 3 == 2 && ring.count > 1 { model[ring.evictOldest()] = nil }
+            let ids = IdHashes(
+                message: k % 4 == 3 ? 0 : Self.hash(k % 7), user: k % 3 == 2 ? 0 : Self.hash(100 + k % 5))
+            var sender = SenderTokens()
+            sender.login = Token(rawValue: UInt32(k + 1))
+            sender.badges = Token(rawValue: UInt32(2 * k + 1))
+            let slots = ring.slotCapacity
+            let bytes = line(first + k)
+            if ring.isFull { model[ring.evictOldest()] = nil }
+            let seq = ring.append(bytes.span, meta: meta(bytes), ids: ids, sender: sender)
+            model[seq] = (ids, sender, .none)
+            let live = ring.liveRange
+            let victim = live.lowerBound + (k &* 7) % UInt64(live.count)
+            if k % 5 == 0, model[victim]?.mark == Tombstone.none {
+                let mark: Tombstone = k % 2 == 0 ? .banned : .timedOut(seconds: UInt32(k))
+                #expect(ring.setTombstone(victim, mark))
+                model[victim]?.mark = mark
+            }
+            guard ring.slotCapacity != slots else { continue }
+            growths += 1
+            for s in ring.liveRange {
+                let want = try #require(model[s])
+                let mark = ring.withEntry(s, reader: reader) { info, _ in info.tombstone }
+                guard text(ring, s, reader) == "message \(s)", case .found(want.mark) = mark,
+                    ring.sender(s) == want.sender
+                else {
+                    failures.append("k \(k) slots \(ring.slotCapacity): entry \(s) \(mark)")
+                    continue
+                }
+            }
+            for q: UInt64 in 0..<8 {
+                let expected = model.filter { $0.value.ids.message == Self.hash(q) }.keys.sorted()
+                let got = Self.found(ring, Self.hash(q), user: false)
+                if got != expected { failures.append("k \(k) slots \(ring.slotCapacity): id \(q) \(got)") }
+            }
+            for q: UInt64 in 100..<106 {
+                let expected = model.filter { $0.value.ids.user == Self.hash(q) }.keys.sorted()
+                let got = Self.found(ring, Self.hash(q), user: true)
+                if got != expected { failures.append("k \(k) slots \(ring.slotCapacity): user \(q) \(got)") }
+            }
+        }
+        #expect(growths >= 10)
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+
     @Test("two entries given the same hash (a collision) are both reported; the caller tells them apart")
     func ringSharedHash() {
         let ring = EntryRing(capacity: 4, initialBytes: 64, initialSlots: 1, firstSeq: 10)

@@ -196,28 +196,51 @@ extension EntryRing {
     /// Moves the live entries into a slot table of `slots` slots (entry `seq` to slot
     /// `seq % slots`), publishes it, and frees the old one once no reader can still be reading it.
     ///
+    /// The live entries lie in at most two runs of slots in each table, so they move in at most
+    /// three runs a column (``SlotTable/copySlots(_:from:at:to:links:)``), not an entry at a time.
+    /// Moderation's chains move with them as they are while both tables have as many buckets (their
+    /// links count back in sequence numbers, their heads are sequence numbers: neither names a
+    /// slot), and are built again, oldest entry first, when the bucket count changes (about one
+    /// growth in three). An entry at a time, a replay of 1,000 channels of real chat spent 339
+    /// instructions a line here (cachegrind).
+    ///
     /// - Precondition: `slots >= count` (every live entry has a slot).
+    /// - Complexity: O(live entries). - Allocations: the new table.
     private func resizeTable(to slots: Int) {
         precondition(slots >= count && slots <= capacity, "the live entries fit in the new table")
         let old = unsafe tableAddress
         let next = unsafe SlotTable.make(count: slots, keepsSenders: keepsSenders, pages: pages)
         let from = unsafe old.pointee
         let to = unsafe next.pointee
+        let sameBuckets = SlotTable.bucketBits(from.count) == SlotTable.bucketBits(to.count)
+        // Entry `seq`'s slots in both tables, stepped (and wrapped) a run at a time.
         var seq = head
-        // Entry `seq`'s slots in both tables, stepped (and wrapped) along with it: no division a slot.
         var a = from.slot(seq)
         var b = to.slot(seq)
         while seq < self.tail {
-            // SAFETY: `a < from.count` and `b < to.count`; `seq` is live, so its meta is initialised.
-            unsafe (to.metas + b).initialize(to: from.metas[a])
-            // Moderation's chains are built again (other buckets), oldest entry first.
-            let links = unsafe from.ids[a]
-            to.link(seq, message: links.message, user: links.user, slot: b)
-            unsafe to.tombstones[b].store(from.tombstones[a].load(ordering: .relaxed), ordering: .relaxed)
-            if let x = unsafe from.senders, let y = unsafe to.senders { unsafe (y + b).initialize(to: x[a]) }
-            seq += 1
-            a = a + 1 == from.count ? 0 : a + 1
-            b = b + 1 == to.count ? 0 : b + 1
+            let n = min(Int(self.tail - seq), from.count - a, to.count - b)
+            // SAFETY: `a + n <= from.count` and `b + n <= to.count`; the `n` entries are live, so the
+            // old table's slots hold them.
+            unsafe to.copySlots(n, from: from, at: a, to: b, links: sameBuckets)
+            seq += UInt64(n)
+            a = a + n == from.count ? 0 : a + n
+            b = b + n == to.count ? 0 : b + n
+        }
+        if sameBuckets {
+            // SAFETY: both tables have `2 << bits` heads.
+            unsafe to.heads.update(from: from.heads, count: 2 << SlotTable.bucketBits(to.count))
+        } else {
+            seq = head
+            a = from.slot(seq)
+            b = to.slot(seq)
+            while seq < self.tail {
+                // SAFETY: `a < from.count` and `b < to.count`; `seq` is live, so its links are set.
+                let links = unsafe from.ids[a]
+                to.link(seq, message: links.message, user: links.user, slot: b)
+                seq += 1
+                a = a + 1 == from.count ? 0 : a + 1
+                b = b + 1 == to.count ? 0 : b + 1
+            }
         }
         self.table = unsafe next.pointee
         // Readers that see a sequence published after this load at least this table.

@@ -179,6 +179,26 @@ struct SlotTable {
     @inline(__always)
     func slot(_ seq: UInt64) -> Int { Int(seq % UInt64(count)) }
 
+    /// Copies the `n` slots from `a` in `source` to `b` in this table, a column at a time: metadata,
+    /// tombstones, senders (when both keep them) and, with `links`, the id links as they are (the
+    /// caller copies the bucket heads with them, or links the entries again).
+    ///
+    /// Owner only: this table is not published yet, and only the owner writes the old tombstones.
+    ///
+    /// - Precondition: `a + n <= source.count`, `b + n <= count`, and the source slots hold live
+    ///   entries.
+    /// - Complexity: O(`n`). - Allocations: none.
+    @unsafe
+    func copySlots(_ n: Int, from source: SlotTable, at a: Int, to b: Int, links: Bool) {
+        precondition(n >= 0 && a + n <= source.count && b + n <= count, "the runs lie in both tables")
+        unsafe (metas + b).initialize(from: source.metas + a, count: n)
+        // Plain 32-bit values under the atomics: no other thread writes the old ones or reads these.
+        unsafe UnsafeMutableRawPointer(tombstones + b).copyMemory(
+            from: UnsafeRawPointer(source.tombstones + a), byteCount: n * MemoryLayout<Atomic<UInt32>>.stride)
+        if let x = unsafe source.senders, let y = unsafe senders { unsafe (y + b).initialize(from: x + a, count: n) }
+        if links { unsafe (ids + b).initialize(from: source.ids + a, count: n) }
+    }
+
     /// Bytes this table reserves: its descriptor, its slots and its bucket heads.
     var reservedBytes: Int {
         Self.headerBytes + count
