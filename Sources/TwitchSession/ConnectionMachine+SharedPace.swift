@@ -18,12 +18,12 @@ extension ConnectionMachine {
     /// ``nextDeadline`` when JOINs are paced by the session's `pace` (see
     /// ``handle(_:at:into:sharing:)``).
     ///
+    /// The session's event loop asks every connection's machine twice an iteration: it read `pace` in
+    /// place of the machine's own limiter from a copy of the whole machine, whose arrays and strings
+    /// cost a retain and a release each (2% of capture's CPU at 10,000 channels, 111 connections; perf).
+    ///
     /// - Complexity: O(1). - Allocations: none.
-    public func nextDeadline(sharing pace: JoinLimiter) -> Int64? {
-        var copy = self
-        copy.limiter = pace
-        return copy.nextDeadline
-    }
+    public func nextDeadline(sharing pace: JoinLimiter) -> Int64? { nextDeadline(pacedBy: pace) }
 
     /// Whether every channel has had its JOIN answered (joined or refused) or timed out on the
     /// current connection: nothing is waiting to be sent or answered.

@@ -232,7 +232,10 @@ public struct ConnectionMachine: Sendable {
 
     /// The monotonic time of the next timer (capability, registration, JOIN timeout, rate limit,
     /// idle PING, PONG); `nil` when none runs. Call ``handle(_:at:)`` with `.tick` then.
-    public var nextDeadline: Int64? {
+    public var nextDeadline: Int64? { nextDeadline(pacedBy: limiter) }
+
+    /// ``nextDeadline`` with JOINs paced by `joins` (the machine's own limiter, or a session's).
+    func nextDeadline(pacedBy joins: JoinLimiter) -> Int64? {
         guard phase == .registering || phase == .ready else { return nil }
         var deadline = Int64.max
         if let capabilityDeadline { deadline = min(deadline, capabilityDeadline) }
@@ -245,7 +248,7 @@ public struct ConnectionMachine: Sendable {
         }
         if phase == .ready {
             if let oldest = oldestInFlightSendTime { deadline = min(deadline, oldest + settings.joinTimeoutMs) }
-            if joinQueueHead < joinQueue.count { deadline = min(deadline, limiter.earliestSend(now: Int64.min)) }
+            if joinQueueHead < joinQueue.count { deadline = min(deadline, joins.earliestSend(now: Int64.min)) }
         }
         return deadline == Int64.max ? nil : deadline
     }
