@@ -33,6 +33,10 @@ public final class OutputPipeline {
     public let options: PipelineOptions
     public let store: ChatStore
     let sink: OutputSink?
+    /// ``sink``, unretained (``sink`` keeps it): a line's write borrows it without a retain and a
+    /// release. Bound from the `let`, the optimiser still retained the sink a line, and the release,
+    /// a locked instruction right after the line's JSON, waited for its stores to drain.
+    private let sinkRef: Unmanaged<OutputSink>?
     let diagnose: (String) -> Void
     private let text: TextRenderer
     let reader: Reader
@@ -79,6 +83,7 @@ public final class OutputPipeline {
             capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false,
             channelLimit: options.channelLimit, pages: .system, budget: options.budget)
         self.sink = sink
+        unsafe sinkRef = sink.map { unsafe Unmanaged.passUnretained($0) }
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)
         reader = store.readers.makeReader()!
@@ -321,7 +326,7 @@ public final class OutputPipeline {
             linesUntilPublish = Self.publishStride
             store.publish(now: elapsedMilliseconds())
         }
-        guard let sink else { return }
+        guard let sinkRef = unsafe self.sinkRef else { return }
         if holds {
             var clock = self.clock
             if let t = at.timestamp?.milliseconds, t > clock {
@@ -340,8 +345,14 @@ public final class OutputPipeline {
         }
         let context = LineContext(
             timestamp: Self.ownTime(at.timeSource, at.timestamp), tombstone: nil, isMirror: placement.isMirror)
-        try write(
-            bytes, at.message, context, time: at.timestamp, terminator: at.terminator, rendered: rendered, to: sink)
+        let (message, time, terminator) = (at.message, at.timestamp, at.terminator)
+        var failure: OutputError? = nil
+        unsafe sinkRef._withUnsafeGuaranteedRef { sink in
+            do throws(OutputError) {
+                try write(bytes, message, context, time: time, terminator: terminator, rendered: rendered, to: sink)
+            } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// Writes an entry read back from its ring, with its tombstone.
