@@ -45,7 +45,12 @@ final class MergeLane {
 
     // All mutable state of the lane: plain stored properties, touched by the lane's task only.
     private var framer: LineFramer
-    private var source: (any ByteSource)? = nil
+    private var source: (any ByteSource)? = nil {
+        didSet { hasSource = source != nil }
+    }
+    /// Whether ``source`` is set, asked once a line: `source == nil` copied the existential to compare
+    /// it (a retain and a release of the source a line, about 1% of a replay; perf).
+    private var hasSource = false
     private var nextInput = 0
     private var sourceEnded = false
     private var sourceError: InputError? = nil
@@ -339,7 +344,7 @@ final class MergeLane {
     /// when one ends, and turns every problem into a step; `nil` when the lane is exhausted.
     private func nextStep() -> Step? {
         while true {
-            if self.source == nil {
+            if !hasSource {
                 guard nextInput < inputs.count else { return nil }
                 let input = inputs[nextInput]
                 nextInput += 1
