@@ -56,9 +56,10 @@ public final class IngestMetrics {
             while bucket < Self.lagBoundsMs.count && lag > Self.lagBoundsMs[bucket] { bucket += 1 }
             lagCounts[bucket] &+= 1
         }
-        if countsPerChannel, message.channel != nil, let log = try? store.log(for: message, in: bytes) {
-            while perChannel.count <= log.index { perChannel.append(0) }
-            perChannel[log.index] &+= 1
+        // The channel's number, not its log: a log returned is retained and released a line.
+        if countsPerChannel, message.channel != nil, let channel = try? store.channelNumber(for: message, in: bytes) {
+            while perChannel.count <= channel { perChannel.append(0) }
+            perChannel[channel] &+= 1
         }
     }
 

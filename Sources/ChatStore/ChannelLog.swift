@@ -88,7 +88,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Appends a parsed line, evicting the oldest entry first when the ring is full, and applies
     /// CLEARMSG/CLEARCHAT moderation to earlier entries in place.
     ///
-    /// `ring` must be this log's ``ring`` and `interner` its interner (`nil` when the store does not
+    /// `ring` must be this log's ``ring`` and `interner` its interner, unretained (`nil` when the store does not
     /// intern senders): the store passes them from its channel index and its own state, so that the
     /// common path of an append never loads this object (with thousands of channels, a cache miss
     /// a line; only moderation reaches its fields).
@@ -100,19 +100,22 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     @inline(__always)
     func append(
         _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, isMirror: Bool, sourceIdHash: UInt64,
-        evicted: inout Evicted?, ring: EntryRing, interner: Interner?
+        evicted: inout Evicted?, ring: EntryRing, interner: Unmanaged<Interner>?
     ) -> UInt64 {
         evicted = nil
         if ring.isFull { evicted = Self.evictOldest(ring, interner) }
         let tags = message.tags
         var sender = SenderTokens()
+        // SAFETY: the store keeps its interner alive as long as itself (and its logs).
         if let interner {
-            if let login = message.senderLogin(in: bytes), message.command != .ping, message.command != .pong {
-                sender.login = interner.intern(bytes, login.range)
+            unsafe interner._withUnsafeGuaranteedRef { interner in
+                if let login = message.senderLogin(in: bytes), message.command != .ping, message.command != .pong {
+                    sender.login = interner.intern(bytes, login.range)
+                }
+                if let v = tags[.displayName] { sender.displayName = interner.intern(bytes, v.raw.range) }
+                if let v = tags[.color] { sender.color = interner.intern(bytes, v.raw.range) }
+                if let v = tags[.badges] { sender.badges = interner.intern(bytes, v.raw.range) }
             }
-            if let v = tags[.displayName] { sender.displayName = interner.intern(bytes, v.raw.range) }
-            if let v = tags[.color] { sender.color = interner.intern(bytes, v.raw.range) }
-            if let v = tags[.badges] { sender.badges = interner.intern(bytes, v.raw.range) }
         }
         let messageIdHash = tags[.id].map { hashBytes(bytes, $0.raw.range) } ?? 0
         let userIdHash = tags[.userId].flatMap { $0.raw.isEmpty ? nil : hashBytes(bytes, $0.raw.range) } ?? 0
@@ -133,13 +136,16 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// Evicts `ring`'s oldest entry, gives its sender tokens back to `interner`, and tells what
     /// went: its sequence number, its marks, and its shared-chat key, taken again from its bytes
     /// (``ChatStore/sharedChatKey(_:in:)``) when it has one (slots keep a flag, not the hash).
-    private static func evictOldest(_ ring: EntryRing, _ interner: Interner?) -> Evicted {
+    private static func evictOldest(_ ring: EntryRing, _ interner: Unmanaged<Interner>?) -> Evicted {
         ring.evictOldest { eviction, bytes in
+            // SAFETY: the store keeps its interner alive as long as itself (and its logs).
             if let interner {
-                interner.release(eviction.sender.login)
-                interner.release(eviction.sender.displayName)
-                interner.release(eviction.sender.color)
-                interner.release(eviction.sender.badges)
+                unsafe interner._withUnsafeGuaranteedRef { interner in
+                    interner.release(eviction.sender.login)
+                    interner.release(eviction.sender.displayName)
+                    interner.release(eviction.sender.color)
+                    interner.release(eviction.sender.badges)
+                }
             }
             let key =
                 eviction.meta.hasSourceId
@@ -156,7 +162,9 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     ///
     /// - Complexity: O(entries released × readers). - Allocations: none.
     func trim(keeping floor: Int, below keep: UInt64, _ body: (Evicted) -> Void) {
-        while ring.count > floor && ring.liveRange.lowerBound < keep { body(Self.evictOldest(ring, interner)) }
+        while ring.count > floor && ring.liveRange.lowerBound < keep {
+            body(Self.evictOldest(ring, interner.map { unsafe .passUnretained($0) }))
+        }
     }
 
     // MARK: Moderation
