@@ -73,6 +73,10 @@ public final class MergeReader {
     var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
     private(set) var single: MergeLane?
+    /// ``single``, unretained (``single`` keeps it): a line's pull borrows the lane. Bound from the
+    /// property (`if let single`), the lane was retained and released a line (`make alloc` counts
+    /// it). Set with ``single`` everywhere (not by a `didSet`: an initialiser's assignments run none).
+    private(set) var singleRef: Unmanaged<MergeLane>? = nil
 
     /// Whether an input is named as gzip (`.gz`): what the commands weigh before reading ahead.
     public var hasGzipInput: Bool { paths.contains { $0.hasSuffix(".gz") } }
@@ -159,6 +163,7 @@ public final class MergeReader {
             lane.prefetchesGzip = prefetchesGzip
             lanes[0] = lane
             single = lane
+            unsafe singleRef = .passUnretained(lane)
         } else {
             single = nil
         }
@@ -191,6 +196,7 @@ public final class MergeReader {
         self.init(paths: expansion.paths, follow: paused)
         expansionNotes = expansion.notes
         single = nil
+        unsafe singleRef = nil
         following = Following(arguments: arguments, known: Set(expansion.paths))
     }
 
@@ -217,7 +223,14 @@ public final class MergeReader {
     /// ``next(_:)``, for both of its public forms.
     @inline(__always)
     func nextEvent<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
-        if let single { return try pullSingle(single) { lane throws(E) in try lane.pull(body) } }
+        if let singleRef = unsafe singleRef {
+            let pulled: Result<Bool, E> = unsafe singleRef._withUnsafeGuaranteedRef { single in
+                do throws(E) {
+                    return .success(try pullSingle(single) { lane throws(E) in try lane.pull(body) })
+                } catch { return .failure(error) }
+            }
+            return try pulled.get()
+        }
         if following != nil { return try nextFollowed(body) }
         return try nextMerged(body)
     }
