@@ -222,10 +222,13 @@ instructions: deps fixtures
 	$(SWIFT) build -c release -j $(JOBS) --product ChatBench
 	Benchmarks/parser_instructions.sh .build/release/ChatBench $(BENCH_LOG)
 
-# Heap allocations per scenario, counted with malloc-interposer, against Tests/AllocationChecks/limits.json.
+# Heap allocations and Swift retains per scenario, counted with malloc-interposer and Benchmarks/retain_count.c,
+# against Tests/AllocationChecks/limits.json.
 alloc: deps
 	$(SWIFT) build -c release -j $(JOBS) --product AllocationChecks
-	LD_PRELOAD=$$(pwd)/.build/release/libMallocInterposerSwift.so .build/release/AllocationChecks
+	cc -O2 -shared -fPIC -o .build/release/libretain_count.so Benchmarks/retain_count.c -ldl
+	LD_PRELOAD="$$(pwd)/.build/release/libMallocInterposerSwift.so $$(pwd)/.build/release/libretain_count.so" \
+		.build/release/AllocationChecks
 
 # libFuzzer over framer + parser + Twitch views: FUZZ_RUNS executions or FUZZ_SECONDS, whichever first.
 fuzz: deps

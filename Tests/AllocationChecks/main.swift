@@ -1,6 +1,7 @@
-// `make alloc`: heap allocations per scenario, counted by malloc-interposer (LD_PRELOAD), compared
-// with limits.json. Each scenario runs once to warm up, then several times; the smallest count is
-// compared. Runs alone, in release, because the counters add up every thread of the process.
+// `make alloc`: heap allocations per scenario, counted by malloc-interposer (LD_PRELOAD), and Swift
+// retains (reference-count increments), counted by Benchmarks/retain_count.c (LD_PRELOAD too),
+// compared with limits.json. Each scenario runs once to warm up, then several times; the smallest
+// count is compared. Runs alone, in release, because the counters add up every thread of the process.
 
 import ChatArchive
 import ChatFormat
@@ -91,16 +92,45 @@ var framer = LineFramer()
 let store = ChatStore()
 var clock: Int64 = 0
 @MainActor func ingestAll() -> Int {
-    var sum = 0
+    var now = clock
+    defer { clock = now }
     framer.reset()
+    return feedLines(input, into: store, framer: &framer, now: &now)
+}
+
+/// Frames `input` and appends every line to `store`, stamped `now` onward. Not on the main actor, like
+/// ``appendFramed(_:to:now:)``: a closure formed in a main-actor function and called from a
+/// nonisolated one (the framer's) checks its isolation at run time, a retain a call, which the retain
+/// count would charge to the store.
+nonisolated func feedLines(_ input: [UInt8], into store: ChatStore, framer: inout LineFramer, now: inout Int64) -> Int {
+    var sum = 0
     framer.feed(input.span) { event, framer in
         guard case .line(let line) = event else { return }
-        clock += 1
+        now += 1
         sum &+= framer.withBytes(of: line) { bytes in
-            (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: clock))).map { Int($0.seq & 1) } ?? 0
+            (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: now))).map { Int($0.seq & 1) } ?? 0
         }
     }
     return sum
+}
+
+/// Appends every complete line `framer` holds to `store`, stamped `now` onward (see ``feedLines``).
+///
+/// - Returns: the scenario's checksum, and the lines appended.
+nonisolated func appendFramed(_ framer: inout LineFramer, to store: ChatStore, now: inout Int64) -> (
+    sum: Int, lines: Int
+) {
+    var sum = 0
+    var lines = 0
+    while let event = framer.nextLine() {
+        guard case .line(let line) = event else { continue }
+        now += 1
+        lines += 1
+        sum &+= framer.withBytes(of: line) { bytes in
+            (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: now))).map { Int($0.seq & 1) } ?? 0
+        }
+    }
+    return (sum, lines)
 }
 // Warm-up: the input again and again until every ring is full, so that the scenario measures
 // appends to full rings only (a ring still filling grows, and growing allocates by design).
@@ -162,6 +192,8 @@ guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { fat
 let socketReader = try TCPConnection(adopting: pair[0], peer: "socketpair")
 var socketFramer = LineFramer()
 @MainActor func socketPath() -> Int {
+    var now = clock
+    defer { clock = now }
     var sum = 0
     var sent = 0
     while sent < input.count {
@@ -169,13 +201,7 @@ var socketFramer = LineFramer()
         if n > 0 { sent += n }
         while true {
             guard let outcome = try? socketReader.read(into: &socketFramer) else { return -1 }
-            while let event = socketFramer.nextLine() {
-                guard case .line(let line) = event else { continue }
-                clock += 1
-                sum &+= socketFramer.withBytes(of: line) { bytes in
-                    (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: clock))).map { Int($0.seq & 1) } ?? 0
-                }
-            }
+            sum &+= appendFramed(&socketFramer, to: store, now: &now).sum
             if case .bytes = outcome { continue }
             break
         }
@@ -220,6 +246,8 @@ let webSocketReader = WebSocketStream(
     open: try TCPConnection(adopting: webSocketPair[0], peer: "socketpair"), role: .client, peer: "socketpair")
 var webSocketFramer = LineFramer()
 @MainActor func webSocketPath() -> Int {
+    var now = clock
+    defer { clock = now }
     var sum = 0
     var sent = 0
     var lines = 0
@@ -233,14 +261,9 @@ var webSocketFramer = LineFramer()
         if n > 0 { sent += n }
         while true {
             guard let outcome = try? webSocketReader.read(into: &webSocketFramer) else { return -1 }
-            while let event = webSocketFramer.nextLine() {
-                guard case .line(let line) = event else { continue }
-                clock += 1
-                lines += 1
-                sum &+= webSocketFramer.withBytes(of: line) { bytes in
-                    (try? store.ingest(bytes, receivedAt: Timestamp(milliseconds: clock))).map { Int($0.seq & 1) } ?? 0
-                }
-            }
+            let appended = appendFramed(&webSocketFramer, to: store, now: &now)
+            sum &+= appended.sum
+            lines += appended.lines
             if case .bytes = outcome { continue }
             break
         }
@@ -398,6 +421,30 @@ let statsCollector = StatsCollector()
     return statsCollector.lines
 }
 
+/// replay's owner, a line at a time: each line appended to the pipeline's store and encoded as JSON into
+/// its sink (/dev/null), as ``OutputPipeline/run(_:)`` does with a line it was not lent rendered.
+let jsonPipeline: OutputPipeline = {
+    var options = PipelineOptions()
+    options.format = .json
+    return OutputPipeline(
+        options: options, sink: OutputSink(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)), diagnose: { _ in })
+}()
+let pipelineLocation = MergedLine(
+    inputName: "", inputIndex: 0, lineNumber: 1, byteOffset: 0, timestamp: nil, timeSource: .none)
+@MainActor func pipelineLines() -> Int {
+    let pipeline = jsonPipeline
+    return sumOverMessages { bytes, m in
+        (try? pipeline.handleLine(LentLine(pipelineLocation, m), bytes, inputName: "")) == nil ? 0 : 1
+    }
+}
+// Warm-up: until every ring of the pipeline's store is full (as for the store's own scenario).
+var pipelineWarmUps = 0
+repeat {
+    _ = pipelineLines()
+    pipelineWarmUps += 1
+} while (0..<jsonPipeline.store.channelCount).contains(where: { !jsonPipeline.store.log(at: $0)!.ring.isFull })
+    && pipelineWarmUps < 2_000
+
 /// serve's per-line work: every line written for sending with its times rebased and, as in a second
 /// `--loop` pass, its message ids replaced (the longest rewrite).
 var servedLineWriter = ServedLineWriter()
@@ -455,11 +502,15 @@ let liveListener = try HTTPListener(
     }())
 var liveClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
 @MainActor func captureHTTPRings() -> Int {
-    sumOverMessages { bytes, message in
+    // Globals bound to locals once: read in the per-line closure, a global object is retained and
+    // released a line by the harness itself, which the retain count would charge to capture.
+    let (liveMetrics, liveHistory, liveWriter) = (liveMetrics, liveHistory, liveWriter)
+    let liveStore = liveHistory.store
+    return sumOverMessages { bytes, message in
         liveClock.monotonicMs += 1
         liveClock.wall = liveClock.wall.advanced(byMilliseconds: 1)
         if liveClock.monotonicMs % 1_000 == 0 { try? liveWriter.tick(now: liveClock.advanced(byMs: 1_000)) }
-        liveMetrics.line(bytes, message, receivedAt: liveClock.wall, store: liveHistory.store)
+        liveMetrics.line(bytes, message, receivedAt: liveClock.wall, store: liveStore)
         liveHistory.record(bytes, message: message, receivedAt: liveClock.wall)
         return (try? liveWriter.append(bytes, message: message, receivedAt: liveClock)) != nil ? 1 : 0
     }
@@ -504,6 +555,7 @@ let scenarios = [
     Scenario(name: "parse-ahead-render", unit: "line", units: inputLines, body: parseAheadRender),
     Scenario(name: "replay-lines", unit: "line", units: inputLines, body: replayLines),
     Scenario(name: "stats-lines", unit: "line", units: inputLines, body: statsLines),
+    Scenario(name: "pipeline-json-lines", unit: "line", units: inputLines, body: pipelineLines),
     Scenario(name: "serve-write-lines", unit: "line", units: inputLines, body: serveWriteLines),
     Scenario(name: "replay-dedupe", unit: "line", units: inputLines, body: replayDedupe),
     Scenario(name: "serve-record-history", unit: "line", units: inputLines, body: serveRecordHistory),
@@ -543,25 +595,60 @@ guard seen >= 1_000 else {
 }
 print("control: \(seen) allocations seen for 1000 deliberate ones: the interposer counts")
 
+// Retains: Benchmarks/retain_count.c's counter, found by name in the preloaded library.
+guard let retainCounter = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "retain_count_retains") else {
+    print("control: retain_count_retains not found; is Benchmarks/retain_count.c's library preloaded? FAILED")
+    exit(2)
+}
+let retainCount = retainCounter.assumingMemoryBound(to: Int.self)
+/// Retains counted so far (read between runs, when the scenario's threads are idle).
+@MainActor func retainsSoFar() -> Int { retainCount.pointee }
+
+// Control: 1,000 deliberate retains must be seen, or the counter does not see the runtime's (a
+// static runtime, or the library not loaded) and every 0 below would be meaningless.
+final class Retained {}
+nonisolated(unsafe) var retainedOnPurpose: [Retained] = []
+@MainActor @inline(never) func retainOnPurpose(_ object: Retained, _ n: Int) {
+    retainedOnPurpose.reserveCapacity(n)
+    for _ in 0..<n { retainedOnPurpose.append(object) }
+}
+let retainsBefore = retainsSoFar()
+retainOnPurpose(Retained(), 1_000)
+let retainsSeen = retainsSoFar() - retainsBefore
+retainedOnPurpose = []
+guard retainsSeen >= 1_000 else {
+    print("control: saw \(retainsSeen) of 1000 deliberate retains; is the runtime linked statically? FAILED")
+    exit(2)
+}
+print("control: \(retainsSeen) retains seen for 1000 deliberate ones: the counter counts")
+
 var failed = false
-for scenario in scenarios {
-    _ = scenario.body()  // warm-up: one-time tables and buffers
-    var fewest = Int.max
-    for _ in 0..<5 {
-        MallocInterposerSwift.reset()
-        MallocInterposerSwift.hook()
-        let result = scenario.body()
-        MallocInterposerSwift.unhook()
-        fewest = min(fewest, MallocInterposerSwift.getStatistics().mallocCount)
-        if result == 42 { print("") }  // keep the work observable
-    }
-    let allowed = limit(for: scenario.name)
+/// Prints one figure of a scenario against its limit; whether it is within it.
+@MainActor func report(_ scenario: Scenario, _ what: String, _ fewest: Int, limitKey: String) -> Bool {
+    let allowed = limit(for: limitKey)
     let verdict = allowed.map { fewest <= $0 ? "ok" : "OVER LIMIT" } ?? "NO LIMIT IN limits.json"
     let perUnit = Double(fewest) / Double(scenario.units)
     print(
-        "\(scenario.name): \(fewest) allocations for \(scenario.units) × \(scenario.unit) (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)"
+        "\(scenario.name): \(fewest) \(what) for \(scenario.units) × \(scenario.unit) (\(perUnit) per \(scenario.unit)); limit \(allowed.map(String.init) ?? "-"): \(verdict)"
     )
-    if verdict != "ok" { failed = true }
+    return verdict == "ok"
+}
+for scenario in scenarios {
+    _ = scenario.body()  // warm-up: one-time tables and buffers
+    var fewest = Int.max
+    var fewestRetains = Int.max
+    for _ in 0..<5 {
+        MallocInterposerSwift.reset()
+        let retains = retainsSoFar()
+        MallocInterposerSwift.hook()
+        let result = scenario.body()
+        MallocInterposerSwift.unhook()
+        fewestRetains = min(fewestRetains, retainsSoFar() - retains)
+        fewest = min(fewest, MallocInterposerSwift.getStatistics().mallocCount)
+        if result == 42 { print("") }  // keep the work observable
+    }
+    if !report(scenario, "allocations", fewest, limitKey: scenario.name) { failed = true }
+    if !report(scenario, "retains", fewestRetains, limitKey: scenario.name + " retains") { failed = true }
 }
 try? captureWriter.close()
 try? liveWriter.close()
