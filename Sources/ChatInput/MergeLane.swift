@@ -45,11 +45,10 @@ final class MergeLane {
 
     // All mutable state of the lane: plain stored properties, touched by the lane's task only.
     private var framer: LineFramer
-    private var source: (any ByteSource)? = nil {
-        didSet { hasSource = source != nil }
-    }
+    private var source: (any ByteSource)? = nil
     /// Whether ``source`` is set, asked once a line: `source == nil` copied the existential to compare
-    /// it (a retain and a release of the source a line, about 1% of a replay; perf).
+    /// it (a retain and a release of the source a line, about 1% of a replay; perf). Set beside
+    /// ``source`` at each assignment (a `didSet` would not run for one in an initialiser).
     private var hasSource = false
     private var nextInput = 0
     private var sourceEnded = false
@@ -359,6 +358,7 @@ final class MergeLane {
                 do {
                     self.source = try makeByteSource(
                         path: input.path, follow: follow, prefetchesGzip: prefetchesGzip)
+                    hasSource = true
                 } catch {
                     if error.isDescriptorExhaustion { exhaustion = error }
                     return .failed(error, droppedByteCount: 0, line: 0, offset: 0)
@@ -380,6 +380,7 @@ final class MergeLane {
                     let offset = framer.streamOffset
                     let dropped = framer.reset()
                     self.source = nil
+                    hasSource = false
                     return .failed(error, droppedByteCount: dropped, line: line, offset: offset)
                 }
                 if let event = framer.finish() {
@@ -390,6 +391,7 @@ final class MergeLane {
                     }
                 }
                 self.source = nil
+                hasSource = false
                 continue
             }
             if self.source!.isReleased { needsDescriptor?(self) }

@@ -374,12 +374,14 @@ let parseAheadStage = ParseAhead(MergeReader(paths: [writeParseAheadLog(parseAhe
 /// its lines encoded where their blocks are parsed and lent with their JSON (next(rendered:ahead:events:)),
 /// `inputLines` a run. The interposer counts both threads' allocations.
 let renderPath = "/tmp/chatcap-alloc-parse-ahead-render-\(getpid()).log"
-let renderPipeline: OutputPipeline = {
+/// A JSON pipeline (replay's defaults) writing to /dev/null.
+func jsonPipelineToNull() -> OutputPipeline {
     var options = PipelineOptions()
     options.format = .json
     return OutputPipeline(
         options: options, sink: OutputSink(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)), diagnose: { _ in })
-}()
+}
+let renderPipeline = jsonPipelineToNull()
 let renderStage = ParseAhead(
     MergeReader(paths: [writeParseAheadLog(renderPath)]), renderer: renderPipeline.renderer())
 @MainActor func parseAheadRender() -> Int { lend(renderStage, scenario: "parse-ahead-render", rendered: true) }
@@ -423,12 +425,7 @@ let statsCollector = StatsCollector()
 
 /// replay's owner, a line at a time: each line appended to the pipeline's store and encoded as JSON into
 /// its sink (/dev/null), as ``OutputPipeline/run(_:)`` does with a line it was not lent rendered.
-let jsonPipeline: OutputPipeline = {
-    var options = PipelineOptions()
-    options.format = .json
-    return OutputPipeline(
-        options: options, sink: OutputSink(descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)), diagnose: { _ in })
-}()
+let jsonPipeline = jsonPipelineToNull()
 let pipelineLocation = MergedLine(
     inputName: "", inputIndex: 0, lineNumber: 1, byteOffset: 0, timestamp: nil, timeSource: .none)
 @MainActor func pipelineLines() -> Int {
