@@ -65,13 +65,9 @@ extension MergeReader: EventSource {
     ) -> Bool {
         // Closures written out at each call, not one kept in a local: that one's context would be
         // allocated on every call.
-        guard let singleRef = unsafe singleRef else {
-            return nextEvent { e, bytes in Self.route(e, bytes, line, event) }
-        }
-        return unsafe singleRef._withUnsafeGuaranteedRef { single in
-            pullSingle(single) { lane in
-                lane.pull(lines: { l, bytes in _ = line(l, bytes) }, { e, bytes in Self.route(e, bytes, line, event) })
-            }
+        guard single != nil else { return nextEvent { e, bytes in Self.route(e, bytes, line, event) } }
+        return pullSingle { lane in
+            lane.pull(lines: { l, bytes in _ = line(l, bytes) }, { e, bytes in Self.route(e, bytes, line, event) })
         }
     }
 

@@ -20,8 +20,8 @@ extension MergeReader {
     func frame(
         lines line: (PendingLine, Span<UInt8>) -> Bool, events event: (MergeEvent, Span<UInt8>) -> Bool
     ) -> Bool {
-        guard let single else { preconditionFailure("frame(lines:events:) on a reader of several lanes") }
-        return pullSingle(single) { lane in
+        precondition(single != nil, "frame(lines:events:) on a reader of several lanes")
+        return pullSingle { lane in
             var goOn = true
             for _ in 0..<Self.framesPerCall {
                 guard lane.frame(lines: { goOn = line($0, $1) }, { goOn = event($0, $1) }) else { return false }

@@ -73,10 +73,6 @@ public final class MergeReader {
     var lanes: [MergeLane?]
     /// The only lane, when there is one: read straight through (no heap, no head kept).
     private(set) var single: MergeLane?
-    /// ``single``, unretained (``single`` keeps it): a line's pull borrows the lane. Bound from the
-    /// property (`if let single`), the lane was retained and released a line (`make alloc` counts
-    /// it). Set with ``single`` everywhere (not by a `didSet`: an initialiser's assignments run none).
-    private(set) var singleRef: Unmanaged<MergeLane>? = nil
 
     /// Whether an input is named as gzip (`.gz`): what the commands weigh before reading ahead.
     public var hasGzipInput: Bool { paths.contains { $0.hasSuffix(".gz") } }
@@ -163,7 +159,6 @@ public final class MergeReader {
             lane.prefetchesGzip = prefetchesGzip
             lanes[0] = lane
             single = lane
-            unsafe singleRef = .passUnretained(lane)
         } else {
             single = nil
         }
@@ -196,7 +191,6 @@ public final class MergeReader {
         self.init(paths: expansion.paths, follow: paused)
         expansionNotes = expansion.notes
         single = nil
-        unsafe singleRef = nil
         following = Following(arguments: arguments, known: Set(expansion.paths))
     }
 
@@ -223,14 +217,7 @@ public final class MergeReader {
     /// ``next(_:)``, for both of its public forms.
     @inline(__always)
     func nextEvent<E: Error>(_ body: (MergeEvent, Span<UInt8>) throws(E) -> Void) throws(E) -> Bool {
-        if let singleRef = unsafe singleRef {
-            let pulled: Result<Bool, E> = unsafe singleRef._withUnsafeGuaranteedRef { single in
-                do throws(E) {
-                    return .success(try pullSingle(single) { lane throws(E) in try lane.pull(body) })
-                } catch { return .failure(error) }
-            }
-            return try pulled.get()
-        }
+        if single != nil { return try pullSingle { lane throws(E) in try lane.pull(body) } }
         if following != nil { return try nextFollowed(body) }
         return try nextMerged(body)
     }
@@ -238,11 +225,21 @@ public final class MergeReader {
     /// The one lane's next event, through `pull` (events, or lines lent apart): nothing once the
     /// merge was stopped, and the lane's ``exhaustion`` taken over when it stops.
     @inline(__always)
-    func pullSingle<E: Error>(_ single: MergeLane, _ pull: (MergeLane) throws(E) -> Bool) throws(E) -> Bool {
-        guard exhaustion == nil else { return false }
-        let more = try pull(single)
-        if single.isStopped { exhaustion = single.exhaustion }
-        return more
+    func pullSingle<E: Error>(_ pull: (MergeLane) throws(E) -> Bool) throws(E) -> Bool {
+        guard exhaustion == nil, let lane = unsafe single.map({ unsafe Unmanaged.passUnretained($0) }) else {
+            return false
+        }
+        // Borrowed, not bound: `if let single` of the property retained and released the lane a line
+        // (`make alloc` counts it). `_withUnsafeGuaranteedRef` rethrows untyped: the typed error
+        // comes back through a `Result`.
+        let pulled: Result<Bool, E> = unsafe lane._withUnsafeGuaranteedRef { single in
+            do throws(E) {
+                let more = try pull(single)
+                if single.isStopped { exhaustion = single.exhaustion }
+                return .success(more)
+            } catch { return .failure(error) }
+        }
+        return try pulled.get()
     }
 
     /// ``next(_:)`` over several lanes. Apart from the one-lane path, so that the latter needs no

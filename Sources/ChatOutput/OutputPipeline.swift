@@ -33,10 +33,6 @@ public final class OutputPipeline {
     public let options: PipelineOptions
     public let store: ChatStore
     let sink: OutputSink?
-    /// ``sink``, unretained (``sink`` keeps it): a line's write borrows it without a retain and a
-    /// release. Bound from the `let`, the optimiser still retained the sink a line, and the release,
-    /// a locked instruction right after the line's JSON, waited for its stores to drain.
-    private let sinkRef: Unmanaged<OutputSink>?
     let diagnose: (String) -> Void
     private let text: TextRenderer
     let reader: Reader
@@ -83,7 +79,6 @@ public final class OutputPipeline {
             capacity: options.capacity, dedupeSharedChat: options.dedupeShared, internsSenders: false,
             channelLimit: options.channelLimit, pages: .system, budget: options.budget)
         self.sink = sink
-        unsafe sinkRef = sink.map { unsafe Unmanaged.passUnretained($0) }
         self.diagnose = diagnose
         text = TextRenderer(color: options.color)
         reader = store.readers.makeReader()!
@@ -326,7 +321,9 @@ public final class OutputPipeline {
             linesUntilPublish = Self.publishStride
             store.publish(now: elapsedMilliseconds())
         }
-        guard let sinkRef = unsafe self.sinkRef else { return }
+        // Borrowed when written (below): bound here (`guard let sink`), the sink was retained and released
+        // a line, the release a locked instruction right after the line's JSON.
+        guard let sinkRef = unsafe sink.map({ unsafe Unmanaged.passUnretained($0) }) else { return }
         if holds {
             var clock = self.clock
             if let t = at.timestamp?.milliseconds, t > clock {

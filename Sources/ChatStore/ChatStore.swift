@@ -29,10 +29,6 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// a line of any further channel is refused with ``StoreError/tooManyChannels(_:)``.
     public let channelLimit: Int
     public let interner: Interner
-    /// ``interner`` when the store interns senders, unretained (``interner`` keeps it), for the
-    /// appends: `internsSenders ? interner : nil` made a strong optional a line, a retain and a
-    /// release (and another of each in the eviction's closure; `make alloc` counts them).
-    private let senderInterner: Unmanaged<Interner>?
     public let readers = ReaderRegistry()
     public let viewModel: ViewModel
     /// Mark shared-chat mirrors (same `source-id` already kept in another channel) as such.
@@ -48,8 +44,6 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     let regions: PageRegions?
     /// The process-wide bound on what rings reserve, if any (``ChatStore+Budget.swift``).
     public let budget: MemoryBudget?
-    /// ``budget``, unretained (``budget`` keeps it), for the appends.
-    private let budgetRef: Unmanaged<MemoryBudget>?
     /// Entries the budget leaves in every channel: the view model's window (what `watch` shows and
     /// publishes), at most ``capacity``.
     public let budgetFloor: Int
@@ -101,13 +95,11 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     ) {
         regions = pages.map { PageRegions(pages: $0, regionBytes: EntryRing.regionBytes) }
         self.budget = budget
-        unsafe budgetRef = budget.map { unsafe .passUnretained($0) }
         self.budgetFloor = min(max(budgetFloor ?? windowSize, 1), capacity)
         self.capacity = capacity
         self.channelLimit = min(max(channelLimit, 1), Self.maximumChannels)
         self.internsSenders = internsSenders
         interner = internsSenders ? Interner() : Interner(expected: 16)  // unused when off: keep it tiny
-        unsafe senderInterner = internsSenders ? .passUnretained(interner) : nil
         viewModel = ViewModel(windowSize: windowSize, interval: interval)
         self.dedupeSharedChat = dedupeSharedChat
         unsafe chunks = .allocate(capacity: Self.directorySize)
@@ -201,11 +193,13 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         let reserved = budget == nil ? 0 : ring.reservedBytes
         let seq = log.append(
             bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
-            evicted: &evicted, ring: ring, interner: senderInterner)
+            // Unretained (the store keeps it): `internsSenders ? interner : nil` made a strong optional
+            // a line, a retain and a release, and another of each in the eviction's closure.
+            evicted: &evicted, ring: ring, interner: internsSenders ? unsafe .passUnretained(interner) : nil)
         viewModel.markDirty(channel)
         if let e = evicted { forgetShared(e, of: channel) }
-        if let budgetRef = unsafe self.budgetRef {
-            // Borrowed: `if let budget` of the property retained and released it a line.
+        // Borrowed: `if let budget` of the property retained and released it a line.
+        if let budgetRef = unsafe budget.map({ unsafe Unmanaged.passUnretained($0) }) {
             unsafe budgetRef._withUnsafeGuaranteedRef { budget in
                 let grown = ring.reservedBytes - reserved
                 if grown != 0 { budget.add(grown) }
@@ -269,19 +263,11 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     }
 
     /// The number of the channel `message` goes to (its log's ``ChannelLog/index``), the log created
-    /// on first sight. Owner thread only. For a caller that counts by channel: ``log(for:in:)``
-    /// returns the log itself, retained.
+    /// on first sight. Owner thread only.
     ///
     /// - Complexity: as ``append(_:message:receivedAt:)``'s lookup. - Allocations: none for a known channel.
     public func channelNumber(for message: TwitchMessage, in bytes: Span<UInt8>) throws(StoreError) -> Int {
         try channelEntry(message.channel, in: bytes).channel
-    }
-
-    /// The log `message` goes to, created on first sight. Owner thread only.
-    public func log(for message: TwitchMessage, in bytes: Span<UInt8>) throws(StoreError) -> ChannelLog {
-        let entry = try channelEntry(message.channel, in: bytes)
-        // SAFETY: the index holds the addresses of logs the store keeps alive as long as itself.
-        return unsafe Self.log(at: entry.log).takeUnretainedValue()
     }
 
     /// The channel index's entry for `channel` (its log, ring and number), the log created on first
