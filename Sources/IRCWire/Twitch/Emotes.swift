@@ -24,9 +24,8 @@ public struct Emote: Sendable, Equatable {
 public struct EmoteCursor: Sendable {
     private var position: Int
     private let end: Int
-    /// The current group's emote id and end (the index of its `/` or of the value's end).
+    /// The current group's emote id.
     private var id = ByteRange(0, 0)
-    private var groupEnd = 0
     private var inGroup = false
     /// Pieces that could not be read (no `:`, no `-`, non-numeric or huge indices).
     public private(set) var malformedCount = 0
@@ -36,49 +35,72 @@ public struct EmoteCursor: Sendable {
         end = Int(value?.raw.upper ?? 0)
     }
 
+    /// The next well-formed occurrence, or `nil` at the value's end.
+    ///
+    /// One pass over the value: a group's id up to its `:`, then each piece's digits read where they
+    /// are (`start`, `-`, `last`, then `,`, `/` or the end). A piece that does not read so is skipped
+    /// to its `,` or `/` and counted; an empty piece (`,,`, a `,` before `/`) is skipped uncounted, and
+    /// so is a group with nothing after its `:`.
+    ///
+    /// - Complexity: O(bytes passed). - Allocations: none.
     public mutating func next(in bytes: Span<UInt8>) -> Emote? {
+        let colon = UInt8(ascii: ":")
+        let slash = UInt8(ascii: "/")
+        let comma = UInt8(ascii: ",")
+        let dash = UInt8(ascii: "-")
         while true {
             if !inGroup {
                 guard position < end else { return nil }
-                groupEnd = ByteScan.firstIndex(of: UInt8(ascii: "/"), in: bytes, from: position, to: end) ?? end
-                guard let colon = ByteScan.firstIndex(of: UInt8(ascii: ":"), in: bytes, from: position, to: groupEnd)
-                else {
-                    if groupEnd > position { malformedCount += 1 }
-                    position = groupEnd + 1
+                var i = position
+                while i < end, bytes[i] != colon, bytes[i] != slash { i &+= 1 }
+                guard i < end, bytes[i] == colon else {
+                    // No `:` before the group's `/` or the value's end; an empty group is no piece.
+                    if i > position { malformedCount &+= 1 }
+                    position = i &+ 1
                     continue
                 }
-                id = ByteRange(position..<colon)
-                position = colon + 1
+                id = ByteRange(position..<i)
+                position = i &+ 1
                 inGroup = true
             }
-            guard position < groupEnd else {
-                inGroup = false
-                position = groupEnd + 1
-                continue
-            }
             let start = position
-            let stop = ByteScan.firstIndex(of: UInt8(ascii: ","), in: bytes, from: start, to: groupEnd) ?? groupEnd
-            position = stop + 1
-            if stop == groupEnd { inGroup = false }
-            guard stop > start else { continue }
-            guard let dash = ByteScan.firstIndex(of: UInt8(ascii: "-"), in: bytes, from: start, to: stop),
-                let first = Self.number(bytes, start, dash), let last = Self.number(bytes, dash + 1, stop)
-            else {
-                malformedCount += 1
+            guard start < end, bytes[start] != slash else {
+                // The group ends with no piece left.
+                inGroup = false
+                position = start &+ 1
                 continue
             }
-            return Emote(id: id, start: first, last: last)
+            var i = start
+            let first = Self.number(bytes, &i, end)
+            if let first, i < end, bytes[i] == dash {
+                i &+= 1
+                if let last = Self.number(bytes, &i, end), i == end || bytes[i] == comma || bytes[i] == slash {
+                    if i == end || bytes[i] == slash { inGroup = false }
+                    position = i &+ 1
+                    return Emote(id: id, start: first, last: last)
+                }
+            }
+            // Not `digits-digits`: skipped to the piece's end; counted unless the piece is empty.
+            while i < end, bytes[i] != comma, bytes[i] != slash { i &+= 1 }
+            if i > start { malformedCount &+= 1 }
+            if i == end || bytes[i] == slash { inGroup = false }
+            position = i &+ 1
         }
     }
 
-    private static func number(_ bytes: Span<UInt8>, _ from: Int, _ to: Int) -> Int? {
-        guard to > from, to - from <= 9 else { return nil }
+    /// The decimal number of 1 to 9 digits at `i`, leaving `i` past every digit there; `nil` (with
+    /// `i` past the digits) for none or more than nine.
+    @inline(__always)
+    private static func number(_ bytes: Span<UInt8>, _ i: inout Int, _ end: Int) -> Int? {
+        let from = i
         var n = 0
-        for i in from..<to {
+        while i < end {
             let d = bytes[i] &- UInt8(ascii: "0")
-            guard d < 10 else { return nil }
-            n = n * 10 + Int(d)
+            guard d < 10 else { break }
+            n = n &* 10 &+ Int(d)
+            i &+= 1
         }
-        return n
+        let digits = i &- from
+        return digits > 0 && digits <= 9 ? n : nil
     }
 }
