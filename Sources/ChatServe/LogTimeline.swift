@@ -246,14 +246,21 @@ final class LogTimeline {
         guard let index = slotOf[channel] else { return }
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
-        let line = writer.bytes  // shared, not copied: a span of a local outlives no property access
-        if let history, let message = writer.message {
-            // Taken from the parse of the log's line: the written line is not parsed again.
-            history.record(line.span, message: message, receivedAt: Timestamp(milliseconds: due &+ wallOffset))
-        }
-        // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.
-        for entry in slots[index].listeners where entry.since <= due {
-            entry.listener.receive(line.span, untaggedStart: untaggedStart)
+        let receivedAt = Timestamp(milliseconds: due &+ wallOffset)
+        // The line and its message borrowed from the writer, and the history unretained: `let line =
+        // writer.bytes` and `if let history` retained the buffer and the history a line (make alloc's
+        // serve-record-history).
+        // SAFETY: `history` is a `let` of this timeline, alive for the call.
+        let history = unsafe self.history.map { unsafe Unmanaged.passUnretained($0) }
+        writer.withLine { line, message in
+            if let history, let message {
+                // Taken from the parse of the log's line: the written line is not parsed again.
+                unsafe history._withUnsafeGuaranteedRef { $0.record(line, message: message, receivedAt: receivedAt) }
+            }
+            // Iterates a copy: a listener may leave (a fault, a full queue) while it is handed the line.
+            for entry in slots[index].listeners where entry.since <= due {
+                entry.listener.receive(line, untaggedStart: untaggedStart)
+            }
         }
     }
 

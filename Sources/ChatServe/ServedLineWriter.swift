@@ -44,6 +44,19 @@ package struct ServedLineWriter {
         }
     }
 
+    /// Calls `body` with the line last written (``bytes``) and, unless it is `nil`, its ``message``,
+    /// both borrowed from the writer. Reading them one by one from a writer held in a property or a
+    /// global (`let line = writer.bytes`, `writer.message`) copies the buffer's reference, or the
+    /// whole writer for the computed ``message``: a retain each, a line. `mutating` though it changes
+    /// nothing: a non-mutating call on a writer in a class's property or a global copies the writer
+    /// for the call (a retain too); a mutating one is handed it in place.
+    ///
+    /// - Complexity: O(tag bytes) besides `body`. - Allocations: none.
+    @inline(__always)
+    package mutating func withLine<R, E: Error>(_ body: (Span<UInt8>, TwitchMessage?) throws(E) -> R) throws(E) -> R {
+        try body(bytes.span, message)
+    }
+
     /// The line last written (``bytes``) as Twitch chat, without parsing it again: past its tags the
     /// writer copies the line it was written from as it is, so that line's parse offsets only move (by
     /// the change in the tags' length); the tags, which it rewrote, are sorted again from ``bytes``.

@@ -467,18 +467,24 @@ var repeatClock: Int64 = 0
 }
 
 /// serve's per-line work with `--http-port`: the line written for sending, then kept in its channel's
-/// recent-messages ring (full after the warm-up run: 500 lines a channel, as by default).
+/// recent-messages ring (full after the warm-up run: 500 lines a channel, as by default). The line is
+/// read as `LogTimeline.deliver` reads it: borrowed through `ServedLineWriter.withLine` (reading
+/// `bytes` and `message` one by one from the writer retained a line twice).
 let servedHistory = RecentHistory(limit: 500)
 var historyWriter = ServedLineWriter()
 @MainActor func serveRecordHistory() -> Int {
-    sumOverMessages { bytes, m in
+    // The global bound to a local once: read in the per-line closure, it would be retained a line by
+    // the harness itself (see `captureHTTPRings`).
+    let servedHistory = servedHistory
+    return sumOverMessages { bytes, m in
         historyWriter.write(
             bytes, message: m, lineTime: 1_763_700_000_000, sentAtMs: 1_800_000_000_000, pass: 2, keepTime: false)
-        let line = historyWriter.bytes
-        if let message = historyWriter.message {
-            servedHistory.record(line.span, message: message, receivedAt: Timestamp(milliseconds: 1_800_000_000_000))
+        return historyWriter.withLine { line, message in
+            if let message {
+                servedHistory.record(line, message: message, receivedAt: Timestamp(milliseconds: 1_800_000_000_000))
+            }
+            return line.count
         }
-        return line.count
     }
 }
 
