@@ -44,8 +44,9 @@ package struct ServedLineWriter {
         }
     }
 
-    /// Calls `body` with the line last written (``bytes``) and, unless it is `nil`, its ``message``,
-    /// both borrowed from the writer. Reading them one by one from a writer held in a property or a
+    /// Calls `body` with the line last written (``bytes``) and, when `parsing`, its ``message`` (`nil`
+    /// otherwise: it sorts the tags again, work a caller without a use for it skips), both borrowed
+    /// from the writer. Reading them one by one from a writer held in a property or a
     /// global (`let line = writer.bytes`, `writer.message`) copies the buffer's reference, or the
     /// whole writer for the computed ``message``: a retain each, a line. `mutating` though it changes
     /// nothing: a non-mutating call on a writer in a class's property or a global copies the writer
@@ -53,8 +54,10 @@ package struct ServedLineWriter {
     ///
     /// - Complexity: O(tag bytes) besides `body`. - Allocations: none.
     @inline(__always)
-    package mutating func withLine<R, E: Error>(_ body: (Span<UInt8>, TwitchMessage?) throws(E) -> R) throws(E) -> R {
-        try body(bytes.span, message)
+    package mutating func withLine<R, E: Error>(
+        parsing: Bool, _ body: (Span<UInt8>, TwitchMessage?) throws(E) -> R
+    ) throws(E) -> R {
+        try body(bytes.span, parsing ? message : nil)
     }
 
     /// The line last written (``bytes``) as Twitch chat, without parsing it again: past its tags the

@@ -479,7 +479,7 @@ var historyWriter = ServedLineWriter()
     return sumOverMessages { bytes, m in
         historyWriter.write(
             bytes, message: m, lineTime: 1_763_700_000_000, sentAtMs: 1_800_000_000_000, pass: 2, keepTime: false)
-        return historyWriter.withLine { line, message in
+        return historyWriter.withLine(parsing: true) { line, message in
             if let message {
                 servedHistory.record(line, message: message, receivedAt: Timestamp(milliseconds: 1_800_000_000_000))
             }
