@@ -80,6 +80,9 @@ final class EventBlock {
         self.renderer = renderer
         unsafe storage = .allocate(byteCount: byteCapacity, alignment: 64)
         unsafe slots = .allocate(capacity: eventCapacity)
+        // Lines are parsed where they lie (`parse()`), assigned field by field over whatever the
+        // memory held: only a trivial type may be.
+        precondition(_isPOD(LentLine.self), "a lent line is plain bytes")
         unsafe lines = .allocate(capacity: eventCapacity)
         unsafe pending = .allocate(capacity: eventCapacity)
         rare.reserveCapacity(64)
@@ -206,19 +209,22 @@ final class EventBlock {
             // `byteCount`); the span does not outlive this iteration.
             let bytes = unsafe Span(
                 _unsafeElements: UnsafeBufferPointer(start: base + Int(slot.start), count: Int(slot.count)))
+            // SAFETY: `i < count <= eventCapacity`. A lent line is plain bytes (checked in `init`), so
+            // it is parsed and then assigned field by field where it lies, over an old line or memory
+            // never written (every field is written before it is read): a message parsed apart and
+            // stored cost two copies of its 300 bytes a line, a third inside the throwing parse.
+            let line = unsafe lines + i
             do throws(LineError) {
-                let message = try TwitchMessage.parse(bytes)
-                let time = LineTime(of: message, in: bytes)
+                try unsafe line.pointee.message.reparse(bytes)
+                let time = unsafe LineTime(of: line.pointee.message, in: bytes)
                 statistics.countParsed(time)
+                unsafe line.pointee.timestamp = time.timestamp
+                unsafe line.pointee.lineNumber = at.lineNumber
+                unsafe line.pointee.byteOffset = at.byteOffset
+                unsafe line.pointee.inputIndex = at.inputIndex
                 // Without a time of its own: `.none` for now, inherited when lent.
-                let source = MergedLine.TimeSource.own(time)
-                // SAFETY: `i < count <= eventCapacity`; a line is plain bytes, so initialising over an
-                // old one leaks nothing.
-                unsafe (lines + i).initialize(
-                    to: LentLine(
-                        message: message, timestamp: time.timestamp, lineNumber: at.lineNumber,
-                        byteOffset: at.byteOffset, inputIndex: at.inputIndex, timeSource: source,
-                        terminator: at.terminator))
+                unsafe line.pointee.timeSource = MergedLine.TimeSource.own(time)
+                unsafe line.pointee.terminator = at.terminator
                 // SAFETY: `lines[i]` and `slots[i]` are initialised (above, and by `appendPending`).
                 if renders { unsafe render(renderer.unsafelyUnwrapped, i, base) }
             } catch {

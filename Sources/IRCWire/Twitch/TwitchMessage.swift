@@ -63,6 +63,18 @@ public struct TwitchMessage: Sendable {
     ///
     /// - Complexity: O(n). - Allocations: none.
     public init(parsing bytes: Span<UInt8>) throws(LineError) {
+        self.init(ParsedLine.empty, tags: TwitchTags(), command: .unknown)
+        try reparse(bytes)
+    }
+
+    /// ``parse(_:)`` into this value, in place: whatever it held is replaced by the parse of `bytes`
+    /// (on an error it holds no tags and a line of its own, to be parsed again, never read). A
+    /// caller that keeps parsed lines in memory of its own (a ``ParseAhead`` block) parses there:
+    /// the initialiser's result is built apart and then copied (a throwing initialiser cannot build
+    /// in the caller's memory), and each copy is a `memcpy` of its 300 bytes.
+    ///
+    /// - Complexity: O(n). - Allocations: none.
+    public mutating func reparse(_ bytes: Span<UInt8>) throws(LineError) {
         let n = bytes.count
         tags = TwitchTags()
         if n > 0 && n <= Int(UInt16.max) && bytes[0] == UInt8(ascii: "@") {
@@ -76,6 +88,14 @@ public struct TwitchMessage: Sendable {
         }
         command = TwitchCommand(line, in: bytes)
         channel = Self.channel(of: line, command, in: bytes)
+    }
+
+    /// A value to parse into (``reparse(_:)``): the fields as they are, nothing derived from them.
+    private init(_ line: ParsedLine, tags: TwitchTags, command: TwitchCommand) {
+        self.line = line
+        self.command = command
+        self.tags = tags
+        channel = nil
     }
 
     /// The sender's login: the nick of the source (`nick!user@host`), when there is a source.

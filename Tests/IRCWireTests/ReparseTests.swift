@@ -1,0 +1,53 @@
+import ChatTestSupport
+import IRCWire
+import Testing
+
+/// `TwitchMessage.reparse(_:)` parses into a value that held another line (what a parse-ahead block
+/// does with its slots): it must leave nothing of the old line behind.
+@Suite("Parse in place")
+struct ReparseTests {
+    /// Everything a parse decides, comparable: the line's offsets, command, channel, every tag slot
+    /// and the counts; or the error.
+    static func outcome(_ result: Result<TwitchMessage, LineError>, _ bytes: [UInt8]) -> String {
+        switch result {
+        case .failure(let error): return "error \(error)"
+        case .success(let m):
+            let slots = TwitchTagKey.allCases.map { key in m.tags[key].map { "\($0.raw)" } ?? "-" }
+            return "\(m.line) \(m.command) \(m.channel.map { "\($0)" } ?? "nil") \(slots) "
+                + "\(m.tags.count) \(m.tags.msgParamCount) \(m.tags.unknownCount) \(m.tags.isRegular)"
+        }
+    }
+
+    @Test("every fixture line parsed over every other one reads as its own fresh parse")
+    func overEveryOther() throws {
+        var lines: [[UInt8]] = []
+        for name in ["privmsg", "usernotice", "moderation", "malformed", "edge-cases", "shared-chat", "roomstate"] {
+            let text = try FileBytes.read(Fixtures.root + "/Fixtures/lines/\(name).irc")
+            lines += text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
+                $0.last == UInt8(ascii: "\r") ? Array($0.dropLast()) : Array($0)
+            }
+        }
+        #expect(lines.count > 50)
+        let fresh = lines.map { bytes in
+            Self.outcome(Result { () throws(LineError) in try TwitchMessage(parsing: bytes.span) }, bytes)
+        }
+        #expect(fresh.contains { $0.hasPrefix("error") } && fresh.contains { !$0.hasPrefix("error") })
+        var mismatches: [String] = []
+        // One value parsed into over and over: each line after every other line (and after errors).
+        var reused = try TwitchMessage(parsing: Array("@a=1;b=2 :x!x@x PRIVMSG #old :old".utf8).span)
+        for (i, previous) in lines.enumerated() {
+            for (j, bytes) in lines.enumerated() {
+                _ = try? reused.reparse(previous.span)
+                let result: Result<TwitchMessage, LineError>
+                do throws(LineError) {
+                    try reused.reparse(bytes.span)
+                    result = .success(reused)
+                } catch {
+                    result = .failure(error)
+                }
+                if Self.outcome(result, bytes) != fresh[j] { mismatches.append("line \(j) after line \(i)") }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+}
