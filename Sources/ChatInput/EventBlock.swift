@@ -216,7 +216,8 @@ final class EventBlock {
             let line = unsafe lines + i
             do throws(LineError) {
                 try unsafe line.pointee.message.reparse(bytes)
-                let time = unsafe LineTime(of: line.pointee.message, in: bytes)
+                let time = unsafe LineTime(
+                    timeTag: line.pointee.message.tags[.time], sentTs: line.pointee.message.tags[.tmiSentTs], in: bytes)
                 statistics.countParsed(time)
                 unsafe line.pointee.timestamp = time.timestamp
                 unsafe line.pointee.lineNumber = at.lineNumber
@@ -254,7 +255,7 @@ final class EventBlock {
             _unsafeElements: UnsafeBufferPointer(start: base + Int(slot.start), count: Int(slot.count)))
         let start = renderer.count
         // SAFETY: as above.
-        guard unsafe renderer.render(lines[i], bytes) else { return }
+        guard unsafe renderer.render(&lines[i], bytes) else { return }
         precondition(renderer.count - start <= Int(Int32.max) && renderer.count <= Int(Int32.max), "output past 2 GiB")
         unsafe slots[i].outputStart = Int32(start)
         unsafe slots[i].outputCount = Int32(renderer.count - start)

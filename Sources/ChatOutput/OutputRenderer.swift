@@ -36,7 +36,7 @@ final class OutputRenderer: LineRendering, @unchecked Sendable {  // confined to
     func reset() { writer.reset() }
 
     /// - Complexity: O(line). - Allocations: none once the output has grown.
-    func render(_ line: borrowing LentLine, _ bytes: Span<UInt8>) -> Bool {
+    func render(_ line: inout LentLine, _ bytes: Span<UInt8>) -> Bool {
         let start = writer.count
         writer.beginDocument()
         let context = LineContext(

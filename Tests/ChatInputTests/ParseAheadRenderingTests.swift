@@ -15,7 +15,7 @@ import Testing
         private var output: [UInt8] = []
         var count: Int { output.count }
         func reset() { output.removeAll(keepingCapacity: true) }
-        func render(_ line: borrowing LentLine, _ bytes: Span<UInt8>) -> Bool {
+        func render(_ line: inout LentLine, _ bytes: Span<UInt8>) -> Bool {
             let copy = ParseAheadRenderingTests.array(bytes)
             if copy.suffix(4) == Array("skip".utf8) { return false }
             output += ParseAheadRenderingTests.expected(line, copy)

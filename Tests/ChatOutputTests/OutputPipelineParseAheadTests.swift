@@ -131,7 +131,7 @@ import Testing
         private var output: [UInt8] = []
         var count: Int { output.count }
         func reset() { output.removeAll(keepingCapacity: true) }
-        func render(_ line: borrowing LentLine, _ bytes: Span<UInt8>) -> Bool {
+        func render(_ line: inout LentLine, _ bytes: Span<UInt8>) -> Bool {
             output += Array("R\(line.lineNumber)\n".utf8)
             return true
         }

@@ -32,15 +32,21 @@ public struct LineTime: Sendable, Equatable {
     /// - Precondition: `message` was parsed from `line`.
     /// - Complexity: O(length of the two tag values). - Allocations: none.
     public init(of message: TwitchMessage, in line: Span<UInt8>) {
+        self.init(timeTag: message.tags[.time], sentTs: message.tags[.tmiSentTs], in: line)
+    }
+
+    /// ``init(of:in:)`` from the two tags it reads, `time` and `tmi-sent-ts`: for a caller that keeps
+    /// the message where a call taking it whole would copy it (its 300 bytes).
+    public init(timeTag: TagValue?, sentTs: TagValue?, in line: Span<UInt8>) {
         var unreadable = false
-        if let tag = message.tags[.time] {
+        if let tag = timeTag {
             if let t = Timestamp(rfc3339: line.extracting(tag.raw.range)) {
                 self.init(timestamp: t, origin: .timeTag, hasUnreadableTag: false)
                 return
             }
             unreadable = true
         }
-        if let tag = message.tags[.tmiSentTs] {
+        if let tag = sentTs {
             if let t = Timestamp(decimalMilliseconds: line.extracting(tag.raw.range)) {
                 self.init(timestamp: t, origin: .tmiSentTs, hasUnreadableTag: unreadable)
                 return
