@@ -235,7 +235,7 @@ fuzz: deps
 	mkdir -p .build/fuzz .build/fuzz/corpus
 	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name IRCWireFuzz -package-name chatcap \
 		-enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature InternalImportsByDefault \
-		-enable-upcoming-feature ExistentialAny -strict-memory-safety \
+		-enable-upcoming-feature ExistentialAny -enable-experimental-feature BuiltinModule -strict-memory-safety \
 		$$(find Sources/IRCWire -name '*.swift') Tests/Fuzz/FuzzParser.swift -o .build/fuzz/fuzz-parser
 	cp Fixtures/lines/*.irc .build/fuzz/corpus/
 	.build/fuzz/fuzz-parser -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \

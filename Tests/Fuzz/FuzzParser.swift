@@ -6,6 +6,11 @@
 // small limit so that over-long lines and resynchronisation are exercised too.
 nonisolated(unsafe) private var framer = LineFramer(maxLineLength: 512, bufferCapacity: 4096)
 
+// One message parsed into over and over (``TwitchMessage/reparse(_:)``), as a parse-ahead block's
+// slot is: each input's parse must leave nothing of the one before.
+nonisolated(unsafe) private var reused = try! TwitchMessage(
+    parsing: Array("@a=1;id=x :n!n@n PRIVMSG #old :old".utf8).span)
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = unsafe Span(_unsafeElements: UnsafeBufferPointer(start: data, count: size))
@@ -47,6 +52,23 @@ private func agree(_ bytes: Span<UInt8>) {
     do throws(LineError) { onePass = .success(try TwitchMessage.parse(bytes)) } catch { onePass = .failure(error) }
     var twoPass: Result<ParsedLine, LineError>
     do throws(LineError) { twoPass = .success(try ParsedLine.parse(bytes)) } catch { twoPass = .failure(error) }
+    // The same parse into a value that held the previous input's line (as a parse-ahead block's
+    // slot does): nothing of the old line may stay.
+    do throws(LineError) {
+        try reused.reparse(bytes)
+        guard case .success(let fresh) = onePass else { preconditionFailure("a reparse parsed what a parse refused") }
+        precondition(reused.line == fresh.line && reused.command == fresh.command, "a reparse parsed apart")
+        precondition(reused.channel == fresh.channel, "a reparse found another channel")
+        precondition(reused.tags.count == fresh.tags.count && reused.tags.isRegular == fresh.tags.isRegular)
+        precondition(reused.tags.msgParamCount == fresh.tags.msgParamCount)
+        precondition(reused.tags.unknownCount == fresh.tags.unknownCount)
+        for key in TwitchTagKey.allCases {
+            precondition(reused.tags[key] == fresh.tags[key], "reparsed slot \(key) apart")
+        }
+    } catch {
+        guard case .failure(let e) = onePass else { preconditionFailure("a reparse refused what a parse parsed") }
+        precondition(e == error, "a reparse failed apart")
+    }
     switch (onePass, twoPass) {
     case (.failure(let a), .failure(let b)): precondition(a == b, "one pass and two passes fail apart")
     case (.success(let fast), .success(let line)):
