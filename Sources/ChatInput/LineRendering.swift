@@ -28,11 +28,11 @@ public protocol LineRendering: AnyObject {
     /// a time inherited from the line before is known only when the line is lent, in order (a block of
     /// a merge of several lanes has it already; ``LentLine/timeSource`` tells which).
     ///
-    /// - Returns: whether it rendered the line; `false` (nothing appended) leaves it to the owner. A
-    ///   rendered line is never empty: the owner takes an empty rendering for none.
     /// `inout` though it changes nothing: the block hands over the line where it keeps it, where a
     /// borrowed line read from the block's memory was copied (its 370 bytes) for the call.
     ///
+    /// - Returns: whether it rendered the line; `false` (nothing appended) leaves it to the owner. A
+    ///   rendered line is never empty: the owner takes an empty rendering for none.
     /// - Complexity: O(line). - Allocations: none once the output has grown.
     func render(_ line: inout LentLine, _ bytes: Span<UInt8>) -> Bool
 

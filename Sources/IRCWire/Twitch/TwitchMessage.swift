@@ -68,7 +68,7 @@ public struct TwitchMessage: Sendable {
     }
 
     /// ``parse(_:)`` into this value, in place: whatever it held is replaced by the parse of `bytes`
-    /// (on an error it holds no tags and a line of its own, to be parsed again, never read). A
+    /// (after an error it holds parts of both lines: parse into it again before reading it). A
     /// caller that keeps parsed lines in memory of its own (a ``ParseAhead`` block) parses there:
     /// the initialiser's result is built apart and then copied (a throwing initialiser cannot build
     /// in the caller's memory), and each copy is a `memcpy` of its 300 bytes.
