@@ -31,7 +31,7 @@ extension CaptureRun {
                     + (previous.channelLastLines.isEmpty
                         ? ""
                         : " (for #" + previous.channelLastLines.keys.sorted().joined(separator: " #")
-                            + ", not written to at the end, since its own last line)"))
+                            + ", from its own last stored line: not live to the end, or flushed before the rest)"))
     }
 
     /// The end of a run that stopped as planned: `--status json`'s last object, and (unless quiet) what

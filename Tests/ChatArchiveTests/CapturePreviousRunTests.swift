@@ -139,3 +139,45 @@ extension CapturePreviousRunTests {
         #expect(previous.channelLastLines.keys.sorted() == ["down"])
     }
 }
+
+extension CapturePreviousRunTests {
+    /// Found by `CrashRepairCLITests` (gzip level 6, tcp) under load: a channel live to the end whose
+    /// file's last flush point came well before another channel's. Its file was written to in the run's
+    /// last moments (the compressor wrote out the lines after its flush point as its buffer filled), so
+    /// it was taken for live up to the run's newest line, another channel's flushed one; the repair then
+    /// cut its lines received between its own last flush and that line, and they were in no gap (801 ids
+    /// of `#lunafrost` played 167 to 703 ms before the run's newest line).
+    @Test(
+        "after a kill -9, a channel live to the end starts its gap at its own last kept line when that is older than the run's newest",
+        arguments: [Int32(1), 6])
+    func liveChannelFlushedEarlier(level: Int32) throws {
+        let dir = try InputTempDirectory()
+        let start = Self.ms("2025-11-21T01:00:00.000Z")
+        try Self.file(
+            "_session/2025-11-21.log.gz",
+            "@time=2025-11-21T01:00:00.000Z :chatcap CAPTURE start * :capture of a b started\r\n"
+                + "@time=2025-11-21T01:00:00.010Z :chatcap CAPTURE joined #a :joined #a\r\n"
+                + "@time=2025-11-21T01:00:00.010Z :chatcap CAPTURE joined #b :joined #b\r\n",
+            modified: "2025-11-21T01:00:00.020Z", in: dir)
+        // #a: flushed up to 01:00:05.999, then lines to 01:00:26 written out by the compressor and
+        // cut by the repair: the run was killed before #a's next flush.
+        let aFlushed = start + 5_999
+        let a = try GzipWriter(path: try dir.file("a/2025-11-21.log.gz"), level: level, outputCapacity: 1024)
+        try a.write(Self.lines(5_000, from: aFlushed - 4_999, seed: 3).span)
+        try a.flush()
+        try a.write(Self.lines(20_000, from: aFlushed + 1, seed: 4).span)
+        a.abandon()
+        // #b: flushed later, up to 01:00:08.000 (its flush point came after #a's).
+        try Self.file(
+            "b/2025-11-21.log.gz", "@time=2025-11-21T01:00:08.000Z :u!u@u PRIVMSG #b :b's last flushed\r\n",
+            modified: "2025-11-21T01:00:08.100Z", in: dir)
+        let previous = try #require(try CapturePreviousRun.examine(directory: dir.path, channels: ["a", "b"]))
+        #expect(previous.endedWithStop == false)
+        #expect(previous.lastLine.milliseconds == start + 8_000)
+        #expect(previous.lastLine(of: "b").milliseconds == start + 8_000)
+        // #a's lines from 06.000 on were cut: its gap starts at its own last kept line.
+        #expect(
+            previous.lastLine(of: "a").milliseconds == aFlushed,
+            "\(previous.lastLine(of: "a").rfc3339): #a's gap must start at its last kept line")
+    }
+}

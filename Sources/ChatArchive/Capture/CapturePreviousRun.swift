@@ -41,6 +41,8 @@ public struct CapturePreviousRun: Sendable, Equatable {
     /// their newest received line: what came then was a backfill's (its recovered lines and the older
     /// live lines it held), which ends at its wait's end, also after the channel's connection dropped
     /// again; and after a rejoin whose backfill was still waiting, the lines it held died with the run.
+    /// Also the channels live to the end whose files were last flushed before the run's newest line:
+    /// each file is kept up to its own last flush point, so their lines received since were cut.
     /// Each one's gap starts at its own last stored line, kept here (``lastLine(of:)``).
     public var channelLastLines: [String: Timestamp] = [:]
 
@@ -128,8 +130,10 @@ public struct CapturePreviousRun: Sendable, Equatable {
 
     /// The newest stored line of the files in `folder` when the channel was not live to the end
     /// (``channelLastLines``): none of them was modified at or after `runLastMs`, or the channel was
-    /// `down` after its newest received line (``ConnectionRecords/down(_:)``); `nil` when it was live
-    /// to the end, or none of its files holds a timed line.
+    /// `down` after its newest received line (``ConnectionRecords/down(_:)``); when it was live to the
+    /// end, its newest kept line if that is older than `runLastMs` (its last flush point came before
+    /// the run's newest line's); `nil` when it was live to the end up to `runLastMs`, or none of its
+    /// files holds a timed line.
     ///
     /// - Parameter found: files read already (their newest lines), not read again.
     /// - Complexity: decodes the folder's newest files (twice each, as ``read(_:_:_:)``) until one holds
@@ -143,7 +147,12 @@ public struct CapturePreviousRun: Sendable, Equatable {
         if first.modifiedMs >= runLastMs {
             let lines: Newest
             if let known = found[first.path] { lines = known } else { lines = try Newest(of: first.path, shouldStop) }
-            if lines.received != Int64.min && !down(lines.received) { return nil }
+            if lines.received != Int64.min && !down(lines.received) {
+                // Live to the end, but kept only up to its own last flush point, which may come before
+                // another channel's: what it received after it is cut by the repair, so its gap starts
+                // at its own last kept line when that is older than the run's newest.
+                return lines.any < runLastMs ? Timestamp(milliseconds: lines.any) : nil
+            }
         }
         for file in files {
             let lines: Newest
