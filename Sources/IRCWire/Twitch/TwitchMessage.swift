@@ -64,7 +64,7 @@ public struct TwitchMessage: Sendable {
     /// - Complexity: O(n). - Allocations: none.
     public init(parsing bytes: Span<UInt8>) throws(LineError) {
         self.init(ParsedLine.empty, tags: TwitchTags(), command: .unknown)
-        try reparse(bytes)
+        try parse(intoEmptyTags: bytes)
     }
 
     /// ``parse(_:)`` into this value, in place: whatever it held is replaced by the parse of `bytes`
@@ -75,8 +75,14 @@ public struct TwitchMessage: Sendable {
     ///
     /// - Complexity: O(n). - Allocations: none.
     public mutating func reparse(_ bytes: Span<UInt8>) throws(LineError) {
-        let n = bytes.count
         tags = TwitchTags()
+        try parse(intoEmptyTags: bytes)
+    }
+
+    /// The parse of ``init(parsing:)`` and ``reparse(_:)``, into this value's table, which holds no
+    /// tags yet: each of them empties it once (the initialiser as it makes it).
+    private mutating func parse(intoEmptyTags bytes: Span<UInt8>) throws(LineError) {
+        let n = bytes.count
         if n > 0 && n <= Int(UInt16.max) && bytes[0] == UInt8(ascii: "@") {
             tags.scan(bytes, from: 1, limit: n)
             let end = tags.sectionEnd
