@@ -34,6 +34,20 @@ import Testing
         #expect(r.status == 0)
     }
 
+    /// A channel file of a run killed before its next flush, at `path` in `dir`: 5,000 lines flushed
+    /// up to `flushedUntil`, then 20,000 later ones (from `later`) that the compressor wrote out as
+    /// its buffer filled (readable until a repair cuts them), and no end.
+    static func killedFile(
+        _ path: String, flushedUntil: Int64, later: Int64, level: Int32, seeds: (UInt64, UInt64),
+        in dir: InputTempDirectory
+    ) throws {
+        let writer = try GzipWriter(path: try dir.file(path), level: level, outputCapacity: 1024)
+        try writer.write(Self.lines(5_000, from: flushedUntil - 4_999, seed: seeds.0).span)
+        try writer.flush()
+        try writer.write(Self.lines(20_000, from: later, seed: seeds.1).span)
+        writer.abandon()
+    }
+
     @Test(
         "after a kill -9, the previous run's last moment is its newest flushed line, not a line after the last flush point",
         arguments: [Int32(1), 6])
@@ -47,11 +61,9 @@ import Testing
         try session.close()
         // The channel's file: 5,000 lines flushed, then 20,000 later ones the compressor wrote out as its
         // buffer filled, and the run killed before the next flush.
-        let channel = try GzipWriter(path: try dir.file("c/2025-11-21.log.gz"), level: level, outputCapacity: 1024)
-        try channel.write(Self.lines(5_000, from: flushedUntil - 4_999, seed: 1).span)
-        try channel.flush()
-        try channel.write(Self.lines(20_000, from: flushedUntil + 1_000, seed: 2).span)
-        channel.abandon()
+        try Self.killedFile(
+            "c/2025-11-21.log.gz", flushedUntil: flushedUntil, later: flushedUntil + 1_000, level: level,
+            seeds: (1, 2), in: dir)
         let unflushed = try InputShell.run("zcat \(InputShell.quote(dir.path + "/c/2025-11-21.log.gz")) | wc -l")
         let readable = Int(String(decoding: unflushed.output, as: UTF8.self).filter(\.isNumber)) ?? 0
         #expect(readable > 5_000, "zcat reads lines past the flush point: \(readable)")
@@ -162,11 +174,8 @@ extension CapturePreviousRunTests {
         // #a: flushed up to 01:00:05.999, then lines to 01:00:26 written out by the compressor and
         // cut by the repair: the run was killed before #a's next flush.
         let aFlushed = start + 5_999
-        let a = try GzipWriter(path: try dir.file("a/2025-11-21.log.gz"), level: level, outputCapacity: 1024)
-        try a.write(Self.lines(5_000, from: aFlushed - 4_999, seed: 3).span)
-        try a.flush()
-        try a.write(Self.lines(20_000, from: aFlushed + 1, seed: 4).span)
-        a.abandon()
+        try Self.killedFile(
+            "a/2025-11-21.log.gz", flushedUntil: aFlushed, later: aFlushed + 1, level: level, seeds: (3, 4), in: dir)
         // #b: flushed later, up to 01:00:08.000 (its flush point came after #a's).
         try Self.file(
             "b/2025-11-21.log.gz", "@time=2025-11-21T01:00:08.000Z :u!u@u PRIVMSG #b :b's last flushed\r\n",
