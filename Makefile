@@ -231,12 +231,16 @@ alloc: deps
 		.build/release/AllocationChecks
 
 # libFuzzer over framer + parser + Twitch views: FUZZ_RUNS executions or FUZZ_SECONDS, whichever first.
+# The target is IRCWire's sources and Tests/Fuzz compiled as one module, with Package.swift's settings
+# for IRCWire (FUZZ_SWIFTC); `make lint` type-checks it the same way, so a change that breaks the fuzz
+# build fails the suite (it once failed at once for months: nothing ran it).
+FUZZ_SWIFTC := swiftc -parse-as-library -module-name IRCWireFuzz -package-name chatcap \
+	-enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature InternalImportsByDefault \
+	-enable-upcoming-feature ExistentialAny -enable-experimental-feature BuiltinModule -strict-memory-safety
+FUZZ_SOURCES = $$(find Sources/IRCWire -name '*.swift') Tests/Fuzz/FuzzParser.swift
 fuzz: deps
 	mkdir -p .build/fuzz .build/fuzz/corpus
-	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name IRCWireFuzz -package-name chatcap \
-		-enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature InternalImportsByDefault \
-		-enable-upcoming-feature ExistentialAny -enable-experimental-feature BuiltinModule -strict-memory-safety \
-		$$(find Sources/IRCWire -name '*.swift') Tests/Fuzz/FuzzParser.swift -o .build/fuzz/fuzz-parser
+	$(FUZZ_SWIFTC) -O -sanitize=fuzzer,address $(FUZZ_SOURCES) -o .build/fuzz/fuzz-parser
 	cp Fixtures/lines/*.irc .build/fuzz/corpus/
 	.build/fuzz/fuzz-parser -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-print_final_stats=1 .build/fuzz/corpus 2>&1 | tail -n 25
@@ -265,11 +269,13 @@ check: deps
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
 
-# Style (swift-format, strict) and the module graph (Scripts/check_modules.sh). Part of `make test`.
+# Style (swift-format, strict), the module graph (Scripts/check_modules.sh), the tests' time limits,
+# and that the fuzz target still compiles (type-checked, warnings as errors: about 2 s). Part of `make test`.
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks
 	SWIFT=$(SWIFT) JOBS=$(JOBS) Scripts/check_modules.sh
 	Scripts/check_time_limits.sh
+	$(FUZZ_SWIFTC) -typecheck -warnings-as-errors $(FUZZ_SOURCES)
 
 clean:
 	rm -rf .build .build-tsan

@@ -101,7 +101,7 @@ extension Span where Element == UInt8 {
         // for the 4-byte ones, `n >= 2` for the 2-byte ones, `n == 1` for the byte).
         return unsafe withUnsafeBytes { raw -> Bool in
             guard n > 0, let a = raw.baseAddress else { return true }
-            let b = UnsafeRawPointer(literal.utf8Start)
+            let b = unsafe UnsafeRawPointer(literal.utf8Start)
             func same<W: FixedWidthInteger>(_: W.Type, _ at: Int) -> Bool {
                 unsafe a.loadUnaligned(fromByteOffset: at, as: W.self)
                     == b.loadUnaligned(fromByteOffset: at, as: W.self)
