@@ -1,6 +1,7 @@
 import ChatTestSupport
-import IRCWire
 import Testing
+
+@testable import IRCWire
 
 /// ``EmoteCursor`` against the `emotes` grammar read the plain way: split at `/`, the id before the
 /// first `:`, pieces split at `,`, each piece split at its first `-` into two runs of 1 to 9 digits.
@@ -101,5 +102,26 @@ struct EmoteCursorTests {
             if got.emotes != want.emotes || got.malformed != want.malformed { mismatches.append(value) }
         }
         #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(5))")
+    }
+
+    /// The id scan reads eight bytes a step and may read past the range: every range of random
+    /// buffers (bytes `:`, `/`, `;`, `a`, 0x80 and 0xFF) against a byte-at-a-time search, with
+    /// matches past the range's end (none counts) and ranges ending at the buffer's end.
+    @Test("the id scan finds the first `:` or `/` in its range, as a byte-at-a-time search does")
+    func colonOrSlash() {
+        var rng = SplitMix64(seed: 0xC0105)
+        let alphabet: [UInt8] = [0x3A, 0x2F, 0x3B, 0x61, 0x80, 0xFF, 0x61, 0x61]
+        var failures: [String] = []
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
+            for from in 0...bytes.count {
+                for end in from...bytes.count {
+                    let want = bytes[from..<end].firstIndex { $0 == 0x3A || $0 == 0x2F } ?? end
+                    let got = EmoteCursor.colonOrSlash(bytes.span, from: from, end: end)
+                    if got != want { failures.append("\(bytes) \(from)..<\(end): \(got), not \(want)") }
+                }
+            }
+        }
+        #expect(failures.isEmpty, "first failures: \(failures.prefix(3))")
     }
 }

@@ -101,7 +101,7 @@ extension EntryRing {
             unsafe mapped = ByteStorage.makeMapped(
                 capacity: size, origin: live.lowerBound, reserving: reservation(for: size), from: pages)
         } else if let memory, size >= Self.regionEntryBytes, size <= memory.regionBytes - ByteStorage.regionHeaderBytes,
-            let region = memory.take()
+            let region = unsafe memory.take()
         {
             unsafe mapped = ByteStorage.makeInRegion(
                 region, regionBytes: memory.regionBytes, capacity: size, origin: live.lowerBound)
