@@ -78,7 +78,9 @@ run: deps-build
 # What CI runs (.ci/run): lint and the module graph, the unit suites, then the process-driving suites
 # in three runs side by side with the stress scenarios under TSan (make tsan; Scripts/run_tests.sh says why).
 test: deps
-	$(SWIFT) build --build-tests -j $(JOBS)
+	mkdir -p .build
+	$(SWIFT) build --build-tests -j $(JOBS) 2>&1 | tee .build/build-tests.log
+	Scripts/check_warnings.sh .build/build-tests.log
 	$(SWIFT) build -j $(JOBS) --product generate-manual
 	$(MAKE) lint
 	SWIFT=$(SWIFT) TSAN="$(MAKE) --no-print-directory tsan" Scripts/run_tests.sh

@@ -1,4 +1,4 @@
-public import ChatStore
+import ChatStore
 import IRCWire
 
 /// One of capture's own records (``CaptureRecordLine``: a `CAPTURE` line of `DIR/_session`) as a row of

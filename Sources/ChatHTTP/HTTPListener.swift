@@ -168,7 +168,7 @@ public final class HTTPListener: Sendable {
         let handler = unsafe Unmanaged<Handler>.fromOpaque(context).takeUnretainedValue()
         // SAFETY: the guard outlives the daemon (freed in `deinit`, after it stopped); the connection is
         // this call's. A connection already answered busy is refused: it closes.
-        let guardPointer = UnsafeMutablePointer<chatcap_http_guard>(bitPattern: handler.guardAddress)!
+        let guardPointer = unsafe UnsafeMutablePointer<chatcap_http_guard>(bitPattern: handler.guardAddress)!
         if unsafe chatcap_http_request_began(guardPointer, connection) != 0 { return chatcap_http_refuse() }
         let request = HTTPRequest(
             method: unsafe String(cString: method), path: unsafe String(cString: url),

@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 /// The ingest snapshot the HTTP threads read: written by the ingest thread at each publication
 /// (``publish(_:)``), copied under a lock taken only then and once per request of `GET /metrics` and

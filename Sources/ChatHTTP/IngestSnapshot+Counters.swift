@@ -1,5 +1,5 @@
 public import ChatMemory
-public import ChatStore
+import ChatStore
 
 extension IngestSnapshot {
     /// Takes the counters of `metrics` (all but the per-channel ones, which need the store's names).

@@ -28,7 +28,7 @@
 @safe
 public struct ChannelIndex: ~Copyable {
     /// A name as the index compares it: its hash, its length and its first 32 bytes (zero-padded).
-    public struct Key {
+    public struct Key: Sendable {
         public var hash: UInt64
         public var length: Int
         public var words: InlineArray<4, UInt64>
@@ -41,7 +41,7 @@ public struct ChannelIndex: ~Copyable {
     }
 
     /// What the index keeps for a channel.
-    public struct Entry: Equatable {
+    public struct Entry: Equatable, Sendable {
         /// The address of the channel's log (unretained: its owner keeps it alive).
         public var log: UInt
         /// The address of the log's ring (unretained).
@@ -58,7 +58,7 @@ public struct ChannelIndex: ~Copyable {
 
     /// One cache line: the key's hash (0: empty), the entry, and the name's first 32 bytes.
     @usableFromInline
-    struct Slot {
+    struct Slot: Sendable {
         @usableFromInline var hash: UInt64
         @usableFromInline var log: UInt
         @usableFromInline var ring: UInt

@@ -22,7 +22,7 @@
 @safe
 public struct HashIndex: ~Copyable {
     @usableFromInline
-    struct Slot {
+    struct Slot: Sendable {
         @usableFromInline var key: UInt64
         @usableFromInline var value: UInt64
 

@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 
 /// Something that yields the bytes of one input in order: a file, standard input, a decompressor.
 ///

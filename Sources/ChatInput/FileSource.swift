@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import CIsal
-public import ChatPosix
+import ChatPosix
 
 /// The decompressed bytes of a gzip stream read from another ``ByteSource``, inflated by ISA-L's igzip
 /// (`isal_inflate`, which parses the gzip header and checks each member's CRC-32 and size).

@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 public import ChatStore
 public import IRCWire
 

@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 public import IRCWire
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 import ChatStore
 public import IRCWire
 
@@ -197,7 +197,7 @@ public final class ParseAhead {
             current = block
             index = 0
         }
-        let block = current.unsafelyUnwrapped
+        let block = unsafe current.unsafelyUnwrapped
         index = block.lend(
             from: index, names: names, lastTimestamp: &lastTimestamp, lines: line, ahead: ahead, events: event)
         if index == block.count {

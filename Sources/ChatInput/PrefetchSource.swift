@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 
 /// Reads another ``ByteSource`` on a thread of its own, a few chunks ahead of the caller: a gzip
 /// input is inflated on one core while the lines it yields are parsed and written on another.

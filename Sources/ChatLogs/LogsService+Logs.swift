@@ -89,12 +89,12 @@ extension LogsService {
         if !query.reverse {
             let stream = LogStream(cursor: store.cursor(parts[...]), filter: filter, query: query)
             guard stream.prime() else { throw stream.failure ?? .notFound }
-            fill = { unsafe stream.fill($0) }
+            unsafe fill = { unsafe stream.fill($0) }
         } else {
             let stream = ReverseLogStream(
                 store: store, parts: parts, filter: filter, query: query, maxPartBytes: maxAnswerBytes)
             guard try stream.prime() else { throw .notFound }
-            fill = { unsafe stream.fill($0) }
+            unsafe fill = { unsafe stream.fill($0) }
         }
         return HTTPResponse(
             status: 200, contentType: query.format.contentType, body: [], headers: [cache],

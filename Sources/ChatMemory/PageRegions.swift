@@ -26,9 +26,9 @@ public final class PageRegions: @unchecked Sendable {  // `take` and `recycle` a
     private var next: UnsafeMutableRawPointer? = nil
     private var left = 0
     /// Every reservation mapped, to unmap at the end.
-    private var reservations: [UnsafeMutableRawPointer] = []
+    private var reservations: [UnsafeMutableRawPointer] = unsafe []
     /// Regions handed back, their pages discarded: handed out first.
-    private var recycled: [UnsafeMutableRawPointer] = []
+    private var recycled: [UnsafeMutableRawPointer] = unsafe []
 
     /// - Parameters:
     ///   - regionBytes: bytes of one region, a multiple of 4,096; 0: ``take()`` hands out none.
@@ -42,7 +42,9 @@ public final class PageRegions: @unchecked Sendable {  // `take` and `recycle` a
     }
 
     deinit {
-        for reservation in unsafe reservations { unsafe pages.unmap(reservation, regionBytes * regionsPerReservation) }
+        for i in unsafe reservations.indices {
+            unsafe pages.unmap(reservations[i], regionBytes * regionsPerReservation)
+        }
     }
 
     /// A region of ``regionBytes`` (page-aligned, zeroed), or `nil` when there are no regions or the

@@ -9,6 +9,6 @@ public struct ResidentMemory: @unchecked Sendable {  // one C function pointer: 
     public let read: @convention(c) () -> Int
 
     public init(read: @convention(c) () -> Int) {
-        unsafe self.read = read
+        self.read = read
     }
 }

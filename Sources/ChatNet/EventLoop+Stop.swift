@@ -1,4 +1,4 @@
-public import ChatPosix
+import ChatPosix
 import Glibc
 
 extension EventLoop {

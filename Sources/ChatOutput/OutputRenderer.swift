@@ -1,5 +1,5 @@
 import ChatFormat
-public import ChatInput
+import ChatInput
 import ChatStore
 import IRCWire
 

@@ -1,5 +1,5 @@
 import ChatIndex
-package import ChatStore
+import ChatStore
 import IRCWire
 
 /// ``StatsCollector``'s counts by byte string (channel names, msg-ids): a count per distinct key,

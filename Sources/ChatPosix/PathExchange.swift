@@ -6,7 +6,7 @@ import CLinux
 
 /// Replaces one folder (or file) by another in one step, so a reader of the path finds the old or the
 /// new one, never none (a rename of the old away and the new in leaves a moment with neither).
-public enum PathExchange {
+public enum PathExchange: Sendable {
     /// Puts `new` at `path`. When `path` existed, its old entry is left at `new` (for the caller to
     /// remove); else nothing is left at `new`.
     ///

@@ -47,3 +47,7 @@ public final class CaptureOptOut {
         return (text, list)
     }
 }
+
+// Not Sendable: confined to the ingest thread (see the class).
+@available(*, unavailable)
+extension CaptureOptOut: Sendable {}

@@ -1,4 +1,4 @@
-public import ChatArchive
+import ChatArchive
 import ChatHTTP
 import ChatLive
 import ChatMemory

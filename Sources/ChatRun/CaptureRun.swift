@@ -326,3 +326,12 @@ public final class CaptureRun {
 
 @available(*, unavailable)
 extension CaptureRun: Sendable {}
+
+// Not Sendable: the settings hold a closure and the opt-out list, the result and its ending the session
+// and the writer; all are the ingest thread's.
+@available(*, unavailable)
+extension CaptureRun.Settings: Sendable {}
+@available(*, unavailable)
+extension CaptureRun.Result: Sendable {}
+@available(*, unavailable)
+extension CaptureRun.Ending: Sendable {}

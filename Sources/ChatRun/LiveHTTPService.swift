@@ -4,7 +4,7 @@ public import ChatLogStore
 public import ChatLogs
 public import ChatMemory
 import ChatPosix
-public import ChatStore
+import ChatStore
 public import IRCWire
 public import TwitchSession
 

@@ -13,7 +13,7 @@ import TwitchSession
 ///
 /// The opt-out list is read here too (``readOptOut(_:)``), so that the first read at start and every
 /// reload say a bad file the same way.
-public enum LogsRun {
+public enum LogsRun: Sendable {
     /// Why an opt-out file could not be used: it cannot be read, or a line of it is not a login or id.
     public struct OptOutFailure: Error, CustomStringConvertible, Equatable {
         public var description: String

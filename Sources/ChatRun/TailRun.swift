@@ -2,7 +2,7 @@ public import ChatLive
 public import ChatMemory
 public import ChatOutput
 public import ChatPosix
-public import ChatStore
+import ChatStore
 import IRCWire
 import TwitchSession
 
@@ -147,3 +147,7 @@ public final class TailRun {
 
 @available(*, unavailable)
 extension TailRun: Sendable {}
+
+// Not Sendable: the ending holds the session, the ingest thread's.
+@available(*, unavailable)
+extension TailRun.Ending: Sendable {}

@@ -252,8 +252,8 @@ final class LogTimeline {
         // serve-record-history).
         // SAFETY: `history` is a `let` of this timeline, alive for the call.
         let history = unsafe self.history.map { unsafe Unmanaged.passUnretained($0) }
-        writer.withLine(parsing: history != nil) { line, message in
-            if let history, let message {
+        unsafe writer.withLine(parsing: history != nil) { line, message in
+            if let history = unsafe history, let message {
                 // Taken from the parse of the log's line: the written line is not parsed again.
                 unsafe history._withUnsafeGuaranteedRef { $0.record(line, message: message, receivedAt: receivedAt) }
             }

@@ -22,7 +22,7 @@ enum TLSClientHello {
     /// - Complexity: one `recv`. - Allocations: none.
     static func waiting(on descriptor: Int32) -> Bool? {
         var head: (UInt8, UInt8) = (0, 0)
-        let count = withUnsafeMutableBytes(of: &head) { raw in
+        let count = unsafe withUnsafeMutableBytes(of: &head) { raw in
             // SAFETY: `raw` is the two bytes of a local tuple, valid for the call.
             unsafe recv(descriptor, raw.baseAddress, 2, Int32(MSG_PEEK | MSG_DONTWAIT))
         }
@@ -32,7 +32,7 @@ enum TLSClientHello {
 
     /// Sends ``alert`` on `descriptor` as it is (no queue: the connection is closed right after).
     static func refuse(_ descriptor: Int32) {
-        _ = alert.withUnsafeBytes { raw in
+        _ = unsafe alert.withUnsafeBytes { raw in
             // SAFETY: `raw` is the alert's bytes, valid for the call.
             unsafe send(descriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }

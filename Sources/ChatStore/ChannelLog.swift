@@ -103,11 +103,11 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
         evicted: inout Evicted?, ring: EntryRing, interner: Unmanaged<Interner>?
     ) -> UInt64 {
         evicted = nil
-        if ring.isFull { evicted = Self.evictOldest(ring, interner) }
+        if ring.isFull { evicted = unsafe Self.evictOldest(ring, interner) }
         let tags = message.tags
         var sender = SenderTokens()
         // SAFETY: the store keeps its interner alive as long as itself (and its logs).
-        if let interner {
+        if let interner = unsafe interner {
             unsafe interner._withUnsafeGuaranteedRef { interner in
                 if let login = message.senderLogin(in: bytes), message.command != .ping, message.command != .pong {
                     sender.login = interner.intern(bytes, login.range)
@@ -139,7 +139,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     private static func evictOldest(_ ring: EntryRing, _ interner: Unmanaged<Interner>?) -> Evicted {
         ring.evictOldest { eviction, bytes in
             // SAFETY: the store keeps its interner alive as long as itself (and its logs).
-            if let interner {
+            if let interner = unsafe interner {
                 unsafe interner._withUnsafeGuaranteedRef { interner in
                     interner.release(eviction.sender.login)
                     interner.release(eviction.sender.displayName)
@@ -163,7 +163,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
     /// - Complexity: O(entries released × readers). - Allocations: none.
     func trim(keeping floor: Int, below keep: UInt64, _ body: (Evicted) -> Void) {
         while ring.count > floor && ring.liveRange.lowerBound < keep {
-            body(Self.evictOldest(ring, interner.map { unsafe .passUnretained($0) }))
+            unsafe body(Self.evictOldest(ring, interner.map { unsafe .passUnretained($0) }))
         }
     }
 

@@ -191,7 +191,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         }
         var evicted: ChannelLog.Evicted? = nil
         let reserved = budget == nil ? 0 : ring.reservedBytes
-        let seq = log.append(
+        let seq = unsafe log.append(
             bytes, message: message, receivedAt: receivedAt, isMirror: isMirror, sourceIdHash: sourceIdHash,
             // Unretained (the store keeps it): `internsSenders ? interner : nil` made a strong optional
             // a line, a retain and a release, and another of each in the eviction's closure.
@@ -251,7 +251,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
     /// - Complexity: O(1) when no tick is due; O(channels changed since the last tick) otherwise.
     /// - Allocations: none in steady state.
     public func publish(now: Int64, force: Bool = false) {
-        viewModel.publishDirty(now: now, force: force) { index in
+        unsafe viewModel.publishDirty(now: now, force: force) { index in
             guard index >= 0 && index < logCount.load(ordering: .relaxed) else { return nil }
             // SAFETY: below the owner's count: the chunk and the slot are written; a `ChannelLog?` is
             // stored as the object's address (never nil there). Read unretained: the store keeps it alive.

@@ -2,7 +2,7 @@
 /// leading `#`. Blank lines are ignored, and so are comments: a line that starts with `# ` (or is just
 /// `#`), and anything after ` #` on a line. Lines may end in LF, CR LF or CR (a file written on
 /// Windows reads like one written here).
-public enum ChannelList {
+public enum ChannelList: Sendable {
     /// A line that is not a channel login.
     public struct LineError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The line's number, from 1.

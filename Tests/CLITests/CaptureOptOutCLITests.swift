@@ -93,6 +93,10 @@ import Testing
         }
         let inWindow = all.filter { $0.time > start && $0.time < end }
         let missing = inWindow.filter { !isListed($0) && !ids.contains($0.id) }
+        #expect(
+            missing.isEmpty && inWindow.count > 1_000,
+            "\(missing.count) of the control's \(inWindow.count) lines in the window not captured: \(missing.prefix(3))"
+        )
         // Counted (at least the control's listed messages while both ran), the reload recorded in _session.
         let count = capture.stderr.firstMatch(of: #/(\d+) lines withheld by --opt-out/#).map { Int($0.1) ?? 0 } ?? 0
         let withheldInWindow = inWindow.filter { isListed($0) && !ids.contains($0.id) }.count

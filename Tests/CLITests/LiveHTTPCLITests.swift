@@ -313,7 +313,7 @@ import Testing
         #expect(recovered != nil, "the listener answers again once the idle connections are gone")
         // A connection libmicrohttpd accepts from the backlog after its client is gone may sit
         // until HTTPLimits' default idle timeout (10 s) closes it: all are gone within it, plus margin.
-        let closed = try Self.poll(seconds: 10 + 10) {
+        let closed = Self.poll(seconds: 10 + 10) {
             descriptors() <= before + 2 ? true : nil
         }
         #expect(closed == true, "descriptors before the flood \(before), now \(descriptors())")

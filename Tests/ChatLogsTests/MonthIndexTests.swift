@@ -167,7 +167,7 @@ import Testing
                             text: "line \(i) of day \(day)")) + "\r\n"
             }
             let name = Self.rfc3339(start).prefix(10)
-            _ = try directory.write("alpha/\(name).log.gz", try gzip.compress(Array(text.utf8)))
+            _ = try directory.write("alpha/\(name).log.gz", gzip.compress(Array(text.utf8)))
         }
         let plain = LogsService(
             archive: LogArchive(root: directory.path), usesIndex: false, now: { LogsServiceTests.later })

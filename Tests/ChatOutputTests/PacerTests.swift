@@ -44,7 +44,7 @@ import Testing
             let again = pacer.due(at: first)
             #expect(again == nil)
         }
-        var slow = Pacer(speed: speed)
+        let slow = Pacer(speed: speed)
         _ = slow.due(at: 0)
         if speed <= 1e-3 {
             let next = slow.due(at: 1)
@@ -55,7 +55,7 @@ import Testing
 
     @Test("a wait for a line 100 years away ends at once when the stop flag is raised")
     func stopsWhileWaitingForAFarLine() {
-        var pacer = Pacer(speed: 1e-300)
+        let pacer = Pacer(speed: 1e-300)
         let stop = StopFlag()
         let first = pacer.wait(until: 0, stop: stop)
         #expect(first)

@@ -1,4 +1,4 @@
-public import ChatGzip
+import ChatGzip
 
 extension InputTempDirectory {
     /// Writes `bytes` gzip-compressed (by the capture's own ``GzipWriter``) to `relative`, with its

@@ -1,6 +1,6 @@
 /// Tests read tags of whole IRC lines as text (what a command printed, what a file holds): the
 /// value of one tag, without parsing the line. One definition for every suite.
-public enum LineTags {
+public enum LineTags: Sendable {
     /// The raw value of tag `key` in `line`'s tag section (`""` for a tag without a value), or `nil`
     /// when the line has no tags or not that one. Escapes are not undone.
     public static func value(_ key: String, in line: Substring) -> Substring? {

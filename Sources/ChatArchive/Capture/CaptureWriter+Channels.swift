@@ -1,5 +1,6 @@
 import ChatIndex
 import ChatStore
+import IRCWire
 import TwitchSession
 
 /// The channel list changed at run time (a reloaded `--channels-file`): channels admitted to lanes

@@ -47,6 +47,10 @@ public import TwitchSession
 ///
 /// Time comes in with each call (`Moment`: wall time names files and tags lines, monotonic time paces
 /// flushes), so tests drive midnight and flush intervals without waiting. Confined to one thread.
+///
+/// `@safe`: its one unsafe stored property, ``lastLane`` (unretained), names a lane that ``lanes``
+/// or the session lane keeps for the writer's life; nothing unsafe reaches its interface.
+@safe
 public final class CaptureWriter {
     public let directory: String
     public let options: CaptureOptions

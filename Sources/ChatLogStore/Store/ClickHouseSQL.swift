@@ -1,4 +1,4 @@
-public import ChatStore
+import ChatStore
 
 /// The SQL the ClickHouse store sends (ClickHouse 18.16 and later), built from checked values only:
 /// every string is a quoted literal (``quote(_:)``), every number is formatted from an integer, the

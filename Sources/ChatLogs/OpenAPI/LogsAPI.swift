@@ -1,4 +1,4 @@
-public import ChatFormat
+import ChatFormat
 import ChatLogStore
 
 /// The logs API's route table: every path ``LogsService`` answers, as an OpenAPI path template with

@@ -1,5 +1,5 @@
 public import ChatLogStore
-public import ChatStore
+import ChatStore
 
 /// How much one request may ask for: a `from`/`to` range of at most ``maxRangeDays`` days, a `limit`
 /// and an `offset` of at most ``maxLimit`` lines. Past them the answer is 400 in the API's error shape

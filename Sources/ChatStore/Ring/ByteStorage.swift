@@ -86,7 +86,7 @@ struct ByteStorage {
     ) -> UnsafeMutablePointer<ByteStorage> {
         precondition(reserved > 0 && capacity >= self.capacity && capacity <= reserved, "extend within the mapping")
         precondition((lap &- origin) % UInt64(self.capacity) == 0, "a new origin starts a lap")
-        let next = ByteStorage(base: base, capacity: capacity, origin: lap, reserved: reserved)
+        let next = unsafe ByteStorage(base: base, capacity: capacity, origin: lap, reserved: reserved)
         guard isInRegion else { return unsafe Self.describe(next) }
         // SAFETY: a region's two descriptor slots are the `regionHeaderBytes` before `base`.
         let slots = unsafe (base - Self.regionHeaderBytes).assumingMemoryBound(to: ByteStorage.self)
@@ -128,7 +128,7 @@ struct ByteStorage {
     /// Whether this generation lives in a region (``makeInRegion(_:regionBytes:capacity:origin:)``):
     /// regions are page-aligned, so their bytes start ``regionHeaderBytes`` into a page, where a
     /// mapping of its own starts a page and allocated bytes are not mapped at all.
-    var isInRegion: Bool { reserved > 0 && Int(bitPattern: base) & 4_095 == Self.regionHeaderBytes }
+    var isInRegion: Bool { unsafe reserved > 0 && Int(bitPattern: base) & 4_095 == Self.regionHeaderBytes }
 
     private static func describe(_ storage: ByteStorage) -> UnsafeMutablePointer<ByteStorage> {
         let p = UnsafeMutablePointer<ByteStorage>.allocate(capacity: 1)

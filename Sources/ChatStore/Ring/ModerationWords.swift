@@ -10,7 +10,7 @@
 ///  -- viewer was timed out for 600s
 ///  -- message deleted from viewer: hello
 /// ```
-public enum ModerationWords {
+public enum ModerationWords: Sendable {
     /// The mark of a message a CLEARMSG deleted.
     public static let deleted: StaticString = "[deleted]"
     /// A timeout mark is `timedOutOpen`, the seconds, `timedOutClose`.

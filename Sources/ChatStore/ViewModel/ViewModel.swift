@@ -151,7 +151,7 @@ public final class ViewModel {
         for c in spare {
             let channel = Int(c)
             queued[channel >> 6] &= ~(UInt64(1) << UInt64(channel & 63))
-            guard let l = log(channel) else { continue }
+            guard let l = unsafe log(channel) else { continue }
             if unsafe l._withUnsafeGuaranteedRef({ publish($0, now: now, force: force) }) { delivered += 1 }
             if states[channel].dirty { markDirty(channel) }  // held back by its interval
         }

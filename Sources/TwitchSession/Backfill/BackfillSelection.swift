@@ -13,7 +13,7 @@ public import ChatStore
 /// held, or the channel was quiet), the lines received from ``slackMs`` before the last line chatcap
 /// had (or the gap's start) on are kept instead, again only those not seen. The kept lines are returned in time order
 /// (by the service's receive time; a line without one keeps its place after the line before it).
-public enum BackfillSelection {
+public enum BackfillSelection: Sendable {
     /// How far before the last line chatcap had an unanchored answer is still read (clocks of two
     /// machines differ); lines chatcap had are recognised by fingerprint anyway.
     public static let slackMs: Int64 = 1_000

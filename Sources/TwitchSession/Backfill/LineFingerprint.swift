@@ -9,7 +9,7 @@ public import IRCWire
 /// CLEARCHAT, NOTICE, …) by the FNV-1a hash of the whole line without those receive-time tags: the
 /// other tags in order, the source, the verb and the parameters. Both kinds live in one 64-bit
 /// space (an id is hashed with a different basis), so a set of fingerprints holds either.
-public enum LineFingerprint {
+public enum LineFingerprint: Sendable {
     /// The FNV basis for ids: a different start than the line hash, so an id never collides with the
     /// hash of a line whose bytes happen to equal it.
     static let idBasis: UInt64 = 0x6C62_272E_07BB_0142
