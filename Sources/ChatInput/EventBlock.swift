@@ -374,6 +374,10 @@ final class EventBlock {
                 // A line's output lies in `output` (noted by `render`, which checked the renderer's count).
                 let rendered = output.extracting(Int(slot.outputStart)..<Int(slot.outputStart + slot.outputCount))
                 // SAFETY: a line's slot (`rare < 0`): `lines[i]` is initialised; it is lent in place.
+                // The pointee is copied for the call (a large struct borrowed from anywhere but a
+                // whole parameter is; see ``OutputPipeline``'s `ingest`). Passed `inout` it is not,
+                // but an `inout` argument passed on borrowed is copied in turn: the copy only moves
+                // unless every step down to the store's readers takes the line `inout` (measured).
                 go = unsafe line(lines[i], bytes, rendered) && go
             } else {
                 let whole = rare[Int(slot.rare)]
