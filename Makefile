@@ -235,7 +235,7 @@ alloc: deps
 # libFuzzer over framer + parser + Twitch views: FUZZ_RUNS executions or FUZZ_SECONDS, whichever first.
 # The target is IRCWire's sources and Tests/Fuzz compiled as one module, with Package.swift's settings
 # for IRCWire (FUZZ_SWIFTC); `make lint` type-checks it the same way, so a change that breaks the fuzz
-# build fails the suite (it once failed at once for months: nothing ran it).
+# build fails the suite (it once failed to compile, unnoticed: nothing built it).
 FUZZ_SWIFTC := swiftc -parse-as-library -module-name IRCWireFuzz -package-name chatcap \
 	-enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature InternalImportsByDefault \
 	-enable-upcoming-feature ExistentialAny -enable-experimental-feature BuiltinModule -strict-memory-safety
