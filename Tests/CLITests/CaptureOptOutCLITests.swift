@@ -54,7 +54,11 @@ import Testing
             try CLI.shell("curl -s -o /dev/null -w '%{http_code}' '\(url)\(path)'").text
         }
         #expect(try status("/channel/ottertech") == "403")
+        #expect(try status("/channel/pixelharbor/userid/\(Self.userId)") == "403")
+        #expect(try status("/channel/pixelharbor") == "303", "another channel: to its latest day")
         #expect(try status("/channels") == "200")
+        let channels = try CLI.shell("curl -s '\(url)/channels'").text
+        #expect(channels.contains("pixelharbor") && !channels.contains("ottertech"), "\(channels)")
 
         try "ottertech\n\(Self.userId)\nlunafrost\n".write(toFile: file, atomically: true, encoding: .utf8)
         capture.signal(SIGHUP)

@@ -164,6 +164,11 @@ import Testing
         let text = try CLI.run(["stats", path, "--report-limit", "3"])
         #expect(text.status == 0)
         #expect(text.text.contains("  … and 27 more\n"), "\(text.text)")
+        // The default itself: 30 problems are all listed under any limit of 30 or more, so 150 of them.
+        let many = try dir.write("many.irc", Array(Array(repeating: "@bad\r\n", count: 150).joined().utf8))
+        let byDefault = try CLI.shell(
+            "\(CLI.shellBinary) stats '\(many)' --json | jq -c '[.malformed, (.problems | length)]'")
+        #expect(byDefault.text == "[150,100]\n", "\(byDefault.text) \(byDefault.stderr)")
     }
 
     @Test("--report-limit -1 is a usage error (64) with a clear message, in every command that has it")

@@ -244,6 +244,28 @@ import Testing
         #expect(text.status == 0)
         #expect(text.text.contains("lines: 32"))
         #expect(text.text.contains("privmsg: 3"))
+        // Span and rate, against the fixture's own times: its first and last tmi-sent-ts, and its
+        // messages over the span between them.
+        let fixture = try String(contentsOfFile: "Fixtures/lines/session.irc", encoding: .utf8)
+        let times = fixture.matches(of: #/tmi-sent-ts=(\d+)/#).compactMap { Int64($0.1) }
+        let first = try #require(times.min())
+        let last = try #require(times.max())
+        let messages = fixture.split(whereSeparator: \.isNewline).count { $0.contains(" PRIVMSG ") }
+        func rfc3339(_ ms: Int64) -> String {
+            let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+            let f = ISO8601DateFormatter()
+            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return f.string(from: date)
+        }
+        let rate = String(format: "%.2f", Double(messages) / (Double(last - first) / 1000))
+        #expect(messages == 3 && last > first)
+        #expect(text.text.contains("first: \(rfc3339(first))\n"), "\(text.text)")
+        #expect(text.text.contains("last: \(rfc3339(last))\n"), "\(text.text)")
+        #expect(text.text.contains("messages/s: \(rate)\n"), "\(rate): \(text.text)")
+        let span = try CLI.shell(
+            "\(CLI.shellBinary) stats Fixtures/lines/session.irc --json | jq -c '[.first, .last, .messages, .messages_per_second]'"
+        )
+        #expect(span.text == "[\"\(rfc3339(first))\",\"\(rfc3339(last))\",\(messages),\(rate)]\n", "\(span.text)")
         let json = try CLI.shell(
             "\(CLI.shellBinary) stats Fixtures/lines/malformed.irc --json | jq -c '[.lines, .malformed, .skipped, (.problems | length)]'"
         )

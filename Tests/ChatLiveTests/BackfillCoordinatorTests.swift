@@ -330,6 +330,12 @@ import TwitchSession
         #expect(h.coordinator.counters.failed == 1)
         #expect(h.lines == [Self.chat(7)])
         #expect(h.out.contains { if case .problem(let p) = $0 { p.contains("503") } else { false } }, "\(h.out)")
+        // The gap record itself fails, naming the status.
+        guard case .failed(let why)? = h.gaps.first else {
+            Issue.record("no failed gap: \(h.out)")
+            return
+        }
+        #expect(why.contains("503"), "\(why)")
     }
 
     @Test("no answer within the wait: the gap is recorded unanswered and the held lines released")
