@@ -251,21 +251,16 @@ import Testing
         let first = try #require(times.min())
         let last = try #require(times.max())
         let messages = fixture.split(whereSeparator: \.isNewline).count { $0.contains(" PRIVMSG ") }
-        func rfc3339(_ ms: Int64) -> String {
-            let date = Date(timeIntervalSince1970: Double(ms) / 1000)
-            let f = ISO8601DateFormatter()
-            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return f.string(from: date)
-        }
+        let (from, to) = (LogsDifferentialArchive.rfc3339(first), LogsDifferentialArchive.rfc3339(last))
         let rate = String(format: "%.2f", Double(messages) / (Double(last - first) / 1000))
         #expect(messages == 3 && last > first)
-        #expect(text.text.contains("first: \(rfc3339(first))\n"), "\(text.text)")
-        #expect(text.text.contains("last: \(rfc3339(last))\n"), "\(text.text)")
+        #expect(text.text.contains("first: \(from)\n"), "\(text.text)")
+        #expect(text.text.contains("last: \(to)\n"), "\(text.text)")
         #expect(text.text.contains("messages/s: \(rate)\n"), "\(rate): \(text.text)")
         let span = try CLI.shell(
             "\(CLI.shellBinary) stats Fixtures/lines/session.irc --json | jq -c '[.first, .last, .messages, .messages_per_second]'"
         )
-        #expect(span.text == "[\"\(rfc3339(first))\",\"\(rfc3339(last))\",\(messages),\(rate)]\n", "\(span.text)")
+        #expect(span.text == "[\"\(from)\",\"\(to)\",\(messages),\(rate)]\n", "\(span.text)")
         let json = try CLI.shell(
             "\(CLI.shellBinary) stats Fixtures/lines/malformed.irc --json | jq -c '[.lines, .malformed, .skipped, (.problems | length)]'"
         )
