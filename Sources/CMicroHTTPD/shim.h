@@ -469,9 +469,41 @@ static inline struct MHD_Daemon *chatcap_http_start(
     return daemon;
 }
 
+/// Shuts down (both ways) every open connection's socket, as the sweeper does: its thread sees the end
+/// of the stream and closes it. The caller's thread, under the guard's lock.
+static inline void chatcap_http_shut_all(struct chatcap_http_guard *guard) {
+    pthread_mutex_lock(&guard->lock);
+    for (unsigned int i = 0; i < guard->slot_count; i++) {
+        if (guard->slots[i].used) shutdown(guard->slots[i].fd, SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&guard->lock);
+}
+
 /// Stops the daemon (every connection closed, no callback runs after) and then the sweeper.
+///
+/// The connections are closed before the daemon is told to stop, not by it: libmicrohttpd 0.9.75
+/// crashes (a NULL response in `build_header_response`) when a connection's thread refuses a request
+/// itself (a head too big, a malformed header) after `MHD_stop_daemon` has begun, since
+/// `MHD_queue_response` then queues nothing and says it did. So the daemon first stops accepting
+/// (`MHD_quiesce_daemon`), every connection is shut down until none is open (each closed on its own
+/// thread, its callbacks run, its thread joined: ``chatcap_http_notify``'s CLOSED), and only then is
+/// the daemon stopped, with no connection left for it to close. A connection still open after 10 s
+/// (a route still answering: `MHD_stop_daemon` waited for it as well) is left to `MHD_stop_daemon`.
+/// The listening socket, the daemon's no longer once it is quiesced, is closed here.
 static inline void chatcap_http_stop(struct MHD_Daemon *daemon, struct chatcap_http_guard *guard) {
+    MHD_socket listening = MHD_quiesce_daemon(daemon);
+    for (int round = 0; round < 2000; round++) {
+        chatcap_http_shut_all(guard);
+        struct timespec pause = {0, 5 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        // Twice none open in a row: one accepted while the daemon was being quiesced is seen.
+        if (atomic_load_explicit(&guard->open, memory_order_relaxed) == 0) {
+            nanosleep(&pause, NULL);
+            if (atomic_load_explicit(&guard->open, memory_order_relaxed) == 0) break;
+        }
+    }
     MHD_stop_daemon(daemon);
+    if (listening != MHD_INVALID_SOCKET) close(listening);
     if (guard->sweeping) {
         atomic_store_explicit(&guard->stopping, 1, memory_order_relaxed);
         pthread_join(guard->sweeper, NULL);
