@@ -187,6 +187,25 @@ import Testing
         gaps.filter { $0["backfill"] as? String != "closed" }
     }
 
+    /// The gaps ``unfilled(_:)`` finds that neither the run's end nor the next drop explains: every
+    /// gap but its channel's last (which the stop may cut short) is closed, or its backfill failed
+    /// because the channel dropped again before the service answered. A partial answer, a service
+    /// that did not answer in time, or a gap with no backfill before the end is listed.
+    static func unexplained(_ gaps: [[String: Any]]) -> [[String: Any]] {
+        var last: [String: Int64] = [:]
+        for gap in gaps {
+            let channel = gap["channel"] as? String ?? ""
+            last[channel] = max(last[channel] ?? .min, wallMs(gap["from"]))
+        }
+        return unfilled(gaps).filter { gap in
+            if wallMs(gap["from"]) == last[gap["channel"] as? String ?? ""] { return false }
+            let error = gap["backfill_error"] as? String ?? ""
+            return
+                !(gap["backfill"] as? String == "failed"
+                && error.contains("a new gap began before the service answered"))
+        }
+    }
+
     /// The intervals of `gaps` (`from...to`, capture's clock), per channel: what an audit excuses, once
     /// ``audit(_:served:excused:)`` has widened them.
     static func excused(_ gaps: [[String: Any]]) -> [Substring: [ClosedRange<Int64>]] {
@@ -209,7 +228,7 @@ import Testing
     /// answers from the timeline it plays, so it holds what a dropped client missed); the Python
     /// recorder only writes down what serve played, for the audit.
     @Test(
-        "capture --recent-messages pointed at serve --http-port: 0 missing, 0 doubled, every rejoin gap closed",
+        "capture --recent-messages pointed at serve --http-port: 0 missing, 0 doubled, every rejoin gap closed but a channel's last or one the next drop cut short",
         .timeLimit(.minutes(20)))
     func gapsClosedByServe() throws {
         let dir = try CLITempDirectory.make("backfill-serve")
@@ -239,7 +258,7 @@ import Testing
         let closed = gaps.filter { $0["backfill"] as? String == "closed" }
         let unfilled = Self.unfilled(gaps)
         #expect(closed.count >= 10, "at least 10 drops, each gap closed: \(gaps.count) gaps")
-        #expect(closed.count >= unfilled.count, "most gaps closed: \(unfilled)")
+        #expect(Self.unexplained(gaps).isEmpty, "gaps not closed: \(Self.unexplained(gaps)); closed: \(closed.count)")
         let excused = Self.excused(unfilled)
         let filled = try Self.audit(dir + "/with", served: served, excused: excused)
         #expect(filled.captured > 1_000, "\(filled)")
@@ -262,7 +281,7 @@ import Testing
     }
 
     @Test(
-        "capture behind serve --drop-after with --recent-messages (answers gzip-encoded): 0 missing, 0 doubled, every rejoin gap closed; without it lines are missing",
+        "capture behind serve --drop-after with --recent-messages (answers gzip-encoded): 0 missing, 0 doubled, every rejoin gap closed but a channel's last or one the next drop cut short; without it lines are missing",
         .timeLimit(.minutes(20)))
     func gapsClosed() throws {
         let dir = try CLITempDirectory.make("backfill")
@@ -295,7 +314,7 @@ import Testing
         let closed = gaps.filter { $0["backfill"] as? String == "closed" }
         let unfilled = Self.unfilled(gaps)
         #expect(closed.count >= 10, "at least 10 drops, each gap closed: \(gaps.count) gaps")
-        #expect(closed.count >= unfilled.count, "most gaps closed: \(unfilled)")
+        #expect(Self.unexplained(gaps).isEmpty, "gaps not closed: \(Self.unexplained(gaps)); closed: \(closed.count)")
         let excused = Self.excused(unfilled)
 
         let filled = try Self.audit(dir + "/with", served: served, excused: excused)

@@ -4,7 +4,8 @@ import Glibc
 import Testing
 
 /// `load` following a capture that is killed with `kill -9` ten times: every row ClickHouse
-/// holds is a line some capture file holds, and every line of the files is a row. Capture writes
+/// holds is a line some capture file holds, and every line of the files is a row (as many times as
+/// the files hold it). Capture writes
 /// compressed output whenever its buffer fills, so its files hold lines past their last flush point,
 /// which the restarted capture's repair drops; a loader that shipped them left ghosts in ClickHouse
 /// (issue 23: 188 rows no file held). Debian's ClickHouse server, started on free ports of 127.0.0.1.
@@ -112,6 +113,37 @@ import Testing
             "\(ghosts.count) rows no capture file holds: \(ghosts.prefix(5)); load: \(loader.stderr); capture runs: \(runs.map(\.stderr))"
         )
         #expect(missing.isEmpty, "\(missing.count) stored messages not loaded: \(missing.prefix(5))")
+
+        // Every line, not only the messages with an id: a ghost or a doubled row of a JOIN, PART,
+        // CLEARCHAT or ROOMSTATE is caught too. Each line of the files is one row, byte for byte.
+        let lines = try Self.lines(in: "\(dir)/cap")
+        var loadedLines: [String: Int] = [:]
+        for row in try server.query("SELECT raw FROM chat.lines FINAL FORMAT TabSeparatedRaw").split(separator: "\n") {
+            loadedLines[String(row), default: 0] += 1
+        }
+        let extra = loadedLines.filter { $0.value > lines[$0.key, default: 0] }
+        let short = lines.filter { $0.value > loadedLines[$0.key, default: 0] }
+        #expect(lines.values.reduce(0, +) > stored.count, "the files hold more lines than messages")
+        #expect(extra.isEmpty, "\(extra.count) rows no capture file holds (as often): \(extra.keys.prefix(3))")
+        #expect(short.isEmpty, "\(short.count) lines of the files not loaded (as often): \(short.keys.prefix(3))")
+    }
+
+    /// Every line of the capture files under `directory` (without its CR LF), with how often it occurs;
+    /// the files must be whole (``messages(in:requireWhole:)`` checked them).
+    static func lines(in directory: String) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for channel in channels {
+            let folder = "\(directory)/\(channel)"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".gz")
+            {
+                let file = try CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))")
+                for line in file.stdout.split(separator: UInt8(ascii: "\n")) {
+                    let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                    if !text.isEmpty { counts[String(decoding: text, as: UTF8.self), default: 0] += 1 }
+                }
+            }
+        }
+        return counts
     }
 
     /// The stored messages that make a run of the test mean something: rows enough for ghosts to arise.

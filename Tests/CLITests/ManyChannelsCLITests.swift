@@ -64,8 +64,10 @@ import Testing
         #expect(tail.stop(with: SIGINT) == 0, "\(tail.stderr)")
         #expect(missing.isEmpty, "\(missing.count) of \(wanted.count) chat lines never arrived")
         // Each JOIN outcome is reported once per channel.
+        let reports = tail.stderr.split(separator: "\n")
         for channel in channels {
-            #expect(tail.stderr.contains("joined #\(channel)\n"), "no JOIN outcome for \(channel)")
+            let outcomes = reports.count { $0.hasSuffix("joined #\(channel)") }
+            #expect(outcomes == 1, "\(outcomes) JOIN outcomes for \(channel)")
         }
     }
 
