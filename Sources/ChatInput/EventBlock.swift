@@ -58,6 +58,8 @@ final class EventBlock {
     private(set) var isParsed = true
     /// Renders each line as it is parsed (or appended parsed), when the stage was given renderers.
     private let renderer: (any LineRendering)?
+    /// Which tags ``parse()`` sorts into slots (the reader's ``MergeReader/tagScope``).
+    private let tagScope: TagScope
     /// What ``parse()`` counted: lines, malformed lines, lines without a time of their own, unreadable
     /// time tags.
     private(set) var parseStatistics = MergeStatistics()
@@ -69,7 +71,7 @@ final class EventBlock {
 
     /// - Parameter renderer: renders each line where it is parsed (``LineRendering``); `nil` for none.
     /// - Allocations: the byte storage, the slots and the list of rare events, once.
-    init(byteCapacity: Int, eventCapacity: Int, renderer: (any LineRendering)? = nil) {
+    init(byteCapacity: Int, eventCapacity: Int, renderer: (any LineRendering)? = nil, tagScope: TagScope = .every) {
         precondition(byteCapacity > 0 && eventCapacity > 0, "a block holds something")
         precondition(byteCapacity <= Int(Int32.max), "a block's ranges are 32-bit")
         precondition(
@@ -78,6 +80,7 @@ final class EventBlock {
         self.byteCapacity = byteCapacity
         self.eventCapacity = eventCapacity
         self.renderer = renderer
+        self.tagScope = tagScope
         unsafe storage = .allocate(byteCount: byteCapacity, alignment: 64)
         unsafe slots = .allocate(capacity: eventCapacity)
         // Lines are parsed where they lie (`parse()`), assigned field by field over whatever the
@@ -199,6 +202,7 @@ final class EventBlock {
         // 9% of a replay's samples; perf).
         let renderer = self.renderer
         let renders = renderer != nil
+        let scope = tagScope
         for i in 0..<count {
             // SAFETY: `i < count`: the slot was initialised by an append.
             let slot = unsafe slots[i]
@@ -215,7 +219,7 @@ final class EventBlock {
             // stored cost two copies of its 300 bytes a line, a third inside the throwing parse.
             let line = unsafe lines + i
             do throws(LineError) {
-                try unsafe line.pointee.message.reparse(bytes)
+                try unsafe line.pointee.message.reparse(bytes, tags: scope)
                 let time = unsafe LineTime(
                     timeTag: line.pointee.message.tags[.time], sentTs: line.pointee.message.tags[.tmiSentTs], in: bytes)
                 statistics.countParsed(time)

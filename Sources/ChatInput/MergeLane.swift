@@ -94,6 +94,8 @@ final class MergeLane {
     /// Whether a gzip input is inflated on a thread of its own (``PrefetchSource``): for a reader with
     /// one lane, which opens one input at a time and never takes descriptors back.
     var prefetchesGzip = false
+    /// Which tags a line's parse sorts into slots (``MergeReader/tagScope``).
+    var tagScope = TagScope.every
 
     init(
         id: Int = 0, inputs: [(index: Int, path: String)], follow: FollowMode?, maxLineLength: Int,
@@ -147,7 +149,7 @@ final class MergeLane {
         case .line(let line, let carriageReturns):
             try framer.withBytes(of: line) { bytes throws(E) in
                 let message: TwitchMessage
-                do throws(LineError) { message = try TwitchMessage.parse(bytes) } catch {
+                do throws(LineError) { message = try TwitchMessage.parse(bytes, tags: tagScope) } catch {
                     let at = location(line: line.number, offset: line.offset, timestamp: nil)
                     statistics.countMalformed()
                     try handOut(.malformed(at, error), bytes, carriageReturns: carriageReturns, body)
@@ -271,7 +273,7 @@ final class MergeLane {
             headCarriageReturns = carriageReturns
             head = framer.withBytes(of: line) { bytes -> Head in
                 do throws(LineError) {
-                    let message = try TwitchMessage.parse(bytes)
+                    let message = try TwitchMessage.parse(bytes, tags: tagScope)
                     let time = LineTime(of: message, in: bytes)
                     headHasUnreadableTag = time.hasUnreadableTag
                     var at = location(line: line.number, offset: line.offset, timestamp: time)

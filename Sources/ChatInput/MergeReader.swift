@@ -77,6 +77,14 @@ public final class MergeReader {
     /// Whether an input is named as gzip (`.gz`): what the commands weigh before reading ahead.
     public var hasGzipInput: Bool { paths.contains { $0.hasSuffix(".gz") } }
 
+    /// Which tags the parse of each line sorts into slots: ``TagScope/every`` (the default), or
+    /// ``TagScope/times`` for a reader of lines' commands, channels and times alone (`stats`), whose
+    /// lines then carry no other tag. Set before reading; a ``ParseAhead`` made afterwards parses
+    /// the same way.
+    public var tagScope = TagScope.every {
+        didSet { for case let lane? in lanes { lane.tagScope = tagScope } }
+    }
+
     /// Whether the one lane's gzip inputs are inflated on a thread of their own (``PrefetchSource``).
     package var prefetchesGzip: Bool { single?.prefetchesGzip ?? false }
 
@@ -301,6 +309,7 @@ public final class MergeReader {
         let lane = MergeLane(
             id: number, inputs: groups[number], follow: follow, maxLineLength: maxLineLength,
             bufferCapacity: bufferCapacity)
+        lane.tagScope = tagScope
         lane.needsDescriptor = { [unowned self] lane in makeRoom(for: lane) }
         return lane
     }

@@ -127,7 +127,7 @@ public final class ParseAhead {
         }
         let shared = Shared(
             blockBytes: blockBytes, blockEvents: blockEvents, blockCount: blockCount,
-            sharing: reader.framesAlone ? sharing : .off, renderer: renderer)
+            sharing: reader.framesAlone ? sharing : .off, renderer: renderer, tagScope: reader.tagScope)
         self.shared = shared
         // The reader thread inflates gzip inputs itself: two busy threads on two cores, not three.
         reader.inflatesInline()
@@ -267,10 +267,11 @@ public final class ParseAhead {
 
         init(
             blockBytes: Int, blockEvents: Int, blockCount: Int, sharing: Sharing,
-            renderer: (() -> any LineRendering)?
+            renderer: (() -> any LineRendering)?, tagScope: TagScope
         ) {
             blocks = (0..<blockCount).map { _ in
-                EventBlock(byteCapacity: blockBytes, eventCapacity: blockEvents, renderer: renderer?())
+                EventBlock(
+                    byteCapacity: blockBytes, eventCapacity: blockEvents, renderer: renderer?(), tagScope: tagScope)
             }
             ring = HandOffRing(count: blockCount)
             self.sharing = sharing

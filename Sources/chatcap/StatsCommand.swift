@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatInput
 import ChatOutput
+import IRCWire
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,6 +36,9 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         ignoreBrokenPipes()
         let reader = try input.makeReader()
+        // Counting reads a line's command, channel and times; the few lines whose other tags it
+        // reads (CAPTURE, USERNOTICE, NOTICE) it parses again whole (``StatsCollector``).
+        reader.tagScope = .times
         let stats = StatsCollector(listLimit: reportLimit)
         // Read ahead only where the parse is shared (one lane: the reader thread frames, both threads
         // parse) and no input is gzip: reading and parsing are nearly all of stats, so a reader thread

@@ -6,7 +6,7 @@
 // small limit so that over-long lines and resynchronisation are exercised too.
 nonisolated(unsafe) private var framer = LineFramer(maxLineLength: 512, bufferCapacity: 4096)
 
-// One message parsed into over and over (``TwitchMessage/reparse(_:)``), as a parse-ahead block's
+// One message parsed into over and over (``TwitchMessage/reparse(_:tags:)``), as a parse-ahead block's
 // slot is: each input's parse must leave nothing of the one before.
 nonisolated(unsafe) private var reused = try! TwitchMessage(
     parsing: Array("@a=1;id=x :n!n@n PRIVMSG #old :old".utf8).span)
@@ -44,7 +44,7 @@ private func checkCarriageReturns(_ line: FramedLine, _ framer: borrowing LineFr
     precondition(counted == actual, "the framer counted \(counted) CRs in a line that holds \(actual)")
 }
 
-/// The one-pass parse (``TwitchMessage/parse(_:)``: the tags sorted in the walk that finds their end)
+/// The one-pass parse (``TwitchMessage/parse(_:tags:)``: the tags sorted in the walk that finds their end)
 /// agrees with the two passes (``ParsedLine/parse(_:)``, then the tags sorted): the same line, the
 /// same error, the same slots and counts.
 private func agree(_ bytes: Span<UInt8>) {
@@ -68,6 +68,21 @@ private func agree(_ bytes: Span<UInt8>) {
     } catch {
         guard case .failure(let e) = onePass else { preconditionFailure("a reparse refused what a parse parsed") }
         precondition(e == error, "a reparse failed apart")
+    }
+    // The parse that sorts only the times (`stats`): the same line or error, the same two slots.
+    do throws(LineError) {
+        let times = try TwitchMessage.parse(bytes, tags: .times)
+        guard case .success(let fresh) = onePass else {
+            preconditionFailure("the times' parse parsed what a parse refused")
+        }
+        precondition(times.line == fresh.line && times.command == fresh.command && times.channel == fresh.channel)
+        precondition(times.tags[.time] == fresh.tags[.time], "the times' parse found another time")
+        precondition(times.tags[.tmiSentTs] == fresh.tags[.tmiSentTs], "the times' parse found another tmi-sent-ts")
+    } catch {
+        guard case .failure(let e) = onePass else {
+            preconditionFailure("the times' parse refused what a parse parsed")
+        }
+        precondition(e == error, "the times' parse failed apart")
     }
     switch (onePass, twoPass) {
     case (.failure(let a), .failure(let b)): precondition(a == b, "one pass and two passes fail apart")

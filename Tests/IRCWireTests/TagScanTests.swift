@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The one-pass tag scan (``TagStops``: `=`, `;` and the section's end found together, 64 bytes at a
-/// time) that ``TwitchMessage/parse(_:)`` and ``TagCursor`` walk, against a plain byte-by-byte walk
+/// time) that ``TwitchMessage/parse(_:tags:)`` and ``TagCursor`` walk, against a plain byte-by-byte walk
 /// written here: on the edges a word-at-a-time scan gets wrong, on bytes that end exactly where the
 /// section does (behind an unreadable page), and on every line of the fixtures and of a generated
 /// bench log.
@@ -61,6 +61,11 @@ import Testing
         do throws(LineError) { onePass = .success(try TwitchMessage.parse(bytes.span)) } catch {
             onePass = .failure(error)
         }
+        // The parse that sorts only the times (``TagScope/times``): the same line or error.
+        var timesPass: Result<TwitchMessage, LineError>
+        do throws(LineError) { timesPass = .success(try TwitchMessage.parse(bytes.span, tags: .times)) } catch {
+            timesPass = .failure(error)
+        }
         // The parse that splits the tags in its own pass: the same line or error as the two passes,
         // and the cursor's tags (checked below against the walk).
         var split: [Element] = []
@@ -75,6 +80,11 @@ import Testing
         switch (twoPass, onePass) {
         case (.failure(let a), .failure(let b)):
             #expect(a == b, "\(text)", sourceLocation: sourceLocation)
+            if case .failure(let c) = timesPass {
+                #expect(c == a, "\(text)", sourceLocation: sourceLocation)
+            } else {
+                Issue.record("the times-only parse succeeded on \(text)", sourceLocation: sourceLocation)
+            }
             if end == nil && bytes.count <= Int(UInt16.max) {
                 #expect(b == .missingCommand(offset: bytes.count), "\(text)", sourceLocation: sourceLocation)
             }
@@ -127,6 +137,21 @@ import Testing
                 for key in TwitchTagKey.allCases {
                     #expect(tags[key]?.raw.range == last[key], "\(key) in \(text)", sourceLocation: sourceLocation)
                 }
+            }
+            // The times-only parse: the same line, command and channel, the section's end, and of the
+            // slots only `time` and `tmi-sent-ts` (each key's last value), no counts.
+            guard case .success(let times) = timesPass else {
+                Issue.record("the times-only parse failed on \(text): \(timesPass)", sourceLocation: sourceLocation)
+                return expected.count
+            }
+            #expect(times.line == line, "\(text)", sourceLocation: sourceLocation)
+            #expect(times.command == message.command, "\(text)", sourceLocation: sourceLocation)
+            #expect(times.channel == message.channel, "\(text)", sourceLocation: sourceLocation)
+            #expect(times.tags.sectionEnd == end, "\(text)", sourceLocation: sourceLocation)
+            #expect(times.tags.count == 0, "\(text)", sourceLocation: sourceLocation)
+            for key in TwitchTagKey.allCases {
+                let want = key == .time || key == .tmiSentTs ? last[key] : nil
+                #expect(times.tags[key]?.raw.range == want, "\(key) in \(text)", sourceLocation: sourceLocation)
             }
             return expected.count
         default:
@@ -261,7 +286,39 @@ import Testing
                     var n = 0
                     while cursor.next(in: span) != nil { n += 1 }
                     #expect(n == tags.count, "\(text)")
+                    var times = TwitchTags()
+                    times.scanTimes(span, from: 1, limit: span.count)
+                    #expect(times.sectionEnd == tags.sectionEnd, "\(text)")
                 }
+            }
+        }
+        // The times' keys themselves at the end of the bytes: their four- and eight-byte reads.
+        for text in [
+            "@time", "@time=", "@tmi-sent-ts", "@tmi-sent-ts=", "@tmi-sent-t", "@x;tmi-", "@x;tim", "@;time=1",
+        ] {
+            let bytes = Array(text.utf8)
+            try Self.withBytesAtPageEnd(bytes) { span in
+                var times = TwitchTags()
+                times.scanTimes(span, from: 1, limit: span.count)
+                let full = TwitchTags(scanning: span, from: 1, limit: span.count)
+                #expect(times[.time]?.raw == full[.time]?.raw, "\(text)")
+                #expect(times[.tmiSentTs]?.raw == full[.tmiSentTs]?.raw, "\(text)")
+            }
+        }
+    }
+
+    @Test("the times-only scan: keys that start like time or tmi-sent-ts, repeats, values with = and ;")
+    func timesOnly() {
+        for pad in 0..<70 {
+            let x = String(repeating: "q", count: pad)
+            for section in [
+                "@time=\(x);tmi-sent-ts=1\(x)", "@timex=1;time=2;times=3", "@tmi-sent-tsx=1;tmi-sent-t=2;tmi-sent-ts",
+                "@tmi-sent-ts=1;tmi-sent-ts=2=3", "@time;time=", "@\(x)time=1", "@a=\(x)time=1;tmi-sent-ts=\(x);",
+                "@tmi-=1;tmi-sent=2;time\(x)=3", "@id=\(x);;time=x=y;;", "@=time;time",
+            ] {
+                Self.check(section + " :u PRIVMSG #c :time=1;tmi-sent-ts=2")
+                Self.check(section + " PING")
+                Self.check(section)  // no space: no command
             }
         }
     }

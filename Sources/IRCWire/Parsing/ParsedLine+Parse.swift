@@ -87,7 +87,7 @@ extension ParsedLine {
     }
 
     /// ``parse(_:)`` of a line that starts with `@` and whose tag section ends at the space at
-    /// `end`, found by the caller's own pass over the section (``TwitchMessage/parse(_:)`` sorts the
+    /// `end`, found by the caller's own pass over the section (``TwitchMessage/parse(_:tags:)`` sorts the
     /// tags in the same pass): the section is not read again.
     ///
     /// - Precondition: `line[0] == "@"`, `line[end]` is the first space after it, and

@@ -34,7 +34,7 @@ public struct ParsedLine: Sendable, Equatable, Hashable {
     /// Whether the last parameter was written in trailing form (`:text`).
     public var hasTrailing: Bool { trailingStart != .max }
 
-    /// No line: a placeholder for a value parsed into in place (``TwitchMessage/reparse(_:)``).
+    /// No line: a placeholder for a value parsed into in place (``TwitchMessage/reparse(_:tags:)``).
     static let empty = ParsedLine(
         length: 0, tags: nil, source: nil, verb: ByteRange(0, 0), paramsStart: 0, trailingStart: .max, paramCount: 0)
 

@@ -4,7 +4,7 @@
 /// line bytes. Typed views (``privmsg(in:)``, ``clearChat(in:)``, …) are cheap and computed on demand.
 ///
 /// The fields are read-only outside (`private(set)`); they are variables so that a parse can sort
-/// the tags in place (``init(parsing:)``): every copy of the value is a 300-byte `memcpy`.
+/// the tags in place (``init(parsing:tags:)``): every copy of the value is a 300-byte `memcpy`.
 public struct TwitchMessage: Sendable {
     public private(set) var line: ParsedLine
     public private(set) var command: TwitchCommand
@@ -50,53 +50,61 @@ public struct TwitchMessage: Sendable {
     ///
     /// The tag section is read once: one pass finds its end (the parser's question) and sorts its
     /// tags into slots together (``TwitchTags``), then the parser goes on after it. The result, and
-    /// every error, is the same as ``TwitchMessage/init(_:in:)`` of ``ParsedLine/parse(_:)``.
+    /// every error, is the same as ``TwitchMessage/init(_:in:)`` of ``ParsedLine/parse(_:)``; with
+    /// `scope` ``TagScope/times`` only the tags `time` and `tmi-sent-ts` are sorted into slots.
     ///
     /// - Complexity: O(n). - Allocations: none.
     @inline(__always)
-    public static func parse(_ bytes: Span<UInt8>) throws(LineError) -> TwitchMessage {
-        try TwitchMessage(parsing: bytes)
+    public static func parse(_ bytes: Span<UInt8>, tags scope: TagScope = .every) throws(LineError) -> TwitchMessage {
+        try TwitchMessage(parsing: bytes, tags: scope)
     }
 
-    /// ``parse(_:)`` as an initialiser: the tags are sorted into the new value's own table, in place
+    /// ``parse(_:tags:)`` as an initialiser: the tags are sorted into the new value's own table, in place
     /// (a table sorted apart and then stored cost a copy of its 268 bytes, two with the result's).
     ///
     /// - Complexity: O(n). - Allocations: none.
-    public init(parsing bytes: Span<UInt8>) throws(LineError) {
+    public init(parsing bytes: Span<UInt8>, tags scope: TagScope = .every) throws(LineError) {
         self.init(ParsedLine.empty, tags: TwitchTags(), command: .unknown)
-        try parse(intoEmptyTags: bytes)
+        try parse(intoEmptyTags: bytes, scope)
     }
 
-    /// ``parse(_:)`` into this value, in place: whatever it held is replaced by the parse of `bytes`
+    /// ``parse(_:tags:)`` into this value, in place: whatever it held is replaced by the parse of `bytes`
     /// (after an error it holds parts of both lines: parse into it again before reading it). A
     /// caller that keeps parsed lines in memory of its own (a ``ParseAhead`` block) parses there:
     /// the initialiser's result is built apart and then copied (a throwing initialiser cannot build
     /// in the caller's memory), and each copy is a `memcpy` of its 300 bytes.
     ///
     /// - Complexity: O(n). - Allocations: none.
-    public mutating func reparse(_ bytes: Span<UInt8>) throws(LineError) {
+    public mutating func reparse(_ bytes: Span<UInt8>, tags scope: TagScope = .every) throws(LineError) {
         tags = TwitchTags()
-        try parse(intoEmptyTags: bytes)
+        try parse(intoEmptyTags: bytes, scope)
     }
 
-    /// The parse of ``init(parsing:)`` and ``reparse(_:)``, into this value's table, which holds no
+    /// The parse of ``init(parsing:tags:)`` and ``reparse(_:tags:)``, into this value's table, which holds no
     /// tags yet: each of them empties it once (the initialiser as it makes it).
-    private mutating func parse(intoEmptyTags bytes: Span<UInt8>) throws(LineError) {
+    private mutating func parse(intoEmptyTags bytes: Span<UInt8>, _ scope: TagScope) throws(LineError) {
         let n = bytes.count
         if n > 0 && n <= Int(UInt16.max) && bytes[0] == UInt8(ascii: "@") {
-            tags.scan(bytes, from: 1, limit: n)
+            if scope == .every { tags.scan(bytes, from: 1, limit: n) } else { tags.scanTimes(bytes, from: 1, limit: n) }
             let end = tags.sectionEnd
             guard end < n else { throw .missingCommand(offset: n) }  // no space: tags and nothing else
             line = try ParsedLine.parse(bytes, tagsEndingAt: end)
         } else {
             line = try ParsedLine.parse(bytes)
-            if line.hasTags { tags.scan(bytes, from: Int(line.tagsRange.lower), limit: Int(line.tagsRange.upper)) }
+            if line.hasTags {
+                let (lower, upper) = (Int(line.tagsRange.lower), Int(line.tagsRange.upper))
+                if scope == .every {
+                    tags.scan(bytes, from: lower, limit: upper)
+                } else {
+                    tags.scanTimes(bytes, from: lower, limit: upper)
+                }
+            }
         }
         command = TwitchCommand(line, in: bytes)
         channel = Self.channel(of: line, command, in: bytes)
     }
 
-    /// A value to parse into (``reparse(_:)``): the fields as they are, nothing derived from them.
+    /// A value to parse into (``reparse(_:tags:)``): the fields as they are, nothing derived from them.
     private init(_ line: ParsedLine, tags: TwitchTags, command: TwitchCommand) {
         self.line = line
         self.command = command

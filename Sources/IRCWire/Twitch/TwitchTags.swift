@@ -40,7 +40,7 @@ public struct TwitchTags: Sendable {
 
     /// Sorts the tags of the section that starts at `lower` and ends at its first space or at
     /// `limit`, whichever comes first; ``sectionEnd`` is then where it ended. With `limit` the
-    /// bytes' end this is the parser's pass over the section too: ``TwitchMessage/parse(_:)`` reads
+    /// bytes' end this is the parser's pass over the section too: ``TwitchMessage/parse(_:tags:)`` reads
     /// the tags once, for their end and their slots together.
     ///
     /// One pass from delimiter to delimiter (``TagStops``: the section's `=`, `;` and spaces as a bit
@@ -136,6 +136,110 @@ public struct TwitchTags: Sendable {
         }
         section = ByteRange(lower..<end)
         counts = (all, msgParams, unknown)
+    }
+
+    /// ``scan(_:from:limit:)`` for a reader that needs only the line's times: the section's end and
+    /// the slots of `time` and `tmi-sent-ts` (the last occurrence of each, as the whole scan places
+    /// them), nothing else: every other slot stays empty and every count 0 (``TagScope/times``).
+    ///
+    /// Not a walk from delimiter to delimiter: only the section's `;` and spaces are found (one mask
+    /// per 64 bytes), and each element is checked against the two keys by its first four bytes; no
+    /// key is hashed. About a fifth of the whole scan's instructions on real chat.
+    ///
+    /// - Precondition: the table is empty (``init()``); `lower <= limit <= bytes.count` and
+    ///   `limit <= 65_535`.
+    /// - Complexity: O(section bytes), one pass. - Allocations: none.
+    mutating func scanTimes(_ bytes: Span<UInt8>, from lower: Int, limit: Int) {
+        precondition(lower <= limit && limit <= bytes.count && limit <= Int(UInt16.max), "tag section outside the line")
+        let count = bytes.count
+        var end = limit
+        // SAFETY: as in `scan`: the two slots are written through a pointer to the vector's elements.
+        unsafe withUnsafeMutableBytes(of: &slots) { slotBytes in
+            let slots = unsafe slotBytes.bindMemory(to: UInt32.self)
+            unsafe bytes.withUnsafeBufferPointer { buffer in
+                guard let p = buffer.baseAddress else { return }
+                let time = Int(TwitchTagKey.time.rawValue)
+                let sent = Int(TwitchTagKey.tmiSentTs.rawValue)
+                // `time`, `tmi-` and `-sent-ts` as loaded from memory (first byte lowest).
+                let timeWord = UInt32(littleEndian: 0x656d_6974)
+                let tmiWord = UInt32(littleEndian: 0x2d69_6d74)
+                let sentWord = UInt64(littleEndian: 0x7374_2d74_6e65_732d)
+                var start = lower  // where the current element begins
+                var base = lower
+                while true {
+                    // SAFETY: the mask reads `p[base ..< min(base + 64, limit)]` (see `stopsOfTimes`).
+                    var stops = unsafe Self.stopsOfTimes(p, count: count, base: base, limit: limit)
+                    while stops != 0 {
+                        let stop = base &+ stops.trailingZeroBitCount
+                        stops &= stops &- 1
+                        // The element `start ..< stop`: `key`, `key=value`; `time` and `tmi-sent-ts` are
+                        // told by their first four bytes (read only when the element holds them).
+                        let length = stop &- start
+                        if length >= 4 {
+                            // SAFETY: `start + 4 <= stop <= limit <= count`.
+                            let word = unsafe UnsafeRawPointer(p + start).loadUnaligned(as: UInt32.self)
+                            var keyEnd = -1
+                            var slot = 0
+                            if word == timeWord {
+                                keyEnd = start &+ 4
+                                slot = time
+                            } else if word == tmiWord && length >= 11 {
+                                // SAFETY: `start + 11 <= stop`: the eight bytes from `start + 3` are inside.
+                                let rest = unsafe UnsafeRawPointer(p + (start &+ 3)).loadUnaligned(as: UInt64.self)
+                                if rest == sentWord {
+                                    keyEnd = start &+ 11
+                                    slot = sent
+                                }
+                            }
+                            // The key ends the element, or an `=` follows it.
+                            // SAFETY: `keyEnd < stop <= count` is checked before the read.
+                            let whole =
+                                unsafe keyEnd == stop || (keyEnd > 0 && keyEnd < stop && p[keyEnd] == UInt8(ascii: "="))
+                            if whole {
+                                let valueStart = keyEnd == stop ? stop : keyEnd &+ 1
+                                // SAFETY: `slot < 64`.
+                                unsafe slots[slot] =
+                                    UInt32(truncatingIfNeeded: valueStart) << 16 | UInt32(truncatingIfNeeded: stop)
+                            }
+                        }
+                        // SAFETY: `stop < limit <= count` is checked before the read.
+                        let last = unsafe stop >= limit || p[stop] == UInt8(ascii: " ")
+                        if last {
+                            end = stop
+                            return
+                        }
+                        start = stop &+ 1
+                    }
+                    base &+= 64
+                }
+            }
+        }
+        section = ByteRange(lower..<end)
+    }
+
+    /// The `;` and spaces of the 64 bytes from `base` as bits (bit `k`: byte `base + k`), bits at or
+    /// past `limit` clear and `limit`'s own set: ``TagStops/mask(_:count:base:limit:)`` without `=`.
+    ///
+    /// - Precondition: `p[0 ..< count]` is readable and `base <= limit <= count`.
+    @unsafe
+    @inline(__always)
+    private static func stopsOfTimes(_ p: UnsafePointer<UInt8>, count: Int, base: Int, limit: Int) -> UInt64 {
+        let room = limit &- base
+        guard base &+ 64 <= count else {
+            var bits: UInt64 = 0
+            var k = 0
+            while k < room {
+                // SAFETY: `base + k < limit <= count`.
+                let byte = unsafe p[base &+ k]
+                if byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ") { bits |= 1 &<< UInt64(k) }
+                k &+= 1
+            }
+            return bits | (1 &<< UInt64(room))
+        }
+        // SAFETY: `base + 64 <= count`: the 64-byte block is inside the bytes.
+        let bits = unsafe ByteMask.equal64(
+            UnsafeRawPointer(p + base), UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: " "))
+        return room >= 64 ? bits : (bits & ((1 &<< UInt64(room)) &- 1)) | (1 &<< UInt64(room))
     }
 
     /// Where the tag section ended: its first space, or the limit it was scanned up to.
