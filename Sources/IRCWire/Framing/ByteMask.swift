@@ -31,6 +31,20 @@ enum ByteMask: Sendable {
         return UInt64(Builtin.bitcast_Vec64xInt1_Int64(hits))
     }
 
+    /// Bit `k` set where byte `k` of the 64 at `p` is `byte`.
+    ///
+    /// - Precondition: `p[0 ..< 64]` is readable.
+    /// - Complexity: O(1): four 16-byte loads, compares and movemasks on SSE2 (several masks of the
+    ///   same 64 bytes share the loads). - Allocations: none.
+    @unsafe
+    @inlinable
+    @inline(__always)
+    static func equal64(_ p: UnsafeRawPointer, _ byte: UInt8) -> UInt64 {
+        let block = unsafe p.loadUnaligned(as: SIMD64<UInt8>.self)._storage._value
+        let hits = Builtin.cmp_eq_Vec64xInt8(block, SIMD64<UInt8>(repeating: byte)._storage._value)
+        return UInt64(Builtin.bitcast_Vec64xInt1_Int64(hits))
+    }
+
     /// Bit `k` set where byte `k` of the 32 at `p` is `byte`.
     ///
     /// - Precondition: `p[0 ..< 32]` is readable.
