@@ -40,9 +40,8 @@ enum ByteMask: Sendable {
     @inlinable
     @inline(__always)
     static func equal64(_ p: UnsafeRawPointer, _ byte: UInt8) -> UInt64 {
-        let block = unsafe p.loadUnaligned(as: SIMD64<UInt8>.self)._storage._value
-        let hits = Builtin.cmp_eq_Vec64xInt8(block, SIMD64<UInt8>(repeating: byte)._storage._value)
-        return UInt64(Builtin.bitcast_Vec64xInt1_Int64(hits))
+        // SAFETY: `p[0 ..< 64]` is readable: both halves are.
+        unsafe UInt64(equal32(p, byte)) | UInt64(equal32(p + 32, byte)) &<< 32
     }
 
     /// Bit `k` set where byte `k` of the 32 at `p` is `byte`.
