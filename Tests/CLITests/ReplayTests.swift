@@ -44,8 +44,14 @@ import Testing
     func jqAccepts(format: String) throws {
         for fixture in Self.fixtures where fixture != "malformed" {
             let run = try CLI.shell(
-                "\(CLI.shellBinary) replay Fixtures/lines/\(fixture).irc --format \(format) | jq -c . > /dev/null")
+                "\(CLI.shellBinary) replay Fixtures/lines/\(fixture).irc --format \(format) | jq -c . | wc -l")
             #expect(run.status == 0, "\(fixture): \(run.stderr)")
+            // The input's lines: those that hold more than spaces (CR LF or LF ends).
+            let input = try Fixtures.bytes("lines/\(fixture).irc").split(separator: UInt8(ascii: "\n")).count {
+                $0.contains { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\r") }
+            }
+            #expect(input > 0)
+            #expect(Int(run.text.trimmingCharacters(in: .whitespacesAndNewlines)) == input, "\(fixture): \(run.text)")
         }
     }
 
