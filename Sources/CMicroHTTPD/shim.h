@@ -492,9 +492,9 @@ static inline void chatcap_http_shut_all(struct chatcap_http_guard *guard) {
 /// The listening socket, the daemon's no longer once it is quiesced, is closed here.
 static inline void chatcap_http_stop(struct MHD_Daemon *daemon, struct chatcap_http_guard *guard) {
     MHD_socket listening = MHD_quiesce_daemon(daemon);
-    for (int round = 0; round < 2000; round++) {
+    for (int round = 0; round < 10000; round++) {
         chatcap_http_shut_all(guard);
-        struct timespec pause = {0, 5 * 1000 * 1000};
+        struct timespec pause = {0, 1000 * 1000};
         nanosleep(&pause, NULL);
         // Twice none open in a row: one accepted while the daemon was being quiesced is seen.
         if (atomic_load_explicit(&guard->open, memory_order_relaxed) == 0) {
