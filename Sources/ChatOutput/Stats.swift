@@ -176,7 +176,7 @@ public final class StatsCollector {
     /// - Complexity: O(line bytes). - Allocations: only at a msg-id's first sight.
     @inline(never)
     private func countRare(_ line: borrowing LentLine, _ slot: Int, _ bytes: Span<UInt8>) -> Int {
-        // It parsed once: it parses again, the same bytes.
+        // The reader parsed these bytes already: this parse does not fail (were it to, the type is counted).
         guard let message = try? TwitchMessage.parse(bytes) else { return slot }
         switch message.command {
         case .capture:

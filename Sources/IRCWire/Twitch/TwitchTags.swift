@@ -144,7 +144,8 @@ public struct TwitchTags: Sendable {
     ///
     /// Not a walk from element to element: per 64 bytes, three masks (`;`, spaces, `t`) give the
     /// section's end and the elements that begin with a `t` (after a `;`, or the first), and only
-    /// those are read; no key is hashed. About a fifth of the whole scan's instructions on real chat.
+    /// those are read; no key is hashed. About a third of the whole scan's instructions on real chat
+    /// (553 against 1,534 a line).
     ///
     /// - Precondition: the table is empty (``init()``); `lower <= limit <= bytes.count` and
     ///   `limit <= 65_535`.
