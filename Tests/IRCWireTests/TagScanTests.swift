@@ -151,7 +151,10 @@ import Testing
             #expect(times.tags.count == 0, "\(text)", sourceLocation: sourceLocation)
             for key in TwitchTagKey.allCases {
                 let want = key == .time || key == .tmiSentTs ? last[key] : nil
-                #expect(times.tags[key]?.raw.range == want, "\(key) in \(text)", sourceLocation: sourceLocation)
+                // Read from the slot itself: a lookup of another key traps in a debug build.
+                let packed = times.tags.slot(key)
+                let range = packed == .max ? nil : Int(packed >> 16)..<Int(packed & 0xFFFF)
+                #expect(range == want, "\(key) in \(text)", sourceLocation: sourceLocation)
             }
             return expected.count
         default:
@@ -321,6 +324,34 @@ import Testing
                 Self.check(section)  // no space: no command
             }
         }
+    }
+
+    @Test("a times-only parse traps (debug builds) when a tag other than the times is looked up or walked")
+    func timesOnlyLookupTraps() async throws {
+        var assertsOn = false
+        assert(
+            {
+                assertsOn = true
+                return true
+            }())
+        // A release build of the tests has no assertions: nothing to trap.
+        guard assertsOn else { return }
+        await #expect(processExitsWith: .failure) {
+            let bytes = Array("@id=1;tmi-sent-ts=2 :u PRIVMSG #c :hi".utf8)
+            let message = try TwitchMessage.parse(bytes.span, tags: .times)
+            _ = message.tags[.id]
+        }
+        await #expect(processExitsWith: .failure) {
+            let bytes = Array("@msg-param-x=1;time=2 :u USERNOTICE #c :hi".utf8)
+            let message = try TwitchMessage.parse(bytes.span, tags: .times)
+            _ = message.tags.msgParam("x", in: bytes.span)
+        }
+        // The times themselves, and every tag after a whole parse into the same value.
+        let bytes = Array("@id=1;tmi-sent-ts=2 :u PRIVMSG #c :hi".utf8)
+        var message = try TwitchMessage.parse(bytes.span, tags: .times)
+        #expect(message.tags[.tmiSentTs] != nil && message.tags[.time] == nil)
+        try message.reparse(bytes.span)
+        #expect(message.tags[.id] != nil)
     }
 
     /// Every line of `input`, framed as the readers frame it.

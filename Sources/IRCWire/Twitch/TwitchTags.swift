@@ -15,6 +15,9 @@ public struct TwitchTags: Sendable {
     var slots = SIMD64<UInt32>(repeating: .max)
     private var counts: (all: UInt16, msgParams: UInt16, unknown: UInt16) = (0, 0, 0)
     private var irregular = false
+    /// Whether only `time` and `tmi-sent-ts` were sorted (``scanTimes(_:from:limit:)``): a debug
+    /// build traps on a lookup of any other tag, which would read as absent (``TagScope/times``).
+    @usableFromInline private(set) var timesOnly = false
     /// The tag section (`@` excluded), for the walks of ``msgParam(_:in:)`` and the `forEach`s.
     private var section = ByteRange(0, 0)
 
@@ -232,6 +235,7 @@ public struct TwitchTags: Sendable {
             }
         }
         section = ByteRange(lower..<end)
+        timesOnly = true
     }
 
     /// The 64 bytes from `base` as three masks (bit `k`: byte `base + k`): their `;`, their spaces
@@ -282,6 +286,8 @@ public struct TwitchTags: Sendable {
     @inlinable
     @inline(__always)
     public subscript(key: TwitchTagKey) -> TagValue? {
+        assert(
+            !timesOnly || key == .time || key == .tmiSentTs, "a tag looked up in a times-only parse (TagScope.times)")
         let packed = slot(key)
         guard packed != .max else { return nil }
         return TagValue(raw: ByteRange(UInt16(truncatingIfNeeded: packed >> 16), UInt16(truncatingIfNeeded: packed)))
@@ -307,6 +313,7 @@ public struct TwitchTags: Sendable {
     ///
     /// - Complexity: O(tag bytes). - Allocations: none.
     public func msgParam(_ suffix: StaticString, in bytes: Span<UInt8>) -> TagValue? {
+        assert(!timesOnly, "tags walked in a times-only parse (TagScope.times)")
         guard msgParamCount > 0 else { return nil }
         var cursor = TagCursor(lower: Int(section.lower), upper: Int(section.upper))
         var found: TagValue? = nil
@@ -319,6 +326,7 @@ public struct TwitchTags: Sendable {
 
     /// Calls `body` with every `msg-param-*` tag, in line order.
     public func forEachMsgParam<E: Error>(in bytes: Span<UInt8>, _ body: (Tag) throws(E) -> Void) throws(E) {
+        assert(!timesOnly, "tags walked in a times-only parse (TagScope.times)")
         guard msgParamCount > 0 else { return }
         var cursor = TagCursor(lower: Int(section.lower), upper: Int(section.upper))
         while let tag = cursor.next(in: bytes) {
@@ -328,6 +336,7 @@ public struct TwitchTags: Sendable {
 
     /// Calls `body` with every tag that is neither documented nor `msg-param-*`, in line order.
     public func forEachUnknown<E: Error>(in bytes: Span<UInt8>, _ body: (Tag) throws(E) -> Void) throws(E) {
+        assert(!timesOnly, "tags walked in a times-only parse (TagScope.times)")
         guard unknownCount > 0 else { return }
         var cursor = TagCursor(lower: Int(section.lower), upper: Int(section.upper))
         while let tag = cursor.next(in: bytes) {
