@@ -85,19 +85,14 @@ public struct TwitchMessage: Sendable {
     private mutating func parse(intoEmptyTags bytes: Span<UInt8>, _ scope: TagScope) throws(LineError) {
         let n = bytes.count
         if n > 0 && n <= Int(UInt16.max) && bytes[0] == UInt8(ascii: "@") {
-            if scope == .every { tags.scan(bytes, from: 1, limit: n) } else { tags.scanTimes(bytes, from: 1, limit: n) }
+            tags.scan(bytes, from: 1, limit: n, scope)
             let end = tags.sectionEnd
             guard end < n else { throw .missingCommand(offset: n) }  // no space: tags and nothing else
             line = try ParsedLine.parse(bytes, tagsEndingAt: end)
         } else {
             line = try ParsedLine.parse(bytes)
             if line.hasTags {
-                let (lower, upper) = (Int(line.tagsRange.lower), Int(line.tagsRange.upper))
-                if scope == .every {
-                    tags.scan(bytes, from: lower, limit: upper)
-                } else {
-                    tags.scanTimes(bytes, from: lower, limit: upper)
-                }
+                tags.scan(bytes, from: Int(line.tagsRange.lower), limit: Int(line.tagsRange.upper), scope)
             }
         }
         command = TwitchCommand(line, in: bytes)

@@ -141,6 +141,16 @@ public struct TwitchTags: Sendable {
         counts = (all, msgParams, unknown)
     }
 
+    /// ``scan(_:from:limit:)`` or ``scanTimes(_:from:limit:)``, as `scope` says.
+    @inline(__always)
+    mutating func scan(_ bytes: Span<UInt8>, from lower: Int, limit: Int, _ scope: TagScope) {
+        if scope == .every {
+            scan(bytes, from: lower, limit: limit)
+        } else {
+            scanTimes(bytes, from: lower, limit: limit)
+        }
+    }
+
     /// ``scan(_:from:limit:)`` for a reader that needs only the line's times: the section's end and
     /// the slots of `time` and `tmi-sent-ts` (the last occurrence of each, as the whole scan places
     /// them), nothing else: every other slot stays empty and every count 0 (``TagScope/times``).
