@@ -1,4 +1,5 @@
 import ChatHTTP
+import ChatTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -44,17 +45,8 @@ import Testing
 
     /// The inode of the socket listening on 127.0.0.1:`port` (`/proc/net/tcp`), if one does.
     static func listeningInode(port: UInt16) -> UInt64? {
-        // Read to its end: a /proc file says its size is 0, and a read by size stops at a page.
-        let fd = open("/proc/net/tcp", O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
-        }
+        // Read to its end (FileBytes reads until EOF): a /proc file says its size is 0.
+        guard let bytes = try? FileBytes.read("/proc/net/tcp") else { return nil }
         let table = String(decoding: bytes, as: UTF8.self)
         let local = String(format: "0100007F:%04X", port)
         for row in table.split(separator: "\n").dropFirst() {
@@ -68,7 +60,7 @@ import Testing
     /// The inodes of the sockets this process holds open (`/proc/self/fd`).
     static func openSocketInodes() -> Set<UInt64> {
         var inodes = Set<UInt64>()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+        for name in (try? FileBytes.list("/proc/self/fd")) ?? [] {
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
                 target.hasPrefix("socket:["), let inode = UInt64(target.dropFirst(8).dropLast())
             else { continue }
