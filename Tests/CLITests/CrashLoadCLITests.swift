@@ -79,7 +79,8 @@ import Testing
         // a loaded clean-clone run stored 728 messages in all), within 120 s.
         let enough = Date().addingTimeInterval(120)
         usleep(1_500_000)
-        while try Self.messages(in: "\(dir)/cap", requireWhole: false).count <= Self.enoughMessages
+        while try Self.messages(in: Self.decompressed(in: "\(dir)/cap"), requireWhole: false).count
+            <= Self.enoughMessages
             && runs.last!.isRunning && Date() < enough
         {
             usleep(500_000)
@@ -97,7 +98,8 @@ import Testing
         // never reads the files after it, which made every row of those files look like a ghost (a
         // version of this test whose last run never connected found 19,791). Every file must be whole:
         // the last run finished the members the runs before it left open.
-        let stored = try Self.messages(in: "\(dir)/cap", requireWhole: true)
+        let files = try Self.decompressed(in: "\(dir)/cap")
+        let stored = Self.messages(in: files, requireWhole: true)
         try #require(stored.count > Self.enoughMessages, "only \(stored.count) messages stored")
         _ = try? server.poll(until: { Int($0) ?? 0 >= stored.count }, distinct)
         #expect(loader.stop(with: SIGTERM) == 0, "load: \(loader.stderr)")
@@ -116,7 +118,7 @@ import Testing
 
         // Every line, not only the messages with an id: a ghost or a doubled row of a JOIN, PART,
         // CLEARCHAT or ROOMSTATE is caught too. Each line of the files is one row, byte for byte.
-        let lines = try Self.lines(in: "\(dir)/cap")
+        let lines = Self.lines(in: files)
         var loadedLines: [String: Int] = [:]
         for row in try server.query("SELECT raw FROM chat.lines FINAL FORMAT TabSeparatedRaw").split(separator: "\n") {
             loadedLines[String(row), default: 0] += 1
@@ -128,19 +130,30 @@ import Testing
         #expect(short.isEmpty, "\(short.count) lines of the files not loaded (as often): \(short.keys.prefix(3))")
     }
 
-    /// Every line of the capture files under `directory` (without its CR LF), with how often it occurs;
-    /// the files must be whole (``messages(in:requireWhole:)`` checked them).
-    static func lines(in directory: String) throws -> [String: Int] {
-        var counts: [String: Int] = [:]
+    /// Every capture file under `directory`, each decompressed on its own (`zcat`): its path and the
+    /// run's output and status. Each file is read on its own: gzip stops at the first file that ends
+    /// inside a member and never reads the files after it.
+    static func decompressed(in directory: String) throws -> [(path: String, run: CLIRun)] {
+        var files: [(path: String, run: CLIRun)] = []
         for channel in channels {
             let folder = "\(directory)/\(channel)"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".gz")
             {
-                let file = try CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))")
-                for line in file.stdout.split(separator: UInt8(ascii: "\n")) {
-                    let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
-                    if !text.isEmpty { counts[String(decoding: text, as: UTF8.self), default: 0] += 1 }
-                }
+                let path = "\(folder)/\(name)"
+                files.append((path, try CLI.shell("zcat \(InputShell.quote(path))")))
+            }
+        }
+        return files
+    }
+
+    /// Every line of `files` (without its CR LF), with how often it occurs; the files must be whole
+    /// (``messages(in:requireWhole:)`` checked them).
+    static func lines(in files: [(path: String, run: CLIRun)]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for file in files {
+            for line in file.run.stdout.split(separator: UInt8(ascii: "\n")) {
+                let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                if !text.isEmpty { counts[String(decoding: text, as: UTF8.self), default: 0] += 1 }
             }
         }
         return counts
@@ -149,25 +162,20 @@ import Testing
     /// The stored messages that make a run of the test mean something: rows enough for ghosts to arise.
     static let enoughMessages = 1_000
 
-    /// `channel id` of every message the capture files under `directory` hold, each file read on its
-    /// own. With `requireWhole`, every file must be whole (an expectation fails for one that is not);
-    /// without, a file still being written counts up to its last flush point.
-    static func messages(in directory: String, requireWhole: Bool) throws -> Set<String> {
+    /// `channel id` of every message `files` hold. With `requireWhole`, every file must be whole (an
+    /// expectation fails for one that is not); without, a file still being written counts up to its
+    /// last flush point.
+    static func messages(in files: [(path: String, run: CLIRun)], requireWhole: Bool) -> Set<String> {
         var stored = Set<String>()
-        for channel in channels {
-            let folder = "\(directory)/\(channel)"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".gz")
-            {
-                let file = try CLI.shell("zcat \(InputShell.quote("\(folder)/\(name)"))")
-                if requireWhole { #expect(file.status == 0, "\(folder)/\(name) was left unfinished: \(file.stderr)") }
-                // A file being written may end inside a line (past its last flush point): only whole lines count.
-                // (By bytes: a CR LF is one Character.)
-                let text =
-                    requireWhole
-                    ? file.text
-                    : file.text.utf8.lastIndex(of: UInt8(ascii: "\n")).map { String(file.text[...$0]) } ?? ""
-                stored.formUnion(ServedLog(text: text).messages.map { "\($0.channel) \($0.tags["id"]!)" })
-            }
+        for (path, file) in files {
+            if requireWhole { #expect(file.status == 0, "\(path) was left unfinished: \(file.stderr)") }
+            // A file being written may end inside a line (past its last flush point): only whole lines count.
+            // (By bytes: a CR LF is one Character.)
+            let text =
+                requireWhole
+                ? file.text
+                : file.text.utf8.lastIndex(of: UInt8(ascii: "\n")).map { String(file.text[...$0]) } ?? ""
+            stored.formUnion(ServedLog(text: text).messages.map { "\($0.channel) \($0.tags["id"]!)" })
         }
         return stored
     }
