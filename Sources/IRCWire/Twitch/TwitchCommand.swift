@@ -90,3 +90,48 @@ public enum TwitchCommand: Sendable, Equatable, Hashable {
         }
     }
 }
+
+extension TwitchCommand {
+    /// Equal commands: the same case, and for ``numeric(_:)`` the same code.
+    ///
+    /// Written out and inlinable, where the derived `==` was a call in every other module (it is not
+    /// inlined across modules): `message.command == .privmsg` in the store's append cost 34
+    /// instructions a line of `replay --format json`. Inlined against a case known when the program
+    /// is written, it is one comparison of the case.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inlinable
+    public static func == (a: TwitchCommand, b: TwitchCommand) -> Bool {
+        if case .numeric(let x) = a, case .numeric(let y) = b { return x == y }
+        return a.caseIndex == b.caseIndex
+    }
+
+    /// The case's place in the declaration (a numeric's code left out). Exhaustive, without a
+    /// `default`: a new case cannot be left out of ``==(_:_:)``.
+    @inlinable
+    var caseIndex: UInt8 {
+        switch self {
+        case .privmsg: 0
+        case .usernotice: 1
+        case .clearchat: 2
+        case .clearmsg: 3
+        case .roomstate: 4
+        case .userstate: 5
+        case .globaluserstate: 6
+        case .notice: 7
+        case .whisper: 8
+        case .join: 9
+        case .part: 10
+        case .cap: 11
+        case .ping: 12
+        case .pong: 13
+        case .reconnect: 14
+        case .hosttarget: 15
+        case .names: 16
+        case .endOfNames: 17
+        case .numeric: 18
+        case .capture: 19
+        case .unknown: 20
+        }
+    }
+}
