@@ -47,6 +47,15 @@ public struct LentLine: Sendable {
         self.terminator = terminator
     }
 
+    /// A line not parsed yet, to parse into in place (``TwitchMessage/reparse(_:tags:)``): its message
+    /// holds no line, it has no time and ends with an LF until set.
+    @inline(__always)
+    init(unparsedAt lineNumber: Int, byteOffset: UInt64, inputIndex: Int) {
+        self.init(
+            message: TwitchMessage(), timestamp: nil, lineNumber: lineNumber, byteOffset: byteOffset,
+            inputIndex: inputIndex, timeSource: .none, terminator: .lf)
+    }
+
     /// Where the line came from, with `name` as its input's name.
     public func location(named name: String) -> MergedLine {
         MergedLine(

@@ -18,8 +18,8 @@ struct ReparseTests {
         }
     }
 
-    @Test("every fixture line parsed over every other one reads as its own fresh parse")
-    func overEveryOther() throws {
+    /// Every line of the fixtures, without its line ending.
+    static func fixtureLines() throws -> [[UInt8]] {
         var lines: [[UInt8]] = []
         for name in ["privmsg", "usernotice", "moderation", "malformed", "edge-cases", "shared-chat", "roomstate"] {
             let text = try FileBytes.read(Fixtures.root + "/Fixtures/lines/\(name).irc")
@@ -27,6 +27,32 @@ struct ReparseTests {
                 $0.last == UInt8(ascii: "\r") ? Array($0.dropLast()) : Array($0)
             }
         }
+        return lines
+    }
+
+    @Test("every fixture line parsed into an empty message (TwitchMessage()) reads as its own fresh parse")
+    func intoEmpty() throws {
+        let lines = try Self.fixtureLines()
+        #expect(lines.count > 50)
+        var mismatches: [Int] = []
+        for (i, bytes) in lines.enumerated() {
+            let fresh = Self.outcome(Result { () throws(LineError) in try TwitchMessage(parsing: bytes.span) }, bytes)
+            var message = TwitchMessage()
+            let result: Result<TwitchMessage, LineError>
+            do throws(LineError) {
+                try message.reparse(bytes.span)
+                result = .success(message)
+            } catch {
+                result = .failure(error)
+            }
+            if Self.outcome(result, bytes) != fresh { mismatches.append(i) }
+        }
+        #expect(mismatches.isEmpty, "lines \(mismatches.prefix(5))")
+    }
+
+    @Test("every fixture line parsed over every other one reads as its own fresh parse")
+    func overEveryOther() throws {
+        let lines = try Self.fixtureLines()
         #expect(lines.count > 50)
         let fresh = lines.map { bytes in
             Self.outcome(Result { () throws(LineError) in try TwitchMessage(parsing: bytes.span) }, bytes)

@@ -99,6 +99,15 @@ public struct TwitchMessage: Sendable {
         channel = Self.channel(of: line, command, in: bytes)
     }
 
+    /// No line yet: a value to parse into in place (``reparse(_:tags:)``), where a message parsed
+    /// apart would be copied into its place (300 bytes).
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    @inline(__always)
+    public init() {
+        self.init(ParsedLine.empty, tags: TwitchTags(), command: .unknown)
+    }
+
     /// A value to parse into (``reparse(_:tags:)``): the fields as they are, nothing derived from them.
     private init(_ line: ParsedLine, tags: TwitchTags, command: TwitchCommand) {
         self.line = line
