@@ -18,6 +18,16 @@ struct ReparseTests {
         }
     }
 
+    /// `bytes` parsed into `message` in place: the message it then holds, or the error.
+    static func reparsing(_ message: inout TwitchMessage, _ bytes: [UInt8]) -> Result<TwitchMessage, LineError> {
+        do throws(LineError) {
+            try message.reparse(bytes.span)
+            return .success(message)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Every line of the fixtures, without its line ending.
     static func fixtureLines() throws -> [[UInt8]] {
         var lines: [[UInt8]] = []
@@ -38,14 +48,7 @@ struct ReparseTests {
         for (i, bytes) in lines.enumerated() {
             let fresh = Self.outcome(Result { () throws(LineError) in try TwitchMessage(parsing: bytes.span) }, bytes)
             var message = TwitchMessage()
-            let result: Result<TwitchMessage, LineError>
-            do throws(LineError) {
-                try message.reparse(bytes.span)
-                result = .success(message)
-            } catch {
-                result = .failure(error)
-            }
-            if Self.outcome(result, bytes) != fresh { mismatches.append(i) }
+            if Self.outcome(Self.reparsing(&message, bytes), bytes) != fresh { mismatches.append(i) }
         }
         #expect(mismatches.isEmpty, "lines \(mismatches.prefix(5))")
     }
@@ -64,14 +67,9 @@ struct ReparseTests {
         for (i, previous) in lines.enumerated() {
             for (j, bytes) in lines.enumerated() {
                 _ = try? reused.reparse(previous.span)
-                let result: Result<TwitchMessage, LineError>
-                do throws(LineError) {
-                    try reused.reparse(bytes.span)
-                    result = .success(reused)
-                } catch {
-                    result = .failure(error)
+                if Self.outcome(Self.reparsing(&reused, bytes), bytes) != fresh[j] {
+                    mismatches.append("line \(j) after line \(i)")
                 }
-                if Self.outcome(result, bytes) != fresh[j] { mismatches.append("line \(j) after line \(i)") }
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
