@@ -212,14 +212,32 @@ public final class StatsCollector {
 
     /// The slot counting `command`'s lines (a CAPTURE line's is `session`'s; see ``handleLine(_:_:)``).
     ///
+    /// Case by case, without a `default` (the first sixteen as `TwitchCommand`'s case index numbers
+    /// them): a new command gets a slot before this compiles, where a `default` taking the case
+    /// index would put it past the end of ``typeNames``.
+    ///
     /// - Complexity: O(1). - Allocations: none.
     static func typeSlot(_ command: TwitchCommand) -> Int {
         switch command {
+        case .privmsg: 0
+        case .usernotice: 1
+        case .clearchat: 2
+        case .clearmsg: 3
+        case .roomstate: 4
+        case .userstate: 5
+        case .globaluserstate: 6
+        case .notice: 7
+        case .whisper: 8
+        case .join: 9
+        case .part: 10
+        case .cap: 11
+        case .ping: 12
+        case .pong: 13
+        case .reconnect: 14
+        case .hosttarget: 15
         case .names, .endOfNames, .numeric: 16
         case .capture: 17
         case .unknown: unknownSlot
-        // The commands Twitch names, privmsg to hosttarget: their places in the declaration, 0 to 15.
-        default: Int(command.caseIndex)
         }
     }
 

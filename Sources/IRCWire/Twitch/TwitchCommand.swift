@@ -106,13 +106,12 @@ extension TwitchCommand {
         return a.caseIndex == b.caseIndex
     }
 
-    /// The case's place in the declaration, from 0 (a numeric's code left out): a slot per command
-    /// for a table of them (`stats` counts in one). Exhaustive, without a `default`: a new case
-    /// cannot be left out of ``==(_:_:)``.
+    /// The case's place in the declaration, from 0 (a numeric's code left out). Exhaustive, without
+    /// a `default`: a new case cannot be left out of ``==(_:_:)``.
     ///
     /// - Complexity: O(1). - Allocations: none.
     @inlinable
-    public var caseIndex: UInt8 {
+    var caseIndex: UInt8 {
         switch self {
         case .privmsg: 0
         case .usernotice: 1
