@@ -64,7 +64,7 @@ public struct TwitchMessage: Sendable {
     ///
     /// - Complexity: O(n). - Allocations: none.
     public init(parsing bytes: Span<UInt8>, tags scope: TagScope = .every) throws(LineError) {
-        self.init(ParsedLine.empty, tags: TwitchTags(), command: .unknown)
+        self.init()
         try parse(intoEmptyTags: bytes, scope)
     }
 
