@@ -81,6 +81,8 @@ final class LogTimeline {
     /// Wall-clock minus monotonic milliseconds at the current pump: a line due at `due` (monotonic)
     /// is played at `due + wallOffset` (ms since 1970).
     private var wallOffset: Int64 = 0
+    /// The `tmi-sent-ts` of the last line written, which the next one never goes below.
+    private var lastSentAtMs: Int64 = .min
 
     private var slots: [Slot] = []
     private var slotOf: [LoginKey: Int] = [:]
@@ -232,8 +234,13 @@ final class LogTimeline {
         }
         if ownLine { return }
         let due = dueTime(of: time, now: now)
-        writer.write(
-            bytes, message: message, lineTime: time, sentAtMs: due + wallOffset, pass: pass, keepTime: keepTime)
+        // Never below the last line's: the offset is read again each turn, and a slewed wall clock (or
+        // reads either side of a millisecond) made it a millisecond smaller now and then, so that a
+        // line sent after another carried an earlier `tmi-sent-ts` (ServeSentTimeCLITests, 1 run in 6).
+        // The last stamp was at most the wall time of its turn, so this is never after the send.
+        let sentAtMs = max(due &+ wallOffset, lastSentAtMs)
+        lastSentAtMs = sentAtMs
+        writer.write(bytes, message: message, lineTime: time, sentAtMs: sentAtMs, pass: pass, keepTime: keepTime)
         if due <= now, speed != nil || hasRoom(key) {
             deliver(to: key, due: due)
         } else {
