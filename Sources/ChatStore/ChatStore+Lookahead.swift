@@ -3,10 +3,10 @@ public import IRCWire
 
 /// Where the append of a line still to come will read first, for a caller that sees lines ahead (a
 /// block of parsed lines) and prefetches them. With thousands of channels a line's channel state
-/// (its slot of the channel index, its log and ring objects, then its ring's next slot and byte
-/// storage) has left the caches since that channel's previous line: loaded in the append, each is a
-/// wait for memory in the middle of the line (issue #39). The store only names the addresses: it is
-/// pure Swift, and a prefetch is the caller's.
+/// (its slot of the channel index, its ring object, then its ring's next slot and byte storage) has
+/// left the caches since that channel's previous line: loaded in the append, each is a wait for
+/// memory in the middle of the line (issue #39). The store only names the addresses: it is pure
+/// Swift, and a prefetch is the caller's.
 extension ChatStore {
     /// How many lines before its append ``lookahead(_:in:_:)`` is shown a line: one step a line, three
     /// steps (its index slot, its log and ring, its ring's next slot and bytes).
@@ -16,9 +16,11 @@ extension ChatStore {
     /// ``CacheLineList/capacity``, in one call), given the `channel` (in `bytes`) of the line three
     /// lines before its append; called once a line, in order:
     /// - that line's slot of the channel index, where its name will be looked up;
-    /// - the log's and the ring's objects of the line the previous call showed, found through its
-    ///   slot (which that call brought near; nothing for a channel not seen yet);
-    /// - the next slot and the next bytes of the ring found by the previous call (brought near by it).
+    /// - the ring object of the line the previous call showed, found through its slot (which that
+    ///   call brought near; nothing for a channel not seen yet). Not the log object: an append reads
+    ///   none of its fields unless the line is moderation (`ChannelLog.append`);
+    /// - the next slot and the next bytes of the ring found by the previous call (brought near by it),
+    ///   and its region's head when the bytes are about to grow (``EntryRing/appendTargets(into:)``).
     ///
     /// A hint only: nothing is created, and an append whose line was shown takes the key and the
     /// entry found here (``ChannelLookahead/take(_:)``) instead of finding them again; a line not
@@ -39,12 +41,10 @@ extension ChatStore {
         let previous = lookahead.shown &- 1
         lookahead.show(key)
         if previous >= 0, let entry = lookahead.find(previous, in: byName) {
-            // SAFETY: addresses of objects the store keeps alive; only lent as hints, never read here.
-            let log = unsafe UnsafeRawPointer(bitPattern: entry.log)!
+            // SAFETY: the address of an object the store keeps alive; only lent as a hint, never read here.
             let ring = unsafe UnsafeRawPointer(bitPattern: entry.ring)!
-            // The log's fields an append reads lie in its first line; the ring's (its indexes, the
-            // owner's copies of its byte storage and slot table) in its first three.
-            unsafe lookahead.lines.add(log)
+            // The ring's fields an append reads (its indexes, the owner's copies of its byte storage
+            // and slot table) lie in its first three lines.
             unsafe lookahead.lines.add(ring)
             unsafe lookahead.lines.add(ring + 64)
             unsafe lookahead.lines.add(ring + 128)
@@ -58,8 +58,8 @@ extension ChatStore {
 /// one call: a call per address through the caller's closure cost about as many instructions as the
 /// look-ahead's own work.
 struct CacheLineList {
-    /// The most one call gathers: an index slot, a log and three lines of a ring, and six lines of
-    /// another ring's next append.
+    /// The most one call gathers: an index slot, three lines of a ring, and seven lines of another
+    /// ring's next append (six, and its region's head when it is about to grow).
     static let capacity = 11
     private var addresses = InlineArray<11, UInt>(repeating: 0)
     private var count = 0

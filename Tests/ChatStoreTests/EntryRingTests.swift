@@ -167,6 +167,30 @@ import Testing
         for s in next.liveRange { #expect(unpadded(text(next, s, reader)) == "message \(s)") }
     }
 
+    @Test("a ring whose bytes are about to grow in their region names the region's head among its append targets")
+    func regionHeadBeforeGrowth() throws {
+        let regions = PageRegions(pages: .system, regionBytes: 65_536)
+        let ring = EntryRing(capacity: 300, initialBytes: 512, firstSeq: 0, regions: regions)
+        var named = 0
+        var notNamed = 0
+        for k in 0..<120 {
+            append(ring, line(UInt64(k), padding: 300))
+            var lines = CacheLineList()
+            ring.appendTargets(into: &lines)
+            let storage = ring.storage
+            var addresses: [UInt] = []
+            lines.withAddresses { span in for i in span.indices { addresses.append(span[i]) } }
+            let head = UInt(bitPattern: storage.region)
+            let room = storage.capacity - storage.physical(ring.writePosition)
+            let expected = storage.isInRegion && room < EntryRing.growthHintBytes
+            #expect(addresses.contains(head) == expected, "entry \(k): \(room) bytes left")
+            #expect(addresses.count == (expected ? 7 : 6))
+            if storage.isInRegion { if expected { named += 1 } else { notNamed += 1 } }
+        }
+        // Lines of about 330 bytes: some appends leave less than 1 KiB before a growth, most do not.
+        #expect(named >= 3 && notNamed > named, "named \(named), not named \(notNamed)")
+    }
+
     @Test("without a page mapping, or when the system refuses one, byte storage is allocated and still grows")
     func unmappedGrowth() throws {
         let reader = try #require(registry.makeReader())

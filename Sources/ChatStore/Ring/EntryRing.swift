@@ -268,7 +268,10 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
 
     /// Adds to `lines` what the next ``append(_:meta:ids:sender:)`` will write first: the next slot's
     /// metadata, id links and tombstone, and the first two cache lines at the write position
-    /// (``ChatStore/lookahead(_:in:_:)``). Addresses only: nothing is read behind them. Owner only.
+    /// (``ChatStore/lookahead(_:in:_:)``); and, when the bytes live in a region and fewer than
+    /// ``growthHintBytes`` are left before its storage's end, the region's head, where growing in
+    /// place writes the next generation's descriptor. Addresses only: nothing is read behind them.
+    /// Owner only.
     ///
     /// - Complexity: O(1). - Allocations: none.
     func appendTargets(into lines: inout CacheLineList) {
@@ -284,7 +287,18 @@ public final class EntryRing: @unchecked Sendable {  // single writer + reader p
         let p = storage.physical(self.writePosition)
         unsafe lines.add(storage.base + p)
         unsafe lines.add(storage.base + min(p + 64, storage.capacity - 1))
+        // SAFETY: a region's head is the page its storage starts in (``ByteStorage/region``).
+        if storage.capacity &- p < Self.growthHintBytes && storage.isInRegion { unsafe lines.add(storage.region) }
     }
+
+    /// Room left before the byte storage's end under which ``appendTargets(into:)`` names the region's
+    /// head: about three lines of chat, so that the append that grows the storage (or wraps it) finds
+    /// that line near. A growth in place writes the new descriptor there, then publishes it with a
+    /// store that waits for every earlier store: with 10,000 channels that head was a miss at each of
+    /// the five growths a channel of 30 lines makes in its region (perf: 77% of `grow`'s samples on
+    /// the load just after), and naming it took 2% off the CPU of a replay of 10,000 evenly spread
+    /// channels of real chat (median of 16 alternated runs; 1,000 channels: no change).
+    static let growthHintBytes = 1_024
 
     /// Finds room for `count` contiguous bytes, growing the storage if the live bytes need it.
     private func reserve(_ count: Int) -> UInt64 {
