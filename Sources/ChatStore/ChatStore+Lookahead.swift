@@ -9,7 +9,7 @@ public import IRCWire
 /// Swift, and a prefetch is the caller's.
 extension ChatStore {
     /// How many lines before its append ``lookahead(_:in:_:)`` is shown a line: one step a line, three
-    /// steps (its index slot, its log and ring, its ring's next slot and bytes).
+    /// steps (its index slot, its ring, its ring's next slot and bytes).
     public static let lookaheadDistance = 3
 
     /// Lends `prefetch` the addresses the appends of the next lines will read first (at most
