@@ -126,8 +126,8 @@ let package = Package(
         .target(
             name: "ChatServe",
             dependencies: [
-                "ChatNet", "ChatInput", "ChatPosix", "ChatStore", "ChatFormat", "ChatHTTP", "TwitchSession", "IRCWire",
-                "WebSocketWire",
+                "ChatNet", "ChatIndex", "ChatInput", "ChatPosix", "ChatStore", "ChatFormat", "ChatHTTP",
+                "TwitchSession", "IRCWire", "WebSocketWire",
             ],
             swiftSettings: dataPathSettings),
         // The one HTTP listener (libmicrohttpd, its own thread): routes, the recent-messages endpoint

@@ -1,4 +1,5 @@
 import ChatHTTP
+import ChatIndex
 import ChatPosix
 import ChatStore
 import IRCWire
@@ -84,8 +85,11 @@ final class LogTimeline {
     /// The `tmi-sent-ts` of the last line written, which the next one never goes below.
     private var lastSentAtMs: Int64 = .min
 
+    /// Joined channels; never removed, so a position stays valid.
     private var slots: [Slot] = []
-    private var slotOf: [LoginKey: Int] = [:]
+    /// Channel login → its position in `slots` (``ChannelIndex/Entry/channel``): one hash of the login
+    /// and one cache line a line (``slot(of:)``), the login compared inside the index.
+    private var slotIndex = ChannelIndex()
     /// Listeners of channels the log has.
     private var listenerCount = 0
     /// 1 for the log's first pass.
@@ -99,9 +103,9 @@ final class LogTimeline {
     /// When the previous line was due (paced only).
     private var lastDue: Int64?
     private var writer = ServedLineWriter()
-    /// The line in ``writer`` waits, with its channel: for its time (paced), or for room (at
-    /// `--speed max`).
-    private var held: (channel: LoginKey, due: Int64)?
+    /// The line in ``writer`` waits, with its channel (and the channel's slot, if it had one then): for
+    /// its time (paced), or for room (at `--speed max`).
+    private var held: (channel: ChannelIndex.Key, slot: Int?, due: Int64)?
     private var filter = RecordingFilter()
     private(set) var isFinished = false
     /// `--loop` and the last pass had no line of a joined channel: wait for a new channel.
@@ -138,7 +142,7 @@ final class LogTimeline {
     /// Removes `listener` from `channel` (also while the timeline delivers to it).
     func remove(_ listener: any ChannelListener, channel: String) {
         var channel = channel
-        guard let key = channel.withUTF8({ unsafe LoginKey($0.span) }), let index = slotOf[key] else { return }
+        guard let index = channel.withUTF8({ unsafe Self.key(of: $0.span) }).flatMap(slot(of:)) else { return }
         let before = slots[index].listeners.count
         slots[index].listeners.removeAll { $0.listener === listener }
         if slots[index].isInLog { listenerCount -= before - slots[index].listeners.count }
@@ -157,12 +161,30 @@ final class LogTimeline {
     private func slot(for channel: String) -> Int {
         var name = channel
         // A login is at most 25 bytes; the session only joins valid logins.
-        let key = name.withUTF8({ unsafe LoginKey($0.span) })!
-        if let index = slotOf[key] { return index }
+        let key = name.withUTF8({ unsafe Self.key(of: $0.span) })!
+        if let index = slot(of: key) { return index }
         slots.append(Slot(name: channel, isInLog: rooms.has(channel)))
         history?.join(channel)
-        slotOf[key] = slots.count - 1
+        slotIndex.insert(key, ChannelIndex.Entry(log: 0, ring: 0, channel: slots.count - 1))
         return slots.count - 1
+    }
+
+    /// The index key of a channel's login, or `nil` for an empty name or one over 32 bytes (a login has
+    /// at most 25): such a line has no channel to play to.
+    ///
+    /// - Complexity: O(1) (at most 32 bytes). - Allocations: none.
+    private static func key(of name: Span<UInt8>) -> ChannelIndex.Key? {
+        guard (1...ChannelIndex.inlineBytes).contains(name.count) else { return nil }
+        return ChannelIndex.key(for: name)
+    }
+
+    /// The position in `slots` of the channel whose login has `key`, if it was joined.
+    ///
+    /// - Complexity: O(1) expected: one cache line of the index, the login compared there.
+    /// - Allocations: none.
+    private func slot(of key: ChannelIndex.Key) -> Int? {
+        // `confirm` is only asked for names over 32 bytes, which are never stored (``key(of:)``).
+        slotIndex.entry(for: key, confirm: { _ in false })?.channel
     }
 
     /// When the timeline has something to do (monotonic ms; 0 for at once), or `nil` while it waits
@@ -171,13 +193,14 @@ final class LogTimeline {
     var nextDue: Int64? {
         guard !isFinished, !isIdle, listenerCount > 0 else { return nil }
         guard let held else { return 0 }
-        if speed == nil { return hasRoom(held.channel) ? 0 : nil }
+        if speed == nil { return hasRoom(held.slot ?? slot(of: held.channel)) ? 0 : nil }
         return held.due
     }
 
-    /// Whether every listener of `channel` takes more lines (a channel nobody joined always does).
-    private func hasRoom(_ channel: LoginKey) -> Bool {
-        guard let index = slotOf[channel] else { return true }
+    /// Whether every listener of the channel in slot `index` takes more lines (a channel nobody joined,
+    /// `nil`, always does).
+    private func hasRoom(_ index: Int?) -> Bool {
+        guard let index else { return true }
         return slots[index].listeners.allSatisfy { $0.listener.hasRoom }
     }
 
@@ -198,13 +221,15 @@ final class LogTimeline {
         var looked = 0
         while !isFinished, !isIdle, listenerCount > 0, looked < Self.linesPerTurn {
             if let held {
+                // A channel without a slot when its line was read may have been joined since.
+                let index = held.slot ?? slot(of: held.channel)
                 if speed == nil {
-                    guard hasRoom(held.channel) else { return }
+                    guard hasRoom(index) else { return }
                 } else {
                     guard held.due <= now else { return }
                 }
                 self.held = nil
-                deliver(to: held.channel, due: held.due)
+                if let index { deliver(to: index, due: held.due) }
                 continue
             }
             looked += 1
@@ -221,8 +246,9 @@ final class LogTimeline {
         readThisPass += 1
         if let time, origin == nil, speed != nil { origin = (passStart ?? now, time) }
         filter.observe(message, in: bytes)
-        guard let channel = message.channel, let key = LoginKey(bytes.extracting(channel.range)) else { return }
-        let index = slotOf[key]
+        guard let channel = message.channel, let key = Self.key(of: bytes.extracting(channel.range)) else { return }
+        // Looked up once a line: its room and its delivery take the slot.
+        let index = slot(of: key)
         // At --speed max a line of a channel nobody joined is read past; with a clock it waits for its
         // time like any other, so that a channel joined meanwhile still gets it.
         if index == nil && speed == nil { return }
@@ -241,16 +267,16 @@ final class LogTimeline {
         let sentAtMs = max(due &+ wallOffset, lastSentAtMs)
         lastSentAtMs = sentAtMs
         writer.write(bytes, message: message, lineTime: time, sentAtMs: sentAtMs, pass: pass, keepTime: keepTime)
-        if due <= now, speed != nil || hasRoom(key) {
-            deliver(to: key, due: due)
+        if due <= now, speed != nil || hasRoom(index) {
+            if let index { deliver(to: index, due: due) }
         } else {
-            held = (key, due)
+            held = (key, index, due)
         }
     }
 
-    /// Hands the line in ``writer`` to every listener of `channel` that joined before it was due.
-    private func deliver(to channel: LoginKey, due: Int64) {
-        guard let index = slotOf[channel] else { return }
+    /// Hands the line in ``writer`` to every listener of the channel in slot `index` that joined before
+    /// it was due.
+    private func deliver(to index: Int, due: Int64) {
         slots[index].playedThisPass += 1
         let untaggedStart = writer.untaggedStart
         let receivedAt = Timestamp(milliseconds: due &+ wallOffset)
