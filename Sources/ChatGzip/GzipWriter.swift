@@ -55,6 +55,13 @@ public final class GzipWriter {
     private var ownsOpenDescriptor = true
     /// Whether `output` is still this writer's (with a spool, the last chunk is the spool's to free).
     private var holdsOutput = true
+    /// How far ``compressFlush()`` took the next flush ahead: `none`, all of it (`done`), or up to a
+    /// full output buffer (`partial`: the buffer must be written out before the flush goes on).
+    private var compressedAhead = CompressedAhead.none
+
+    private enum CompressedAhead {
+        case none, partial, done
+    }
 
     /// The file's descriptor (tests use it to model a forked child sharing it).
     package var fileDescriptor: Int32 { descriptor }
@@ -184,6 +191,7 @@ public final class GzipWriter {
     public func write(_ bytes: Span<UInt8>) throws(GzipWriterError) {
         try checkOpen()
         guard !bytes.isEmpty else { return }
+        if compressedAhead != .none { try settleCompressedAhead() }
         try unsafe bytes.withUnsafeBytes { buffer throws(GzipWriterError) in
             // SAFETY: the engine reads `buffer` only during the call.
             try unsafe deflateAll(buffer, .none)
@@ -202,7 +210,11 @@ public final class GzipWriter {
     /// - Complexity: O(pending output). - Allocations: none.
     public func flush(durable: Bool = false) throws(GzipWriterError) {
         try checkOpen()
-        try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync)
+        if compressedAhead == .none {
+            try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync)
+        } else {
+            try settleCompressedAhead()
+        }
         // In a batch (a flush of every open file) the output goes into the spool's shared chunk and
         // this writer keeps its own.
         try writePending(packed: spool?.isBatching == true)
@@ -213,6 +225,43 @@ public final class GzipWriter {
         if durable && fsync(descriptor) != 0 {
             try fail(.syncFailed(path: path, errno: errno))
         }
+    }
+
+    /// The compressing half of ``flush(durable:)``, done ahead, possibly on another thread while the
+    /// writer's own thread waits for it (``CaptureWriter``'s flush of every open file shares this work
+    /// between two threads): the sync flush of everything written so far, compressed into the output
+    /// buffer, with no system call and no hand-off to the spool. The next ``flush(durable:)`` then only
+    /// hands the output on; if the buffer filled first, it writes the buffer out and finishes the flush.
+    /// The file's bytes are then those of the ``flush(durable:)`` alone. (A ``write(_:)`` or ``close()``
+    /// in its place finishes the flush too and keeps every line, though not always the same bytes: the
+    /// text that follows lands after the flush's output in the buffer, and a flush marker depends on
+    /// the room left.)
+    ///
+    /// Does nothing on a writer that is not open or was already compressed ahead (a failed writer
+    /// throws at its next call as before).
+    ///
+    /// - Precondition: the next call on this writer is ``flush(durable:)`` (``write(_:)`` and
+    ///   ``close()`` also work, as if that flush had been made).
+    /// - Complexity: O(bytes staged since the last flush). - Allocations: none.
+    package func compressFlush() {
+        guard case .open = state, compressedAhead == .none else { return }
+        // SAFETY: `pending < output.count` (a full buffer is always written out), so the room is not empty.
+        let step = unsafe engine.deflate(
+            UnsafeRawBufferPointer(start: nil, count: 0),
+            into: UnsafeMutableRawBufferPointer(rebasing: output[pending...]),
+            flush: .sync)
+        pending += step.produced
+        // An incomplete step filled the buffer (see ``DeflateEngine/deflate(_:into:flush:)``).
+        compressedAhead = step.complete ? .done : .partial
+    }
+
+    /// Finishes a flush ``compressFlush()`` began: writes a full buffer out and, when the flush
+    /// stopped at one, goes on with it, exactly as ``deflateAll(_:_:)`` would have.
+    private func settleCompressedAhead() throws(GzipWriterError) {
+        let ahead = compressedAhead
+        compressedAhead = .none
+        if unsafe pending == output.count { try writePending() }
+        if ahead == .partial { try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync) }
     }
 
     /// Finishes the member (last block, CRC-32, size), writes it out and closes the file.
@@ -272,6 +321,8 @@ public final class GzipWriter {
     /// (readers of growing files such as `load` read only up to the last one), then the final block
     /// (empty) and the trailer.
     private func finish() throws(GzipWriterError) {
+        // A flush compressed ahead is finished first, as the flush it stands for would have been.
+        if compressedAhead != .none { try settleCompressedAhead() }
         try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .sync)
         try unsafe deflateAll(UnsafeRawBufferPointer(start: nil, count: 0), .finish)
         try writePending(last: true)
