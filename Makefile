@@ -85,7 +85,7 @@ test: deps
 	$(MAKE) lint
 	SWIFT=$(SWIFT) TSAN="$(MAKE) --no-print-directory tsan" Scripts/run_tests.sh
 
-# The cross-thread stress scenarios of ChatStore and ChatInput (Tests/StressChecks) under ThreadSanitizer,
+# The cross-thread stress scenarios of ChatStore, ChatInput and ChatGzip (Tests/StressChecks) under ThreadSanitizer,
 # in a build folder of their own. Only the StressChecks executable is built with TSan (the modules it
 # imports, not the whole package and its test targets). Optimised (-c release), so that the standard
 # library's generic accessors (Span's subscript, pointer initialize) are inlined into the instrumented

@@ -309,7 +309,9 @@ let package = Package(
         // not the package and every test target as `swift test --sanitize=thread` would.
         .executableTarget(
             name: "StressChecks",
-            dependencies: ["ChatMemory", "ChatStore", "ChatInput", "ChatPosix", "IRCWire", "ChatTestSupport"],
+            dependencies: [
+                "ChatMemory", "ChatStore", "ChatInput", "ChatGzip", "ChatPosix", "IRCWire", "ChatTestSupport",
+            ],
             path: "Tests/StressChecks", swiftSettings: commonSettings),
         // Throughput figures for `make bench`.
         .executableTarget(

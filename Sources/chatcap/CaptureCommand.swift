@@ -111,6 +111,15 @@ struct CaptureCommand: ParsableCommand {
         transform: { try CaptureCommand.flushIntervalRange.parse($0) })
     var flushInterval: Double = 0.5
 
+    @Option(
+        help: ArgumentHelp(
+            "Share the compression of each flush of every file with a second thread: auto (when the process may run on two CPUs or more), on or off.",
+            discussion:
+                "With many channels nearly all compressing happens at the flushes (each file's text is compressed when "
+                + "its 64 KiB stage fills or at a flush), and reading stops while they run. The files are the same either way.",
+            valueName: "mode"))
+    var flushThread: ThreadChoice = .auto
+
     static let levelRange = NumberRange(1...9)
     /// `--flush-interval`: from about two loop turns to a minute (what a crash may lose).
     static let flushIntervalRange = NumberRange(0.1...60.0, unit: "seconds")
@@ -213,6 +222,7 @@ struct CaptureCommand: ParsableCommand {
         var options = CaptureOptions(rotation: CaptureRotation(argument: rotate)!, verbatim: verbatim)
         options.level = level
         options.flushIntervalMs = Seconds.milliseconds(flushInterval)
+        options.flushThread = flushThread.wanted
         options.bufferLimit = Int(CaptureRotation.byteCount(buffer)!)
         // Raised whether or not --max-open-files is given: the files need their descriptors either way.
         options.maxOpenFiles = maxOpenFiles ?? Self.defaultMaxOpenFiles(channels: Self.distinct(channels).count)

@@ -10,7 +10,7 @@ struct ParseAheadOptions: ParsableArguments {
             discussion:
                 "auto reads ahead for replay --format json, irc or text and for dump, where writing is most of the work, for replay --format raw of plain (not .gz) files, and for stats of one plain file (or one dated sequence), whose parse both threads share; not for stats of a merge of several files, where reading and parsing are nearly all of the work and the hand-off would cost more than it moves, nor for raw output or stats of .gz files, which are already inflated on a thread of their own. Only regular files (plain or gzip) are read ahead; standard input, pipes and --follow are read on one thread. The output is the same either way.",
             valueName: "mode"))
-    var parseAhead: ParseAheadChoice = .auto
+    var parseAhead: ThreadChoice = .auto
 
     @Flag(
         help: ArgumentHelp(
@@ -48,6 +48,16 @@ struct ParseAheadOptions: ParsableArguments {
     }
 }
 
-enum ParseAheadChoice: String, ExpressibleByArgument, CaseIterable {
+/// Whether a second thread takes part: `--parse-ahead`, capture's `--flush-thread`.
+enum ThreadChoice: String, ExpressibleByArgument, CaseIterable {
     case auto, on, off
+
+    /// Whether to use the thread: on, off, or with `auto` when the process may run on two CPUs or more.
+    var wanted: Bool {
+        switch self {
+        case .on: true
+        case .off: false
+        case .auto: Processors.available() >= 2
+        }
+    }
 }

@@ -1,10 +1,10 @@
 // `make tsan`: the cross-thread stress scenarios of ChatStore (rings, windows, growth, the memory
-// budget) and ChatInput (parse-ahead, prefetch), built with ThreadSanitizer and run with
+// budget), ChatInput (parse-ahead, prefetch) and ChatGzip (capture's flushes on two threads), built with ThreadSanitizer and run with
 // halt_on_error=1, so a race ends the run with TSan's exit status. A scenario's failed checks are
 // printed with ✘ as they happen; the run exits 1 if any check failed.
 //
 // An executable, not a test target: `swift build --product StressChecks` compiles only what these
-// scenarios import (ChatStore, ChatInput, ChatTestSupport and below), not the whole package and
+// scenarios import (ChatStore, ChatInput, ChatGzip, ChatTestSupport and below), not the whole package and
 // every test target, which the test bundle would need. `make tsan` builds it optimised, asserts and
 // exclusivity checks on (the Makefile says why).
 //
@@ -32,6 +32,7 @@ let scenarios: [(name: String, run: () throws -> Void)] = [
     ("prefetch.sameBytesAndErrorInOrder", PrefetchSourceStress.sameBytesAndErrorInOrder),
     ("prefetch.gzipThroughThread", PrefetchSourceStress.gzipThroughThread),
     ("prefetch.stopsWhenDropped", PrefetchSourceStress.stopsWhenDropped),
+    ("flushThread.sameFilesAsOneThread", FlushThreadStress.sameFilesAsOneThread),
 ]
 
 /// CPU seconds of every thread of this process so far (user and system).

@@ -26,6 +26,11 @@ public struct CaptureOptions: Sendable, Equatable {
     /// descriptors per process. `chatcap capture` gives each channel joined a file instead, within half
     /// the descriptor limit (docs/capture.md, "Open files").
     public static let defaultMaxOpenFiles = 128
+    /// Whether a flush of every open file shares its compression with a second thread (``LoopHelper``):
+    /// with many channels, nearly all of capture's compressing happens at those flushes (a file's
+    /// staged text is compressed when its stage fills or at a flush), and the ingest thread stops
+    /// reading while it runs. The files' bytes are the same either way.
+    public var flushThread = false
     /// A file not written to for this long is closed at the next flush (reopened on demand).
     public var idleCloseMs: Int64 = 300_000
     /// The channels joined (logins, any case, `#` optional): only they get files of their own; lines of

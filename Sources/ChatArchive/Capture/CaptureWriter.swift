@@ -90,6 +90,11 @@ public final class CaptureWriter {
     private var closed = false
     /// Does the `write(2)`s of every file.
     let spool: WriteSpool
+    /// Shares the compression of ``flushAll()`` with a second thread (``CaptureOptions/flushThread``).
+    private let flushHelper: LoopHelper?
+    /// The writers of the flush being compressed, and the helper's loop over them (made once).
+    private let flushList = FlushList()
+    private let compressFlush: @Sendable (Int) -> Void
     /// Session records waiting for the next ``tick(now:)`` (made where writing them could re-enter a file).
     private var pendingNotes: [(event: String, text: String, at: Timestamp)] = []
 
@@ -121,6 +126,8 @@ public final class CaptureWriter {
         try Self.checkWritable(dir)
         try Self.checkWritable(sessionLane.directory)
         spool = WriteSpool(chunkBytes: options.outputCapacity, limitBytes: options.bufferLimit)
+        flushHelper = options.flushThread ? LoopHelper() : nil
+        compressFlush = { [flushList] i in flushList.compress(i) }
         spool.onBackPressure = { [unowned self] event in self.backPressure(event) }
         spool.onStalled = { [unowned self] in self.onStalled?() }
         for (i, key) in (joinedKeys ?? []).enumerated()
@@ -238,9 +245,25 @@ public final class CaptureWriter {
     /// - Complexity: O(lanes) plus the flushes. - Allocations: none once the spool is warm.
     public func flushAll() throws(CaptureError) {
         try checkUsable()
+        if let flushHelper { compressFlushes(with: flushHelper) }
         spool.beginBatch()
         defer { spool.endBatch() }
         for lane in allLanes where lane.dirty { try flush(lane) }
+    }
+
+    /// The compressing half of the flushes of ``flushAll()``, shared with `helper`'s thread
+    /// (``GzipWriter/compressFlush()``): each writer is compressed by one thread while this one waits
+    /// for both to finish; the flushes then hand the output to the spool on this thread, in order.
+    ///
+    /// - Complexity: O(lanes) plus the compression. - Allocations: none once `flushList` has grown.
+    private func compressFlushes(with helper: LoopHelper) {
+        unsafe flushList.writers.removeAll(keepingCapacity: true)
+        for lane in allLanes where lane.dirty {
+            if let writer = lane.writer { unsafe flushList.writers.append(.passUnretained(writer)) }
+        }
+        // One file: nothing to share.
+        guard unsafe flushList.writers.count >= 2 else { return }
+        unsafe helper.run(flushList.writers.count, compressFlush)
     }
 
     /// Flushes `lane` (a sync flush handed to the spool, which writes its chunks in order).
@@ -279,6 +302,7 @@ public final class CaptureWriter {
             if first == nil { first = error }
         }
         spool.shutdown()
+        flushHelper?.stop()
         if first == nil, let error = spool.firstFailure { first = .file(error) }
         if let first, failure == nil { failure = first }
         if let first { throw first }
@@ -467,3 +491,15 @@ public final class CaptureWriter {
 
 @available(*, unavailable)
 extension CaptureWriter: Sendable {}
+
+/// The writers whose flushes ``CaptureWriter/flushAll()`` compresses on two threads. Filled by the
+/// writer's thread before the loop and only read during it, by both threads (each writer by one).
+/// Unretained: the lanes keep their writers open for the loop.
+@safe
+private final class FlushList: @unchecked Sendable {  // written only while no loop runs
+    var writers: [Unmanaged<GzipWriter>] = unsafe []
+
+    func compress(_ i: Int) {
+        unsafe writers[i]._withUnsafeGuaranteedRef { $0.compressFlush() }
+    }
+}
