@@ -274,7 +274,14 @@ var webSocketFramer = LineFramer()
 /// Capture: every line parsed and appended to a CaptureWriter (time tag, gzip level 1, a flush
 /// every 1,000 lines handing chunks to the spool thread, whose allocations count too).
 let captureDirectory = "/tmp/chatcap-alloc-\(getpid())"
-let captureWriter = try CaptureWriter(directory: captureDirectory)
+// With the flush thread, as `chatcap capture` runs on two CPUs or more: its flushes allocate nothing either.
+let captureWriter = try CaptureWriter(
+    directory: captureDirectory,
+    options: {
+        var options = CaptureOptions()
+        options.flushThread = true
+        return options
+    }())
 var captureClock = Moment(monotonicMs: 0, wallMs: 1_763_700_000_000)
 @MainActor func captureAppend() -> Int {
     sumOverMessages { bytes, message in
