@@ -2,10 +2,6 @@ import ChatGzip
 import ChatPosix
 import ChatTestSupport
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Capture's flushes shared between two threads (``LoopHelper`` running ``GzipWriter/compressFlush()``
 /// while the owner waits, then the flushes on the owner): many writers, written to and flushed
 /// round after round, must leave the files a single thread leaves, byte for byte. Run under
@@ -52,21 +48,6 @@ enum FlushThreadStress {
             for writer in list { try writer.flush() }
         }
         for writer in list { try writer.close() }
-        return try paths.map { try require(contents(of: $0), $0) }
-    }
-
-    /// The bytes of the file at `path`, or `nil` if it cannot be read.
-    static func contents(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { return nil }
-            if n == 0 { return bytes }
-            bytes += chunk[0..<n]
-        }
+        return try paths.map { try FileBytes.read($0) }
     }
 }
