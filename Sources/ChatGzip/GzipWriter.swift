@@ -245,14 +245,8 @@ public final class GzipWriter {
     /// - Complexity: O(bytes staged since the last flush). - Allocations: none.
     package func compressFlush() {
         guard case .open = state, compressedAhead == .none else { return }
-        // SAFETY: `pending < output.count` (a full buffer is always written out), so the room is not empty.
-        let step = unsafe engine.deflate(
-            UnsafeRawBufferPointer(start: nil, count: 0),
-            into: UnsafeMutableRawBufferPointer(rebasing: output[pending...]),
-            flush: .sync)
-        pending += step.produced
         // An incomplete step filled the buffer (see ``DeflateEngine/deflate(_:into:flush:)``).
-        compressedAhead = step.complete ? .done : .partial
+        compressedAhead = unsafe step(UnsafeRawBufferPointer(start: nil, count: 0), .sync).complete ? .done : .partial
     }
 
     /// Finishes a flush ``compressFlush()`` began: writes a full buffer out and, when the flush
@@ -352,20 +346,27 @@ public final class GzipWriter {
         let capacity = unsafe output.count
         var taken = 0
         while true {
-            // SAFETY: `pending < capacity` (a full buffer is written out below), so the free part is not
-            // empty; `taken <= end <= input.count`.
+            // SAFETY: `taken <= end <= input.count`.
             let end = taken + min(input.count - taken, Int(UInt32.max))
-            let step = unsafe engine.deflate(
-                UnsafeRawBufferPointer(rebasing: input[taken..<end]),
-                into: UnsafeMutableRawBufferPointer(rebasing: output[pending...]), flush: flush)
+            let step = unsafe step(UnsafeRawBufferPointer(rebasing: input[taken..<end]), flush)
             taken += step.consumed
-            pending += step.produced
             let filled = pending == capacity
             if filled { try writePending() }
             if step.complete { return }
             // An incomplete step filled the output; anything else would loop for ever.
             precondition(filled, "the deflate engine stopped without progress")
         }
+    }
+
+    /// One call of the engine from `input` into the free part of the output buffer; `pending` grows by
+    /// what it produced. (``deflateAll(_:_:)`` and ``compressFlush()``.)
+    private func step(_ input: UnsafeRawBufferPointer, _ flush: DeflateEngine.Flush) -> DeflateEngine.Step {
+        // SAFETY: `pending < output.count` (a full buffer is always written out before the next step),
+        // so the free part is not empty.
+        let step = unsafe engine.deflate(
+            input, into: UnsafeMutableRawBufferPointer(rebasing: output[pending...]), flush: flush)
+        pending += step.produced
+        return step
     }
 
     /// Writes the pending compressed bytes with `write(2)`, retrying short writes and `EINTR` — or
