@@ -39,11 +39,7 @@ struct ParseAheadOptions: ParsableArguments {
     func stage(
         for reader: MergeReader, worthwhile: Bool, renderer: (() -> any LineRendering)? = nil
     ) -> ParseAhead? {
-        switch parseAhead {
-        case .off: return nil
-        case .on: break
-        case .auto: guard worthwhile && Processors.available() >= 2 else { return nil }
-        }
+        guard parseAhead.wanted, parseAhead == .on || worthwhile else { return nil }
         return ParseAhead.suits(reader) ? ParseAhead(reader, renderer: renderer) : nil
     }
 }
