@@ -116,7 +116,7 @@ struct CaptureCommand: ParsableCommand {
             "Share the compression of each flush of every file with a second thread: auto (when the process may run on two CPUs or more), on or off.",
             discussion:
                 "With many channels nearly all compressing happens at the flushes (each file's text is compressed when "
-                + "its 64 KiB stage fills or at a flush), and reading stops while they run. The files are the same either way.",
+                + "its 64 KiB stage fills or at a flush), and reading stops while they run. The files hold the same lines either way.",
             valueName: "mode"))
     var flushThread: ThreadChoice = .auto
 
