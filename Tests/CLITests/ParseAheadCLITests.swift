@@ -166,11 +166,18 @@ import Testing
         // Paced at real time (a line a millisecond): the reader thread fills its blocks and waits
         // until SIGINT ends the replay, with the lines so far written and exit 0.
         let replay = try CLI.start(["replay", log, "--format", "raw", "--speed", "1", "--parse-ahead", "on"])
-        usleep(500_000)
+        // The signal comes once the first line is out, not after a fixed time: beside two CPU hogs the
+        // debug build had written nothing after 0.5 s. (A replay that ends reads as end of file here.)
+        var out = Data()
+        while !out.contains(0x0A) {
+            let chunk = replay.stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            out.append(chunk)
+        }
         #expect(replay.process.isRunning, "replay ended early: \(replay.process.terminationStatus)")
         let start = ContinuousClock.now
         kill(replay.process.processIdentifier, SIGINT)
-        let out = replay.stdout.fileHandleForReading.readDataToEndOfFile()
+        out.append(replay.stdout.fileHandleForReading.readDataToEndOfFile())
         replay.process.waitUntilExit()
         let stopped = ContinuousClock.now - start
         let stopSeconds = Double(stopped.components.seconds) + Double(stopped.components.attoseconds) / 1e18
