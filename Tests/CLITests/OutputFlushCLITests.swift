@@ -43,7 +43,8 @@ import Testing
         let out = dir + "/out.json"
         let replay = try ChatcapProcess(["replay", log, "--format", "json", "--speed", "1"], stdoutFile: out)
         // Lines reach the file while the replay goes on (at least every 0.1 s), not only at the end.
-        #expect(Self.waitUntil(seconds: 3) { Self.lines(of: out).count >= 20 }, "nothing written while paced")
+        // (30 s: a hang guard; a busy machine may take seconds to start the debug build.)
+        #expect(Self.waitUntil(seconds: 30) { Self.lines(of: out).count >= 20 }, "nothing written while paced")
         usleep(500_000)
         let before = Self.lines(of: out).count
         let sent = Date()
