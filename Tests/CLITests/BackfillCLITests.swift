@@ -246,7 +246,6 @@ import Testing
             kill(recorder.processIdentifier, SIGKILL)
             recorder.waitUntilExit()
         }
-        usleep(800_000)
         let capture = try ChatcapProcess(
             ["capture", "--dir", dir + "/with", "--recent-messages", url] + Self.channels + [
                 "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--reconnect-base",
@@ -402,7 +401,6 @@ import Testing
         let port = try startPythonServer(
             service, arguments: [script, "record", "\(serve.port)", "60", log] + channels,
             what: "the recent-messages service")
-        usleep(800_000)  // the service joins first
         return (service, port)
     }
 

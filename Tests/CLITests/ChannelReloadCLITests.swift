@@ -52,7 +52,6 @@ import Testing
             kill(recorder.processIdentifier, SIGKILL)
             recorder.waitUntilExit()
         }
-        usleep(800_000)  // the recorder joins first
 
         let file = dir + "/channels.txt"
         let capturing = dir + "/capture"

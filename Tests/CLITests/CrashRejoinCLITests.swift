@@ -35,7 +35,6 @@ import Testing
             kill(service.processIdentifier, SIGKILL)
             service.waitUntilExit()
         }
-        usleep(800_000)  // the service joins first
         let capture =
             [
                 "capture", "--dir", "\(dir)/cap", "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain",

@@ -36,7 +36,6 @@ import Testing
                 recorder,
                 arguments: [BackfillCLITests.script, "record", "\(serve.port)", "100", dir + "/recorded.log"]
                     + BackfillCLITests.channels, what: "the recorder")
-            usleep(800_000)  // the recorder joins first
             capture = try ChatcapProcess(
                 ["capture", "--dir", dir + "/capture"] + BackfillCLITests.channels + [
                     "--host", "127.0.0.1", "--port", "\(serve.port)", "--plain", "--status", "none", "--join-rate",

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A small recent-messages (v2 API) service for chatcap's backfill tests, on 127.0.0.1 and a
-kernel-chosen port (printed on the first line of stdout).
+kernel-chosen port (printed on the first line of stdout; in record mode once serve has answered the
+JOIN of every channel, so that a test may start its capture at once and the recorder misses nothing).
 
     recent_messages_service.py record IRC_PORT EVERY LOG CHANNEL...
         Records the chat of `chatcap serve` on 127.0.0.1:IRC_PORT as the real service does (it is an
@@ -31,11 +32,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 LIMIT = 800
 lock = threading.Lock()
 recorded = {}  # channel -> [(ms, line)]
+# Set once serve's end of NAMES (366) has come for every channel of the first connection.
+all_joined = threading.Event()
 
 
 def record_chat(port, every, log_path, channels):
     log = open(log_path, "a", buffering=1)
     seen = set()
+    joined = set()
     conns = []  # dicts: sock, buf, lines
 
     def open_conn():
@@ -81,6 +85,10 @@ def record_chat(port, every, log_path, channels):
                     continue
                 words = line.split(" ")
                 rest = words[1:] if line.startswith("@") else words
+                if len(rest) >= 4 and rest[1] == "366":
+                    joined.add(rest[3].lstrip("#"))
+                    if joined >= set(channels):
+                        all_joined.set()
                 if len(rest) < 3 or not rest[2].startswith("#"):
                     continue
                 if "justinfan4242" in rest[0] or rest[1] in ("353", "366"):
@@ -171,6 +179,9 @@ def main():
         threading.Thread(
             target=record_chat, args=(port, every, log_path, sys.argv[5:]), daemon=True
         ).start()
+        # A hang guard: a recorder that is not joined by then prints its port anyway, and the test
+        # finds the lines it missed.
+        all_joined.wait(60)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
