@@ -37,6 +37,19 @@ enum CLI {
         let process: Process
         let stdout: Pipe
         let stderr: Pipe
+
+        /// Reads standard output until its first line is in (or the process has ended): what it read.
+        /// For a test that acts once the output has begun, not after a fixed time that a busy machine
+        /// may not be done starting the debug build in.
+        func readThroughFirstLine() -> Data {
+            var out = Data()
+            while !out.contains(0x0A) {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                out.append(chunk)
+            }
+            return out
+        }
     }
 
     /// Starts `chatcap arguments…` in the repository root without waiting for it.

@@ -221,14 +221,8 @@ import Testing
         let path = directory.path + "/far.irc"
         try log.write(toFile: path, atomically: true, encoding: .utf8)
         let replay = try CLI.start(["replay", path, "--speed", "0.001", "--format", "raw"])
-        // The signal comes once the first line is out, not after a fixed time (a busy machine may not
-        // have started the debug build by then). A replay that ends reads as end of file here.
-        var bytes = Data()
-        while !bytes.contains(0x0A) {
-            let chunk = replay.stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            bytes.append(chunk)
-        }
+        // The signal comes once the first line is out, not after a fixed time.
+        var bytes = replay.readThroughFirstLine()
         usleep(500_000)  // time for the wait for the far line to begin (where it trapped)
         #expect(replay.process.isRunning, "replay ended early: \(replay.process.terminationStatus)")
         kill(replay.process.processIdentifier, SIGINT)

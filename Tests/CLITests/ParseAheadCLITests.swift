@@ -166,14 +166,9 @@ import Testing
         // Paced at real time (a line a millisecond): the reader thread fills its blocks and waits
         // until SIGINT ends the replay, with the lines so far written and exit 0.
         let replay = try CLI.start(["replay", log, "--format", "raw", "--speed", "1", "--parse-ahead", "on"])
-        // The signal comes once the first line is out, not after a fixed time: beside two CPU hogs the
-        // debug build had written nothing after 0.5 s. (A replay that ends reads as end of file here.)
-        var out = Data()
-        while !out.contains(0x0A) {
-            let chunk = replay.stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            out.append(chunk)
-        }
+        // The signal comes once the first line is out: beside two CPU hogs the debug build had written
+        // nothing after a fixed 0.5 s.
+        var out = replay.readThroughFirstLine()
         #expect(replay.process.isRunning, "replay ended early: \(replay.process.terminationStatus)")
         let start = ContinuousClock.now
         kill(replay.process.processIdentifier, SIGINT)
