@@ -21,26 +21,6 @@ import Testing
             .split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
     }
 
-    /// How many times `text` occurs in the gzip files matched by `glob` while a capture still writes
-    /// them: zlib's decompressobj hands back what it decoded up to the last flush, where `zcat` prints
-    /// nothing of a member it cannot finish when that is under its 32 KiB window.
-    static func storedSoFar(_ glob: String, containing text: String) throws -> Int {
-        let script = """
-            import glob, sys, zlib
-            n = 0
-            for path in glob.glob(sys.argv[1]):
-                data, out = open(path, "rb").read(), b""
-                while data:
-                    member = zlib.decompressobj(31)
-                    out += member.decompress(data)
-                    data = member.unused_data
-                n += out.count(sys.argv[2].encode())
-            print(n)
-            """
-        let run = try CLI.shell("python3 -c " + quoted([script, glob, text]))
-        return Int(run.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    }
-
     @Test("on a terminal: one status line, redrawn at most 4 times a second; no status line without a terminal")
     func statusLineOnTerminal() throws {
         let dir = try CLITempDirectory.make("capture-status")
@@ -400,7 +380,8 @@ import Testing
         let privmsg = " PRIVMSG #pixelharbor "
         let before = try #require(
             try LiveHTTPCLITests.poll(seconds: 60) { () -> Int? in
-                let n = try Self.storedSoFar("\(dir)/cap/*/*.log.gz", containing: privmsg)
+                let text = String(decoding: try GzipDecoded.decodable("\(dir)/cap/*/*.log.gz"), as: UTF8.self)
+                let n = text.split(separator: "\r\n").filter { $0.contains(privmsg) }.count
                 return n > 50 ? n : nil
             }, "more than 50 lines stored within 60 s: \(capture.stderr)")
         capture.signal(signal)

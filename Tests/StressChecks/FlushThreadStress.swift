@@ -19,14 +19,8 @@ enum FlushThreadStress {
                 let name = "\(writers)-level\(level)"
                 let one = try files(dir, "one-" + name, level: level, writers: writers, rounds: rounds, helper: nil)
                 let two = try files(dir, "two-" + name, level: level, writers: writers, rounds: rounds, helper: helper)
-                let (oneSeen, twoSeen) =
-                    level == 6
-                    ? (try one.map(FileBytes.read), try two.map(FileBytes.read))
-                    : (
-                        try GzipDecoded.digests(one).map { Array($0.utf8) },
-                        try GzipDecoded.digests(two).map { Array($0.utf8) }
-                    )
-                for w in 0..<writers { check(oneSeen[w] == twoSeen[w], "\(name): file \(w) differs") }
+                let differing = try GzipDecoded.differing(one, two, byteForByte: level == 6)
+                check(differing.isEmpty, "\(name): files \(differing) differ")
             }
         }
     }
