@@ -83,7 +83,7 @@ test: deps
 	Scripts/check_warnings.sh .build/build-tests.log
 	$(SWIFT) build -j $(JOBS) --product generate-manual
 	$(MAKE) lint
-	SWIFT=$(SWIFT) TSAN="$(MAKE) --no-print-directory tsan" Scripts/run_tests.sh
+	SWIFT=$(SWIFT) TSAN="$(MAKE) --no-print-directory tsan STRESS_SCALE=0.25" Scripts/run_tests.sh
 
 # The cross-thread stress scenarios of ChatStore, ChatInput and ChatGzip (Tests/StressChecks) under ThreadSanitizer,
 # in a build folder of their own. Only the StressChecks executable is built with TSan (the modules it
@@ -92,13 +92,15 @@ test: deps
 # code: at -Onone they are calls into the uninstrumented libswiftCore and TSan missed a race through
 # them (README, "make tsan"). assert() and the dynamic exclusivity checks stay on, as in debug. The
 # first race ends the run (halt_on_error=1) and fails it, as does a failed check. STRESS picks scenarios
-# by name (`StressChecks --list`).
+# by name (`StressChecks --list`). STRESS_SCALE runs each scenario at a fraction of its full size
+# (Tests/StressChecks/StressScale.swift): `make test` runs them at a quarter, `make tsan` whole.
 STRESS ?=
+STRESS_SCALE ?= 1
 TSAN_BUILD := -c release --sanitize=thread --scratch-path .build-tsan \
 	-Xswiftc -assert-config -Xswiftc Debug -Xswiftc -enforce-exclusivity=checked
 tsan: deps
 	$(SWIFT) build $(TSAN_BUILD) -j $(JOBS) --product StressChecks
-	TSAN_OPTIONS=halt_on_error=1 .build-tsan/release/StressChecks $(STRESS)
+	TSAN_OPTIONS=halt_on_error=1 STRESS_SCALE=$(STRESS_SCALE) .build-tsan/release/StressChecks $(STRESS)
 
 # Each process-driving suite's time run alone, into Scripts/cli_suite_seconds.txt: the weights `make
 # test` deals its side-by-side parts by (Scripts/run_tests.sh). About 17 minutes; run it on a quiet

@@ -6,7 +6,7 @@ import ChatTestSupport
 /// event; the owner sees what the reader on one thread hands out, and every block crossing the
 /// threads is ordered by the stage's lock.
 enum ParseAheadStress {
-    /// 40 rounds of random block shapes, to the end or stopped at a random event: the same events as
+    /// 40 rounds (``StressScale``) of random block shapes, to the end or stopped at a random event: the same events as
     /// one thread.
     static func randomShapesAndStops() throws {
         let dir = try InputTempDirectory()
@@ -17,7 +17,7 @@ enum ParseAheadStress {
         let expected = MergeTranscript.direct(MergeReader(paths: paths))
         check(expected.statistics.lines == 3_500)
         var random = InputRandom(seed: 26)
-        for round in 0..<40 {
+        for round in 0..<StressScale.of(40, atLeast: 8) {
             let bytes = [64, 1024, 8192, 65_536][Int(random.next() % 4)]
             let events = 1 + Int(random.next() % 300)
             let count = 1 + Int(random.next() % 4)
@@ -37,7 +37,7 @@ enum ParseAheadStress {
         }
     }
 
-    /// 40 rounds over one lane, its parse shared: random block shapes and sharings, to the end or
+    /// 40 rounds (``StressScale``) over one lane, its parse shared: random block shapes and sharings, to the end or
     /// stopped at a random event.
     static func sharedParseRandomShapesAndStops() throws {
         let dir = try InputTempDirectory()
@@ -50,7 +50,7 @@ enum ParseAheadStress {
         check(expected.statistics.malformedLines == 2)
         var random = InputRandom(seed: 28)
         let sharings: [ParseAhead.Sharing] = [.claimed, .claimed, .owner, .alternate]
-        for round in 0..<40 {
+        for round in 0..<StressScale.of(40, atLeast: 8) {
             let bytes = [64, 1024, 8192, 65_536][Int(random.next() % 4)]
             let events = 1 + Int(random.next() % 300)
             let count = 1 + Int(random.next() % 4)

@@ -11,7 +11,8 @@ enum StoreGrowthStress {
     /// Readers during slot-table and byte-storage growth never see stale or torn entries.
     static func readersDuringGrowth() throws {
         let capacity = 1_000
-        let channels = 24
+        // Each new channel grows from nothing to its full ring (perChannel > capacity) at any scale.
+        let channels = StressScale.of(24, atLeast: 4)
         let perChannel = 1_200
         let store = ChatStore(capacity: capacity, windowSize: 150, interval: 1, pages: .system)
         let done = Flag()

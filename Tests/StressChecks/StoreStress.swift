@@ -13,7 +13,8 @@ import Synchronization
 enum StoreStress {
     /// Appender and readers on different threads never see stale or torn entries.
     static func appenderAndReaders() throws {
-        let total = 200_000
+        // Past the ring many times over (capacity 2,500) at any scale.
+        let total = StressScale.of(200_000, atLeast: 20_000)
         let store = ChatStore(capacity: 2_500, windowSize: 150, interval: 1)
         let done = Flag()
         // The owner creates the log and the observer before the threads start.

@@ -60,7 +60,7 @@ if chosen.isEmpty {
     say("✘ no scenario matches \(arguments) (--list lists them)")
     exit(1)
 }
-say("── \(chosen.count) stress scenarios ──")
+say("── \(chosen.count) stress scenarios\(StressScale.description) ──")
 let start = (wall: ContinuousClock.now, cpu: cpuSeconds())
 var failedScenarios: [String] = []
 for scenario in chosen {
