@@ -51,7 +51,9 @@ func peakResidentKiB(_ pid: Int32) -> Int {
             [
                 "tail", "c", "--transport", "websocket", "--host", "127.0.0.1", "--port", "\(server.first)",
                 "--plain", "--login", "tester", "--format", "json", "--reconnect-base", "0.1",
-                "--reconnect-max", "0.2", "--duration", "4",
+                // 10 s, not 4: beside two busy processes the join alone took 1.3 s, and the flood had
+                // not filled the connection's queue before a 4 s run ended (a fresh-clone run).
+                "--reconnect-max", "0.2", "--duration", "10",
             ],
             environment: ["CHATCAP_TOKEN": Self.token])
         #expect(run.status == 0, "\(run.stderr.suffix(2000))")
