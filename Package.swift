@@ -289,7 +289,7 @@ let package = Package(
             ],
             swiftSettings: commonSettings),
         .testTarget(
-            name: "CLITests", dependencies: ["ChatTestSupport"],
+            name: "CLITests", dependencies: ["ChatTestSupport", "ChatStore"],
             swiftSettings: commonSettings),
 
         // Counts heap allocations per scenario; run in release by `make alloc`, never in parallel tests.

@@ -1,3 +1,4 @@
+import ChatStore
 import ChatTestSupport
 import Foundation
 import Glibc
@@ -223,41 +224,11 @@ struct CrashIdAudit {
     }
 
     /// `2026-11-26T13:52:04.312Z` as ms since 1970 (the form capture writes), or `nil`.
+    /// An RFC 3339 instant as ms since 1970, read by the store's own parser (``Timestamp/init(rfc3339:)``),
+    /// as capture wrote it: `ISO8601DateFormatter` here, once a line, was most of ``take(_:)``'s time
+    /// in a debug build (a kill loop's audit reads 60,000 lines and more).
     static func milliseconds(_ text: Substring) -> Int64? {
-        if let ms = utcMilliseconds(text) { return ms }
-        return ISO8601DateFormatter.withFraction.date(from: String(text)).map {
-            Int64(($0.timeIntervalSince1970 * 1000).rounded())
-        }
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form capture writes its `time` tags in, read digit by digit
-    /// (days from the civil date, Howard Hinnant's algorithm); `nil` for any other form, which
-    /// ``milliseconds(_:)`` leaves to the formatter. The formatter took most of ``take(_:)``'s time: a
-    /// kill loop's audit reads 60,000 lines and more, each with a `time`, in a debug build.
-    static func utcMilliseconds(_ text: Substring) -> Int64? {
-        let b = Array(text.utf8)
-        guard b.count == 24, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x2E,
-            b[23] == 0x5A
-        else { return nil }
-        func number(_ from: Int, _ to: Int) -> Int64? {
-            var n: Int64 = 0
-            for i in from..<to {
-                guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }
-                n = n * 10 + Int64(b[i] - 0x30)
-            }
-            return n
-        }
-        guard let year = number(0, 4), let month = number(5, 7), let day = number(8, 10), let hour = number(11, 13),
-            let minute = number(14, 16), let second = number(17, 19), let fraction = number(20, 23),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1_000 + fraction
+        Timestamp(rfc3339: String(text))?.milliseconds
     }
 
     /// `Tests/Support/irc_recorder.py` joined to `channels` of serve at `port`, writing to `path`.
