@@ -40,8 +40,8 @@ struct CrashIdAudit {
 
     struct Played {
         var sentMs: Int64
-        var id: Substring
-        var channel: Substring
+        var id: String
+        var channel: String
     }
 
     struct Result: CustomStringConvertible {
@@ -72,11 +72,11 @@ struct CrashIdAudit {
     }
 
     /// Stored messages by id.
-    var stored: [Substring: Stored] = [:]
+    var stored: [String: Stored] = [:]
     /// Gaps per channel: `(from, to)`, ms since 1970.
-    var gaps: [Substring: [(from: Int64, to: Int64)]] = [:]
+    var gaps: [String: [(from: Int64, to: Int64)]] = [:]
     /// `joined` records per channel, ms since 1970.
-    var joined: [Substring: [Int64]] = [:]
+    var joined: [String: [Int64]] = [:]
     /// `start` records (one per run), ms since 1970.
     var starts: [Int64] = []
     /// `stop` records (the run stopped last has one), ms since 1970.
@@ -84,25 +84,51 @@ struct CrashIdAudit {
 
     /// Takes one stored line (without CR LF) of a channel file or of `_session`.
     mutating func take(_ line: Substring) {
-        guard line.hasPrefix("@time="), let space = line.firstIndex(of: " ") else { return }
-        let words = line[line.index(after: space)...].split(separator: " ", maxSplits: 3)
-        guard words.count >= 3 else { return }
-        let isChat = words[1] == "PRIVMSG" || words[1] == "USERNOTICE"
-        let isCapture = words[1] == "CAPTURE" && words[0] == ":chatcap" && words.count == 4
-        let isRecord = isCapture && (words[2] == "joined" || words[2] == "gap") && words[3].hasPrefix("#")
-        let isStart = isCapture && words[2] == "start"
-        let isStop = isCapture && words[2] == "stop"
-        guard isChat || isRecord || isStart || isStop else { return }
-        // One pass over the tags for the few this needs.
-        var values: [Substring: Substring] = [:]
-        for tag in line[line.index(after: line.startIndex)..<space].split(separator: ";") {
-            guard let equals = tag.firstIndex(of: "=") else { continue }
-            let key = tag[..<equals]
-            if key == "time" || key == "id" || key == "tmi-sent-ts" || key == "gap-from" || key == "gap-to" {
-                values[key] = tag[tag.index(after: equals)...]
-            }
+        var line = String(line)
+        line.withUTF8 { take($0) }
+    }
+
+    /// ``take(_:)-(Substring)`` of a line's bytes, searched with libc (``ByteSearch``): a kill loop's
+    /// audit reads 130,000 lines and more, and in a debug build `split` over `Substring`s was a quarter
+    /// of the test bundle's CPU.
+    mutating func take(_ line: UnsafeBufferPointer<UInt8>) {
+        let n = line.count
+        guard ByteSearch.equals(line, 0..<min(Self.timePrefix.count, n), Self.timePrefix) else { return }
+        let space = ByteSearch.first(UInt8(ascii: " "), in: line, from: 0, to: n)
+        guard space < n else { return }
+        // The prefix, the command, its first parameter and the rest: up to four words after the tags.
+        var words: [Range<Int>] = []
+        var i = space + 1
+        while words.count < 4 {
+            while i < n && line[i] == UInt8(ascii: " ") { i += 1 }
+            guard i < n else { break }
+            let j = words.count < 3 ? ByteSearch.first(UInt8(ascii: " "), in: line, from: i, to: n) : n
+            words.append(i..<j)
+            i = j
         }
-        guard let received = values["time"].flatMap(Self.milliseconds) else { return }
+        guard words.count >= 3 else { return }
+        func word(_ k: Int, is text: [UInt8]) -> Bool { ByteSearch.equals(line, words[k], text) }
+        let isChat = word(1, is: Self.privmsg) || word(1, is: Self.usernotice)
+        let isCapture = word(1, is: Self.capture) && word(0, is: Self.chatcap) && words.count == 4
+        let isJoined = isCapture && word(2, is: Self.joinedWord)
+        let isRecord =
+            (isJoined || isCapture && word(2, is: Self.gapWord)) && line[words[3].lowerBound] == UInt8(ascii: "#")
+        let isStart = isCapture && word(2, is: Self.startWord)
+        let isStop = isCapture && word(2, is: Self.stopWord)
+        guard isChat || isRecord || isStart || isStop else { return }
+        // One pass over the tags for the few this needs (the last of a key wins).
+        var values: [Int: Range<Int>] = [:]
+        var start = 1
+        while start < space {
+            let end = ByteSearch.first(UInt8(ascii: ";"), in: line, from: start, to: space)
+            let equals = ByteSearch.first(UInt8(ascii: "="), in: line, from: start, to: end)
+            if equals < end, let key = Self.keys.firstIndex(where: { ByteSearch.equals(line, start..<equals, $0) }) {
+                values[key] = (equals + 1)..<end
+            }
+            start = end + 1
+        }
+        func value(_ key: Int) -> String? { values[key].map { ByteSearch.string(line, $0) } }
+        guard let received = value(0).flatMap({ Self.milliseconds($0) }) else { return }
         if isStart {
             starts.append(received)
             return
@@ -112,19 +138,34 @@ struct CrashIdAudit {
             return
         }
         if isChat {
-            guard let id = values["id"], let sent = values["tmi-sent-ts"].flatMap({ Int64($0) }) else { return }
+            guard let id = value(1), let sent = value(2).flatMap({ Int64($0) }) else { return }
             stored[id] = Stored(receivedMs: received, sentMs: sent)
             return
         }
-        let channel = words[3].dropFirst().prefix { $0 != " " }
-        if words[2] == "joined" {
+        let rest = words[3]
+        let channel = ByteSearch.string(
+            line,
+            (rest.lowerBound + 1)..<ByteSearch.first(UInt8(ascii: " "), in: line, from: rest.lowerBound + 1, to: n))
+        if isJoined {
             joined[channel, default: []].append(received)
-        } else if let from = values["gap-from"].flatMap(Self.milliseconds),
-            let to = values["gap-to"].flatMap(Self.milliseconds)
+        } else if let from = value(3).flatMap({ Self.milliseconds($0) }),
+            let to = value(4).flatMap({ Self.milliseconds($0) })
         {
             gaps[channel, default: []].append((from, to))
         }
     }
+
+    /// The tags ``take(_:)-(UnsafeBufferPointer<UInt8>)`` reads, in the order it numbers them.
+    private static let keys: [[UInt8]] = ["time", "id", "tmi-sent-ts", "gap-from", "gap-to"].map { Array($0.utf8) }
+    private static let timePrefix = Array("@time=".utf8)
+    private static let privmsg = Array("PRIVMSG".utf8)
+    private static let usernotice = Array("USERNOTICE".utf8)
+    private static let capture = Array("CAPTURE".utf8)
+    private static let chatcap = Array(":chatcap".utf8)
+    private static let joinedWord = Array("joined".utf8)
+    private static let gapWord = Array("gap".utf8)
+    private static let startWord = Array("start".utf8)
+    private static let stopWord = Array("stop".utf8)
 
     /// Holds `played` (in serve's order) against what was taken; `kills` are the wall-clock moments
     /// (ms) the test killed the runs, in order; the last run was stopped.
@@ -146,7 +187,7 @@ struct CrashIdAudit {
         }
         // The last run: up to the last message stored, in serve's order; in its last second only up to
         // the channel's own last stored message.
-        var ownLast: [Substring: Int] = [:]
+        var ownLast: [String: Int] = [:]
         for (index, message) in played.enumerated() where stored[message.id] != nil { ownLast[message.channel] = index }
         let lastStored = ownLast.values.max() ?? -1
         let stopMs = stops.max()
@@ -216,18 +257,37 @@ struct CrashIdAudit {
 
     /// The recorder's rows: `<tmi-sent-ts>\t<id>\t<channel>`.
     static func played(_ text: String) -> [Played] {
-        text.split(separator: "\n").compactMap { row in
-            let fields = row.split(separator: "\t")
-            guard fields.count == 3, let sent = Int64(fields[0]) else { return nil }
-            return Played(sentMs: sent, id: fields[1], channel: fields[2])
+        var text = text
+        return text.withUTF8 { played($0) }
+    }
+
+    /// ``played(_:)-(String)`` of the file's bytes (``ByteSearch``; 270,000 rows and more a case).
+    static func played(_ bytes: UnsafeBufferPointer<UInt8>) -> [Played] {
+        var rows: [Played] = []
+        var start = 0
+        while start < bytes.count {
+            let end = ByteSearch.first(UInt8(ascii: "\n"), in: bytes, from: start, to: bytes.count)
+            defer { start = end + 1 }
+            let tab1 = ByteSearch.first(UInt8(ascii: "\t"), in: bytes, from: start, to: end)
+            let tab2 = ByteSearch.first(UInt8(ascii: "\t"), in: bytes, from: tab1 + 1, to: end)
+            // Three fields, none empty.
+            guard tab1 > start, tab2 < end, tab2 > tab1 + 1, tab2 + 1 < end,
+                ByteSearch.first(UInt8(ascii: "\t"), in: bytes, from: tab2 + 1, to: end) == end,
+                let sent = Int64(ByteSearch.string(bytes, start..<tab1))
+            else { continue }
+            rows.append(
+                Played(
+                    sentMs: sent, id: ByteSearch.string(bytes, (tab1 + 1)..<tab2),
+                    channel: ByteSearch.string(bytes, (tab2 + 1)..<end)))
         }
+        return rows
     }
 
     /// `2026-11-26T13:52:04.312Z` as ms since 1970 (the form capture writes), or `nil`.
     /// An RFC 3339 instant as ms since 1970, read by the store's own parser (``Timestamp/init(rfc3339:)``),
     /// as capture wrote it: `ISO8601DateFormatter` here, once a line, was most of ``take(_:)``'s time
     /// in a debug build (a kill loop's audit reads 60,000 lines and more).
-    static func milliseconds(_ text: Substring) -> Int64? {
+    static func milliseconds(_ text: some StringProtocol) -> Int64? {
         Timestamp(rfc3339: String(text))?.milliseconds
     }
 
@@ -262,8 +322,9 @@ struct CrashIdAudit {
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
             }
-            return CrashIdAudit.played(
-                String(data: FileManager.default.contents(atPath: path) ?? Data(), encoding: .utf8) ?? "")
+            return [UInt8](FileManager.default.contents(atPath: path) ?? Data()).withUnsafeBufferPointer {
+                CrashIdAudit.played($0)
+            }
         }
 
         deinit {

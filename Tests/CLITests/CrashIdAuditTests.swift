@@ -22,7 +22,7 @@ import Testing
     }
 
     static func played(_ id: String, _ sent: Int64, channel: String = "a") -> CrashIdAudit.Played {
-        CrashIdAudit.Played(sentMs: base + sent, id: Substring(id), channel: Substring(channel))
+        CrashIdAudit.Played(sentMs: base + sent, id: id, channel: channel)
     }
 
     @Test("stored, inside a gap (its start widened by the lag), missing with its neighbourhood, and unjoined")

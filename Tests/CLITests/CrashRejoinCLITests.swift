@@ -108,7 +108,7 @@ import Testing
             guard parts.count == 2, let m = BackfillCLITests.message(parts[1]),
                 let sent = LineTags.value("tmi-sent-ts", in: parts[1]).flatMap({ Int64($0) })
             else { return nil }
-            return CrashIdAudit.Played(sentMs: sent, id: m.id, channel: m.channel)
+            return CrashIdAudit.Played(sentMs: sent, id: String(m.id), channel: String(m.channel))
         }
         return rows.enumerated().sorted { ($0.element.sentMs, $0.offset) < ($1.element.sentMs, $1.offset) }
             .map(\.element)

@@ -27,8 +27,10 @@ import Testing
             "python3 Scripts/generate_fixtures.py --lines 60000 --channels 6 --out \(InputShell.quote(feed)) 2>&1")
         try #require(generate.status == 0, "\(String(decoding: generate.output, as: UTF8.self))")
         // The chat the server can send: every stored chat line must be one of these, whole.
-        let served = Set(
-            try String(contentsOfFile: feed, encoding: .utf8).components(separatedBy: "\r\n").map(Self.normalised))
+        var served = Set<String>()
+        try [UInt8](Data(contentsOf: URL(fileURLWithPath: feed))).withUnsafeBufferPointer { log in
+            ByteSearch.forEachLine(in: log) { served.insert(Self.normalised($0)) }
+        }
         // As fast as each client reads, not paced: a paced serve (`--speed 40`) closed the recorder when
         // it fell behind on a busy machine (it read Python-slow beside a debug capture), and the audit
         // then had nothing to hold the files against.
@@ -80,14 +82,20 @@ import Testing
                     try InputShell.run("gzip -t \(InputShell.quote(path))").status == 0, "\(path) is not whole gzip")
                 let text = try InputShell.run("zcat \(InputShell.quote(path))").output
                 #expect(text.isEmpty || text.last == 0x0A, "\(path) ends in a cut line")
-                for line in String(decoding: text, as: UTF8.self).components(separatedBy: "\r\n").dropLast() {
-                    lines += 1
-                    ids.take(Substring(line))
-                    let check = Self.check(line, served: served)
-                    if let problem = check {
-                        Issue.record("\(path): \(problem): \(line.prefix(300))")
-                        return
+                var problem: String? = nil
+                text.withUnsafeBufferPointer { file in
+                    ByteSearch.forEachLine(in: file) { line in
+                        guard problem == nil else { return }
+                        lines += 1
+                        ids.take(line)
+                        if let why = Self.check(line, served: served) {
+                            problem = "\(path): \(why): \(ByteSearch.string(line, 0..<min(300, line.count)))"
+                        }
                     }
+                }
+                if let problem {
+                    Issue.record(Comment(rawValue: problem))
+                    return
                 }
             }
         }
@@ -107,30 +115,44 @@ import Testing
 
     /// Tags whose values serve rewrites (times rebased, ids derived in later passes of a looping log)
     /// have their values left out; everything else must be as sent.
-    ///
-    /// On the line's bytes, not its `Character`s: the suite normalises every line of the feed and
-    /// every stored chat line (60,000 and more a case), and in a debug build `split`, `map` and
-    /// `joined` over `Substring`s took 0.1 ms a line, most of the suite's CPU.
     static func normalised(_ line: String) -> String {
-        let bytes = Array(line.utf8)
-        guard bytes.first == UInt8(ascii: "@"), let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return line }
-        var out: [UInt8] = [UInt8(ascii: "@")]
-        out.reserveCapacity(bytes.count)
-        // Each `;`-separated tag of `1 ..< space`, empty ones too.
-        var start = 1
-        while start <= space {
-            var end = start
-            while end < space && bytes[end] != UInt8(ascii: ";") { end += 1 }
-            var keyEnd = start
-            while keyEnd < end && bytes[keyEnd] != UInt8(ascii: "=") { keyEnd += 1 }
-            if start > 1 { out.append(UInt8(ascii: ";")) }
-            let key = bytes[start..<keyEnd]
-            let rewritten = rewrittenKeys.contains { $0.count == key.count && $0.elementsEqual(key) }
-            out.append(contentsOf: bytes[start..<(rewritten ? keyEnd : end)])
-            start = end + 1
+        var line = line
+        return line.withUTF8 { normalised($0) }
+    }
+
+    /// ``normalised(_:)`` of a line's bytes. Its searches are libc's (``ByteSearch``): the suite
+    /// normalises every line of the feed and every stored chat line (60,000 and more a case), and in a
+    /// debug build loops of its own over the bytes were most of the suite's CPU.
+    static func normalised(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let n = bytes.count
+        guard n > 0, bytes[0] == UInt8(ascii: "@") else { return ByteSearch.string(bytes, 0..<n) }
+        let space = ByteSearch.first(UInt8(ascii: " "), in: bytes, from: 0, to: n)
+        guard space < n else { return ByteSearch.string(bytes, 0..<n) }
+        return String(unsafeUninitializedCapacity: n) { out in
+            var count = 0
+            func copy(_ range: Range<Int>) {
+                guard !range.isEmpty else { return }
+                memcpy(out.baseAddress! + count, bytes.baseAddress! + range.lowerBound, range.count)
+                count += range.count
+            }
+            out[0] = UInt8(ascii: "@")
+            count = 1
+            // Each `;`-separated tag of `1 ..< space`, empty ones too.
+            var start = 1
+            while start <= space {
+                let end = ByteSearch.first(UInt8(ascii: ";"), in: bytes, from: start, to: space)
+                let keyEnd = ByteSearch.first(UInt8(ascii: "="), in: bytes, from: start, to: end)
+                if start > 1 {
+                    out[count] = UInt8(ascii: ";")
+                    count += 1
+                }
+                let rewritten = rewrittenKeys.contains { ByteSearch.equals(bytes, start..<keyEnd, $0) }
+                copy(start..<(rewritten ? keyEnd : end))
+                start = end + 1
+            }
+            copy(space..<n)
+            return count
         }
-        out.append(contentsOf: bytes[space...])
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The tags ``normalised(_:)`` keeps only the keys of.
@@ -153,49 +175,48 @@ import Testing
         } ?? 0
     }
 
-    /// Why `line` (as stored, without CR LF) is not a whole line: `nil` when it is. On its bytes, as
-    /// ``normalised(_:)``.
+    /// Why `line` (as stored, without CR LF) is not a whole line: `nil` when it is.
     static func check(_ line: String, served: Set<String>) -> String? {
-        let bytes = Array(line.utf8)
-        let time = Array("@time=".utf8)
-        guard bytes.starts(with: time) else { return "no time tag first" }
-        var at = time.count
-        while at + time.count <= bytes.count {
-            if bytes[at] == UInt8(ascii: "@") && bytes[at..<(at + time.count)].elementsEqual(time) {
-                return "two lines glued together"
-            }
-            at += 1
-        }
+        var line = line
+        return line.withUTF8 { check($0, served: served) }
+    }
+
+    /// ``check(_:served:)`` of a line's bytes, searched as ``normalised(_:)`` searches them.
+    static func check(_ bytes: UnsafeBufferPointer<UInt8>, served: Set<String>) -> String? {
+        let time: [UInt8] = Array("@time=".utf8)
+        let n = bytes.count
+        guard ByteSearch.equals(bytes, 0..<min(time.count, n), time) else { return "no time tag first" }
+        if ByteSearch.find(time, in: bytes, from: time.count) != nil { return "two lines glued together" }
         // Without capture's time tag, chat is exactly a line the server sent.
-        var end = time.count
-        while end < bytes.count && bytes[end] != UInt8(ascii: ";") && bytes[end] != UInt8(ascii: " ") { end += 1 }
-        let original: [UInt8] =
-            end < bytes.count && bytes[end] == UInt8(ascii: ";")
-            ? [UInt8(ascii: "@")] + bytes[(end + 1)...] : Array(bytes[min(end + 1, bytes.count)...])
-        // The command: the first of the first three words that is neither tags nor a prefix (the rest
-        // of the line, after them, is one more word).
-        var command: ArraySlice<UInt8>? = nil
-        var i = 0
-        var words = 0
-        while command == nil && words < 4 {
-            while i < original.count && original[i] == UInt8(ascii: " ") { i += 1 }
-            guard i < original.count else { break }
-            var j = i
-            if words < 3 {
-                while j < original.count && original[j] != UInt8(ascii: " ") { j += 1 }
-            } else {
-                j = original.count
-            }
-            if original[i] != UInt8(ascii: "@") && original[i] != UInt8(ascii: ":") { command = original[i..<j] }
-            words += 1
-            i = j
+        let end = min(
+            ByteSearch.first(UInt8(ascii: ";"), in: bytes, from: time.count, to: n),
+            ByteSearch.first(UInt8(ascii: " "), in: bytes, from: time.count, to: n))
+        var original: [UInt8]
+        if end < n && bytes[end] == UInt8(ascii: ";") {
+            original = [UInt8(ascii: "@")]
+            original.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(end + 1)...]))
+        } else {
+            original = Array(UnsafeBufferPointer(rebasing: bytes[min(end + 1, n)...]))
         }
-        if let command, chatCommands.contains(where: { $0.elementsEqual(command) }) {
-            guard served.contains(normalised(String(decoding: original, as: UTF8.self))) else {
-                return "a chat line the server never sent (cut or glued)"
+        return original.withUnsafeBufferPointer { line -> String? in
+            // The command: the first of the first three words that is neither tags nor a prefix (the
+            // rest of the line, after them, is one more word).
+            var command: Range<Int>? = nil
+            var i = 0
+            var words = 0
+            while command == nil && words < 4 {
+                while i < line.count && line[i] == UInt8(ascii: " ") { i += 1 }
+                guard i < line.count else { break }
+                let j = words < 3 ? ByteSearch.first(UInt8(ascii: " "), in: line, from: i, to: line.count) : line.count
+                if line[i] != UInt8(ascii: "@") && line[i] != UInt8(ascii: ":") { command = i..<j }
+                words += 1
+                i = j
             }
+            guard let command, chatCommands.contains(where: { ByteSearch.equals(line, command, $0) }) else {
+                return nil
+            }
+            return served.contains(normalised(line)) ? nil : "a chat line the server never sent (cut or glued)"
         }
-        return nil
     }
 
     /// The commands whose lines ``check(_:served:)`` finds among those served.
