@@ -171,11 +171,10 @@ import Testing
             if requireWhole { #expect(file.status == 0, "\(path) was left unfinished: \(file.stderr)") }
             // A file being written may end inside a line (past its last flush point): only whole lines count.
             // (By bytes: a CR LF is one Character.)
-            let text =
+            let bytes =
                 requireWhole
-                ? file.text
-                : file.text.utf8.lastIndex(of: UInt8(ascii: "\n")).map { String(file.text[...$0]) } ?? ""
-            stored.formUnion(ServedLog(text: text).messages.map { "\($0.channel) \($0.tags["id"]!)" })
+                ? file.stdout : file.stdout.lastIndex(of: UInt8(ascii: "\n")).map { Array(file.stdout[...$0]) } ?? []
+            stored.formUnion(ServedLog.messageKeys(bytes))
         }
         return stored
     }
