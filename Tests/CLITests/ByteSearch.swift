@@ -6,6 +6,9 @@ import Glibc
 /// CrashRepairCLITests' audit was 89 of its 157 CPU seconds, more than capture, serve and the Python
 /// recorder together (`sa` of process accounting; perf: `check`, `CrashIdAudit.take`, `normalised` and
 /// `components(separatedBy:)`).
+///
+/// Not IRCWire's `ByteScan`, which the product's framer uses: the test bundle builds it at -Onone like
+/// everything else, where libc's are optimised whatever the build.
 enum ByteSearch {
     /// The index of the first `byte` in `bytes[from ..< to]`, or `to` when there is none.
     static func first(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int {
@@ -39,17 +42,20 @@ enum ByteSearch {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
-    /// Calls `body` with each line of `bytes` that ends in CR LF, without its CR LF, in order; what
+    /// Calls `body` with each line of `bytes` that ends in CR LF, without its CR LF, in order. What
     /// follows the last CR LF (a cut line, or nothing) is left out, as
-    /// `components(separatedBy: "\r\n").dropLast()` leaves it.
+    /// `components(separatedBy: "\r\n").dropLast()` leaves it; with `keepingCut`, a cut line is passed
+    /// too, as `split(separator: "\r\n")` keeps it.
     static func forEachLine(
-        in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
+        in bytes: UnsafeBufferPointer<UInt8>, keepingCut: Bool = false,
+        _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) rethrows {
         var start = 0
         while let end = find(crlf, in: bytes, from: start) {
             try body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             start = end + 2
         }
+        if keepingCut && start < bytes.count { try body(UnsafeBufferPointer(rebasing: bytes[start...])) }
     }
 
     private static let crlf: [UInt8] = [0x0D, 0x0A]

@@ -311,49 +311,44 @@ extension ServedLog {
     /// the parse. Searched with libc (``ByteSearch``): the whole parse of every stored line, a dictionary
     /// of its tags each, was most of CrashLoadCLITests' own CPU in a debug build.
     static func messageKeys(_ text: [UInt8]) -> [String] {
+        var keys: [String] = []
         text.withUnsafeBufferPointer { bytes in
-            var keys: [String] = []
-            var start = 0
-            while start < bytes.count {
-                let crlf = ByteSearch.find([0x0D, 0x0A], in: bytes, from: start) ?? bytes.count
-                defer { start = crlf + 2 }
-                if let key = messageKey(bytes, start..<crlf) { keys.append(key) }
+            ByteSearch.forEachLine(in: bytes, keepingCut: true) { line in
+                if let key = messageKey(line) { keys.append(key) }
             }
-            return keys
         }
+        return keys
     }
 
-    /// `channel id` of the line `bytes[range]`, or `nil` (no id, an empty one, or no channel).
-    private static func messageKey(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
-        func next(_ byte: UInt8, from: Int) -> Int {
-            ByteSearch.first(byte, in: bytes, from: from, to: range.upperBound)
-        }
-        var at = range.lowerBound
+    /// `channel id` of one line, or `nil` (no id, an empty one, or no channel).
+    private static func messageKey(_ line: UnsafeBufferPointer<UInt8>) -> String? {
+        let n = line.count
+        func next(_ byte: UInt8, from: Int) -> Int { ByteSearch.first(byte, in: line, from: from, to: n) }
+        var at = 0
         var id: Range<Int>? = nil
-        if at < range.upperBound && bytes[at] == UInt8(ascii: "@") {
+        if at < n && line[at] == UInt8(ascii: "@") {
             let space = next(UInt8(ascii: " "), from: at)
-            guard space < range.upperBound else { return nil }
+            guard space < n else { return nil }
             var tag = at + 1
             while tag < space {
-                let end = ByteSearch.first(UInt8(ascii: ";"), in: bytes, from: tag, to: space)
-                if ByteSearch.equals(bytes, tag..<min(tag + 3, end), idKey) { id = (tag + 3)..<end }
+                let end = ByteSearch.first(UInt8(ascii: ";"), in: line, from: tag, to: space)
+                if ByteSearch.equals(line, tag..<min(tag + 3, end), idKey) { id = (tag + 3)..<end }
                 tag = end + 1
             }
             at = space + 1
         }
         guard let id, !id.isEmpty else { return nil }
-        if at < range.upperBound && bytes[at] == UInt8(ascii: ":") {
+        if at < n && line[at] == UInt8(ascii: ":") {
             let space = next(UInt8(ascii: " "), from: at)
-            guard space < range.upperBound else { return nil }
+            guard space < n else { return nil }
             at = space + 1
         }
         // The second word (spaces between words skipped, as `split` skips them): the channel.
-        while at < range.upperBound && bytes[at] == UInt8(ascii: " ") { at += 1 }
+        while at < n && line[at] == UInt8(ascii: " ") { at += 1 }
         at = next(UInt8(ascii: " "), from: at)
-        while at < range.upperBound && bytes[at] == UInt8(ascii: " ") { at += 1 }
-        guard at < range.upperBound && bytes[at] == UInt8(ascii: "#") else { return nil }
-        let channel = (at + 1)..<next(UInt8(ascii: " "), from: at)
-        return ByteSearch.string(bytes, channel) + " " + ByteSearch.string(bytes, id)
+        while at < n && line[at] == UInt8(ascii: " ") { at += 1 }
+        guard at < n && line[at] == UInt8(ascii: "#") else { return nil }
+        return ByteSearch.string(line, (at + 1)..<next(UInt8(ascii: " "), from: at)) + " " + ByteSearch.string(line, id)
     }
 
     private static let idKey = Array("id=".utf8)

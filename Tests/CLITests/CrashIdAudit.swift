@@ -117,7 +117,7 @@ struct CrashIdAudit {
         let isStop = isCapture && word(2, is: Self.stopWord)
         guard isChat || isRecord || isStart || isStop else { return }
         // One pass over the tags for the few this needs (the last of a key wins).
-        var values: [Int: Range<Int>] = [:]
+        var values = [Range<Int>?](repeating: nil, count: Self.keys.count)
         var start = 1
         while start < space {
             let end = ByteSearch.first(UInt8(ascii: ";"), in: line, from: start, to: space)
@@ -256,12 +256,7 @@ struct CrashIdAudit {
     }
 
     /// The recorder's rows: `<tmi-sent-ts>\t<id>\t<channel>`.
-    static func played(_ text: String) -> [Played] {
-        var text = text
-        return text.withUTF8 { played($0) }
-    }
-
-    /// ``played(_:)-(String)`` of the file's bytes (``ByteSearch``; 270,000 rows and more a case).
+    /// Read with ``ByteSearch`` (270,000 rows and more a case).
     static func played(_ bytes: UnsafeBufferPointer<UInt8>) -> [Played] {
         var rows: [Played] = []
         var start = 0
