@@ -112,3 +112,25 @@ for shape in even skew; do
             if (ia != "") printf "; instructions %.3fx", ia / ib
             printf "\n" }'
 done
+# What a channel count costs in RSS at equal bytes held: a store's ring keeps its bytes on the heap up to
+# 4 KB and then in pages of its own (EntryRing.regionEntryBytes, ByteStorage's region header), so every
+# channel past 4 KB rounds its bytes up to a page. Computed from the log (each channel's line bytes
+# without CR LF, the region's two descriptors of 32 bytes before them), not measured: the part of the
+# RSS goal's gap that no change short of storing several channels' bytes in one page can close.
+rounding() {
+    python3 - "$1" << 'PY'
+import collections, re, sys
+held = collections.Counter()
+with open(sys.argv[1], "rb") as log:
+    for line in log:
+        m = re.search(rb" #([^ \r\n]+)", line)
+        if m:
+            held[m.group(1)] += len(line.rstrip(b"\r\n"))
+paged = [n for n in held.values() if n >= 4096]
+print("%.1f %d" % (sum(-(-(n + 64) // 4096) * 4096 - n for n in paged) / 1e6, len(paged)))
+PY
+}
+for run in "${runs[@]}"; do
+    read -r mb channels < <(rounding "$(log_of "$run")")
+    echo "$run: $channels channels past 4 KB round their bytes up to a page: $mb MB of the RSS above the bytes held"
+done
