@@ -15,13 +15,21 @@
 # the tree of a run was deleted, creating the next run's takes 5 to 13 s (2 to 5 s some minutes later), so
 # the whole-run row says more about the filesystem than about capture. The status objects cost capture
 # little (one object of ~1 MB at 10,000 channels every 2 s).
+# Each run writes a tree of its own, and every tree is deleted only when the script ends: a run that began by
+# deleting the last one's tree paid for it in its own time (ext4's recently_deleted again: three 20 s
+# captures one after the other, each after deleting the last tree, stored 5.6 M, 4.3 M and 2.5 M lines, with
+# 6.8, 9.7 and 13.7 s of system time; into new trees beside the kept ones, 6.4 M and 6.3 M lines with 6.5
+# and 6.9 s). The first run still follows whatever was deleted before the script started. Each row gives
+# capture's system time as a share of its CPU, where the filesystem's part shows.
+# CAPTURE_BENCH_DIR: where the trees go (default: a new directory under $TMPDIR or /tmp); /dev/shm (tmpfs)
+# takes the filesystem out of the figures.
 # CAPTURE_BENCH_RUNS: the option sets to run, separated by ';' (default: "; --level 6", the default level
 # and level 6), e.g. CAPTURE_BENCH_RUNS='--flush-interval 0.5;--flush-interval 2'.
 set -euo pipefail
 bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 seconds=${3:-10}
-dir=$(mktemp -d)
+dir=$(mktemp -d "${CAPTURE_BENCH_DIR:+$CAPTURE_BENCH_DIR/}capture-bench.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 grep -o 'PRIVMSG #[a-z0-9_]*' "$log" | cut -d'#' -f2 | sort -u > "$dir/channels"
 channel_count=$(wc -l < "$dir/channels")
@@ -30,13 +38,15 @@ serve_pid=$!
 for _ in $(seq 1 100); do [ -s "$dir/serve.out" ] && break; sleep 0.05; done
 port=$(head -1 "$dir/serve.out" | sed 's/.*://')
 serve_ticks() { awk '{ print $14 + $15 }' "/proc/$serve_pid/stat"; }  # user + system, in clock ticks
+runs_done=0
 run() {
-    rm -rf "$dir/cap"
+    runs_done=$((runs_done + 1))
+    local cap="$dir/cap-$runs_done"
     local start end lines raw compressed serve0 serve1 user sys rss load
     serve0=$(serve_ticks)
     start=$(date +%s%N)
     /usr/bin/time -f "%U %S %M" -o "$dir/cpu" \
-        "$bin" capture --channels-file "$dir/channels" --dir "$dir/cap" --host 127.0.0.1 --port "$port" --plain \
+        "$bin" capture --channels-file "$dir/channels" --dir "$cap" --host 127.0.0.1 --port "$port" --plain \
         --join-rate 10000 --connect-interval 0 --duration "$seconds" --status json --status-interval 2 "$@" \
         2> "$dir/status" &
     local time_pid=$! capture_pid=""
@@ -53,14 +63,14 @@ run() {
     serve1=$(serve_ticks)
     read -r user sys rss < "$dir/cpu"
     load=$(cut -d' ' -f1-3 /proc/loadavg)
-    lines=$(zcat "$dir"/cap/*/*.gz | wc -l)
-    raw=$(zcat "$dir"/cap/*/*.gz | wc -c)
-    compressed=$(cat "$dir"/cap/*/*.gz | wc -c)
+    lines=$(zcat "$cap"/*/*.gz | wc -l)
+    raw=$(zcat "$cap"/*/*.gz | wc -c)
+    compressed=$(cat "$cap"/*/*.gz | wc -c)
     awk -v l="$lines" -v r="$raw" -v c="$compressed" -v ns="$((end - start))" -v what="$*" -v u="$user" -v k="$sys" \
         -v st="$((serve1 - serve0))" -v hz="$(getconf CLK_TCK)" -v rss="$rss" -v load="$load" 'BEGIN {
         s = ns / 1e9
-        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores; %.0f lines/CPU-s; peak RSS %.0f MB; serve %.2f cores; load %s\n",
-            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s, l / (u + k), rss / 1024, st / hz / s, load }'
+        printf "  %-10s %d lines in %.2f s = %.0f lines/s; %.1f MB/s of log text into %.1f MB of gzip (ratio %.2f:1); %.2f cores (%.0f%% system); %.0f lines/CPU-s; peak RSS %.0f MB; serve %.2f cores; load %s\n",
+            (what == "" ? "default" : what), l, s, l / s, r / s / 1e6, c / 1e6, r / c, (u + k) / s, (u + k > 0 ? 100 * k / (u + k) : 0), l / (u + k), rss / 1024, st / hz / s, load }'
     python3 - "$dir/status" "$dir/ticks" "$start" "$channel_count" "$(getconf CLK_TCK)" << 'PY'
 import json, sys
 status, ticks, start, channels, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 1e9, int(sys.argv[4]), int(sys.argv[5])
