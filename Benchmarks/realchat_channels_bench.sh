@@ -113,24 +113,12 @@ for shape in even skew; do
             printf "\n" }'
 done
 # What a channel count costs in RSS at equal bytes held: a store's ring keeps its bytes on the heap up to
-# 4 KB and then in pages of its own (EntryRing.regionEntryBytes, ByteStorage's region header), so every
-# channel past 4 KB rounds its bytes up to a page. Computed from the log (each channel's line bytes
-# without CR LF, the region's two descriptors of 32 bytes before them), not measured: the part of the
-# RSS goal's gap that no change short of storing several channels' bytes in one page can close.
-rounding() {
-    python3 - "$1" << 'PY'
-import collections, re, sys
-held = collections.Counter()
-with open(sys.argv[1], "rb") as log:
-    for line in log:
-        m = re.search(rb" #([^ \r\n]+)", line)
-        if m:
-            held[m.group(1)] += len(line.rstrip(b"\r\n"))
-paged = [n for n in held.values() if n >= 4096]
-print("%.1f %d" % (sum(-(-(n + 64) // 4096) * 4096 - n for n in paged) / 1e6, len(paged)))
-PY
-}
+# about 4 KB and then in pages of its own, where only written pages cost memory, so every such channel rounds
+# its bytes up to a page. From replay's --memory-report (the store's own figures, StoreMemory): the part of
+# the RSS goal's gap that no change short of storing several channels' bytes in one page can close.
 for run in "${runs[@]}"; do
-    read -r mb channels < <(rounding "$(log_of "$run")")
-    echo "$run: $channels channels past 4 KB round their bytes up to a page: $mb MB of the RSS above the bytes held"
+    sed -n 's/.*; \([0-9]*\) channels in pages of their own hold \([0-9.]*\) MB in \([0-9.]*\) MB of written pages.*/\1 \2 \3/p' \
+        "$dir/.realchat-memory-$run" | awk -v r="$run" '{
+        printf "%s: %d channels keep their lines in pages of their own: %.1f MB of pages for %.1f MB held, %.1f MB rounded up\n",
+            r, $1, $3, $2, $3 - $2 }'
 done

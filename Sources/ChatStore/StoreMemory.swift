@@ -13,6 +13,11 @@ public struct StoreMemory: Sendable, Equatable {
     public var slotBytes = 0
     /// Everything else the logs reserve: reader pins, descriptors, names, objects.
     public var otherBytes = 0
+    /// Channels whose lines live in pages of their own (``EntryRing/pagedBytes``), the pages they have
+    /// written, and the bytes of lines they hold: past the bytes held, each rounds up to a page.
+    public var pagedChannels = 0
+    public var pagedBytes = 0
+    public var pagedHeldBytes = 0
 
     public init() {}
 
@@ -28,7 +33,8 @@ public struct StoreMemory: Sendable, Equatable {
         let perEntry = entries > 0 ? slotBytes / entries : 0
         return "\(channels) channels, \(entries) entries, \(mb(heldBytes)) of lines held; reserved "
             + "\(mb(reservedBytes)): byte storage \(mb(byteCapacity)), slots \(mb(slotBytes)) (\(perEntry) B/entry), "
-            + "other \(mb(otherBytes))"
+            + "other \(mb(otherBytes)); \(pagedChannels) channels in pages of their own hold \(mb(pagedHeldBytes)) "
+            + "in \(mb(pagedBytes)) of written pages"
     }
 }
 
@@ -42,10 +48,17 @@ extension ChatStore {
             guard let log = log(at: c) else { continue }
             m.channels += 1
             m.entries += log.ring.count
-            m.heldBytes += log.ring.heldBytes
+            let held = log.ring.heldBytes
+            m.heldBytes += held
             m.byteCapacity += log.ring.byteCapacity
             m.slotBytes += log.ring.slotBytes
             m.otherBytes += log.reservedBytes - log.ring.byteCapacity - log.ring.slotBytes
+            let paged = log.ring.pagedBytes
+            if paged > 0 {
+                m.pagedChannels += 1
+                m.pagedBytes += paged
+                m.pagedHeldBytes += held
+            }
         }
         return m
     }

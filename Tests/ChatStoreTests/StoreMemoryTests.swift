@@ -1,3 +1,5 @@
+import ChatMemory
+import ChatPosix
 import IRCWire
 import Testing
 
@@ -62,6 +64,30 @@ import Testing
         #expect(m.byteCapacity == EntryRing.initialBytes * 100 && EntryRing.initialBytes == 512)
         #expect(m.slotBytes == (48 + 4 * 60 + 2 * 4) * 100)
         #expect(m.reservedBytes == 1_160 * 100)
+    }
+
+    @Test(
+        "a channel whose lines moved into a region counts the pages it wrote, rounded up; one on the heap counts none"
+    )
+    func pagedBytes() throws {
+        for pages in [PageMapping.system, nil] as [PageMapping?] {
+            let store = ChatStore(internsSenders: false, pages: pages)
+            // 8,160 bytes: past 4 KB the bytes move into a region, where they stay (below 128 KB). With the
+            // region's two descriptors (64 bytes) before them they take 3 pages; the bytes alone 2.
+            for n in 0..<27 { _ = try store.ingest(Self.chat(n, channel: 0, length: 300).span, receivedAt: .epoch) }
+            _ = try store.ingest(Self.chat(27, channel: 0, length: 60).span, receivedAt: .epoch)
+            _ = try store.ingest(Self.chat(30, channel: 1, length: 300).span, receivedAt: .epoch)  // stays on the heap
+            let m = store.memory
+            #expect(m.heldBytes == 8_160 + 300)
+            if pages == nil {
+                #expect(m.pagedChannels == 0 && m.pagedBytes == 0 && m.pagedHeldBytes == 0, "\(m)")
+            } else {
+                #expect(m.pagedChannels == 1 && m.pagedHeldBytes == 8_160, "\(m)")
+                #expect(m.pagedBytes == 3 * 4_096, "\(m)")
+                #expect(
+                    m.description.hasSuffix("1 channels in pages of their own hold 0.0 MB in 0.0 MB of written pages"))
+            }
+        }
     }
 
     @Test("a timeout longer than a slot keeps (2^28 - 1 s, eight and a half years) is kept as that longest one")

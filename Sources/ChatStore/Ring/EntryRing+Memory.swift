@@ -26,6 +26,23 @@ extension EntryRing {
         }
         return total
     }
+    /// Bytes of the pages the ring's lines are written in when they live in pages of their own (a
+    /// region of the store's or a mapping, where only written pages cost memory), 0 on the heap: from
+    /// the start of the region (its two descriptors) or mapping to the furthest byte written, rounded
+    /// up to a page. A ring that has released bytes may have come round its storage: it counts all of
+    /// it. What the store's memory report sets against the bytes these rings hold: the page each
+    /// channel rounds up to.
+    ///
+    /// - Complexity: O(1). - Allocations: none.
+    public var pagedBytes: Int {
+        let storage = self.storage
+        guard storage.reserved > 0 else { return 0 }
+        let header = storage.isInRegion ? ByteStorage.regionHeaderBytes : 0
+        let written =
+            oldestByte == storage.origin
+            ? min(storage.capacity, Int(writePosition &- storage.origin)) : storage.capacity
+        return SlotTable.pageRounded(header + written)
+    }
     /// Whether the byte storage is mapped (it has grown to ``mappedBytes``) and grows in place.
     public var byteStorageIsMapped: Bool { self.storage.reserved > 0 }
     /// Which columns of the slot table are mapped from ``pages`` (tests): 1 tombstones, 2 links and

@@ -164,7 +164,8 @@ struct SlotTable {
         if isMapped != 0 { unsafe pages!.unmap(p, pageRounded(bytes)) } else { unsafe p.deallocate() }
     }
 
-    private static func pageRounded(_ bytes: Int) -> Int { (bytes + 4_095) & ~4_095 }
+    /// `bytes` rounded up to whole pages (4 KiB).
+    static func pageRounded(_ bytes: Int) -> Int { (bytes + 4_095) & ~4_095 }
     private static func tombstoneBytes(_ count: Int) -> Int { count * MemoryLayout<Atomic<UInt32>>.stride }
     private static func idBytes(_ count: Int) -> Int {
         count * MemoryLayout<IdLinks>.stride + (2 << bucketBits(count)) * MemoryLayout<UInt32>.stride
