@@ -13,7 +13,7 @@ import Testing
         let paths: [String]
 
         init() throws {
-            dir = try InputTempDirectory("parse-ahead-cli")
+            dir = try InputTempDirectory.removedAtExit("parse-ahead-cli")
             let generated = sampleChatLines(5000, channel: "gen", start: 1_763_699_000_000, text: "generated")
             let plain = try dir.write("gen.log", generated)
             let zipped = try dir.write(

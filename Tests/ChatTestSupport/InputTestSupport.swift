@@ -1,6 +1,7 @@
 public import ChatInput
 import ChatPosix
 import Foundation
+import Synchronization
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the value goes away.
@@ -15,6 +16,26 @@ public final class InputTempDirectory: @unchecked Sendable {  // immutable after
 
     deinit {
         try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// A fresh directory for fixtures kept in a `static` (made once for a suite's many tests), removed
+    /// when the process exits: Swift never deinitialises a static, so ``deinit`` would never remove it
+    /// (ParseAheadCLITests left one directory in /tmp every run; `Scripts/run_tests.sh` now fails a
+    /// run whose tests leave anything in their temporary directory).
+    public static func removedAtExit(_ label: String = #function) throws -> InputTempDirectory {
+        let dir = try InputTempDirectory(label)
+        atExit.withLock { paths in
+            if paths.isEmpty { atexit { InputTempDirectory.removeAtExit() } }
+            paths.append(dir.path)
+        }
+        return dir
+    }
+
+    /// The directories ``removedAtExit(_:)`` made, for the `atexit` handler it registers once.
+    private static let atExit = Mutex<[String]>([])
+
+    private static func removeAtExit() {
+        for path in atExit.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// Removes the directory now with `rm -rf` (much quicker than Foundation for thousands of files);
