@@ -160,6 +160,15 @@ import Testing
         // The python3 on PATH: the one `make deps` pip-installs selenium into.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Fixtures.root + "/Tests/Support/logs_page_selenium.py", url, artifacts]
+        // chromium-driver's throwaway profile and chromium's folder for its singleton socket go to TMPDIR:
+        // a directory of the test's own, removed when the test ends (chromium left its
+        // org.chromium.Chromium.* folder behind in /tmp after every run, once the driver quit). Right
+        // under /tmp, whatever TMPDIR is: the socket's path must fit in sockaddr_un's 108 bytes.
+        let made = try InputShell.run("mktemp -d /tmp/chatcap-chromium.XXXXXX")
+        let browserTemp = String(decoding: made.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(made.status == 0 && !browserTemp.isEmpty, "mktemp: \(made.errors)")
+        defer { try? FileManager.default.removeItem(atPath: browserTemp) }
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": browserTemp]) { $1 }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
