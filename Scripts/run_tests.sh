@@ -22,9 +22,19 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 CLI_SHARDS=${CLI_SHARDS:-3}
-mkdir -p .build
-rm -f .build/test-output-*.log .build/test-output-*.status
-bundle="$("$SWIFT" build --show-bin-path)/chatcapPackageTests.xctest"
+# TEST_OUTPUT_DIR and TEST_BUNDLE stand in for .build and the package's bundle (RunTestsScriptTests).
+out=${TEST_OUTPUT_DIR:-.build}
+mkdir -p "$out"
+rm -f "$out"/test-output-*.log "$out"/test-output-*.status
+bundle=${TEST_BUNDLE:-"$("$SWIFT" build --show-bin-path)/chatcapPackageTests.xctest"}
+# Every run of the test bundle gets a temporary directory of its own (TMPDIR), checked once the parts end:
+# whatever a test left there is named and fails the script (a suite's fixtures kept in a static, and the
+# folder chromium keeps its singleton socket in, were left in /tmp by every run), and the directories go
+# when the script ends (KEEP_TEST_DIRS=1 keeps them). Open to every user like /tmp (mode 1777): a test's
+# child that drops root to nobody makes its files there.
+run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/chatcap-tests.XXXXXX")
+chmod 1777 "$run_tmp"
+trap '[ -n "${KEEP_TEST_DIRS:-}" ] || rm -rf "$run_tmp"' EXIT
 if [ ! -x "$bundle" ]; then
 	echo "── $bundle is missing: build it first (swift build --build-tests) ──"
 	exit 1
@@ -37,8 +47,8 @@ failures() {
 		grep -v -E '^[0-9]+:✘ Test run with' | head -n 14
 }
 
-# part NAME ARGS...: one run of the test bundle, its output in .build/test-output-NAME.log; its exit
-# status and time in .build/test-output-NAME.status.
+# part NAME ARGS...: one run of the test bundle, its output in $out/test-output-NAME.log; its exit
+# status and time in $out/test-output-NAME.status.
 #
 # Every part runs under `timeout PART_LIMIT` (seconds, default 2400): many in-process suites have no
 # time limit of their own (they take milliseconds), so a hang anywhere ends the part, marked as timed
@@ -51,8 +61,9 @@ part() {
 	local name=$1
 	shift
 	local start=$SECONDS
-	python3 Scripts/reap_children.py timeout --kill-after=30 "$PART_LIMIT" "$bundle" --testing-library swift-testing \
-		"$@" </dev/null >".build/test-output-$name.log" 2>&1
+	mkdir -p -m 1777 "$run_tmp/$name"
+	TMPDIR="$run_tmp/$name" python3 Scripts/reap_children.py timeout --kill-after=30 "$PART_LIMIT" "$bundle" \
+		--testing-library swift-testing "$@" </dev/null >"$out/test-output-$name.log" 2>&1
 	finished "$name" $? "$start"
 }
 
@@ -60,20 +71,20 @@ part() {
 finished() {
 	if [ "$2" -eq 124 ] || [ "$2" -eq 137 ]; then
 		echo "✘ $1 timed out: still running after PART_LIMIT=$PART_LIMIT s (a hang; the log above shows what ran last)" \
-			>>".build/test-output-$1.log"
+			>>"$out/test-output-$1.log"
 	fi
-	echo "$2 $((SECONDS - $3))" >".build/test-output-$1.status"
+	echo "$2 $((SECONDS - $3))" >"$out/test-output-$1.status"
 }
 
 # report NAME: prints a finished part's output, its status line, and its failures.
 report() {
 	local name=$1 status seconds
-	read -r status seconds <".build/test-output-$name.status"
-	cat ".build/test-output-$name.log"
+	read -r status seconds <"$out/test-output-$name.status"
+	cat "$out/test-output-$name.log"
 	echo "── $name: exit $status after $seconds s ──"
 	if [ "$status" -ne 0 ]; then
-		echo "── failures of $name (from .build/test-output-$name.log) ──────────────────────────────"
-		failures ".build/test-output-$name.log"
+		echo "── failures of $name (from $out/test-output-$name.log) ──────────────────────────────"
+		failures "$out/test-output-$name.log"
 	fi
 	return "$status"
 }
@@ -81,7 +92,7 @@ report() {
 # command NAME COMMAND: like `part`, for a shell command.
 command_part() {
 	local name=$1 start=$SECONDS
-	timeout --kill-after=30 "$PART_LIMIT" bash -c "$2" </dev/null >".build/test-output-$name.log" 2>&1
+	timeout --kill-after=30 "$PART_LIMIT" bash -c "$2" </dev/null >"$out/test-output-$name.log" 2>&1
 	finished "$name" $? "$start"
 }
 
@@ -124,23 +135,40 @@ done
 wait
 for name in "${names[@]}"; do report "$name" || failed+=("$name"); done
 
-cat .build/test-output-*.log >.build/test-output.log
+cat "$out"/test-output-*.log >"$out/test-output.log"
 echo
 for name in unit "${names[@]}"; do
-	read -r status seconds <".build/test-output-$name.status"
+	read -r status seconds <"$out/test-output-$name.status"
 	echo "── $name: exit $status after $seconds s ──"
 done
 # What the parts left running, whether or not they failed (a passing test that leaks a peer too).
-left=$(grep -h 'reap_children: stopped pid' .build/test-output-*.log)
+left=$(grep -h 'reap_children: stopped pid' "$out"/test-output-*.log)
 if [ -n "$left" ]; then
 	echo "── processes the tests left running, stopped when their part ended ──"
 	echo "$left"
 fi
+littered=()
+# What the parts left in their temporary directories (after the reaper: no test's peer writes any more).
+for name in unit "${names[@]}"; do
+	[ -d "$run_tmp/$name" ] || continue  # a command part (tsan: a build and its run) has none
+	mapfile -t kept < <(find "$run_tmp/$name" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort)
+	if [ "${#kept[@]}" -gt 0 ]; then
+		echo "── ✘ $name left ${#kept[@]} entries in its temporary directory (TMPDIR=$run_tmp/$name):" \
+			"a test that does not remove what it made ──"
+		printf '  %s\n' "${kept[@]:0:20}"
+		[ "${#kept[@]}" -le 20 ] || echo "  … ($((${#kept[@]} - 20)) more)"
+		# Asked to keep their directories (KEEP_TEST_DIRS), tests leave them on purpose.
+		[ -n "${KEEP_TEST_DIRS:-}" ] || littered+=("$name")
+	fi
+done
 if [ "${#failed[@]}" -gt 0 ]; then
 	echo "── swift test failed in: ${failed[*]} ──"
 	for name in "${failed[@]}"; do
 		echo "── failures of $name ──"
-		failures ".build/test-output-$name.log"
+		failures "$out/test-output-$name.log"
 	done
-	exit 1
 fi
+if [ "${#littered[@]}" -gt 0 ]; then
+	echo "── tests left files in their temporary directory in: ${littered[*]} (listed above) ──"
+fi
+[ "${#failed[@]}" -eq 0 ] && [ "${#littered[@]}" -eq 0 ]
