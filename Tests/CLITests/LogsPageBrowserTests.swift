@@ -164,9 +164,8 @@ import Testing
         // a directory of the test's own, removed when the test ends (chromium left its
         // org.chromium.Chromium.* folder behind in /tmp after every run, once the driver quit). Right
         // under /tmp, whatever TMPDIR is: the socket's path must fit in sockaddr_un's 108 bytes.
-        let made = try InputShell.run("mktemp -d /tmp/chatcap-chromium.XXXXXX")
-        let browserTemp = String(decoding: made.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(made.status == 0 && !browserTemp.isEmpty, "mktemp: \(made.errors)")
+        var template = Array("/tmp/chatcap-chromium.XXXXXX".utf8CString)
+        let browserTemp = try #require(mkdtemp(&template).map { String(cString: $0) }, "mkdtemp: errno \(errno)")
         defer { try? FileManager.default.removeItem(atPath: browserTemp) }
         process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": browserTemp]) { $1 }
         process.standardOutput = output
