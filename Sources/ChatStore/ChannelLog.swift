@@ -149,7 +149,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
             }
             let key =
                 eviction.meta.hasSourceId
-                ? ChatStore.sharedChatKey(TwitchMessage(eviction.meta.parsed, in: bytes), in: bytes) : 0
+                ? ChatStore.sharedChatKey(eviction.meta.parsed, eviction.meta.command, in: bytes) : 0
             return Evicted(
                 seq: eviction.seq, sourceIdHash: key, length: Int(eviction.meta.parsed.length),
                 tombstone: eviction.tombstone)

@@ -138,6 +138,14 @@ import Testing
                     #expect(tags[key]?.raw.range == last[key], "\(key) in \(text)", sourceLocation: sourceLocation)
                 }
             }
+            // The one-tag lookup (``ParsedLine/tag(_:in:)``, what a store evicting a shared-chat line
+            // reads its `source-id` with): each documented key the line holds, its last value as the
+            // slots give it; `source-id` also when absent.
+            for key in Set(last.keys).union([.sourceId]) {
+                #expect(
+                    line.tag(key.name, in: bytes.span)?.raw.range == last[key], "\(key) in \(text)",
+                    sourceLocation: sourceLocation)
+            }
             // The times-only parse: the same line, command and channel, the section's end, and of the
             // slots only `time` and `tmi-sent-ts` (each key's last value), no counts.
             guard case .success(let times) = timesPass else {
