@@ -135,7 +135,7 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
 
     /// Evicts `ring`'s oldest entry, gives its sender tokens back to `interner`, and tells what
     /// went: its sequence number, its marks, and its shared-chat key, taken again from its bytes
-    /// (``ChatStore/sharedChatKey(_:in:)``) when it has one (slots keep a flag, not the hash).
+    /// (``ChatStore/sharedChatKey(_:_:in:)``) when it has one (slots keep a flag, not the hash).
     private static func evictOldest(_ ring: EntryRing, _ interner: Unmanaged<Interner>?) -> Evicted {
         ring.evictOldest { eviction, bytes in
             // SAFETY: the store keeps its interner alive as long as itself (and its logs).
@@ -147,11 +147,11 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
                     interner.release(eviction.sender.badges)
                 }
             }
-            let key =
-                eviction.meta.hasSourceId
-                ? ChatStore.sharedChatKey(eviction.meta.parsed, eviction.meta.command, in: bytes) : 0
+            let meta = eviction.meta
+            let source = meta.hasSourceId ? meta.parsed.tag(TwitchTagKey.sourceId.name, in: bytes) : nil
+            let key = ChatStore.sharedChatKey(meta.command, source, in: bytes)
             return Evicted(
-                seq: eviction.seq, sourceIdHash: key, length: Int(eviction.meta.parsed.length),
+                seq: eviction.seq, sourceIdHash: key, length: Int(meta.parsed.length),
                 tombstone: eviction.tombstone)
         }
     }

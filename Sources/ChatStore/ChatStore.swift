@@ -180,7 +180,7 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         _ bytes: Span<UInt8>, message: TwitchMessage, receivedAt: Int64, to log: ChannelLog, _ ring: EntryRing,
         _ channel: Int
     ) -> Placement {
-        let sourceIdHash = Self.sharedChatKey(message, in: bytes)
+        let sourceIdHash = Self.sharedChatKey(message.command, message.tags[.sourceId], in: bytes)
         var isMirror = false
         if sourceIdHash != 0 {
             if let first = shared.value(for: sourceIdHash), Int(first >> 48) != channel {
@@ -223,30 +223,16 @@ public final class ChatStore: @unchecked Sendable {  // owner-only mutable state
         }
     }
 
-    /// The line's key in the shared-chat index: the hash of its `source-id`, for a PRIVMSG or
-    /// USERNOTICE with a non-empty one; 0 otherwise. Computed on append from the tags the parse
-    /// sorted.
+    /// The key in the shared-chat index of a line of `command` whose `source-id` tag is `source`: the
+    /// hash of its value for a PRIVMSG or USERNOTICE with a non-empty one; 0 otherwise. On append
+    /// from the tags the parse sorted; on eviction from the slot's command and one walk of the tag
+    /// section (``ParsedLine/tag(_:in:)``, the last duplicate wins as in ``TwitchTags``), not a whole
+    /// ``TwitchMessage`` parse again (that sort was 3% of `replay --format raw`'s CPU on `bench.irc`,
+    /// where 7.6% of the lines are shared chat; its instructions 5,514 → 5,403 million).
     ///
-    /// - Complexity: O(tag length). - Allocations: none.
+    /// - Complexity: O(value length). - Allocations: none.
     @inline(__always)
-    static func sharedChatKey(_ message: TwitchMessage, in bytes: Span<UInt8>) -> UInt64 {
-        sharedChatKey(message.command, message.tags[.sourceId], in: bytes)
-    }
-
-    /// ``sharedChatKey(_:in:)`` of an entry being evicted, from its parsed line and command as the
-    /// slot keeps them: its `source-id` found by one walk of the tag section
-    /// (``ParsedLine/tag(_:in:)``, the last one wins as in ``TwitchTags``), not by sorting every tag
-    /// again (a whole ``TwitchMessage`` parse: 3% of `replay --format raw`'s CPU on `bench.irc`,
-    /// where 7.6% of the lines are shared chat).
-    ///
-    /// - Complexity: O(tag bytes). - Allocations: none.
-    static func sharedChatKey(_ line: ParsedLine, _ command: TwitchCommand, in bytes: Span<UInt8>) -> UInt64 {
-        sharedChatKey(command, line.tag(TwitchTagKey.sourceId.name, in: bytes), in: bytes)
-    }
-
-    /// The key of a line of `command` whose `source-id` is `source`: the one rule both lookups share.
-    @inline(__always)
-    private static func sharedChatKey(_ command: TwitchCommand, _ source: TagValue?, in bytes: Span<UInt8>) -> UInt64 {
+    static func sharedChatKey(_ command: TwitchCommand, _ source: TagValue?, in bytes: Span<UInt8>) -> UInt64 {
         guard command == .privmsg || command == .usernotice, let source, !source.raw.isEmpty else { return 0 }
         return hashBytes(bytes, source.raw.range)
     }
