@@ -148,8 +148,11 @@ public final class ChannelLog: @unchecked Sendable {  // owner-only mutable stat
                 }
             }
             let meta = eviction.meta
-            let source = meta.hasSourceId ? meta.parsed.tag(TwitchTagKey.sourceId.name, in: bytes) : nil
-            let key = ChatStore.sharedChatKey(meta.command, source, in: bytes)
+            var key: UInt64 = 0
+            if meta.hasSourceId {
+                let source = meta.parsed.tag(TwitchTagKey.sourceId.name, in: bytes)
+                key = ChatStore.sharedChatKey(meta.command, source, in: bytes)
+            }
             return Evicted(
                 seq: eviction.seq, sourceIdHash: key, length: Int(meta.parsed.length),
                 tombstone: eviction.tombstone)
