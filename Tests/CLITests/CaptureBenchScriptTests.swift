@@ -13,7 +13,8 @@ import Testing
         defer { CLITempDirectory.remove(dir) }
         let cwd = dir + "/cwd"
         let tmp = dir + "/tmp"
-        // A minute of capture per run: the SIGTERM comes long before the run would end on its own.
+        // Five minutes of capture per run: the SIGTERM comes long before the run would end on its own (the
+        // wait for the capture to start, up to two minutes, only guards against a hang).
         let run = try CLI.shell(
             """
             mkdir '\(cwd)' '\(tmp)'
@@ -26,10 +27,10 @@ import Testing
             TMPDIR='\(tmp)' CAPTURE_BENCH_RUNS=' ' python3 -c '
             import os, signal, sys
             signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            os.execvp("bash", ["bash"] + sys.argv[1:])' "$bench" \(CLI.shellBinary) "$log" 60 \
+            os.execvp("bash", ["bash"] + sys.argv[1:])' "$bench" \(CLI.shellBinary) "$log" 300 \
                 > '\(dir)/out' 2> '\(dir)/err' &
             pid=$!
-            for _ in $(seq 1 300); do
+            for _ in $(seq 1 1200); do
                 ls -d '\(tmp)'/capture-bench.*/cap-1/_session > /dev/null 2>&1 && break
                 kill -0 $pid 2> /dev/null || break
                 sleep 0.1
