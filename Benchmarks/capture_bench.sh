@@ -30,19 +30,9 @@ bin=${1:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 log=${2:?usage: capture_bench.sh CHATCAP LOG [SECONDS]}
 seconds=${3:-10}
 dir=$(mktemp -d "${CAPTURE_BENCH_DIR:-${TMPDIR:-/tmp}}/capture-bench.XXXXXX")
-# The capture of the run under way (a child of /usr/bin/time, which passes no signal on): stopped by its
-# PID, and waited for, before serve and the trees go.
-capture_pid=""
-stop() {
-    if [ -n "$capture_pid" ]; then
-        kill "$capture_pid" 2> /dev/null || true
-        for _ in $(seq 1 100); do kill -0 "$capture_pid" 2> /dev/null || break; sleep 0.1; done
-    fi
-    kill $(jobs -p) 2> /dev/null || true
-    wait 2> /dev/null || true
-    rm -rf "$dir"
-}
-trap stop EXIT
+# shellcheck source=Benchmarks/stop_jobs.sh
+source "$(dirname "$0")/stop_jobs.sh"
+trap 'stop_jobs; rm -rf "$dir"' EXIT
 grep -o 'PRIVMSG #[a-z0-9_]*' "$log" | cut -d'#' -f2 | sort -u > "$dir/channels"
 channel_count=$(wc -l < "$dir/channels")
 "$bin" serve "$log" --port 0 --speed max --loop > "$dir/serve.out" 2> /dev/null &
@@ -61,8 +51,7 @@ run() {
         "$bin" capture --channels-file "$dir/channels" --dir "$cap" --host 127.0.0.1 --port "$port" --plain \
         --join-rate 10000 --connect-interval 0 --duration "$seconds" --status json --status-interval 2 "$@" \
         2> "$dir/status" &
-    local time_pid=$!
-    capture_pid=""
+    local time_pid=$! capture_pid=""
     : > "$dir/ticks"
     while kill -0 "$time_pid" 2> /dev/null; do
         # Until time has forked the capture, ps finds no child and fails: not an error (under set -e
@@ -74,7 +63,6 @@ run() {
         sleep 0.1
     done
     wait "$time_pid"
-    capture_pid=""
     end=$(date +%s%N)
     serve1=$(serve_ticks)
     read -r user sys rss < "$dir/cpu"

@@ -17,22 +17,9 @@ log=${2:?usage: http_flood_bench.sh CHATCAP LOG [SECONDS] [ROUNDS]}
 seconds=${3:-8}
 rounds=${4:-3}
 dir=$(mktemp -d)
-# A run's capture is a child of /usr/bin/time, which passes no signal on: the jobs' children are stopped
-# by PID, and waited for, before the jobs themselves and the tree go.
-stop() {
-    local pids parents
-    pids=$(jobs -p)
-    if [ -n "$pids" ]; then
-        parents=${pids//$'\n'/,}
-        pkill -P "$parents" 2> /dev/null || true
-        for _ in $(seq 1 100); do pgrep -P "$parents" > /dev/null || break; sleep 0.1; done
-        # shellcheck disable=SC2086
-        kill $pids 2> /dev/null || true
-        wait 2> /dev/null || true
-    fi
-    rm -rf "$dir"
-}
-trap stop EXIT
+# shellcheck source=Benchmarks/stop_jobs.sh
+source "$(dirname "$0")/stop_jobs.sh"
+trap 'stop_jobs; rm -rf "$dir"' EXIT
 channels=$(set +o pipefail; head -c 4000000 "$log" | grep -o 'PRIVMSG #[a-z0-9_]*' | cut -d'#' -f2 | sort -u | tr '\n' ' ')
 first=$(echo "$channels" | cut -d' ' -f1)
 "$bin" serve "$log" --port 0 --speed max --loop > "$dir/serve.out" 2> /dev/null &
