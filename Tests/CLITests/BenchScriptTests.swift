@@ -21,19 +21,16 @@ import Testing
         let cwd = dir + "/cwd"
         let tmp = dir + "/tmp"
         // The wait for the capture to start (up to two minutes) only guards against a hang.
-        let run = try CLI.shell(
-            """
+        // Spawned with no signal blocked (``CLI/spawnUnblocked(_:timeout:)``), so that the bench takes
+        // the SIGTERM.
+        let command = """
+            cd '\(Fixtures.root)'
             mkdir '\(cwd)' '\(tmp)'
             cp Fixtures/lines/privmsg.irc '\(dir)/chat.irc'
             log='\(dir)/chat.irc'
             bench=$PWD/Benchmarks/\(script)
             cd '\(cwd)'
-            # Started with no signal blocked: a child of a Dispatch worker inherits its blocked SIGTERM,
-            # and a shell does not unblock what it was started with.
-            TMPDIR='\(tmp)' \(environment) python3 -c '
-            import os, signal, sys
-            signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            os.execvp("bash", ["bash"] + sys.argv[1:])' "$bench" \(CLI.shellBinary) "$log" \(arguments) \\
+            TMPDIR='\(tmp)' \(environment) bash "$bench" \(CLI.shellBinary) "$log" \(arguments) \\
                 > '\(dir)/out' 2> '\(dir)/err' &
             pid=$!
             for _ in $(seq 1 1200); do
@@ -50,14 +47,15 @@ import Testing
             echo "left in tmp: $(ls -A '\(tmp)' | wc -l)"
             # What the run started has this test's directory in its command line (capture its tree,
             # serve the log); `[ ]` keeps this shell's own command line from matching. Anything found
-            # is stopped by its PID, so that this shell does not wait for it.
+            # is stopped by its PID, so that nothing outlives the test.
             left=$(pgrep -f 'chatcap[ ](capture|serve) .*\(dir)/' | tr '\\n' ' ')
             echo "left running: ${left:-none}"
             for p in $left; do kill $p; done
-            """)
-        #expect(run.status == 0, "\(run.stderr)")
+            """
+        let run = try CLI.spawnUnblocked(["bash", "-o", "pipefail", "-c", command], timeout: 600)
+        #expect(run.status == 0, "\(run.output)")
         let stderr = (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? ""
-        return (String(decoding: run.stdout, as: UTF8.self), stderr)
+        return (run.output, stderr)
     }
 
     /// Checks what ``stopMidRun(_:_:ready:environment:)`` reported.

@@ -173,9 +173,8 @@ struct WatchTests {
             try tmux.keys("C-c")
         } else {
             let shell = try #require(Int32(tmux.value("#{pane_pid}")))
-            let children = try WatchTmux.run(["pgrep", "-P", "\(shell)"]).output.split(separator: "\n").compactMap {
-                Int32($0)
-            }
+            let pgrep = try CLI.spawnUnblocked(["pgrep", "-P", "\(shell)"])
+            let children = pgrep.output.split(separator: "\n").compactMap { Int32($0) }
             let pid = try #require(children.first)
             #expect(kill(pid, how == "INT" ? SIGINT : SIGTERM) == 0)
         }

@@ -14,7 +14,7 @@ final class WatchTmux {
     private var socketPath = ""
     private(set) var alive = true
 
-    static var isAvailable: Bool { (try? WatchTmux.run(["tmux", "-V"]).status) == 0 }
+    static var isAvailable: Bool { (try? CLI.spawnUnblocked(["tmux", "-V"]).status) == 0 }
 
     /// Throws (a recorded failure, not a skip) when tmux is not installed.
     init(width: Int = 120, height: Int = 40) throws {
@@ -49,7 +49,7 @@ final class WatchTmux {
     /// Runs `tmux -L socket -u args…`.
     @discardableResult
     func tmux(_ args: [String]) throws -> (status: Int32, output: String) {
-        try Self.run(["tmux", "-L", socket, "-u"] + args)
+        try CLI.spawnUnblocked(["tmux", "-L", socket, "-u"] + args)
     }
 
     /// Types `text` literally, then Enter.
@@ -122,50 +122,5 @@ final class WatchTmux {
             usleep(50_000)
         }
         return true
-    }
-
-    /// Runs a command with a 10-second limit, returning its status and output (stdout and stderr).
-    ///
-    /// Spawned with an empty signal mask and default dispositions: the test runner's threads block
-    /// most signals, and a tmux server started with that mask inherits it (and hands it to the
-    /// shell and the program in the pane), so it would never see SIGCHLD, nor `watch` SIGWINCH.
-    static func run(_ argv: [String], timeout: Double = 10) throws -> (status: Int32, output: String) {
-        let outPath = NSTemporaryDirectory() + "chatcap-watch-test-\(UUID().uuidString)"
-        defer { unlink(outPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE, SIGWINCH] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { for a in cArguments { free(a) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArguments, environ)
-        guard rc == 0 else { throw Failure("cannot run \(argv[0]): errno \(rc)") }
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(timeout)
-        while waitpid(pid, &status, WNOHANG) != pid {
-            if Date() > deadline {
-                _ = Glibc.kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                throw Failure("timed out: \(argv.joined(separator: " "))")
-            }
-            usleep(2_000)
-        }
-        let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        let exited = status & 0x7F == 0
-        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), output)
     }
 }
