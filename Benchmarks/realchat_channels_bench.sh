@@ -15,11 +15,9 @@
 # best, and the median of the rounds' own ratios with their middle half (first to third quartile).
 # The runs alternate, REALCHAT_BENCH_ROUNDS rounds (default 15) of one run of each log, so that a busy
 # moment of a shared machine falls on every row alike; each row keeps its best CPU time. Fifteen, not
-# five: one run's CPU time varies by a third from run to run here (0.72 to 1.08 s for even-10000 in 30
-# runs of one binary: the parse-ahead stage's two threads share the parse differently each run), and
-# five rounds gave a median ratio of 1.02x where 20 gave 1.19x (middle half 1.00 to 1.23x), and best
-# against best from 1.09x to 1.33x the same day. Read the middle half before a median: a change smaller
-# than its width does not show here (use `perf stat -r` or cachegrind for it).
+# five: one run's CPU time varies by a third here, and five rounds could not tell 1.15x from 1.3x
+# (README, "Five rounds cannot tell 1.15x from 1.3x"). A change narrower than the middle half does not
+# show here (use `perf stat -r` or cachegrind for it).
 # Heap allocations a line (issue #39: at 10,000 within 1.2x of 1,000): one more run of each log outside the
 # timed rounds, under Benchmarks/malloc_count.c (an LD_PRELOAD counter of malloc, calloc, realloc and the
 # aligned allocators, built here with cc), less a run of an empty log, over the lines.

@@ -5,11 +5,6 @@ import Foundation
 #endif
 
 extension CLI {
-    struct SpawnFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// Runs a command with a limit of `timeout` seconds (then SIGKILL), returning its status and output
     /// (stdout and stderr, in one file while it runs: a process it leaves behind holds no pipe of ours).
     ///
@@ -41,14 +36,14 @@ extension CLI {
         defer { for a in cArguments { free(a) } }
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArguments, environ)
-        guard rc == 0 else { throw SpawnFailure("cannot run \(argv[0]): errno \(rc)") }
+        guard rc == 0 else { throw ServeCLIFailure(description: "cannot run \(argv[0]): errno \(rc)") }
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(timeout)
         while waitpid(pid, &status, WNOHANG) != pid {
             if Date() > deadline {
                 _ = Glibc.kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
-                throw SpawnFailure("timed out: \(argv.joined(separator: " "))")
+                throw ServeCLIFailure(description: "timed out: \(argv.joined(separator: " "))")
             }
             usleep(2_000)
         }

@@ -19,24 +19,19 @@ final class WatchTmux {
     /// Throws (a recorded failure, not a skip) when tmux is not installed.
     init(width: Int = 120, height: Int = 40) throws {
         guard Self.isAvailable else {
-            throw Failure("tmux is not installed (Debian package tmux; make deps installs it)")
+            throw ServeCLIFailure(description: "tmux is not installed (Debian package tmux; make deps installs it)")
         }
         socket = "chatcap-watch-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let start = try tmux([
             "-f", "/dev/null", "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-c", Fixtures.root,
             "env PS1='$ ' bash --norc --noprofile",
         ])
-        guard start.status == 0 else { throw Failure("tmux new-session failed: \(start.output)") }
+        guard start.status == 0 else { throw ServeCLIFailure(description: "tmux new-session failed: \(start.output)") }
         socketPath = value("#{socket_path}")
         _ = try tmux(["set-option", "-g", "window-size", "manual"])
     }
 
     deinit { kill() }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ d: String) { description = d }
-    }
 
     /// Kills this test's tmux server (and the shell and program in it).
     func kill() {
